@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+)
+
+// demoCmd sends one get_account_balance call through the proxy for each fault and prints what
+// arrived, so a new user sees every fault on the wire in a few seconds.
+func demoCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	schema := fs.String("schema", "hidden", "schema mode for the proxy")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore demo:", err)
+		return 1
+	}
+	for _, name := range fault.Names() {
+		cmd := []string{self, "proxy", "--fault", name, "--tool", "get_account_balance", "--schema", *schema}
+		if name == "latency" {
+			cmd = append(cmd, "--latency", "300ms")
+		}
+		cmd = append(cmd, "--", self, "ledger")
+		start := time.Now()
+		frame, err := demoCall(ctx, cmd)
+		if err != nil {
+			fmt.Printf("%-18s error: %v\n", name, err)
+			continue
+		}
+		fmt.Printf("%-18s %6s  %s\n", name, time.Since(start).Round(time.Millisecond), frame)
+	}
+	return 0
+}
+
+func demoCall(ctx context.Context, cmd []string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	s, _, err := client.StartRaw(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Request(ctx, "tools/call", map[string]any{"name": "get_account_balance", "arguments": map[string]any{"account_id": "ACC-4471"}})
+}

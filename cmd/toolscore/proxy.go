@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/proxy"
+)
+
+func proxyCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore proxy [flags] -- CMD [ARGS...]\n\nStarts CMD, relays MCP stdio both ways, and applies one fault to the target tool's results.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	faultName := fs.String("fault", "clean", "the fault to apply: "+fmt.Sprint(fault.Names()))
+	tool := fs.String("tool", "", "the target tool (default: every tool)")
+	probability := fs.Float64("probability", 1, "the chance a matching call is faulted, 0..1")
+	nth := fs.Int("nth", 0, "fault only the N-th matching call (0: every one)")
+	seed := fs.Uint64("seed", 1, "decides which calls fire and every value a fault makes up")
+	latency := fs.Duration("latency", 0, "how late the latency fault answers (default 2s)")
+	schema := fs.String("schema", "hidden", "what to do to outputSchema in tools/list: hidden, published or as-is")
+	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
+	decoyArgs := fs.String("decoy-args", "", "corrupt-plausible: JSON arguments of a real neighbouring record to present instead")
+	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "toolscore proxy: "+format+"\n", a...)
+		return 2
+	}
+	opts := map[string]any{}
+	if *latency != 0 {
+		if *faultName != "latency" {
+			return fail("--latency applies to --fault latency only, not %q", *faultName)
+		}
+		opts["latency"] = latency.String()
+	}
+	if *decoyArgs != "" {
+		if *faultName != "corrupt-plausible" {
+			return fail("--decoy-args applies to --fault corrupt-plausible only, not %q", *faultName)
+		}
+		if !json.Valid([]byte(*decoyArgs)) {
+			return fail("--decoy-args is not valid JSON: %s", *decoyArgs)
+		}
+		opts["decoy_args"] = json.RawMessage(*decoyArgs)
+	}
+	optJSON, _ := json.Marshal(opts)
+	f, err := fault.New(*faultName, optJSON)
+	if err != nil {
+		return fail("--fault: %v", err)
+	}
+	if *probability < 0 || *probability > 1 {
+		return fail("--probability must be between 0 and 1, got %g", *probability)
+	}
+	if *nth < 0 {
+		return fail("--nth must be 0 or more, got %d", *nth)
+	}
+	mode, err := proxy.ParseSchemaMode(*schema)
+	if err != nil {
+		return fail("--schema: %v", err)
+	}
+	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode}
+	if *outputSchema != "" {
+		b, err := os.ReadFile(*outputSchema)
+		if err != nil {
+			return fail("--output-schema: %v", err)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return fail("--output-schema %s: not a JSON object: %v", *outputSchema, err)
+		}
+		cfg.OutputSchema = b
+	}
+	var tee *proxy.Tee
+	if *teePath != "" {
+		tf, err := os.Create(*teePath)
+		if err != nil {
+			return fail("--tee: %v", err)
+		}
+		defer tf.Close()
+		tee = proxy.NewTee(tf)
+	}
+	code, err := proxy.Run(ctx, proxy.Server{Command: fs.Args()}, cfg, tee, os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore proxy:", err)
+	}
+	if err := tee.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore proxy: the transcript is incomplete:", err)
+	}
+	return code
+}

@@ -1,0 +1,125 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"time"
+)
+
+// ProtocolVersion is the MCP revision the raw client asks for.
+const ProtocolVersion = "2025-11-25"
+
+// RawSession speaks bare JSON-RPC over a command's stdio: it shows exactly what came over the
+// wire, with no library between.
+type RawSession struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	nextID int
+	done   chan error
+}
+
+// StartRaw starts command and initializes an MCP session with it.
+func StartRaw(ctx context.Context, command []string) (*RawSession, json.RawMessage, error) {
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.WaitDelay = 5 * time.Second
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting %q: %w", command[0], err)
+	}
+	s := &RawSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), done: make(chan error, 1)}
+	init, err := s.Request(ctx, "initialize", map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "toolscore-raw", "version": "1"},
+	})
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	if err := s.Notify("notifications/initialized", nil); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, init, nil
+}
+
+// Notify sends a notification.
+func (s *RawSession) Notify(method string, params any) error {
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	return s.send(msg)
+}
+
+func (s *RawSession) send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	_, err = s.in.Write(append(b, '\n'))
+	return err
+}
+
+// Request sends a request and returns the whole response frame, as it came on the wire
+// (without its newline). Frames in between (notifications, other ids) are skipped.
+func (s *RawSession) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	s.nextID++
+	id := s.nextID
+	if err := s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+		return nil, fmt.Errorf("sending %s: %w", method, err)
+	}
+	type reply struct {
+		frame []byte
+		err   error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		for {
+			frame, err := s.out.ReadBytes('\n')
+			if err != nil {
+				ch <- reply{nil, fmt.Errorf("the server closed before answering %s: %w", method, err)}
+				return
+			}
+			var env struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(frame, &env) == nil && env.Method == "" && string(bytes.TrimSpace(env.ID)) == fmt.Sprint(id) {
+				ch <- reply{bytes.TrimRight(frame, "\r\n"), nil}
+				return
+			}
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.frame, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no answer to %s: %w", method, ctx.Err())
+	}
+}
+
+// Close closes the server's stdin and waits for it to exit.
+func (s *RawSession) Close() error {
+	_ = s.in.Close()
+	err := s.cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return nil // the server's own exit status is the proxy's business, not the client's
+	}
+	return err
+}

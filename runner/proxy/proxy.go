@@ -1,0 +1,314 @@
+// Package proxy is toolscore's wire: an MCP stdio proxy that relays newline-delimited JSON-RPC
+// both ways, records every byte (the tee), applies the schema mode to tools/list and one fault to
+// the target tool's tools/call results, below any SDK, and is otherwise transparent.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/fault"
+)
+
+// Config is what the proxy does to the traffic.
+type Config struct {
+	Fault     fault.Fault
+	FaultName string
+	// Tool is the target tool; empty targets every tool.
+	Tool string
+	// Probability is the chance a matching call is faulted; Nth, when above 0, faults only the
+	// Nth matching call. Seed decides both draws and every value a fault makes up.
+	Probability float64
+	Nth         int
+	Seed        uint64
+	Schema      SchemaMode
+	// OutputSchema is published for the target tool when the server declares none.
+	OutputSchema json.RawMessage
+	// Fetch calls the target tool on a fresh server instance, for faults that want a real
+	// neighbouring record; nil when there is no server command to start.
+	Fetch func(ctx context.Context, tool string, args json.RawMessage) (map[string]any, error)
+}
+
+// Proxy holds the state of one proxied session.
+type Proxy struct {
+	cfg Config
+	tee *Tee
+
+	mu      sync.Mutex
+	pending map[string]*call   // requests awaiting an answer, by id
+	schemas map[string]map[string]any
+	decide  *rand.Rand
+	matched int
+	version string // the protocol version the client asked for
+}
+
+// call is a request the proxy waits to see answered.
+type call struct {
+	method string
+	tool   string
+	args   json.RawMessage
+	n      int
+	fires  bool
+}
+
+// New returns a proxy for one session; tee may be nil.
+func New(cfg Config, tee *Tee) *Proxy {
+	if cfg.Fault == nil {
+		cfg.Fault, cfg.FaultName = &fault.Clean{}, "clean"
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = Hidden
+	}
+	return &Proxy{
+		cfg:     cfg,
+		tee:     tee,
+		pending: map[string]*call{},
+		schemas: map[string]map[string]any{},
+		// Stream 0 decides which calls fire; stream n perturbs the n-th matching call.
+		decide: rand.New(rand.NewPCG(cfg.Seed, 0)),
+	}
+}
+
+// ClientToServer relays the client's frames to the server until the client's end closes,
+// noting the requests whose answers the proxy must look at.
+func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer) error {
+	lr := newLineReader(from)
+	var werr error
+	for {
+		frame, err := lr.next()
+		if len(frame) > 0 {
+			rec := &Record{Dir: ClientToServer, Wire: frame}
+			p.noteRequest(frame, rec)
+			p.tee.Write(rec)
+			if werr == nil {
+				if _, werr = to.Write(frame); werr != nil {
+					p.tee.Write(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("reading the client: %w", err)
+		}
+	}
+}
+
+func (p *Proxy) noteRequest(frame []byte, rec *Record) {
+	env, ok := parseEnvelope(frame, true)
+	if !ok {
+		rec.NotJSON = !json.Valid(frame)
+		return
+	}
+	key := idKey(env.ID)
+	if key == "" || env.Method == "" {
+		return // a notification or a response to the server's own request
+	}
+	p.mu.Lock()
+	p.pending[key] = &call{method: env.Method}
+	p.mu.Unlock()
+	switch env.Method {
+	case "initialize":
+		var params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(env.Params, &params)
+		p.mu.Lock()
+		p.version = params.ProtocolVersion
+		p.mu.Unlock()
+	case "tools/call":
+		var params struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(env.Params, &params)
+		if p.cfg.Tool != "" && params.Name != p.cfg.Tool {
+			return
+		}
+		p.mu.Lock()
+		p.matched++
+		c := &call{method: env.Method, tool: params.Name, args: params.Arguments, n: p.matched}
+		roll := p.decide.Float64()
+		why := ""
+		switch {
+		case p.cfg.Nth > 0 && c.n != p.cfg.Nth:
+			why = fmt.Sprintf("only call %d is faulted", p.cfg.Nth)
+		case p.cfg.Probability < 1 && roll >= p.cfg.Probability:
+			why = fmt.Sprintf("drew %.4f, not below probability %g", roll, p.cfg.Probability)
+		default:
+			c.fires = true
+		}
+		p.pending[key] = c
+		p.mu.Unlock()
+		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
+	}
+}
+
+// ServerToClient relays the server's frames to the client until the server's end closes,
+// applying the schema mode and the fault on the way. If the client stops reading, the server's
+// output is still drained and recorded so the server never blocks on us.
+func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer) error {
+	lr := newLineReader(from)
+	var werr error
+	for {
+		frame, err := lr.next()
+		if len(frame) > 0 {
+			out := p.answer(ctx, frame)
+			if werr == nil {
+				if _, werr = to.Write(out); werr != nil {
+					p.tee.Write(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + werr.Error()})
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("reading the server: %w", err)
+		}
+	}
+}
+
+// answer records one server frame and returns what goes to the client in its place.
+func (p *Proxy) answer(ctx context.Context, frame []byte) []byte {
+	rec := &Record{Dir: ServerToClient, Wire: frame}
+	defer func() { p.tee.Write(rec) }()
+	env, ok := parseEnvelope(frame, false)
+	if !ok {
+		rec.NotJSON = !json.Valid(frame)
+		return frame
+	}
+	key := idKey(env.ID)
+	if key == "" || env.Method != "" {
+		return frame // a notification or the server's own request: sampling, roots, ping...
+	}
+	p.mu.Lock()
+	c := p.pending[key]
+	delete(p.pending, key)
+	p.mu.Unlock()
+	if c == nil {
+		return frame
+	}
+	switch c.method {
+	case "initialize":
+		p.noteNegotiated(frame)
+	case "tools/list":
+		schemas, out, err := p.rewriteToolsList(frame)
+		p.mu.Lock()
+		for name, s := range schemas {
+			p.schemas[name] = s
+		}
+		p.mu.Unlock()
+		if err != nil {
+			rec.Note = "tools/list left as sent: " + err.Error()
+		}
+		if out != nil {
+			rec.Wire, rec.Original, rec.Note = out, frame, "schema mode "+string(p.cfg.Schema)
+			return out
+		}
+	case "tools/call":
+		if c.fires {
+			if out := p.applyFault(ctx, c, env.ID, frame, rec); out != nil {
+				return out
+			}
+		}
+	}
+	return frame
+}
+
+func (p *Proxy) noteNegotiated(frame []byte) {
+	var msg struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			ServerInfo      any    `json:"serverInfo"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(frame, &msg)
+	p.mu.Lock()
+	asked := p.version
+	p.mu.Unlock()
+	p.tee.Write(&Record{Dir: Event, Event: "negotiated", Detail: map[string]any{
+		"client_asked": asked, "server_chose": msg.Result.ProtocolVersion, "server_info": msg.Result.ServerInfo,
+	}})
+}
+
+// applyFault runs the fault on one answer; it returns the frame to send, or nil to send the
+// server's own bytes.
+func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, frame []byte, rec *Record) []byte {
+	rec.Fault = p.cfg.FaultName
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(frame, &msg)
+	dec := json.NewDecoder(bytes.NewReader(msg.Result))
+	dec.UseNumber()
+	var result map[string]any
+	if len(msg.Result) == 0 || dec.Decode(&result) != nil || result == nil {
+		rec.Note = "the server answered without a result object; the fault had nothing to change"
+		return nil
+	}
+	p.mu.Lock()
+	schema := p.schemas[c.tool]
+	p.mu.Unlock()
+	if schema == nil && len(p.cfg.OutputSchema) > 0 {
+		_ = json.Unmarshal(p.cfg.OutputSchema, &schema)
+	}
+	fc := &fault.Call{
+		Tool: c.tool, Arguments: c.args, Result: result, Schema: schema,
+		Rand: rand.New(rand.NewPCG(p.cfg.Seed, uint64(c.n))),
+	}
+	if p.cfg.Fetch != nil {
+		fc.Fetch = func(ctx context.Context, args json.RawMessage) (map[string]any, error) {
+			return p.cfg.Fetch(ctx, c.tool, args)
+		}
+	}
+	eff, err := p.cfg.Fault.Apply(ctx, fc)
+	if err != nil {
+		rec.Note = "the fault could not be applied, the server's answer was sent: " + err.Error()
+		return nil
+	}
+	rec.Introduced, rec.Note = eff.Introduced, eff.Note
+	if eff.Delay > 0 {
+		t := time.NewTimer(eff.Delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	var out []byte
+	switch {
+	case eff.RPCError != nil:
+		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": eff.RPCError})
+	case eff.Result != nil:
+		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": eff.Result})
+	default:
+		return nil
+	}
+	if err != nil {
+		rec.Note = "the faulted answer could not be encoded, the server's answer was sent: " + err.Error()
+		return nil
+	}
+	rec.Wire, rec.Original = out, frame
+	return out
+}
+
+// Unanswered lists the ids of requests the server never answered, for the exit record.
+func (p *Proxy) Unanswered() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, 0, len(p.pending))
+	for id := range p.pending {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
