@@ -11,7 +11,9 @@ import (
 
 func ledgerCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), "usage: toolscore ledger\n\nServes the demo ledger MCP server on stdin/stdout.") }
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore ledger\n\nServes the demo ledger MCP server on stdin/stdout.")
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -42,7 +42,7 @@ type Proxy struct {
 	tee *Tee
 
 	mu      sync.Mutex
-	pending map[string]*call   // requests awaiting an answer, by id
+	pending map[string]*call // requests awaiting an answer, by id
 	schemas map[string]map[string]any
 	decide  *rand.Rand
 	matched int
