@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -113,13 +112,9 @@ func (s *RawSession) Request(ctx context.Context, method string, params any) (js
 	}
 }
 
-// Close closes the server's stdin and waits for it to exit.
+// Close closes the server's stdin and waits for it to exit; a non-zero exit comes back as an
+// *exec.ExitError.
 func (s *RawSession) Close() error {
 	_ = s.in.Close()
-	err := s.cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return nil // the server's own exit status is the proxy's business, not the client's
-	}
-	return err
+	return s.cmd.Wait()
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+)
+
+// payload is the part of a tools/call result that a fault changes and a client must show.
+type payload struct {
+	Content           any  `json:"content"`
+	StructuredContent any  `json:"structuredContent"`
+	IsError           bool `json:"isError"`
+}
+
+// TestGoSDKSeesEveryFault drives the official Go SDK client through the proxy, on both paths
+// (CallTool alone and ListTools first), for every fault and schema mode. What we found by running
+// it: go-sdk v1.8.0 validates nothing in a tools/call result, with or without a published
+// outputSchema, so every fault reaches its caller as it was on the wire; the JSON-RPC error is
+// raised as a jsonrpc.Error carrying the code.
+func TestGoSDKSeesEveryFault(t *testing.T) {
+	for _, name := range fault.Names() {
+		for _, schema := range []string{"hidden", "published"} {
+			for _, list := range []bool{false, true} {
+				label := name + "/" + schema + "/call"
+				if list {
+					label = name + "/" + schema + "/list-then-call"
+				}
+				t.Run(label, func(t *testing.T) {
+					t.Parallel()
+					var extra []string
+					if name == "latency" {
+						extra = []string{"--latency", "50ms"}
+					}
+					cmd, _ := proxyCommand(t, name, schema, extra...)
+					_, wire, _ := rawExchange(t, cmd)
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					obs, err := client.GoSDK(ctx, cmd, "get_account_balance", map[string]any{"account_id": "ACC-4471"}, list)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if name == "rpc-error" {
+						if obs.Raised == nil || obs.Raised.Code == nil || *obs.Raised.Code != -32603 {
+							t.Fatalf("want a raised JSON-RPC error -32603, got %+v returned %s", obs.Raised, obs.Returned)
+						}
+						return
+					}
+					if obs.Raised != nil {
+						t.Fatalf("go-sdk raised %+v", *obs.Raised)
+					}
+					var onWire struct {
+						Result payload `json:"result"`
+					}
+					var returned payload
+					if err := json.Unmarshal(wire, &onWire); err != nil {
+						t.Fatal(err)
+					}
+					if err := json.Unmarshal(obs.Returned, &returned); err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(returned, onWire.Result) {
+						t.Errorf("go-sdk returned something other than the wire:\n got %+v\nwire %+v", returned, onWire.Result)
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for the toolscore binary (and for a few misbehaving
+// servers), so the end-to-end tests start real processes over real pipes without a build step.
+func TestMain(m *testing.M) {
+	if os.Getenv("TOOLSCORE_AS_MAIN") == "1" {
+		if len(os.Args) > 2 && os.Args[1] == "badserver" {
+			os.Exit(badServer(os.Args[2], os.Args[3:]))
+		}
+		os.Exit(run(context.Background(), os.Args[1:]))
+	}
+	os.Setenv("TOOLSCORE_AS_MAIN", "1")
+	os.Exit(m.Run())
+}

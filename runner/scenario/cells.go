@@ -1,0 +1,93 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// TransportStdio is the only transport so far; Cell carries it so that
+// adding streamable HTTP later does not change cell keys' shape.
+const TransportStdio = "stdio"
+
+// Cell is one point of the matrix: one client, one fault, one schema mode
+// and one transport. Every run of a cell is alike.
+type Cell struct {
+	Client    Client
+	Fault     Fault
+	Schema    SchemaMode
+	Transport string
+}
+
+// Key names the cell in results, baselines and diffs, e.g.
+// "go-sdk/call|corrupt|hidden|stdio"; it stays the same from run to run.
+func (c Cell) Key() string {
+	return c.Client.ID() + "|" + c.Fault.Name + "|" + string(c.Schema) + "|" + c.Transport
+}
+
+// Cells expands the matrix in manifest order: schema mode outermost, then
+// fault, then client, so a report reads one schema mode at a time.
+func (s *Scenario) Cells() []Cell {
+	cells := make([]Cell, 0, len(s.SchemaModes)*len(s.Faults)*len(s.Clients))
+	for _, m := range s.SchemaModes {
+		for _, f := range s.Faults {
+			for _, c := range s.Clients {
+				cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Transport: TransportStdio})
+			}
+		}
+	}
+	return cells
+}
+
+// Matches says whether the expectation applies to the cell. A client
+// selector without a version matches every version of that client.
+func (e Expect) Matches(c Cell) bool {
+	return (isAny(e.Client) || e.Client == c.Client.Name || e.Client == c.Client.ID()) &&
+		(isAny(e.Fault) || e.Fault == c.Fault.Name) &&
+		(isAny(e.Schema) || SchemaMode(e.Schema) == c.Schema)
+}
+
+// Filter narrows the matrix to the named clients, faults and schema modes,
+// as given by the --client, --fault and --schema flags; an empty list keeps
+// every entry. A client is named by its name (every version) or name@version.
+// A name the scenario does not have is an error naming the flag, and then
+// nothing is narrowed.
+func (s *Scenario) Filter(clients, faults, schemas []string) error {
+	keptClients, errClients := filter("--client", "clients", s.Clients, clients, func(c Client) []string { return []string{c.ID(), c.Name} })
+	keptFaults, errFaults := filter("--fault", "faults", s.Faults, faults, func(f Fault) []string { return []string{f.Name} })
+	keptModes, errModes := filter("--schema", "schema modes", s.SchemaModes, schemas, func(m SchemaMode) []string { return []string{string(m)} })
+	if err := errors.Join(errClients, errFaults, errModes); err != nil {
+		return err
+	}
+	s.Clients, s.Faults, s.SchemaModes = keptClients, keptFaults, keptModes
+	return nil
+}
+
+// filter keeps the items that one of names names; names(item) lists the
+// names an item answers to, the one shown in errors first.
+func filter[T any](flag, kind string, items []T, wanted []string, names func(T) []string) ([]T, error) {
+	if len(wanted) == 0 {
+		return items, nil
+	}
+	var errs []error
+	for _, w := range wanted {
+		if !slices.ContainsFunc(items, func(it T) bool { return slices.Contains(names(it), w) }) {
+			var have []string
+			for _, it := range items {
+				have = append(have, names(it)[0])
+			}
+			errs = append(errs, fmt.Errorf("%s %q: not in the scenario (%s: %s)", flag, w, kind, strings.Join(have, ", ")))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	var kept []T
+	for _, it := range items {
+		if slices.ContainsFunc(names(it), func(n string) bool { return slices.Contains(wanted, n) }) {
+			kept = append(kept, it)
+		}
+	}
+	return kept, nil
+}

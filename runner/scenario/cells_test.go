@@ -1,0 +1,172 @@
+package scenario
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// loadLedger loads testdata/ledger.yaml: faults clean, corrupt, latency,
+// corrupt-plausible; schema modes hidden, published; clients raw and
+// go-sdk/call@1.2.3.
+func loadLedger(t *testing.T) *Scenario {
+	t.Helper()
+	data, err := os.ReadFile("testdata/ledger.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load("testdata/ledger.yaml", data, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func keys(cells []Cell) []string {
+	var out []string
+	for _, c := range cells {
+		out = append(out, c.Key())
+	}
+	return out
+}
+
+func TestCells(t *testing.T) {
+	s := loadLedger(t)
+	cells := s.Cells()
+	if len(cells) != 2*4*2 {
+		t.Fatalf("got %d cells, want 16", len(cells))
+	}
+	want := []string{
+		"raw|clean|hidden|stdio",
+		"go-sdk/call@1.2.3|clean|hidden|stdio",
+		"raw|corrupt|hidden|stdio",
+		"go-sdk/call@1.2.3|corrupt|hidden|stdio",
+		"raw|latency|hidden|stdio",
+		"go-sdk/call@1.2.3|latency|hidden|stdio",
+		"raw|corrupt-plausible|hidden|stdio",
+		"go-sdk/call@1.2.3|corrupt-plausible|hidden|stdio",
+		"raw|clean|published|stdio",
+		"go-sdk/call@1.2.3|clean|published|stdio",
+		"raw|corrupt|published|stdio",
+		"go-sdk/call@1.2.3|corrupt|published|stdio",
+		"raw|latency|published|stdio",
+		"go-sdk/call@1.2.3|latency|published|stdio",
+		"raw|corrupt-plausible|published|stdio",
+		"go-sdk/call@1.2.3|corrupt-plausible|published|stdio",
+	}
+	if got := keys(cells); !reflect.DeepEqual(got, want) {
+		t.Errorf("cell keys:\n%q\nwant:\n%q", got, want)
+	}
+	// A cell carries the whole fault, options included.
+	if f := cells[4].Fault; f.Name != "latency" || f.Latency.String() != "2s" || *f.Seed != 7 {
+		t.Errorf("cells[4].Fault = %+v, want latency with its options", f)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		name                    string
+		clients, faults, schema []string
+		want                    []string
+	}{
+		{
+			name: "no flags keeps everything",
+			want: keys(loadLedger(t).Cells()),
+		},
+		{
+			name:    "by client name, fault and schema",
+			clients: []string{"go-sdk/call"},
+			faults:  []string{"corrupt", "clean"},
+			schema:  []string{"published"},
+			want:    []string{"go-sdk/call@1.2.3|clean|published|stdio", "go-sdk/call@1.2.3|corrupt|published|stdio"},
+		},
+		{
+			name:    "by client name@version",
+			clients: []string{"go-sdk/call@1.2.3"},
+			faults:  []string{"latency"},
+			want:    []string{"go-sdk/call@1.2.3|latency|hidden|stdio", "go-sdk/call@1.2.3|latency|published|stdio"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadLedger(t)
+			if err := s.Filter(tt.clients, tt.faults, tt.schema); err != nil {
+				t.Fatal(err)
+			}
+			if got := keys(s.Cells()); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("cells after Filter:\n%q\nwant:\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFilterRejects(t *testing.T) {
+	tests := []struct {
+		name                    string
+		clients, faults, schema []string
+		want                    string
+	}{
+		{
+			name:    "unknown client",
+			clients: []string{"ts-sdk/call"},
+			want:    `--client "ts-sdk/call": not in the scenario (clients: raw, go-sdk/call@1.2.3)`,
+		},
+		{
+			name:   "unknown fault",
+			faults: []string{"clean", "corupt"},
+			want:   `--fault "corupt": not in the scenario (faults: clean, corrupt, latency, corrupt-plausible)`,
+		},
+		{
+			name:   "schema mode not in the scenario",
+			schema: []string{"as-is"},
+			want:   `--schema "as-is": not in the scenario (schema modes: hidden, published)`,
+		},
+		{
+			name:    "several at once",
+			clients: []string{"go-sdk/call@1.0.0"},
+			schema:  []string{"hiden"},
+			want: `--client "go-sdk/call@1.0.0": not in the scenario (clients: raw, go-sdk/call@1.2.3)` + "\n" +
+				`--schema "hiden": not in the scenario (schema modes: hidden, published)`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadLedger(t)
+			before := keys(s.Cells())
+			err := s.Filter(tt.clients, tt.faults, tt.schema)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Filter error = %v, want:\n%s", err, tt.want)
+			}
+			if after := keys(s.Cells()); !reflect.DeepEqual(after, before) {
+				t.Errorf("a failed Filter narrowed the matrix to %q", after)
+			}
+		})
+	}
+}
+
+func TestExpectMatches(t *testing.T) {
+	cell := Cell{
+		Client:    Client{Name: "go-sdk/call", Version: "1.2.3"},
+		Fault:     Fault{Name: "corrupt"},
+		Schema:    SchemaPublished,
+		Transport: TransportStdio,
+	}
+	tests := []struct {
+		expect Expect
+		want   bool
+	}{
+		{Expect{Outcome: OutcomeThrew}, true},
+		{Expect{Client: "*", Fault: "*", Schema: "*", Outcome: OutcomeThrew}, true},
+		{Expect{Client: "go-sdk/call", Outcome: OutcomeThrew}, true},
+		{Expect{Client: "go-sdk/call@1.2.3", Fault: "corrupt", Schema: "published", Outcome: OutcomeThrew}, true},
+		{Expect{Client: "go-sdk/call@1.0.0", Outcome: OutcomeThrew}, false},
+		{Expect{Client: "raw", Outcome: OutcomeThrew}, false},
+		{Expect{Fault: "clean", Outcome: OutcomeThrew}, false},
+		{Expect{Schema: "hidden", Outcome: OutcomeThrew}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.expect.Matches(cell); got != tt.want {
+			t.Errorf("%+v.Matches(%s) = %v, want %v", tt.expect, cell.Key(), got, tt.want)
+		}
+	}
+}

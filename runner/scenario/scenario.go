@@ -1,0 +1,211 @@
+// Package scenario holds the scenario manifest: its types, loading it with
+// errors that point at file:line:col, and expanding it into the matrix of cells
+// the runner executes.
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Scenario is one manifest: a server, one tool call with its truth, and the
+// matrix of faults, schema modes and clients to run it through.
+type Scenario struct {
+	Name         string         `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the scenario, shown in reports."`
+	Server       Server         `yaml:"server" json:"server" jsonschema:"required" jsonschema_description:"The MCP server the proxy wraps."`
+	Tool         string         `yaml:"tool" json:"tool" jsonschema:"required" jsonschema_description:"Name of the tool every run calls; faults apply to its tools/call result."`
+	Arguments    map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty" jsonschema_description:"Arguments of the tools/call request."`
+	Prompt       string         `yaml:"prompt,omitempty" json:"prompt,omitempty" jsonschema_description:"Prompt given to agent clients; SDK clients ignore it."`
+	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains, e.g. [\"40718.77\", \"4071877\"]; numbers are kept as written."`
+	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
+	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
+	Clients      []Client       `yaml:"clients" json:"clients" jsonschema:"required,minItems=1" jsonschema_description:"Clients or agents to run, each a name or a mapping with a name and a version."`
+	Runs         int            `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"minimum=1,default=3" jsonschema_description:"Runs per cell; outcomes are counted, so a few runs are a count, not a rate."`
+	Timeout      Duration       `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema_description:"How long one run may take before its outcome is hung; default 30s."`
+	Parallel     int            `yaml:"parallel,omitempty" json:"parallel,omitempty" jsonschema:"minimum=1" jsonschema_description:"How many runs execute at once; unset lets the runner decide."`
+	Expect       []Expect       `yaml:"expect,omitempty" json:"expect,omitempty" jsonschema_description:"Outcomes the cells must have for the check to pass."`
+
+	// File is the path the manifest was loaded from, kept so reports can
+	// annotate its lines.
+	File string `yaml:"-" json:"-"`
+}
+
+// Server says how to start the MCP server under test: exactly one of
+// Builtin or Command is set (an image will join them later).
+type Server struct {
+	Builtin string            `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
+	Command []string          `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
+	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Environment of the command server."`
+}
+
+// Fault is one fault of the matrix with its options; zero options leave the
+// choice to the fault itself. Options that a fault does not use are checked
+// by the fault package, which knows them, not here.
+type Fault struct {
+	Name        string         `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the fault, e.g. clean, corrupt, latency."`
+	Probability *float64       `yaml:"probability,omitempty" json:"probability,omitempty" jsonschema:"minimum=0,maximum=1" jsonschema_description:"Chance that the fault fires on an eligible call; unset means always."`
+	Nth         int            `yaml:"nth,omitempty" json:"nth,omitempty" jsonschema:"minimum=1" jsonschema_description:"Only the nth call to the tool (from 1) is eligible; unset means every call."`
+	Seed        *int64         `yaml:"seed,omitempty" json:"seed,omitempty" jsonschema_description:"Seed that decides what fires and how values are perturbed; the same seed gives the same bytes."`
+	Latency     Duration       `yaml:"latency,omitempty" json:"latency,omitempty" jsonschema_description:"How late the latency fault answers."`
+	DecoyArgs   map[string]any `yaml:"decoy_args,omitempty" json:"decoy_args,omitempty" jsonschema_description:"Arguments that fetch the neighbouring record a plausible corruption answers with."`
+
+	// Line is the manifest line of this entry, for annotations.
+	Line int `yaml:"-" json:"-"`
+}
+
+// faultOptions is Fault without its methods, so decoding the mapping form
+// does not recurse into Fault.UnmarshalYAML.
+type faultOptions Fault
+
+// UnmarshalYAML accepts a fault written as its bare name or as a mapping.
+func (f *Fault) UnmarshalYAML(unmarshal func(any) error) error {
+	var opts faultOptions
+	err := decodeShorthand(unmarshal, &opts.Name, &opts, "a fault name or a mapping with a name")
+	*f = Fault(opts)
+	return err
+}
+
+// Client is one client or agent adapter of the matrix.
+type Client struct {
+	Name    string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the client adapter, e.g. go-sdk/call."`
+	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent; unset uses the adapter's default."`
+
+	// Line is the manifest line of this entry, for annotations.
+	Line int `yaml:"-" json:"-"`
+}
+
+// clientOptions is Client without its methods, for the same reason as faultOptions.
+type clientOptions Client
+
+// UnmarshalYAML accepts a client written as its bare name or as a mapping.
+func (c *Client) UnmarshalYAML(unmarshal func(any) error) error {
+	var opts clientOptions
+	err := decodeShorthand(unmarshal, &opts.Name, &opts, "a client name or a mapping with a name")
+	*c = Client(opts)
+	return err
+}
+
+// ID names the client in cell keys and reports: the name, with @version
+// when a version is pinned, so two versions of one client stay apart.
+func (c Client) ID() string {
+	if c.Version == "" {
+		return c.Name
+	}
+	return c.Name + "@" + c.Version
+}
+
+// decodeShorthand decodes a list entry written either as a bare name, into
+// name, or as a mapping, into opts. It looks at the value's shape first so
+// that an error inside the mapping is reported as it is.
+func decodeShorthand(unmarshal func(any) error, name *string, opts any, want string) error {
+	var raw any
+	if err := unmarshal(&raw); err != nil {
+		return err
+	}
+	switch raw.(type) {
+	case map[string]any:
+		return unmarshal(opts)
+	case []any:
+		// Decoding the list as a mapping fails, and its error carries the
+		// list's position.
+		return wantError(unmarshal(opts), want)
+	default:
+		return unmarshal(name)
+	}
+}
+
+// SchemaMode is how the proxy shows the target tool's outputSchema in tools/list.
+type SchemaMode string
+
+// The schema modes.
+const (
+	SchemaHidden    SchemaMode = "hidden"    // outputSchema removed
+	SchemaPublished SchemaMode = "published" // the server's outputSchema, or the manifest's when the server has none
+	SchemaAsIs      SchemaMode = "as-is"     // whatever the server sends
+)
+
+// SchemaModes returns every schema mode, in the order reports show them.
+func SchemaModes() []SchemaMode {
+	return []SchemaMode{SchemaHidden, SchemaPublished, SchemaAsIs}
+}
+
+// Outcome is what an SDK-level client did with one run's result.
+type Outcome string
+
+// The outcomes an expectation can name.
+const (
+	OutcomePassed   Outcome = "passed"    // returned what was on the wire
+	OutcomeAltered  Outcome = "altered"   // returned something else
+	OutcomeThrew    Outcome = "threw"     // the library raised
+	OutcomeRPCError Outcome = "rpc-error" // the client reported a JSON-RPC error
+	OutcomeHung     Outcome = "hung"      // no answer before the timeout
+	OutcomeCrashed  Outcome = "crashed"   // the adapter died
+)
+
+// Outcomes returns every outcome an expectation can name.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed}
+}
+
+// Expect is one expectation: the cells it selects must have its outcome.
+// An empty or "*" client, fault or schema selects every value.
+type Expect struct {
+	Client  string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
+	Fault   string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
+	Schema  string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
+	Outcome Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
+
+	// Line is the manifest line of this entry, for annotations.
+	Line int `yaml:"-" json:"-"`
+}
+
+// Known lists the names a manifest may use; the caller fills it from the
+// fault and client registries so this package needs neither. A nil list
+// accepts any name.
+type Known struct {
+	Faults   []string
+	Clients  []string
+	Builtins []string
+}
+
+// Duration is a time.Duration written as a Go duration string ("2s",
+// "1m30s") in manifests and in JSON.
+type Duration time.Duration
+
+// Std returns d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalYAML reads a duration string; it takes the node so that a bad
+// value is reported at its position.
+func (d *Duration) UnmarshalYAML(node ast.Node) error {
+	s, ok := node.(*ast.StringNode)
+	if !ok {
+		return &posError{tok: node.GetToken(), want: "a duration like 30s or 1m30s"}
+	}
+	v, err := time.ParseDuration(s.Value)
+	if err != nil {
+		return &posError{tok: node.GetToken(), msg: fmt.Sprintf("invalid duration %q (write a number with a unit, like 30s or 1m30s)", s.Value)}
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes d as a duration string, so JSON results read like the manifest.
+func (d Duration) MarshalText() ([]byte, error) {
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText reads a duration string, for JSON.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (write a number with a unit, like 30s or 1m30s)", b)
+	}
+	*d = Duration(v)
+	return nil
+}

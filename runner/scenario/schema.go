@@ -1,0 +1,83 @@
+package scenario
+
+import (
+	"encoding/json"
+
+	"github.com/invopop/jsonschema"
+)
+
+// SchemaID is where the checked-in schema/scenario.schema.json is served
+// from, so editors can validate manifests against it.
+const SchemaID = "https://raw.githubusercontent.com/toolscore/toolscore/main/schema/scenario.schema.json"
+
+// Schema returns the JSON Schema of the manifest, generated from the Go
+// types so the two cannot drift apart.
+func Schema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		RequiredFromJSONSchemaTags: true,
+		ExpandedStruct:             true,
+	}
+	s := r.Reflect(&Scenario{})
+	s.ID = SchemaID
+	s.Title = "toolscore scenario"
+	s.Description = "A scenario manifest: an MCP server, one tool call with its truth, and the matrix of faults, schema modes and clients to run it through."
+	// Load keeps a number in truth as written, so the schema allows numbers too.
+	if truth, ok := s.Properties.Get("truth"); ok {
+		truth.Items = &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "number"}}}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// JSONSchemaExtend lets a fault be written as its bare name, as Load does.
+func (Fault) JSONSchemaExtend(s *jsonschema.Schema) {
+	shorthand(s, "Name of the fault, with default options.")
+}
+
+// JSONSchemaExtend lets a client be written as its bare name, as Load does.
+func (Client) JSONSchemaExtend(s *jsonschema.Schema) {
+	shorthand(s, "Name of the client, at the adapter's default version.")
+}
+
+// shorthand turns the object schema s into "a string, or that object".
+func shorthand(s *jsonschema.Schema, nameDescription string) {
+	object := *s
+	*s = jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		{Type: "string", Description: nameDescription},
+		&object,
+	}}
+}
+
+// JSONSchema lists the schema modes.
+func (SchemaMode) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{
+		Type:        "string",
+		Description: "hidden removes the outputSchema, published shows the server's (or the manifest's output_schema), as-is passes what the server sends.",
+	}
+	for _, m := range SchemaModes() {
+		s.Enum = append(s.Enum, string(m))
+	}
+	return s
+}
+
+// JSONSchema lists the outcomes.
+func (Outcome) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: "What the client did with a run's result."}
+	for _, o := range Outcomes() {
+		s.Enum = append(s.Enum, string(o))
+	}
+	return s
+}
+
+// JSONSchema describes a duration string.
+func (Duration) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type:        "string",
+		Pattern:     `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`,
+		Description: "A duration with a unit, like 2s, 500ms or 1m30s.",
+		Examples:    []any{"30s", "1m30s"},
+	}
+}

@@ -1,0 +1,306 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// serverHint shows the two ways to start a server, for errors about server.
+const serverHint = "builtin: ledger, or command: [program, args...]"
+
+// check finds the problems the types alone do not catch, records each
+// entry's line and fills in defaults.
+func (l *loader) check(s *Scenario) {
+	l.requireText("name", s.Name, "give the scenario a name")
+	l.checkServer(s.Server)
+	l.requireText("tool", s.Tool, "name the tool every run calls")
+	l.checkTruth(s.Truth)
+	l.checkOutputSchema(s.OutputSchema)
+	l.checkFaults(s.Faults)
+	l.checkSchemaModes(s.SchemaModes)
+	l.checkClients(s.Clients)
+	l.checkSettings(s)
+	l.checkExpect(s)
+}
+
+func (l *loader) requireText(path, value, hint string) {
+	switch {
+	case !l.present(path):
+		l.errorf(path, "missing (%s)", hint)
+	case strings.TrimSpace(value) == "":
+		l.errorf(path, "must not be empty")
+	}
+}
+
+func (l *loader) checkServer(srv Server) {
+	if !l.present("server") {
+		l.errorf("server", "missing (%s)", serverHint)
+		return
+	}
+	// The ways to start a server, in the order errors list them; an image
+	// joins them later.
+	var set []string
+	for _, kind := range []string{"builtin", "command"} {
+		if l.present("server." + kind) {
+			set = append(set, kind)
+		}
+	}
+	switch {
+	case len(set) == 0:
+		l.errorf("server", "say how to start the server (%s)", serverHint)
+	case len(set) > 1:
+		l.errorf("server", "%s cannot be combined; pick one", strings.Join(set, " and "))
+	}
+	if l.present("server.builtin") {
+		switch {
+		case strings.TrimSpace(srv.Builtin) == "":
+			l.errorf("server.builtin", "must not be empty")
+		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
+			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
+		}
+		if l.present("server.env") {
+			l.errorf("server.env", "only applies to a command server")
+		}
+	}
+	if l.present("server.command") {
+		switch {
+		case len(srv.Command) == 0:
+			l.errorf("server.command", "must name the program to run")
+		case strings.TrimSpace(srv.Command[0]) == "":
+			l.errorf("server.command[0]", "must name the program to run")
+		}
+	}
+}
+
+// checkTruth keeps numbers as the author wrote them: decoding 40718.70
+// as a string would give "40718.7", which is not what an answer contains.
+func (l *loader) checkTruth(truth []string) {
+	seen := map[string]int{}
+	for i := range truth {
+		p := fmt.Sprintf("truth[%d]", i)
+		switch n := l.node(p).(type) {
+		case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode, *ast.BoolNode:
+			truth[i] = n.GetToken().Value
+		}
+		if strings.TrimSpace(truth[i]) == "" {
+			l.errorf(p, "must not be empty (every answer would contain it)")
+			continue
+		}
+		if j, dup := seen[truth[i]]; dup {
+			l.errorf(p, "duplicate value %q (first at truth[%d])", truth[i], j)
+			continue
+		}
+		seen[truth[i]] = i
+	}
+}
+
+func (l *loader) checkOutputSchema(schema map[string]any) {
+	if !l.present("output_schema") {
+		return
+	}
+	switch t, ok := schema["type"]; {
+	case !ok:
+		l.errorf("output_schema", "needs type: object (MCP requires an object schema)")
+	case t != "object":
+		l.errorf("output_schema.type", "must be \"object\" (MCP requires an object schema), got %s", describeNode(l.node("output_schema.type")))
+	}
+}
+
+func (l *loader) checkFaults(faults []Fault) {
+	if len(faults) == 0 {
+		l.errorf("faults", "the matrix needs at least one fault%s", knownList(l.known.Faults))
+		return
+	}
+	seen := map[string]int{}
+	for i := range faults {
+		f := &faults[i]
+		p := fmt.Sprintf("faults[%d]", i)
+		f.Line = l.line(p)
+		if l.checkEntryName(p, f.Name, "fault", l.known.Faults) {
+			if j, dup := seen[f.Name]; dup {
+				l.errorf(l.namePath(p), "duplicate fault %q (first at faults[%d])", f.Name, j)
+			} else {
+				seen[f.Name] = i
+			}
+		}
+		if f.Probability != nil {
+			if v := *f.Probability; !(v >= 0 && v <= 1) {
+				l.errorf(p+".probability", "must be between 0 and 1, got %v", v)
+			}
+		}
+		if l.wholeNumber(p+".nth") && l.present(p+".nth") && f.Nth < 1 {
+			l.errorf(p+".nth", "must be 1 or more, got %d", f.Nth)
+		}
+		l.wholeNumber(p + ".seed")
+		if f.Latency < 0 {
+			l.errorf(p+".latency", "must not be negative, got %s", f.Latency)
+		}
+	}
+}
+
+func (l *loader) checkSchemaModes(modes []SchemaMode) {
+	if len(modes) == 0 {
+		l.errorf("schema_modes", "the matrix needs at least one schema mode%s", knownList(SchemaModes()))
+		return
+	}
+	seen := map[SchemaMode]int{}
+	for i, m := range modes {
+		p := fmt.Sprintf("schema_modes[%d]", i)
+		switch j, dup := seen[m]; {
+		case !l.present(p):
+			l.errorf(p, "empty entry (write one of %s)", joinModes(SchemaModes()))
+		case !slices.Contains(SchemaModes(), m):
+			l.errorf(p, "unknown schema mode %q%s", m, knownList(SchemaModes()))
+		case dup:
+			l.errorf(p, "duplicate schema mode %q (first at schema_modes[%d])", m, j)
+		default:
+			seen[m] = i
+		}
+	}
+}
+
+func (l *loader) checkClients(clients []Client) {
+	if len(clients) == 0 {
+		l.errorf("clients", "the matrix needs at least one client%s", knownList(l.known.Clients))
+		return
+	}
+	seen := map[string]int{}
+	for i := range clients {
+		c := &clients[i]
+		p := fmt.Sprintf("clients[%d]", i)
+		c.Line = l.line(p)
+		if !l.checkEntryName(p, c.Name, "client", l.known.Clients) {
+			continue
+		}
+		if j, dup := seen[c.ID()]; dup {
+			l.errorf(l.namePath(p), "duplicate client %q (first at clients[%d])", c.ID(), j)
+			continue
+		}
+		seen[c.ID()] = i
+	}
+}
+
+// namePath is where the name of the list entry at p is: the entry itself
+// for the bare-name form, its name field for the mapping form.
+func (l *loader) namePath(p string) string {
+	switch l.node(p).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return p + ".name"
+	}
+	return p
+}
+
+// checkEntryName checks the name of a fault or client entry and says
+// whether it is usable.
+func (l *loader) checkEntryName(p, name, kind string, known []string) bool {
+	np := l.namePath(p)
+	switch {
+	case !l.present(p):
+		l.errorf(p, "empty entry (write a %s name)", kind)
+	case !l.present(np):
+		l.errorf(p, "name is missing")
+	case strings.TrimSpace(name) == "":
+		l.errorf(np, "must not be empty")
+	case known != nil && !slices.Contains(known, name):
+		l.errorf(np, "unknown %s %q%s", kind, name, knownList(known))
+	default:
+		return true
+	}
+	return false
+}
+
+// wholeNumber rejects what goccy/go-yaml would quietly turn into an
+// integer, such as 1.5 (to 1) or "3", and says whether path is fine.
+func (l *loader) wholeNumber(path string) bool {
+	if !l.present(path) {
+		return true
+	}
+	if _, ok := l.node(path).(*ast.IntegerNode); !ok {
+		l.errorf(path, "expected a whole number, got %s", describeNode(l.node(path)))
+		return false
+	}
+	return true
+}
+
+func (l *loader) checkSettings(s *Scenario) {
+	switch {
+	case !l.present("runs"):
+		s.Runs = DefaultRuns
+	case l.wholeNumber("runs") && s.Runs < 1:
+		l.errorf("runs", "must be 1 or more, got %d", s.Runs)
+	}
+	switch {
+	case !l.present("timeout"):
+		s.Timeout = Duration(DefaultTimeout)
+	case s.Timeout <= 0:
+		l.errorf("timeout", "must be more than zero, got %s", s.Timeout)
+	}
+	if l.present("parallel") && l.wholeNumber("parallel") && s.Parallel < 1 {
+		l.errorf("parallel", "must be 1 or more, got %d", s.Parallel)
+	}
+}
+
+func (l *loader) checkExpect(s *Scenario) {
+	var clients, faults []string
+	for _, c := range s.Clients {
+		clients = append(clients, c.ID())
+	}
+	for _, f := range s.Faults {
+		faults = append(faults, f.Name)
+	}
+	seen := map[[3]string]int{}
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		p := fmt.Sprintf("expect[%d]", i)
+		e.Line = l.line(p)
+		if !l.present(p) {
+			l.errorf(p, "empty entry (write an outcome, and the client, fault or schema it applies to)")
+			continue
+		}
+		switch {
+		case !l.present(p + ".outcome"):
+			l.errorf(p, "outcome is missing%s", knownList(Outcomes()))
+		case !slices.Contains(Outcomes(), e.Outcome):
+			l.errorf(p+".outcome", "unknown outcome %q%s", e.Outcome, knownList(Outcomes()))
+		}
+		if !isAny(e.Client) && !slices.ContainsFunc(s.Clients, func(c Client) bool { return c.Name == e.Client || c.ID() == e.Client }) {
+			l.errorf(p+".client", "%q is not among the scenario's clients (%s)", e.Client, strings.Join(clients, ", "))
+		}
+		if !isAny(e.Fault) && !slices.Contains(faults, e.Fault) {
+			l.errorf(p+".fault", "%q is not among the scenario's faults (%s)", e.Fault, strings.Join(faults, ", "))
+		}
+		if !isAny(e.Schema) && !slices.Contains(s.SchemaModes, SchemaMode(e.Schema)) {
+			l.errorf(p+".schema", "%q is not among the scenario's schema modes (%s)", e.Schema, joinModes(s.SchemaModes))
+		}
+		key := [3]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema)}
+		if j, dup := seen[key]; dup {
+			l.errorf(p, "duplicate of expect[%d] (same client, fault and schema)", j)
+			continue
+		}
+		seen[key] = i
+	}
+}
+
+// isAny says whether an expectation's selector matches every value.
+func isAny(sel string) bool {
+	return sel == "" || sel == "*"
+}
+
+// anyOr writes both spellings of "any" as "*", so duplicates are found.
+func anyOr(sel string) string {
+	if isAny(sel) {
+		return "*"
+	}
+	return sel
+}
+
+func joinModes(modes []SchemaMode) string {
+	s := make([]string, len(modes))
+	for i, m := range modes {
+		s[i] = string(m)
+	}
+	return strings.Join(s, ", ")
+}
