@@ -90,7 +90,7 @@ func proxyCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore proxy:", err)
 	}
-	if err := tee.Err(); err != nil {
+	if err := tee.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore proxy: the transcript is incomplete:", err)
 	}
 	return code

@@ -11,66 +11,216 @@ import (
 // lineReader splits a stdio stream into newline-delimited frames of any size, keeping every
 // byte (the newline too) so a frame can be forwarded exactly as it came.
 type lineReader struct {
-	r   *bufio.Reader
-	buf []byte
+	r *bufio.Reader
 }
 
 func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// next returns the next frame with its newline, or the unterminated rest at EOF. The slice is
-// valid until the following call.
+// next returns the next frame with its newline, or the unterminated rest at EOF. Each frame is
+// a fresh slice, so the tee may keep it after the proxy has moved on.
 func (l *lineReader) next() ([]byte, error) {
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil // let a one-off huge line go rather than pin its buffer for the session
+	chunk, err := l.r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return finish(bytes.Clone(chunk), err)
 	}
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.buf = append(l.buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err == io.EOF && len(l.buf) > 0 {
-			return l.buf, nil
-		}
-		return l.buf, err
+	// A long line: keep the chunks and join them once at the exact size, rather than growing
+	// one slice step by step, which copies a 64 MiB line some 25 times.
+	var parts [][]byte
+	total := 0
+	for errors.Is(err, bufio.ErrBufferFull) {
+		parts = append(parts, bytes.Clone(chunk))
+		total += len(chunk)
+		chunk, err = l.r.ReadSlice('\n')
 	}
+	frame := make([]byte, 0, total+len(chunk))
+	for i, p := range parts {
+		frame = append(frame, p...)
+		parts[i] = nil
+	}
+	return finish(append(frame, chunk...), err)
 }
 
-// envelope is the part of a JSON-RPC message the proxy routes by.
+func finish(frame []byte, err error) ([]byte, error) {
+	if err == io.EOF && len(frame) > 0 {
+		return frame, nil
+	}
+	if len(frame) == 0 {
+		frame = nil
+	}
+	return frame, err
+}
+
+// envelope is the part of a JSON-RPC message the proxy routes by: raw bytes of the top-level
+// id, method and params, nil where absent.
 type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
 }
 
-// parseEnvelope reads a frame's id and method; ok is false for anything that is not one JSON
-// object (garbage, a batch, a blank line), which the proxy forwards untouched.
-func parseEnvelope(frame []byte, withParams bool) (env envelope, ok bool) {
-	body := bytes.TrimSpace(frame)
-	if len(body) == 0 || body[0] != '{' {
-		return env, false
-	}
-	var err error
-	if withParams {
-		err = json.Unmarshal(body, &env)
-	} else {
-		var e struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+// parseEnvelope finds the top-level id, method and params of a frame in one pass without
+// decoding the rest, so a 64 MiB result costs one scan. ok is false for anything that is not a
+// JSON object (garbage, a batch, a blank line), which the proxy forwards untouched.
+func parseEnvelope(frame []byte) (env envelope, ok bool) {
+	ok = members(frame, func(key, v []byte) bool {
+		switch string(key) {
+		case `"id"`:
+			env.ID = v
+		case `"method"`:
+			var good bool
+			env.Method, good = jsonString(v)
+			return good
+		case `"params"`:
+			env.Params = v
 		}
-		err = json.Unmarshal(body, &e)
-		env.ID, env.Method = e.ID, e.Method
+		return true
+	})
+	return env, ok
+}
+
+// members calls fn with the raw key (quotes and all) and raw value of each top-level member of
+// the JSON object in b; it is false when b is not an object or fn says stop.
+func members(b []byte, fn func(key, value []byte) bool) bool {
+	s := scanner{b: b}
+	s.space()
+	if !s.eat('{') {
+		return false
 	}
-	return env, err == nil
+	s.space()
+	if s.eat('}') {
+		return true
+	}
+	for {
+		s.space()
+		kstart := s.i
+		if !s.str() {
+			return false
+		}
+		key := b[kstart:s.i]
+		s.space()
+		if !s.eat(':') {
+			return false
+		}
+		s.space()
+		vstart := s.i
+		if !s.value() || !fn(key, b[vstart:s.i]) {
+			return false
+		}
+		s.space()
+		if s.eat('}') {
+			return true
+		}
+		if !s.eat(',') {
+			return false
+		}
+	}
+}
+
+// jsonString decodes a raw JSON string, cheaply when it has no escapes.
+func jsonString(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var out string
+	err := json.Unmarshal(v, &out)
+	return out, err == nil
+}
+
+// scanner skips over JSON values without decoding them; it checks structure, not every detail
+// (json.Unmarshal does that later wherever a value is actually used).
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) str() bool {
+	if !s.eat('"') {
+		return false
+	}
+	for s.i < len(s.b) {
+		j := bytes.IndexAny(s.b[s.i:], "\"\\")
+		if j < 0 {
+			return false
+		}
+		s.i += j
+		if s.b[s.i] == '"' {
+			s.i++
+			return true
+		}
+		s.i += 2 // a backslash and the character it escapes
+	}
+	return false
+}
+
+func (s *scanner) value() bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; c {
+	case '"':
+		return s.str()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				if !s.str() {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	default:
+		start := s.i
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return s.i > start
+			}
+			s.i++
+		}
+		return s.i > start
+	}
 }
 
 // idKey normalises a JSON-RPC id (of any JSON type) into a map key.
 func idKey(id json.RawMessage) string {
 	if len(id) == 0 || string(id) == "null" {
 		return ""
+	}
+	if bytes.IndexAny(id, " \t\r\n") < 0 {
+		return string(id) // already compact, as almost every id is
 	}
 	var b bytes.Buffer
 	if json.Compact(&b, id) != nil {

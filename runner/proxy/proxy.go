@@ -84,13 +84,18 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
-			rec := &Record{Dir: ClientToServer, Wire: frame}
+			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: frame}
 			p.noteRequest(frame, rec)
-			p.tee.Write(rec)
+			// The frame goes out before it is recorded, to keep the disk off the round trip;
+			// records carry the time the proxy read them, which orders them causally.
 			if werr == nil {
-				if _, werr = to.Write(frame); werr != nil {
+				_, werr = to.Write(frame)
+				p.tee.Write(rec)
+				if werr != nil {
 					p.tee.Write(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 				}
+			} else {
+				p.tee.Write(rec)
 			}
 		}
 		if err != nil {
@@ -103,7 +108,7 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer
 }
 
 func (p *Proxy) noteRequest(frame []byte, rec *Record) {
-	env, ok := parseEnvelope(frame, true)
+	env, ok := parseEnvelope(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
 		return
@@ -125,17 +130,23 @@ func (p *Proxy) noteRequest(frame []byte, rec *Record) {
 		p.version = params.ProtocolVersion
 		p.mu.Unlock()
 	case "tools/call":
-		var params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		_ = json.Unmarshal(env.Params, &params)
-		if p.cfg.Tool != "" && params.Name != p.cfg.Tool {
+		var name string
+		var args json.RawMessage
+		members(env.Params, func(key, v []byte) bool {
+			switch string(key) {
+			case `"name"`:
+				name, _ = jsonString(v)
+			case `"arguments"`:
+				args = v
+			}
+			return true
+		})
+		if p.cfg.Tool != "" && name != p.cfg.Tool {
 			return
 		}
 		p.mu.Lock()
 		p.matched++
-		c := &call{method: env.Method, tool: params.Name, args: params.Arguments, n: p.matched}
+		c := &call{method: env.Method, tool: name, args: args, n: p.matched}
 		roll := p.decide.Float64()
 		why := ""
 		switch {
@@ -161,11 +172,15 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
-			out := p.answer(ctx, frame)
+			out, rec := p.answer(ctx, frame)
 			if werr == nil {
-				if _, werr = to.Write(out); werr != nil {
+				_, werr = to.Write(out)
+				p.tee.Write(rec)
+				if werr != nil {
 					p.tee.Write(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + werr.Error()})
 				}
+			} else {
+				p.tee.Write(rec)
 			}
 		}
 		if err != nil {
@@ -178,24 +193,23 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 }
 
 // answer records one server frame and returns what goes to the client in its place.
-func (p *Proxy) answer(ctx context.Context, frame []byte) []byte {
-	rec := &Record{Dir: ServerToClient, Wire: frame}
-	defer func() { p.tee.Write(rec) }()
-	env, ok := parseEnvelope(frame, false)
+func (p *Proxy) answer(ctx context.Context, frame []byte) ([]byte, *Record) {
+	rec := &Record{Time: time.Now(), Dir: ServerToClient, Wire: frame}
+	env, ok := parseEnvelope(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
-		return frame
+		return frame, rec
 	}
 	key := idKey(env.ID)
 	if key == "" || env.Method != "" {
-		return frame // a notification or the server's own request: sampling, roots, ping...
+		return frame, rec // a notification or the server's own request: sampling, roots, ping...
 	}
 	p.mu.Lock()
 	c := p.pending[key]
 	delete(p.pending, key)
 	p.mu.Unlock()
 	if c == nil {
-		return frame
+		return frame, rec
 	}
 	switch c.method {
 	case "initialize":
@@ -212,16 +226,18 @@ func (p *Proxy) answer(ctx context.Context, frame []byte) []byte {
 		}
 		if out != nil {
 			rec.Wire, rec.Original, rec.Note = out, frame, "schema mode "+string(p.cfg.Schema)
-			return out
+			return out, rec
 		}
 	case "tools/call":
-		if c.fires {
+		if _, clean := p.cfg.Fault.(*fault.Clean); c.fires && clean {
+			rec.Fault = p.cfg.FaultName // the server's bytes go as they are: nothing to decode
+		} else if c.fires {
 			if out := p.applyFault(ctx, c, env.ID, frame, rec); out != nil {
-				return out
+				return out, rec
 			}
 		}
 	}
-	return frame
+	return frame, rec
 }
 
 func (p *Proxy) noteNegotiated(frame []byte) {
