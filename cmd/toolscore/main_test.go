@@ -16,5 +16,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(context.Background(), os.Args[1:]))
 	}
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
+	// A race-instrumented process sleeps 1 s at exit by default; every session here ends two.
+	os.Setenv("GORACE", "atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	os.Exit(m.Run())
 }

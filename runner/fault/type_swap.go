@@ -16,8 +16,8 @@ func init() { Register("type-swap", &TypeSwap{}) }
 
 func (f *TypeSwap) Apply(_ context.Context, c *Call) (*Effect, error) {
 	s := structured(c.Result)
-	if s == nil {
-		return &Effect{Note: "the result had no structured object to change"}, nil
+	if len(s) == 0 {
+		return &Effect{Note: "the result had no structured field to change"}, nil
 	}
 	field := f.Field
 	if field == "" {
