@@ -17,17 +17,24 @@ const usage = `toolscore: what MCP clients and agents do when a tool misbehaves
 usage:
   toolscore ledger                         the demo MCP server on stdio (always clean)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
+  toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
+  toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
+  toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
+  toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore demo                           one tools/call through each fault, printed
   toolscore version
 
 Run "toolscore COMMAND -h" for a command's flags.
 `
 
-func main() {
+func main() { os.Exit(mainCode(os.Args[1:])) }
+
+// mainCode runs a command with SIGINT and SIGTERM cancelling its context, so every command stops
+// cleanly and keeps what it finished.
+func mainCode(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	defer stop()
+	return run(ctx, args)
 }
 
 func run(ctx context.Context, args []string) int {
@@ -40,6 +47,14 @@ func run(ctx context.Context, args []string) int {
 		return ledgerCmd(ctx, args[1:])
 	case "proxy":
 		return proxyCmd(ctx, args[1:])
+	case "run":
+		return runCmd(ctx, args[1:])
+	case "report":
+		return reportCmd(ctx, args[1:])
+	case "merge":
+		return mergeCmd(ctx, args[1:])
+	case "client":
+		return clientCmd(ctx, args[1:])
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 )
@@ -13,7 +12,7 @@ func TestMain(m *testing.M) {
 		if len(os.Args) > 2 && os.Args[1] == "badserver" {
 			os.Exit(badServer(os.Args[2], os.Args[3:]))
 		}
-		os.Exit(run(context.Background(), os.Args[1:]))
+		os.Exit(mainCode(os.Args[1:]))
 	}
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
 	// A race-instrumented process sleeps 1 s at exit by default; every session here ends two.

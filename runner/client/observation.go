@@ -2,7 +2,12 @@
 // against a server command and report what the library gave back: an observation.
 package client
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Observation is what one client did with one tools/call.
 type Observation struct {
@@ -22,4 +27,21 @@ type Raised struct {
 	Class   string `json:"class"`
 	Code    *int64 `json:"code,omitempty"`
 	Message string `json:"message"`
+}
+
+// ParseObservation reads the adapter's observation: the last non-empty line of its stdout.
+func ParseObservation(stdout []byte) (*Observation, error) {
+	lines := bytes.Split(bytes.TrimSpace(stdout), []byte("\n"))
+	last := lines[len(lines)-1]
+	if len(last) == 0 {
+		return nil, errors.New("the adapter printed no observation")
+	}
+	var o Observation
+	if err := json.Unmarshal(last, &o); err != nil {
+		return nil, fmt.Errorf("the adapter's observation is not JSON: %w", err)
+	}
+	if o.Returned == nil && o.Raised == nil {
+		return nil, errors.New("the adapter's observation has neither returned nor raised")
+	}
+	return &o, nil
 }

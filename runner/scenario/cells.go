@@ -54,8 +54,8 @@ func (e Expect) Matches(c Cell) bool {
 // A name the scenario does not have is an error naming the flag, and then
 // nothing is narrowed.
 func (s *Scenario) Filter(clients, faults, schemas []string) error {
-	keptClients, errClients := filter("--client", "clients", s.Clients, clients, func(c Client) []string { return []string{c.ID(), c.Name} })
-	keptFaults, errFaults := filter("--fault", "faults", s.Faults, faults, func(f Fault) []string { return []string{f.Name} })
+	keptClients, errClients := filter("--clients", "clients", s.Clients, clients, func(c Client) []string { return []string{c.ID(), c.Name} })
+	keptFaults, errFaults := filter("--faults", "faults", s.Faults, faults, func(f Fault) []string { return []string{f.Name} })
 	keptModes, errModes := filter("--schema", "schema modes", s.SchemaModes, schemas, func(m SchemaMode) []string { return []string{string(m)} })
 	if err := errors.Join(errClients, errFaults, errModes); err != nil {
 		return err

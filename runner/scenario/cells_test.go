@@ -109,12 +109,12 @@ func TestFilterRejects(t *testing.T) {
 		{
 			name:    "unknown client",
 			clients: []string{"ts-sdk/call"},
-			want:    `--client "ts-sdk/call": not in the scenario (clients: raw, go-sdk/call@1.2.3)`,
+			want:    `--clients "ts-sdk/call": not in the scenario (clients: raw, go-sdk/call@1.2.3)`,
 		},
 		{
 			name:   "unknown fault",
 			faults: []string{"clean", "corupt"},
-			want:   `--fault "corupt": not in the scenario (faults: clean, corrupt, latency, corrupt-plausible)`,
+			want:   `--faults "corupt": not in the scenario (faults: clean, corrupt, latency, corrupt-plausible)`,
 		},
 		{
 			name:   "schema mode not in the scenario",
@@ -125,7 +125,7 @@ func TestFilterRejects(t *testing.T) {
 			name:    "several at once",
 			clients: []string{"go-sdk/call@1.0.0"},
 			schema:  []string{"hiden"},
-			want: `--client "go-sdk/call@1.0.0": not in the scenario (clients: raw, go-sdk/call@1.2.3)` + "\n" +
+			want: `--clients "go-sdk/call@1.0.0": not in the scenario (clients: raw, go-sdk/call@1.2.3)` + "\n" +
 				`--schema "hiden": not in the scenario (schema modes: hidden, published)`,
 		},
 	}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// Exit codes of toolscore run.
+const (
+	exitOK          = 0
+	exitUnmet       = 1 // an expect entry did not hold
+	exitUsage       = 2 // bad flags or a bad manifest: nothing ran
+	exitInterrupted = 130
+)
+
+func runCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not,\n2 on a usage or manifest error, 130 when interrupted.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	clients := fs.String("clients", "", "only these clients, comma-separated")
+	faults := fs.String("faults", "", "only these faults, comma-separated")
+	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
+	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
+	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
+	backendName := fs.String("backend", "local", "where runs execute: local")
+	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(positional) > 1 {
+		fmt.Fprintf(os.Stderr, "toolscore run: one scenario at a time, got %d: %s\n", len(positional), strings.Join(positional, " "))
+		return exitUsage
+	}
+	path, data := scenarios.LedgerPath, scenarios.Ledger
+	if len(positional) == 1 {
+		path = positional[0]
+		if data, err = os.ReadFile(path); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscore run: %v\n", err)
+			return exitUsage
+		}
+	}
+	sc, err := scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}})
+	if err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(os.Stderr, e)
+		}
+		return exitUsage
+	}
+	if err := sc.Filter(splitList(*clients), splitList(*faults), splitList(*schemas)); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		return exitUsage
+	}
+	if *runs < 0 || *parallel < 0 {
+		fmt.Fprintln(os.Stderr, "toolscore run: --runs and --parallel must be positive")
+		return exitUsage
+	}
+	if *runs > 0 {
+		sc.Runs = *runs
+	}
+	par := *parallel
+	if par == 0 {
+		par = sc.Parallel
+	}
+	if par == 0 {
+		par = runtime.NumCPU()
+	}
+	var be runner.Backend
+	switch *backendName {
+	case "local":
+		be = backend.Local{}
+	default:
+		fmt.Fprintf(os.Stderr, "toolscore run: unknown backend %q (known: local)\n", *backendName)
+		return exitUsage
+	}
+	if *out == "" {
+		*out = filepath.Join("toolscore-out", time.Now().Format("20060102-150405"))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		return 1
+	}
+	cells := len(sc.Cells())
+	fmt.Fprintf(os.Stderr, "toolscore %s: %s (%s): %d cells × %d runs on the %s backend, %d at a time; output in %s\n",
+		version, sc.Name, path, cells, sc.Runs, be.Name(), par, *out)
+	prog := newProgress(os.Stderr, cells)
+	res, err := runner.Run(ctx, runner.Options{
+		Scenario: sc, Backend: be, BackendWhy: "asked for with --backend " + *backendName, Out: *out,
+		Parallel: par, Self: self, Version: version, Progress: prog,
+	})
+	prog.finish()
+	if res == nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err) // the counts so far are still written below
+	}
+	if werr := writeOutputs(*out, res); werr != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", werr)
+		return 1
+	}
+	if err := report.Text(os.Stdout, res); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+	}
+	fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(*out, "results.json"))
+	switch {
+	case res.Interrupted:
+		fmt.Fprintln(os.Stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
+		return exitInterrupted
+	case unmet(res) > 0:
+		return exitUnmet
+	}
+	return exitOK
+}
+
+func unmet(r *tally.Results) int {
+	n := 0
+	for _, e := range r.Expectations {
+		if !e.Held {
+			n++
+		}
+	}
+	return n
+}
+
+// writeOutputs writes results.json and summary.md beside runs.jsonl.
+func writeOutputs(dir string, res *tally.Results) error {
+	write := func(name string, render func(io.Writer, *tally.Results) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := render(f, res); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		return f.Close()
+	}
+	return errors.Join(write("results.json", report.JSON), write("summary.md", report.Markdown))
+}
+
+// parseInterspersed lets the scenario path come before, between or after the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// progress shows the sweep as it goes: one live line on a terminal, plain lines (one per
+// finished cell) in a CI log.
+type progress struct {
+	w           io.Writer
+	live        bool
+	mu          sync.Mutex
+	start       time.Time
+	total, done int
+	running     int
+	cells       int
+	cellsDone   int
+	stop        chan struct{}
+	stopped     sync.WaitGroup
+}
+
+func newProgress(w *os.File, cells int) *progress {
+	p := &progress{w: w, cells: cells, start: time.Now(), stop: make(chan struct{})}
+	if st, err := w.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("CI") == "" {
+		p.live = true
+		p.stopped.Add(1)
+		go func() {
+			defer p.stopped.Done()
+			t := time.NewTicker(500 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.mu.Lock()
+					p.draw()
+					p.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return p
+}
+
+func (p *progress) Started(total int) { p.mu.Lock(); p.total = total; p.mu.Unlock() }
+
+func (p *progress) RunStarted(scenario.Cell, int) { p.mu.Lock(); p.running++; p.mu.Unlock() }
+
+func (p *progress) RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running--
+	p.done++
+	if cellDone {
+		p.cellsDone++
+		if !p.live {
+			fmt.Fprintf(p.w, "[%d/%d] %s × %s × %s: %s\n", p.cellsDone, p.cells, c.Client, c.Fault, c.Schema, c.Counts())
+		}
+	}
+	if p.live {
+		p.draw()
+	}
+}
+
+func (p *progress) draw() {
+	elapsed := time.Since(p.start)
+	eta := "?"
+	if p.done > 0 {
+		eta = clock(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
+	}
+	fmt.Fprintf(p.w, "\r\033[K  cells %d/%d · runs %d/%d · %d running · %s elapsed · ETA %s",
+		p.cellsDone, p.cells, p.done, p.total, p.running, clock(elapsed), eta)
+}
+
+func (p *progress) finish() {
+	close(p.stop)
+	p.stopped.Wait()
+	if p.live {
+		p.mu.Lock()
+		p.draw()
+		fmt.Fprintln(p.w)
+		p.mu.Unlock()
+	}
+}
+
+func clock(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}

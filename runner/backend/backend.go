@@ -1,0 +1,52 @@
+// Package backend is where a run executes: a fresh process group on this machine (local), or
+// a fresh container (docker). Each run gets its own directory, its own timeout, and nothing of
+// it outlives the run.
+package backend
+
+import "time"
+
+// Spec is one run to execute.
+type Spec struct {
+	// Dir is the run's own directory; the transcript lands in it.
+	Dir string
+	// Command is the client adapter to start; Env is added to its environment.
+	Command []string
+	Env     []string
+	Timeout time.Duration
+}
+
+// Result is what came of a run. A crash, a timeout or a dead adapter is a result, not an error.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+	// TimedOut is true when the run's timeout stopped it; Cancelled when the sweep was.
+	TimedOut  bool
+	Cancelled bool
+	Took      time.Duration
+	// Err says why the run could not start at all.
+	Err error
+}
+
+// maxOutput caps what is kept of a run's stdout and stderr; an observation is one line.
+const maxOutput = 16 << 20
+
+// capped is an io.Writer that keeps the first max bytes and counts the rest.
+type capped struct {
+	buf     []byte
+	max     int
+	dropped int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+	} else {
+		if room > 0 {
+			c.buf = append(c.buf, p[:room]...)
+		}
+		c.dropped += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,82 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Local runs each adapter as a fresh process group on this machine.
+type Local struct{}
+
+func (Local) Name() string { return "local" }
+
+// Run starts the adapter in its own process group, and afterwards kills the whole group, so a
+// proxy or server the adapter left behind never outlives the run.
+func (Local) Run(ctx context.Context, s Spec) Result {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return Result{Err: fmt.Errorf("making the run's directory: %w", err)}
+	}
+	cmd := exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+s.Dir), s.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The pipes' copying goroutines may wait on a grandchild holding them open; the group is
+	// killed by then, so this bounds the wait.
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{Err: fmt.Errorf("starting %q: %w", s.Command[0], err)}
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	var r Result
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		r.TimedOut = true
+		err = stopGroup(pgid, done)
+	case <-ctx.Done():
+		r.Cancelled = true
+		err = stopGroup(pgid, done)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL) // whatever is left of the group
+	r.Took = time.Since(start)
+	r.Stdout, r.Stderr = stdout.buf, stderr.buf
+	r.ExitCode = 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.ExitCode = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.ExitCode = 128 + int(ws.Signal())
+		}
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		r.ExitCode = -1
+		r.Err = err
+	}
+	return r
+}
+
+// stopGroup asks the group to end (SIGTERM), then makes it (SIGKILL).
+func stopGroup(pgid int, done <-chan error) error {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(2 * time.Second):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return <-done
+}

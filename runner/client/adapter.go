@@ -1,0 +1,107 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// The contract between the runner and every client adapter, built in or not: the adapter is
+// started with these variables set, starts the server command itself (it is the proxy wrapped
+// around the scenario's server), makes one tools/call, and prints one JSON Observation line on
+// stdout. Exit status 0 means the line is there; anything else is a crashed adapter.
+const (
+	EnvServer    = "TOOLSCORE_SERVER"    // JSON array: the command that starts the server
+	EnvTool      = "TOOLSCORE_TOOL"      // the tool to call
+	EnvArguments = "TOOLSCORE_ARGUMENTS" // JSON object: its arguments
+)
+
+// Request is what an adapter is asked to do.
+type Request struct {
+	Server    []string
+	Tool      string
+	Arguments map[string]any
+}
+
+// Adapter drives one client library through one call.
+type Adapter func(ctx context.Context, r Request) (*Observation, error)
+
+// Builtins are the adapters that ship inside the toolscore binary.
+var Builtins = map[string]Adapter{
+	"raw": Raw,
+	"go-sdk/call": func(ctx context.Context, r Request) (*Observation, error) {
+		return GoSDK(ctx, r.Server, r.Tool, r.Arguments, false)
+	},
+	"go-sdk/list-then-call": func(ctx context.Context, r Request) (*Observation, error) {
+		return GoSDK(ctx, r.Server, r.Tool, r.Arguments, true)
+	},
+}
+
+// Names lists the built-in adapters, sorted.
+func Names() []string {
+	names := make([]string, 0, len(Builtins))
+	for n := range Builtins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// RequestFromEnv reads the contract's variables.
+func RequestFromEnv() (Request, error) {
+	var r Request
+	if err := json.Unmarshal([]byte(os.Getenv(EnvServer)), &r.Server); err != nil || len(r.Server) == 0 {
+		return r, fmt.Errorf("%s must be a JSON array naming the server command, got %q", EnvServer, os.Getenv(EnvServer))
+	}
+	r.Tool = os.Getenv(EnvTool)
+	if r.Tool == "" {
+		return r, fmt.Errorf("%s is not set", EnvTool)
+	}
+	if a := os.Getenv(EnvArguments); strings.TrimSpace(a) != "" {
+		if err := json.Unmarshal([]byte(a), &r.Arguments); err != nil {
+			return r, fmt.Errorf("%s must be a JSON object: %w", EnvArguments, err)
+		}
+	}
+	return r, nil
+}
+
+// Env renders a request as the contract's variables.
+func (r Request) Env() []string {
+	server, _ := json.Marshal(r.Server)
+	args, _ := json.Marshal(r.Arguments)
+	return []string{EnvServer + "=" + string(server), EnvTool + "=" + r.Tool, EnvArguments + "=" + string(args)}
+}
+
+// Raw calls the tool over bare JSON-RPC and reports the result exactly as it was on the wire,
+// or the JSON-RPC error as raised: the yardstick every library is compared with.
+func Raw(ctx context.Context, r Request) (*Observation, error) {
+	s, _, err := StartRaw(ctx, r.Server)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	frame, err := s.Request(ctx, "tools/call", map[string]any{"name": r.Tool, "arguments": r.Arguments})
+	if err != nil {
+		return nil, err
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(frame, &msg); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %w", err)
+	}
+	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
+	if msg.Error != nil {
+		obs.Raised = &Raised{Class: "jsonrpc-error", Code: &msg.Error.Code, Message: msg.Error.Message}
+		return obs, nil
+	}
+	obs.Returned = msg.Result
+	return obs, nil
+}

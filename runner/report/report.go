@@ -1,0 +1,179 @@
+// Package report renders a sweep's counts for people and machines: the terminal table (Text),
+// summary.md (Markdown), results.json (JSON) and the schema-mode comparison (SchemaChanges).
+package report
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// table is one schema mode (and transport) of the matrix: faults down, clients across, in the
+// order each first appears in the results.
+type table struct {
+	Schema, Transport string
+	Faults, Clients   []string
+	cells             map[[2]string]*tally.Cell // fault, client
+}
+
+// cell returns the cell of fault × client, or nil when the sweep did not have it.
+func (t *table) cell(fault, client string) *tally.Cell { return t.cells[[2]string{fault, client}] }
+
+// tables groups the results' cells into one table per schema mode and transport.
+func tables(r *tally.Results) []*table {
+	var out []*table
+	byMode := map[[2]string]*table{}
+	for _, c := range r.Cells {
+		if c == nil {
+			continue
+		}
+		t, ok := byMode[[2]string{c.Schema, c.Transport}]
+		if !ok {
+			t = &table{Schema: c.Schema, Transport: c.Transport, cells: map[[2]string]*tally.Cell{}}
+			byMode[[2]string{c.Schema, c.Transport}] = t
+			out = append(out, t)
+		}
+		k := [2]string{c.Fault, c.Client}
+		if _, dup := t.cells[k]; dup {
+			continue
+		}
+		if !slices.Contains(t.Faults, c.Fault) {
+			t.Faults = append(t.Faults, c.Fault)
+		}
+		if !slices.Contains(t.Clients, c.Client) {
+			t.Clients = append(t.Clients, c.Client)
+		}
+		t.cells[k] = c
+	}
+	return out
+}
+
+// manyTransports says whether the results hold more than one transport, so that reports name
+// the transport only when it tells cells apart.
+func manyTransports(r *tally.Results) bool {
+	for _, c := range r.Cells {
+		if c != nil && c.Transport != r.Cells[0].Transport {
+			return true
+		}
+	}
+	return false
+}
+
+// Change is one client × fault × transport whose outcome counts differ between the hidden and
+// the published schema mode: what publishing the outputSchema did to that client.
+type Change struct {
+	Client, Fault, Transport string
+	// Hidden and Published are the cells' counts, as tally.Cell.Counts renders them.
+	Hidden, Published string
+}
+
+// SchemaChanges lists, in the order of the hidden cells, every client × fault × transport
+// whose outcomes differ between the hidden and published modes. Counts are compared as shares
+// of each cell's finished runs, so an interrupted cell that saw the same outcomes is no change;
+// a cell with no finished run has nothing to compare.
+func SchemaChanges(r *tally.Results) []Change {
+	published := map[string]*tally.Cell{}
+	for _, c := range r.Cells {
+		if c != nil && c.Schema == string(scenario.SchemaPublished) {
+			published[c.Client+"|"+c.Fault+"|"+c.Transport] = c
+		}
+	}
+	var out []Change
+	for _, h := range r.Cells {
+		if h == nil || h.Schema != string(scenario.SchemaHidden) {
+			continue
+		}
+		p := published[h.Client+"|"+h.Fault+"|"+h.Transport]
+		if p == nil || h.Runs == 0 || p.Runs == 0 || sameShares(h, p) {
+			continue
+		}
+		out = append(out, Change{Client: h.Client, Fault: h.Fault, Transport: h.Transport, Hidden: h.Counts(), Published: p.Counts()})
+	}
+	return out
+}
+
+// bothModes says whether the results have hidden and published cells, the only case where
+// SchemaChanges can find anything (and where "nothing changed" means something).
+func bothModes(r *tally.Results) bool {
+	var hidden, published bool
+	for _, c := range r.Cells {
+		if c != nil {
+			hidden = hidden || c.Schema == string(scenario.SchemaHidden)
+			published = published || c.Schema == string(scenario.SchemaPublished)
+		}
+	}
+	return hidden && published
+}
+
+// sameShares says whether every outcome has the same share of a's runs as of b's.
+func sameShares(a, b *tally.Cell) bool {
+	for o, n := range a.Outcome {
+		if n*b.Runs != b.Outcome[o]*a.Runs {
+			return false
+		}
+	}
+	for o, n := range b.Outcome {
+		if n*a.Runs != a.Outcome[o]*b.Runs {
+			return false
+		}
+	}
+	return true
+}
+
+// runCounts sums the finished and planned runs of every cell.
+func runCounts(r *tally.Results) (runs, planned, cells int) {
+	for _, c := range r.Cells {
+		if c != nil {
+			runs += c.Runs
+			planned += c.Planned
+			cells++
+		}
+	}
+	return runs, planned, cells
+}
+
+// unmet returns the expectations that did not hold.
+func unmet(r *tally.Results) []tally.Expectation {
+	var out []tally.Expectation
+	for _, e := range r.Expectations {
+		if !e.Held {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// selector renders an expectation's client, fault or schema, where empty means any.
+func selector(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+// matches says whether expectation e selects cell c, as scenario.Expect.Matches does for the
+// manifest's cells: a client without a version selects every version of it.
+func matches(e tally.Expectation, c *tally.Cell) bool {
+	name, _, _ := strings.Cut(c.Client, "@")
+	return (selector(e.Client) == "*" || e.Client == c.Client || e.Client == name) &&
+		(selector(e.Fault) == "*" || e.Fault == c.Fault) &&
+		(selector(e.Schema) == "*" || e.Schema == c.Schema)
+}
+
+// truncate keeps the first limit runes of s and marks the cut with an ellipsis.
+func truncate(s string, limit int) string {
+	n := 0
+	for i := range s {
+		if n == limit {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// width is how many columns s takes in a terminal, counting each rune as one.
+func width(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,237 @@
+// Package runner is the batch runner: it expands a scenario into cells, executes every run of
+// every cell on a backend behind its own proxy, grades each run, and counts the outcomes.
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// Backend executes one run; backend.Local and the docker backend implement it.
+type Backend interface {
+	Name() string
+	Run(ctx context.Context, s backend.Spec) backend.Result
+}
+
+// Options configure a sweep.
+type Options struct {
+	Scenario *scenario.Scenario
+	Backend  Backend
+	// BackendWhy says why this backend was chosen, for the report.
+	BackendWhy string
+	// Out is the output directory: runs.jsonl, results.json, the transcripts.
+	Out string
+	// Parallel bounds how many runs execute at once.
+	Parallel int
+	// Self is the toolscore binary as seen where the runs execute: it serves the proxy, the
+	// built-in ledger and the built-in client adapters.
+	Self string
+	// Version is toolscore's own version, for results.json.
+	Version string
+	// Progress, when set, is told about every run that starts and ends.
+	Progress Progress
+}
+
+// Progress hears about the sweep as it goes.
+type Progress interface {
+	Started(total int)
+	RunStarted(cell scenario.Cell, run int)
+	RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell)
+}
+
+// RunRecord is one line of runs.jsonl: a finished run with its full evidence.
+type RunRecord struct {
+	Client    string `json:"client"`
+	Fault     string `json:"fault"`
+	Schema    string `json:"schema"`
+	Transport string `json:"transport"`
+	Run       int    `json:"run"`
+	Seed      uint64 `json:"seed"`
+	grade.Grade
+	Millis   int64  `json:"ms"`
+	ExitCode int    `json:"exit_code"`
+	Stderr   string `json:"stderr,omitempty"`
+	// Tee is the run's transcript, relative to the output directory.
+	Tee string `json:"tee"`
+}
+
+type job struct {
+	cell    scenario.Cell
+	run     int
+	cellIdx int
+}
+
+// Run executes the sweep. It returns the counts of every run that finished, also when ctx was
+// cancelled midway (then Interrupted is set and the rest are not run).
+func Run(ctx context.Context, o Options) (*tally.Results, error) {
+	sc := o.Scenario
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("making the output directory: %w", err)
+	}
+	runsFile, err := os.Create(filepath.Join(o.Out, "runs.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("creating runs.jsonl: %w", err)
+	}
+	defer runsFile.Close()
+
+	cells := sc.Cells()
+	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC()}
+	var jobs []job
+	for i, c := range cells {
+		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport, Planned: sc.Runs})
+		for r := 1; r <= sc.Runs; r++ {
+			jobs = append(jobs, job{cell: c, run: r, cellIdx: i})
+		}
+	}
+	var schemaFile string
+	if len(sc.OutputSchema) > 0 {
+		schemaFile = filepath.Join(o.Out, "output-schema.json")
+		b, _ := json.Marshal(sc.OutputSchema)
+		if err := os.WriteFile(schemaFile, b, 0o644); err != nil {
+			return nil, fmt.Errorf("writing the output schema: %w", err)
+		}
+	}
+	if o.Progress != nil {
+		o.Progress.Started(len(jobs))
+	}
+
+	var mu sync.Mutex
+	w := bufio.NewWriter(runsFile)
+	var werr error
+	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		p.Go(func() {
+			if ctx.Err() != nil {
+				return
+			}
+			if o.Progress != nil {
+				mu.Lock()
+				o.Progress.RunStarted(j.cell, j.run)
+				mu.Unlock()
+			}
+			rec, ok := runOne(ctx, o, j, schemaFile)
+			if !ok {
+				return // cancelled midway: not a finished run
+			}
+			line, _ := json.Marshal(rec)
+			mu.Lock()
+			defer mu.Unlock()
+			if werr == nil {
+				w.Write(append(line, '\n'))
+				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+			}
+			c := res.Cells[j.cellIdx]
+			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+			if rec.Observation != nil && rec.Observation.Library != "" {
+				c.Library = rec.Observation.Library
+			}
+			if o.Progress != nil {
+				o.Progress.RunDone(j.cell, j.run, rec.Outcome, c.Runs == c.Planned, c)
+			}
+		})
+	}
+	p.Wait()
+	res.Finished = time.Now().UTC()
+	res.Interrupted = ctx.Err() != nil
+	res.Expectations = tally.Check(sc, res)
+	if werr != nil {
+		return res, fmt.Errorf("writing runs.jsonl: %w", werr)
+	}
+	return res, nil
+}
+
+// runOne executes one run: the adapter, started with the proxy wrapped around the server.
+func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord, bool) {
+	sc := o.Scenario
+	rel := filepath.Join("runs", slug(j.cell.Key()), "run-"+strconv.Itoa(j.run))
+	dir := filepath.Join(o.Out, rel)
+	seed := uint64(1)
+	if j.cell.Fault.Seed != nil {
+		seed = uint64(*j.cell.Fault.Seed)
+	}
+	seed += uint64(j.run - 1) // each run draws afresh, and the same sweep draws the same
+	tee := filepath.Join(dir, "tee.jsonl")
+	proxyCmd := []string{o.Self, "proxy", "--fault", j.cell.Fault.Name, "--tool", sc.Tool, "--schema", string(j.cell.Schema),
+		"--seed", strconv.FormatUint(seed, 10), "--tee", tee}
+	f := j.cell.Fault
+	if f.Probability != nil {
+		proxyCmd = append(proxyCmd, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
+	}
+	if f.Nth > 0 {
+		proxyCmd = append(proxyCmd, "--nth", strconv.Itoa(f.Nth))
+	}
+	if f.Latency > 0 {
+		proxyCmd = append(proxyCmd, "--latency", f.Latency.String())
+	}
+	if len(f.DecoyArgs) > 0 {
+		b, _ := json.Marshal(f.DecoyArgs)
+		proxyCmd = append(proxyCmd, "--decoy-args", string(b))
+	}
+	if schemaFile != "" {
+		proxyCmd = append(proxyCmd, "--output-schema", schemaFile)
+	}
+	proxyCmd = append(proxyCmd, "--")
+	var env []string
+	if sc.Server.Builtin != "" {
+		proxyCmd = append(proxyCmd, o.Self, sc.Server.Builtin)
+	} else {
+		proxyCmd = append(proxyCmd, sc.Server.Command...)
+		for k, v := range sc.Server.Env {
+			env = append(env, k+"="+v)
+		}
+	}
+	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
+	spec := backend.Spec{
+		Dir:     dir,
+		Command: []string{o.Self, "client", j.cell.Client.Name},
+		Env:     append(env, req.Env()...),
+		Timeout: sc.Timeout.Std(),
+	}
+	res := o.Backend.Run(ctx, spec)
+	if res.Cancelled {
+		return RunRecord{}, false
+	}
+	var transcript []proxy.Entry
+	if f, err := os.Open(tee); err == nil {
+		transcript, _ = proxy.ReadTranscript(f)
+		f.Close()
+	}
+	g := grade.SDK(res, transcript)
+	return RunRecord{
+		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
+		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
+		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
+	}, true
+}
+
+// slug makes a cell key usable as a directory name.
+func slug(key string) string {
+	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

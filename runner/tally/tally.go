@@ -1,0 +1,120 @@
+// Package tally turns graded runs into counts per cell (never rates: a handful of runs is a
+// count) and checks the scenario's expectations against them.
+package tally
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Results is results.json: one scenario's sweep, counted per cell.
+type Results struct {
+	Scenario  string `json:"scenario"`
+	Toolscore string `json:"toolscore"`
+	// Backend is where the runs executed, and why that backend was chosen.
+	Backend      string        `json:"backend"`
+	BackendWhy   string        `json:"backend_why,omitempty"`
+	Started      time.Time     `json:"started"`
+	Finished     time.Time     `json:"finished"`
+	Interrupted  bool          `json:"interrupted,omitempty"`
+	Cells        []*Cell       `json:"cells"`
+	Expectations []Expectation `json:"expectations,omitempty"`
+	// Unavailable lists clients that could not run at all, with the reason.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
+}
+
+// Cell is one client × fault × schema mode × transport, with its outcome counts.
+type Cell struct {
+	Client    string `json:"client"`
+	Fault     string `json:"fault"`
+	Schema    string `json:"schema"`
+	Transport string `json:"transport"`
+	// Runs is how many runs finished; Planned how many the matrix asked for.
+	Runs    int            `json:"runs"`
+	Planned int            `json:"planned"`
+	Outcome map[string]int `json:"outcomes"`
+	// Library is the client library and version the runs used, as the adapter reported it.
+	Library string `json:"library,omitempty"`
+	// Examples holds, per outcome, the first run that had it: where to find its evidence.
+	Examples map[string]Example `json:"examples,omitempty"`
+	// MedianMillis is the median wall time of the cell's runs.
+	MedianMillis int64 `json:"median_ms"`
+	durations    []time.Duration
+}
+
+// Example points at one run's evidence in runs.jsonl and its transcript.
+type Example struct {
+	Run      int    `json:"run"`
+	Evidence string `json:"evidence,omitempty"`
+	Tee      string `json:"tee,omitempty"`
+}
+
+// Expectation is one `expect` entry of the manifest and whether it held.
+type Expectation struct {
+	Line    int    `json:"line"`
+	Client  string `json:"client,omitempty"`
+	Fault   string `json:"fault,omitempty"`
+	Schema  string `json:"schema,omitempty"`
+	Outcome string `json:"outcome"`
+	Held    bool   `json:"held"`
+	// Misses lists the cells where some run had another outcome, with their counts.
+	Misses []string `json:"misses,omitempty"`
+}
+
+// Unavailable is a client that could not run, and why.
+type Unavailable struct {
+	Client string `json:"client"`
+	Reason string `json:"reason"`
+}
+
+// Key identifies a cell.
+func (c *Cell) Key() string { return c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport }
+
+// Add counts one finished run.
+func (c *Cell) Add(outcome string, run int, evidence, tee string, took time.Duration) {
+	if c.Outcome == nil {
+		c.Outcome = map[string]int{}
+	}
+	c.Outcome[outcome]++
+	c.Runs++
+	if c.Examples == nil {
+		c.Examples = map[string]Example{}
+	}
+	if _, ok := c.Examples[outcome]; !ok {
+		c.Examples[outcome] = Example{Run: run, Evidence: evidence, Tee: tee}
+	}
+	c.durations = append(c.durations, took)
+	d := append([]time.Duration(nil), c.durations...)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	c.MedianMillis = d[len(d)/2].Milliseconds()
+}
+
+// Counts renders the outcome counts the way a person reads them: "threw 3/3", or
+// "passed 2/3, hung 1/3", most frequent first, ties by name; runs that never happened (an
+// interrupted sweep) are said so.
+func (c *Cell) Counts() string {
+	if c.Runs == 0 {
+		return "not run"
+	}
+	keys := make([]string, 0, len(c.Outcome))
+	for k := range c.Outcome {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if c.Outcome[keys[i]] != c.Outcome[keys[j]] {
+			return c.Outcome[keys[i]] > c.Outcome[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.Outcome[k], c.Runs))
+	}
+	s := strings.Join(parts, ", ")
+	if c.Runs < c.Planned {
+		s += fmt.Sprintf(" (%d of %d not run)", c.Planned-c.Runs, c.Planned)
+	}
+	return s
+}
