@@ -24,9 +24,13 @@ import (
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
-// Backend executes one run; backend.Local and the docker backend implement it.
+// Backend executes one run; backend.Local and backend.Docker implement it.
 type Backend interface {
 	Name() string
+	// Self is the toolscore binary as seen where runs execute (it serves the proxy, the
+	// built-in ledger and the built-in adapters); WorkDir is the run's directory there.
+	Self() string
+	WorkDir(hostDir string) string
 	Run(ctx context.Context, s backend.Spec) backend.Result
 }
 
@@ -40,9 +44,6 @@ type Options struct {
 	Out string
 	// Parallel bounds how many runs execute at once.
 	Parallel int
-	// Self is the toolscore binary as seen where the runs execute: it serves the proxy, the
-	// built-in ledger and the built-in client adapters.
-	Self string
 	// Version is toolscore's own version, for results.json.
 	Version string
 	// Progress, when set, is told about every run that starts and ends.
@@ -100,13 +101,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			jobs = append(jobs, job{cell: c, run: r, cellIdx: i})
 		}
 	}
-	var schemaFile string
+	var outputSchema []byte
 	if len(sc.OutputSchema) > 0 {
-		schemaFile = filepath.Join(o.Out, "output-schema.json")
-		b, _ := json.Marshal(sc.OutputSchema)
-		if err := os.WriteFile(schemaFile, b, 0o644); err != nil {
-			return nil, fmt.Errorf("writing the output schema: %w", err)
-		}
+		outputSchema, _ = json.Marshal(sc.OutputSchema)
 	}
 	if o.Progress != nil {
 		o.Progress.Started(len(jobs))
@@ -129,7 +126,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				o.Progress.RunStarted(j.cell, j.run)
 				mu.Unlock()
 			}
-			rec, ok := runOne(ctx, o, j, schemaFile)
+			rec, ok := runOne(ctx, o, j, outputSchema)
 			if !ok {
 				return // cancelled midway: not a finished run
 			}
@@ -161,18 +158,29 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 }
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server.
-func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord, bool) {
+func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunRecord, bool) {
 	sc := o.Scenario
 	rel := filepath.Join("runs", slug(j.cell.Key()), "run-"+strconv.Itoa(j.run))
 	dir := filepath.Join(o.Out, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return crashedRun(j, rel, fmt.Errorf("making the run's directory: %w", err)), true
+	}
+	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
+	var schemaFile string
+	if outputSchema != nil {
+		// The run's inputs are files in its directory, so every backend can carry them in.
+		if err := os.WriteFile(filepath.Join(dir, "output-schema.json"), outputSchema, 0o644); err != nil {
+			return crashedRun(j, rel, fmt.Errorf("writing the output schema: %w", err)), true
+		}
+		schemaFile = filepath.Join(work, "output-schema.json")
+	}
 	seed := uint64(1)
 	if j.cell.Fault.Seed != nil {
 		seed = uint64(*j.cell.Fault.Seed)
 	}
 	seed += uint64(j.run - 1) // each run draws afresh, and the same sweep draws the same
-	tee := filepath.Join(dir, "tee.jsonl")
-	proxyCmd := []string{o.Self, "proxy", "--fault", j.cell.Fault.Name, "--tool", sc.Tool, "--schema", string(j.cell.Schema),
-		"--seed", strconv.FormatUint(seed, 10), "--tee", tee}
+	proxyCmd := []string{self, "proxy", "--fault", j.cell.Fault.Name, "--tool", sc.Tool, "--schema", string(j.cell.Schema),
+		"--seed", strconv.FormatUint(seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
 	f := j.cell.Fault
 	if f.Probability != nil {
 		proxyCmd = append(proxyCmd, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
@@ -193,7 +201,7 @@ func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord
 	proxyCmd = append(proxyCmd, "--")
 	var env []string
 	if sc.Server.Builtin != "" {
-		proxyCmd = append(proxyCmd, o.Self, sc.Server.Builtin)
+		proxyCmd = append(proxyCmd, self, sc.Server.Builtin)
 	} else {
 		proxyCmd = append(proxyCmd, sc.Server.Command...)
 		for k, v := range sc.Server.Env {
@@ -203,7 +211,10 @@ func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord
 	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
 	spec := backend.Spec{
 		Dir:     dir,
-		Command: []string{o.Self, "client", j.cell.Client.Name},
+		Client:  j.cell.Client.Name,
+		Cell:    j.cell.Key(),
+		Run:     j.run,
+		Command: []string{self, "client", j.cell.Client.Name},
 		Env:     append(env, req.Env()...),
 		Timeout: sc.Timeout.Std(),
 	}
@@ -212,7 +223,7 @@ func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord
 		return RunRecord{}, false
 	}
 	var transcript []proxy.Entry
-	if f, err := os.Open(tee); err == nil {
+	if f, err := os.Open(filepath.Join(dir, "tee.jsonl")); err == nil {
 		transcript, _ = proxy.ReadTranscript(f)
 		f.Close()
 	}
@@ -222,6 +233,14 @@ func runOne(ctx context.Context, o Options, j job, schemaFile string) (RunRecord
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
+}
+
+// crashedRun records a run that could not even be set up.
+func crashedRun(j job, rel string, err error) RunRecord {
+	return RunRecord{
+		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
+		Run: j.run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+	}
 }
 
 // slug makes a cell key usable as a directory name.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/report"
@@ -42,7 +41,7 @@ func runCmd(ctx context.Context, args []string) int {
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
-	backendName := fs.String("backend", "local", "where runs execute: local")
+	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -85,14 +84,6 @@ func runCmd(ctx context.Context, args []string) int {
 	if par == 0 {
 		par = runtime.NumCPU()
 	}
-	var be runner.Backend
-	switch *backendName {
-	case "local":
-		be = backend.Local{}
-	default:
-		fmt.Fprintf(os.Stderr, "toolscore run: unknown backend %q (known: local)\n", *backendName)
-		return exitUsage
-	}
 	if *out == "" {
 		*out = filepath.Join("toolscore-out", time.Now().Format("20060102-150405"))
 	}
@@ -101,13 +92,22 @@ func runCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return 1
 	}
+	be, why, done, err := chooseBackend(ctx, *backendName, self, sc, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		return 1
+	}
+	defer done()
 	cells := len(sc.Cells())
-	fmt.Fprintf(os.Stderr, "toolscore %s: %s (%s): %d cells × %d runs on the %s backend, %d at a time; output in %s\n",
-		version, sc.Name, path, cells, sc.Runs, be.Name(), par, *out)
+	fmt.Fprintf(os.Stderr, "toolscore %s: %s (%s): %d cells × %d runs on the %s backend (%s), %d at a time; output in %s\n",
+		version, sc.Name, path, cells, sc.Runs, be.Name(), why, par, *out)
 	prog := newProgress(os.Stderr, cells)
 	res, err := runner.Run(ctx, runner.Options{
-		Scenario: sc, Backend: be, BackendWhy: "asked for with --backend " + *backendName, Out: *out,
-		Parallel: par, Self: self, Version: version, Progress: prog,
+		Scenario: sc, Backend: be, BackendWhy: why, Out: *out,
+		Parallel: par, Version: version, Progress: prog,
 	})
 	prog.finish()
 	if res == nil {

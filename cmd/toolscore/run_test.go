@@ -22,7 +22,7 @@ import (
 // the SDK clients of other languages are where the columns start to differ.
 func TestLedgerScenario(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--out", out, "--parallel", "2")
+	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--out", out, "--parallel", "2")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -37,7 +37,7 @@ expect:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
-			cmd := exec.Command(os.Args[0], "run", tc.manifest, "--out", out)
+			cmd := exec.Command(os.Args[0], "run", tc.manifest, "--backend", "local", "--out", out)
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			code := exitCode(cmd.Run())

@@ -7,8 +7,13 @@ import "time"
 
 // Spec is one run to execute.
 type Spec struct {
-	// Dir is the run's own directory; the transcript lands in it.
+	// Dir is the run's own directory on this machine: its files are the run's inputs, and the
+	// transcript lands in it.
 	Dir string
+	// Client names the client adapter (it picks the cell image); Cell and Run label the run.
+	Client string
+	Cell   string
+	Run    int
 	// Command is the client adapter to start; Env is added to its environment.
 	Command []string
 	Env     []string
@@ -23,6 +28,8 @@ type Result struct {
 	// TimedOut is true when the run's timeout stopped it; Cancelled when the sweep was.
 	TimedOut  bool
 	Cancelled bool
+	// OOMKilled is true when the cell ran out of memory and the kernel killed it.
+	OOMKilled bool
 	Took      time.Duration
 	// Err says why the run could not start at all.
 	Err error

@@ -11,9 +11,18 @@ import (
 )
 
 // Local runs each adapter as a fresh process group on this machine.
-type Local struct{}
+type Local struct {
+	// Binary is the toolscore binary on this machine.
+	Binary string
+}
 
 func (Local) Name() string { return "local" }
+
+// Self is the toolscore binary the runs start.
+func (l Local) Self() string { return l.Binary }
+
+// WorkDir is the run's own directory: runs execute right here.
+func (Local) WorkDir(hostDir string) string { return hostDir }
 
 // Run starts the adapter in its own process group, and afterwards kills the whole group, so a
 // proxy or server the adapter left behind never outlives the run.

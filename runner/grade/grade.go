@@ -17,12 +17,13 @@ import (
 
 // Outcomes of an SDK-level client, as DESIGN.md names them.
 const (
-	Passed   = "passed"    // returned what was on the wire
-	Altered  = "altered"   // returned something else
-	Threw    = "threw"     // the library raised
-	RPCError = "rpc-error" // the library reported the JSON-RPC error that was on the wire
-	Hung     = "hung"      // no answer before the run's timeout
-	Crashed  = "crashed"   // the adapter died or printed no observation
+	Passed   = "passed"     // returned what was on the wire
+	Altered  = "altered"    // returned something else
+	Threw    = "threw"      // the library raised
+	RPCError = "rpc-error"  // the library reported the JSON-RPC error that was on the wire
+	Hung     = "hung"       // no answer before the run's timeout
+	Crashed  = "crashed"    // the adapter died or printed no observation
+	OOM      = "oom-killed" // the cell ran out of memory and the kernel killed it
 )
 
 // Grade is one run's outcome and the evidence for it.
@@ -55,6 +56,8 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	obs, perr := client.ParseObservation(res.Stdout)
 	g.Observation = obs
 	switch {
+	case res.OOMKilled:
+		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
 	case res.TimedOut:
 		g.Outcome = Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6))

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -59,8 +60,36 @@ func ExampleMarkdown() {
 	//
 	// ## Unmet expectations
 	//
-	// 1 of 1 expectations did not hold.
+	// The 1 expectation did not hold.
 	//
 	// - **line 18**: client go-sdk/call, fault type-swap, schema \* → want **passed**; got: go-sdk/call\|type-swap\|published\|stdio: threw 3/3
 	//   - go-sdk/call × type-swap × published: threw 3/3, first in run 1: validating tool output: balance\_minor: got string, want integer
+}
+
+func ExampleEscapeMarkdown() {
+	// What a hostile tool result might put in an exception message, as a table cell shows it.
+	fmt.Printf("%q\n", report.EscapeMarkdown("bad | <b>cell</b>\ncc @maintainer, see [docs](https://evil.example)"))
+	// Output:
+	// "bad \\| &lt;b&gt;cell&lt;/b&gt; cc @\u200dmaintainer, see \\[docs\\](https:\u200d//evil.example)"
+}
+
+func ExampleText() {
+	r := &tally.Results{Scenario: "ledger balance", Backend: "local"}
+	for _, client := range []string{"raw", "go-sdk/call"} {
+		c := &tally.Cell{Client: client, Fault: "latency", Schema: "hidden", Transport: "stdio", Planned: 3}
+		c.Add("passed", 1, "", "", time.Second)
+		c.Add("passed", 2, "", "", time.Second)
+		if client == "raw" {
+			c.Add("hung", 3, "no answer in 30s", "", 30*time.Second)
+		}
+		r.Cells = append(r.Cells, c)
+	}
+	report.Text(os.Stdout, r)
+	// Output:
+	// ledger balance: 5 of 6 runs in 2 cells, backend local
+	//
+	// schema hidden
+	// fault    raw                   go-sdk/call
+	// -------  --------------------  ---------------------------
+	// latency  passed 2/3, hung 1/3  passed 2/2 (1 of 3 not run)
 }

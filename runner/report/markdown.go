@@ -95,9 +95,9 @@ func Markdown(w io.Writer, r *tally.Results) error {
 	if len(r.Expectations) > 0 {
 		missed := unmet(r)
 		if len(missed) == 0 {
-			fmt.Fprintf(&b, "\n## Expectations\n\nAll %d expectations held.\n", len(r.Expectations))
+			fmt.Fprintf(&b, "\n## Expectations\n\n%s\n", heldLine(r, 0))
 		} else {
-			fmt.Fprintf(&b, "\n## Unmet expectations\n\n%d of %d expectations did not hold.\n\n", len(missed), len(r.Expectations))
+			fmt.Fprintf(&b, "\n## Unmet expectations\n\n%s\n\n", heldLine(r, len(missed)))
 		}
 		for _, e := range missed {
 			markdownExpectation(&b, r, e)

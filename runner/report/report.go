@@ -3,6 +3,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -54,8 +55,13 @@ func tables(r *tally.Results) []*table {
 // manyTransports says whether the results hold more than one transport, so that reports name
 // the transport only when it tells cells apart.
 func manyTransports(r *tally.Results) bool {
+	var first *tally.Cell
 	for _, c := range r.Cells {
-		if c != nil && c.Transport != r.Cells[0].Transport {
+		switch {
+		case c == nil:
+		case first == nil:
+			first = c
+		case c.Transport != first.Transport:
 			return true
 		}
 	}
@@ -144,6 +150,20 @@ func unmet(r *tally.Results) []tally.Expectation {
 		}
 	}
 	return out
+}
+
+// heldLine says how many expectations held, in a sentence.
+func heldLine(r *tally.Results, missed int) string {
+	n := len(r.Expectations)
+	switch {
+	case missed == 0 && n == 1:
+		return "The 1 expectation held."
+	case missed == 0:
+		return fmt.Sprintf("All %d expectations held.", n)
+	case n == 1:
+		return "The 1 expectation did not hold."
+	}
+	return fmt.Sprintf("%d of %d expectations did not hold.", missed, n)
 }
 
 // selector renders an expectation's client, fault or schema, where empty means any.

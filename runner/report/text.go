@@ -73,7 +73,7 @@ func Text(w io.Writer, r *tally.Results) error {
 		b.WriteString("\n")
 		missed := unmet(r)
 		if len(missed) == 0 {
-			fmt.Fprintf(&b, "All %d expectations held.\n", len(r.Expectations))
+			b.WriteString(heldLine(r, 0) + "\n")
 		} else {
 			fmt.Fprintf(&b, "Unmet expectations (%d of %d):\n", len(missed), len(r.Expectations))
 			for _, e := range missed {

@@ -59,7 +59,7 @@ schema_modes: [hidden]
 clients: [raw]
 runz: 3
 `,
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, clients, runs, timeout, parallel, expect)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			name: "duplicate key",
@@ -500,7 +500,7 @@ expect:
   - client: raw
     outcome: pass
 `,
-			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed)`,
+			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed)`,
 		},
 		{
 			name: "missing outcome",
@@ -513,7 +513,7 @@ clients: [raw]
 expect:
   - {client: raw}
 `,
-			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed)",
+			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed)",
 		},
 		{
 			name: "expectation outside the matrix",

@@ -27,6 +27,7 @@ type Scenario struct {
 	Timeout      Duration       `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema_description:"How long one run may take before its outcome is hung; default 30s."`
 	Parallel     int            `yaml:"parallel,omitempty" json:"parallel,omitempty" jsonschema:"minimum=1" jsonschema_description:"How many runs execute at once; unset lets the runner decide."`
 	Expect       []Expect       `yaml:"expect,omitempty" json:"expect,omitempty" jsonschema_description:"Outcomes the cells must have for the check to pass."`
+	Sandbox      Sandbox        `yaml:"sandbox,omitempty" json:"sandbox,omitempty" jsonschema_description:"Relaxes the hardening of docker cells; every field unset keeps the hardened default."`
 
 	// File is the path the manifest was loaded from, kept so reports can
 	// annotate its lines.
@@ -137,17 +138,18 @@ type Outcome string
 
 // The outcomes an expectation can name.
 const (
-	OutcomePassed   Outcome = "passed"    // returned what was on the wire
-	OutcomeAltered  Outcome = "altered"   // returned something else
-	OutcomeThrew    Outcome = "threw"     // the library raised
-	OutcomeRPCError Outcome = "rpc-error" // the client reported a JSON-RPC error
-	OutcomeHung     Outcome = "hung"      // no answer before the timeout
-	OutcomeCrashed  Outcome = "crashed"   // the adapter died
+	OutcomePassed   Outcome = "passed"     // returned what was on the wire
+	OutcomeAltered  Outcome = "altered"    // returned something else
+	OutcomeThrew    Outcome = "threw"      // the library raised
+	OutcomeRPCError Outcome = "rpc-error"  // the client reported a JSON-RPC error
+	OutcomeHung     Outcome = "hung"       // no answer before the timeout
+	OutcomeCrashed  Outcome = "crashed"    // the adapter died
+	OutcomeOOM      Outcome = "oom-killed" // the cell ran out of memory
 )
 
 // Outcomes returns every outcome an expectation can name.
 func Outcomes() []Outcome {
-	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed}
+	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM}
 }
 
 // Expect is one expectation: the cells it selects must have its outcome.
@@ -208,4 +210,17 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// Sandbox relaxes how a docker cell is confined. The defaults: network none (loopback only),
+// every capability dropped, no-new-privileges, user 1000:1000, 1 GiB of memory with no swap,
+// 1 CPU, 256 processes, 1024 open files.
+type Sandbox struct {
+	Network          string  `yaml:"network,omitempty" json:"network,omitempty" jsonschema:"enum=none,enum=host,enum=bridge" jsonschema_description:"Docker network of the cell; none leaves loopback only."`
+	Memory           int64   `yaml:"memory_mb,omitempty" json:"memory_mb,omitempty" jsonschema:"minimum=16" jsonschema_description:"Memory limit in MiB (swap is set equal: none)."`
+	CPUs             float64 `yaml:"cpus,omitempty" json:"cpus,omitempty" jsonschema:"minimum=0.1" jsonschema_description:"CPU limit."`
+	Pids             int64   `yaml:"pids,omitempty" json:"pids,omitempty" jsonschema:"minimum=8" jsonschema_description:"Process limit."`
+	NoFile           int64   `yaml:"nofile,omitempty" json:"nofile,omitempty" jsonschema:"minimum=16" jsonschema_description:"Open-file limit."`
+	User             string  `yaml:"user,omitempty" json:"user,omitempty" jsonschema_description:"uid:gid the cell runs as."`
+	KeepCapabilities bool    `yaml:"keep_capabilities,omitempty" json:"keep_capabilities,omitempty" jsonschema_description:"Keep the engine's default capabilities instead of dropping all."`
 }

@@ -1,0 +1,336 @@
+package backend
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// engine is the part of the Docker Engine API the backend uses; *client.Client has it, and it
+// talks to engines as old as API 1.41 (Debian's docker.io 20.10) through version negotiation.
+type engine interface {
+	Ping(ctx context.Context) (types.Ping, error)
+	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, name string) (container.CreateResponse, error)
+	CopyToContainer(ctx context.Context, id, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
+	CopyFromContainer(ctx context.Context, id, srcPath string) (io.ReadCloser, container.PathStat, error)
+	ContainerAttach(ctx context.Context, id string, options container.AttachOptions) (types.HijackedResponse, error)
+	ContainerWait(ctx context.Context, id string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
+	ContainerStart(ctx context.Context, id string, options container.StartOptions) error
+	ContainerStop(ctx context.Context, id string, options container.StopOptions) error
+	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
+	ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error
+	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
+	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
+	VolumeRemove(ctx context.Context, id string, force bool) error
+	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
+	ImageList(ctx context.Context, options image.ListOptions) ([]image.Summary, error)
+	ImageRemove(ctx context.Context, id string, options image.RemoveOptions) ([]image.DeleteResponse, error)
+}
+
+// Labels every container, volume and image toolscore makes carries.
+const (
+	LabelMarker   = "io.toolscore"          // "1" on everything of ours
+	LabelSession  = "io.toolscore.session"  // the sweep that made it
+	LabelOwner    = "io.toolscore.owner"    // host:pid of that sweep's process
+	LabelDeadline = "io.toolscore.deadline" // unix time past which it is a leftover whatever its session
+	LabelCell     = "io.toolscore.cell"
+	LabelRun      = "io.toolscore.run"
+	LabelInputs   = "io.toolscore.inputs" // an image's input hash
+)
+
+// Paths inside a cell container.
+const (
+	CellBinary  = "/opt/toolscore/toolscore"
+	CellWorkDir = "/run/toolscore"
+	cellUID     = 1000
+)
+
+// Sandbox is how a cell container is confined; every field is a manifest option a user can
+// relax, and the zero value of each means the hardened default.
+type Sandbox struct {
+	Network string // "none" (loopback only) unless set
+	Memory  int64  // bytes; swap is set equal, so no swap
+	CPUs    float64
+	Pids    int64
+	NoFile  int64
+	User    string // "1000:1000" unless set
+	// KeepCapabilities, when true, does not drop every capability.
+	KeepCapabilities bool
+}
+
+func (s Sandbox) withDefaults() Sandbox {
+	if s.Network == "" {
+		s.Network = "none"
+	}
+	if s.Memory == 0 {
+		s.Memory = 1 << 30
+	}
+	if s.CPUs == 0 {
+		s.CPUs = 1
+	}
+	if s.Pids == 0 {
+		s.Pids = 256
+	}
+	if s.NoFile == 0 {
+		s.NoFile = 1024
+	}
+	if s.User == "" {
+		s.User = strconv.Itoa(cellUID) + ":" + strconv.Itoa(cellUID)
+	}
+	return s
+}
+
+// Docker runs each run in a fresh container holding the client, the proxy and the server.
+type Docker struct {
+	api     engine
+	session string
+	owner   string
+	Sandbox Sandbox
+	// Images maps a client name to the image its cells run in.
+	Images map[string]string
+}
+
+// NewDocker connects to the engine named by the environment (DOCKER_HOST and friends), and
+// pings it: an error means no daemon answered.
+func NewDocker(ctx context.Context) (*Docker, error) {
+	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if _, err := api.Ping(pctx); err != nil {
+		api.Close()
+		return nil, fmt.Errorf("no Docker daemon answered at %s: %w", api.DaemonHost(), err)
+	}
+	host, _ := os.Hostname()
+	return &Docker{
+		api:     api,
+		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid()),
+		owner:   host + ":" + strconv.Itoa(os.Getpid()),
+		Images:  map[string]string{},
+	}, nil
+}
+
+func (d *Docker) Name() string { return "docker" }
+
+// Self is where the toolscore binary is inside every cell.
+func (d *Docker) Self() string { return CellBinary }
+
+// WorkDir is the run's directory inside its cell.
+func (d *Docker) WorkDir(string) string { return CellWorkDir }
+
+// Session names this sweep's containers.
+func (d *Docker) Session() string { return d.session }
+
+// Run executes one run in a fresh container: create, copy the run's inputs in, attach, register
+// the wait, start, read to EOF, wait, copy the transcript out, remove.
+func (d *Docker) Run(ctx context.Context, s Spec) Result {
+	start := time.Now()
+	img := d.Images[s.Client]
+	if img == "" {
+		return Result{Err: fmt.Errorf("no image for client %q", s.Client)}
+	}
+	sb := d.Sandbox.withDefaults()
+	pids := sb.Pids
+	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
+	cfg := &container.Config{
+		Image:        img,
+		Cmd:          s.Command,
+		Env:          append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, s.Env...),
+		WorkingDir:   CellWorkDir,
+		User:         sb.User,
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Tty:          false,
+		Labels: map[string]string{
+			LabelMarker: "1", LabelSession: d.session, LabelOwner: d.owner,
+			LabelDeadline: strconv.FormatInt(deadline, 10), LabelCell: s.Cell, LabelRun: strconv.Itoa(s.Run),
+		},
+	}
+	host := &container.HostConfig{
+		NetworkMode: container.NetworkMode(sb.Network),
+		SecurityOpt: []string{"no-new-privileges"},
+		AutoRemove:  false,
+		Resources: container.Resources{
+			Memory:     sb.Memory,
+			MemorySwap: sb.Memory,
+			NanoCPUs:   int64(sb.CPUs * 1e9),
+			PidsLimit:  &pids,
+			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: sb.NoFile, Hard: sb.NoFile}},
+		},
+	}
+	if !sb.KeepCapabilities {
+		host.CapDrop = []string{"ALL"}
+	}
+	created, err := d.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	if err != nil {
+		return Result{Err: fmt.Errorf("creating the cell container from %s: %w", img, err), Cancelled: ctx.Err() != nil}
+	}
+	id := created.ID
+	// Removal must happen even when the sweep is being cancelled, so it gets its own context.
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = d.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	}()
+	in, err := tarDir(s.Dir)
+	if err != nil {
+		return Result{Err: err}
+	}
+	if err := d.api.CopyToContainer(ctx, id, "/", in, container.CopyToContainerOptions{}); err != nil {
+		return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+	}
+	att, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return Result{Err: fmt.Errorf("attaching: %w", err), Cancelled: ctx.Err() != nil}
+	}
+	defer att.Close()
+	waitCh, waitErr := d.api.ContainerWait(context.WithoutCancel(ctx), id, container.WaitConditionNextExit)
+	if err := d.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return Result{Err: fmt.Errorf("starting the cell: %w", err), Cancelled: ctx.Err() != nil}
+	}
+	_ = att.CloseWrite() // the adapter reads nothing: stdin is closed at once
+	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	read := make(chan struct{})
+	go func() {
+		_, _ = stdcopy.StdCopy(stdout, stderr, att.Reader)
+		close(read)
+	}()
+
+	var r Result
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		defer cancel()
+		grace := 2
+		_ = d.api.ContainerStop(sctx, id, container.StopOptions{Timeout: &grace})
+	}
+	select {
+	case w := <-waitCh:
+		r.ExitCode = int(w.StatusCode)
+	case err := <-waitErr:
+		r.Err = fmt.Errorf("waiting for the cell: %w", err)
+	case <-timer.C:
+		r.TimedOut = true
+		stop()
+	case <-ctx.Done():
+		r.Cancelled = true
+		stop()
+	}
+	select {
+	case <-read:
+	case <-time.After(5 * time.Second):
+	}
+	r.Took = time.Since(start)
+	r.Stdout, r.Stderr = stdout.buf, stderr.buf
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {
+		r.OOMKilled = info.State.OOMKilled
+		if r.TimedOut || r.Cancelled {
+			r.ExitCode = info.State.ExitCode
+		}
+	}
+	if err := d.copyOut(ictx, id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
+		r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
+	}
+	return r
+}
+
+// copyOut brings the run directory's files back from the cell into dir.
+func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
+	rc, _, err := d.api.CopyFromContainer(ctx, id, CellWorkDir+"/.")
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		// Only plain names inside the run directory: a hostile cell cannot write elsewhere.
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 {
+			name = parts[1] // the archive's top entry is the directory itself
+		}
+		if name == "." || strings.HasPrefix(name, "..") || path.IsAbs(name) {
+			continue
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(dst)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, tr)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// tarDir packs the run's host directory as the cell's work directory, owned by the cell user.
+func tarDir(dir string) (io.Reader, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})
+	_ = tw.WriteHeader(&tar.Header{Name: "run/toolscore/", Mode: 0o755, Typeflag: tar.TypeDir, Uid: cellUID, Gid: cellUID})
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: "run/toolscore/" + e.Name(), Mode: 0o644, Size: int64(len(b)), Uid: cellUID, Gid: cellUID, Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
