@@ -17,5 +17,12 @@ func TestMain(m *testing.M) {
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
 	// A race-instrumented process sleeps 1 s at exit by default; every session here ends two.
 	os.Setenv("GORACE", "atexit_sleep_ms=0 "+os.Getenv("GORACE"))
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
+	os.Exit(code)
 }
+
+// cleanups run after every test, for what tests share (a built binary).
+var cleanups []func()

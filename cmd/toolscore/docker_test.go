@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// engine returns a client of the real Docker engine, or skips the test when none answers;
+// scripts/test starts one and sets TOOLSCORE_REQUIRE_DOCKER=1, so in CI a missing engine fails.
+func engine(t *testing.T) *client.Client {
+	t.Helper()
+	if _, err := backend.NewDocker(context.Background()); err != nil {
+		if os.Getenv("TOOLSCORE_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("the Docker engine is required here: %v", err)
+		}
+		t.Skipf("no Docker engine: %v", err)
+	}
+	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
+	return api
+}
+
+var (
+	staticOnce sync.Once
+	staticPath string
+	staticErr  error
+)
+
+// staticToolscore builds the real, static toolscore binary once: the docker backend copies it
+// into every cell, so the test binary (dynamically linked, race-instrumented) cannot stand in.
+func staticToolscore(t *testing.T) string {
+	t.Helper()
+	staticOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "toolscore-static-")
+		if err != nil {
+			staticErr = err
+			return
+		}
+		cleanups = append(cleanups, func() { os.RemoveAll(dir) })
+		staticPath = filepath.Join(dir, "toolscore")
+		cmd := exec.Command("go", "build", "-o", staticPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			staticErr = &buildError{string(out), err}
+		}
+	})
+	if staticErr != nil {
+		t.Fatal(staticErr)
+	}
+	return staticPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// ours lists every container with toolscore's marker label.
+func ours(t *testing.T, api *client.Client) []container.Summary {
+	t.Helper()
+	cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func noLeftovers(t *testing.T, api *client.Client, after string) {
+	t.Helper()
+	if cs := ours(t, api); len(cs) > 0 {
+		var names []string
+		for _, c := range cs {
+			names = append(names, c.ID[:12]+" "+c.Labels[backend.LabelCell]+" "+c.State)
+		}
+		t.Errorf("after %s, containers with our label remain: %v", after, names)
+	}
+}
+
+func runStatic(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(staticToolscore(t), append([]string{"run"}, args...)...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	return exitCode(cmd.Run()), o.String(), e.String()
+}
+
+func readResultsDir(t *testing.T, dir string) *tally.Results {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r tally.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+// TestDockerMatchesLocal: the built-in clients give the same counts in containers as in local
+// process groups, over the whole embedded scenario, and a normal sweep leaves nothing behind.
+func TestDockerMatchesLocal(t *testing.T) {
+	api := engine(t)
+	dockerOut, localOut := t.TempDir(), t.TempDir()
+	if code, _, stderr := runStatic(t, "--backend", "docker", "--runs", "1", "--parallel", "2", "--out", dockerOut); code != 0 {
+		t.Fatalf("docker sweep exited %d:\n%s", code, stderr)
+	}
+	noLeftovers(t, api, "a normal sweep")
+	if code, _, stderr := runStatic(t, "--backend", "local", "--runs", "1", "--parallel", "2", "--out", localOut); code != 0 {
+		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
+	}
+	d, l := readResultsDir(t, dockerOut), readResultsDir(t, localOut)
+	if d.Backend != "docker" || l.Backend != "local" || len(d.Cells) != 66 || len(l.Cells) != 66 {
+		t.Fatalf("backends %s/%s, %d/%d cells", d.Backend, l.Backend, len(d.Cells), len(l.Cells))
+	}
+	for i := range d.Cells {
+		dc, lc := d.Cells[i], l.Cells[i]
+		if dc.Key() != lc.Key() || dc.Counts() != lc.Counts() {
+			t.Errorf("%s: docker %s, local %s %s", dc.Key(), dc.Counts(), lc.Key(), lc.Counts())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dockerOut, "runs", "raw__corrupt__hidden__stdio", "run-1", "tee.jsonl")); err != nil {
+		t.Errorf("the transcript did not come out of the cell: %v", err)
+	}
+}
+
+// slowManifest is one cell whose run lasts a while (the answer comes late), so a test can look
+// at a live cell or interrupt a sweep in the middle.
+func slowManifest(t *testing.T, runs int) string {
+	p := filepath.Join(t.TempDir(), "slow.yaml")
+	os.WriteFile(p, []byte(`name: slow
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [{name: latency, latency: 4s}]
+schema_modes: [hidden]
+clients: [raw]
+runs: `+string(rune('0'+runs))+`
+timeout: 20s
+`), 0o644)
+	return p
+}
+
+// TestDockerHardening inspects a live cell: loopback-only network, every capability dropped,
+// no-new-privileges, a non-root user, memory with swap equal, CPU, pids and open-file limits,
+// and no mount at all (so never the Docker socket).
+func TestDockerHardening(t *testing.T) {
+	api := engine(t)
+	cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 1), "--backend", "docker", "--out", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	var live []container.Summary
+	for deadline := time.Now().Add(60 * time.Second); len(live) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no cell container appeared")
+		}
+		for _, c := range ours(t, api) {
+			if c.State == "running" {
+				live = append(live, c)
+			}
+		}
+	}
+	info, err := api.ContainerInspect(context.Background(), live[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := info.HostConfig
+	checks := []struct {
+		what string
+		ok   bool
+	}{
+		{"network none", string(h.NetworkMode) == "none"},
+		{"all capabilities dropped", len(h.CapDrop) == 1 && strings.EqualFold(h.CapDrop[0], "ALL") && len(h.CapAdd) == 0},
+		{"no-new-privileges", len(h.SecurityOpt) == 1 && strings.HasPrefix(h.SecurityOpt[0], "no-new-privileges")},
+		{"non-root user", info.Config.User == "1000:1000"},
+		{"memory limited, swap equal", h.Memory == 1<<30 && h.MemorySwap == h.Memory},
+		{"one CPU", h.NanoCPUs == 1e9},
+		{"pids limited", h.PidsLimit != nil && *h.PidsLimit == 256},
+		{"open files limited", len(h.Ulimits) == 1 && h.Ulimits[0].Name == "nofile" && h.Ulimits[0].Hard == 1024},
+		{"not privileged", !h.Privileged},
+		{"no mounts (no Docker socket)", len(info.Mounts) == 0 && len(h.Binds) == 0},
+		{"not auto-removed (toolscore removes it after copying out)", !h.AutoRemove},
+		{"labelled with session and cell", info.Config.Labels[backend.LabelSession] != "" && info.Config.Labels[backend.LabelCell] == "raw|latency|hidden|stdio"},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("cell hardening: want %s; HostConfig %+v User %q", c.what, *h, info.Config.User)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the sweep failed: %v", err)
+	}
+	noLeftovers(t, api, "the hardening sweep")
+}
+
+// TestDockerLeaks: after a failing sweep, after SIGINT, and after SIGKILL plus the next start,
+// no container with our label is left.
+func TestDockerLeaks(t *testing.T) {
+	api := engine(t)
+	unmet := filepath.Join(t.TempDir(), "unmet.yaml")
+	os.WriteFile(unmet, []byte(`name: unmet
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [corrupt]
+schema_modes: [hidden]
+clients: [raw]
+runs: 2
+expect: [{client: raw, outcome: threw}]
+`), 0o644)
+	if code, _, stderr := runStatic(t, unmet, "--backend", "docker", "--out", t.TempDir()); code != 1 {
+		t.Fatalf("the failing sweep exited %d, want 1:\n%s", code, stderr)
+	}
+	noLeftovers(t, api, "a failing sweep")
+
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 4), "--backend", "docker", "--parallel", "2", "--out", t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if n := len(ours(t, api)); n >= 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("the cells did not start")
+			}
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		if sig == syscall.SIGINT {
+			if code := exitCode(err); code != 130 {
+				t.Errorf("exit %d after SIGINT, want 130", code)
+			}
+			noLeftovers(t, api, "SIGINT")
+			continue
+		}
+		if len(ours(t, api)) == 0 {
+			t.Fatal("SIGKILL left nothing behind: this test would prove nothing")
+		}
+		if code, _, stderr := runStatic(t, "--backend", "docker", "--runs", "1", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--out", t.TempDir()); code != 0 {
+			t.Fatalf("the next sweep exited %d:\n%s", code, stderr)
+		}
+		noLeftovers(t, api, "SIGKILL and the next start")
+	}
+}
