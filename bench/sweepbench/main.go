@@ -125,6 +125,7 @@ func run(ctx context.Context, parallel, repeats, warmup int, bin string, keep bo
 	fmt.Println()
 
 	var rows []row
+	loadBefore = loadAvg()
 	for i := -warmup; i < repeats; i++ {
 		n := i + 1
 		label := strconv.Itoa(n)
@@ -501,6 +502,12 @@ func printTable(rows []row, runs int) error {
 		verdict = "MISSED"
 	}
 	fmt.Printf("target sweep <= %.2f × loop: %s\n", targetRatio, verdict)
+	spread := max(slices.Max(sweeps)/minOf(sweeps), slices.Max(loops)/minOf(loops))
+	fmt.Printf("noise: slowest / fastest of one side over the repeats, %.2f; load average before %s, after %s\n",
+		spread, loadBefore, loadAvg())
+	if spread-1 > targetRatio-1 {
+		fmt.Printf("  the same work varied by more than the %.0f%% margin under test: this machine was busy, so the ratio is noise-bound (more -repeats, or a quiet machine)\n", (targetRatio-1)*100)
+	}
 	if len(bad) == 0 {
 		fmt.Println("observations: both sides the same count, one per run, every repeat")
 		return nil
@@ -509,6 +516,18 @@ func printTable(rows []row, runs int) error {
 		fmt.Println("check:", b)
 	}
 	return errors.New("the two sides did not produce the same observations")
+}
+
+// loadBefore is the load average as the first pair starts.
+var loadBefore string
+
+// loadAvg is the first three fields of /proc/loadavg, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 func median(xs []float64) float64 {
