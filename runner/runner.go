@@ -48,6 +48,9 @@ type Options struct {
 	Version string
 	// Progress, when set, is told about every run that starts and ends.
 	Progress Progress
+	// Unavailable names clients that cannot run here (by ID), with the reason; their cells are
+	// reported as unavailable, never given made-up outcomes.
+	Unavailable map[string]string
 }
 
 // Progress hears about the sweep as it goes.
@@ -92,8 +95,18 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	defer runsFile.Close()
 
-	cells := sc.Cells()
 	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC()}
+	var cells []scenario.Cell
+	for _, c := range sc.Clients {
+		if why, ok := o.Unavailable[c.ID()]; ok {
+			res.Unavailable = append(res.Unavailable, tally.Unavailable{Client: c.ID(), Reason: why})
+		}
+	}
+	for _, c := range sc.Cells() {
+		if _, ok := o.Unavailable[c.Client.ID()]; !ok {
+			cells = append(cells, c)
+		}
+	}
 	var jobs []job
 	for i, c := range cells {
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport, Planned: sc.Runs})
@@ -211,10 +224,10 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
 	spec := backend.Spec{
 		Dir:     dir,
-		Client:  j.cell.Client.Name,
+		Client:  j.cell.Client.ID(),
 		Cell:    j.cell.Key(),
 		Run:     j.run,
-		Command: []string{self, "client", j.cell.Client.Name},
+		Command: adapterCommand(self, j.cell.Client.Name),
 		Env:     append(env, req.Env()...),
 		Timeout: sc.Timeout.Std(),
 	}
@@ -233,6 +246,15 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
+}
+
+// adapterCommand starts a client adapter: a built-in one is toolscore itself, a contained one
+// is whatever its image runs.
+func adapterCommand(self, name string) []string {
+	if c, ok := client.Containeds[name]; ok {
+		return c.Command
+	}
+	return []string{self, "client", name}
 }
 
 // crashedRun records a run that could not even be set up.

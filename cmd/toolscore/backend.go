@@ -18,58 +18,73 @@ var errUsage = errors.New("usage")
 
 // chooseBackend picks where runs execute: the named backend, or docker when a daemon answers
 // and local otherwise. It says why, and returns what to do when the sweep is over.
-func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, func(), error) {
+func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, map[string]string, func(), error) {
 	local := backend.Local{Binary: self}
+	localOnly := map[string]string{}
+	for _, c := range sc.Clients {
+		if _, ok := client.Containeds[c.Name]; ok {
+			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
+		}
+	}
 	switch name {
 	case "local":
-		return local, "asked for with --backend local", func() {}, nil
+		return local, "asked for with --backend local", localOnly, func() {}, nil
 	case "docker", "":
 	default:
-		return nil, "", nil, fmt.Errorf("%w: unknown backend %q (known: docker, local)", errUsage, name)
+		return nil, "", nil, nil, fmt.Errorf("%w: unknown backend %q (known: docker, local)", errUsage, name)
 	}
-	d, done, err := dockerBackend(ctx, self, sc, log)
+	d, unavailable, done, err := dockerBackend(ctx, self, sc, log)
 	if err == nil {
 		why := "asked for with --backend docker"
 		if name == "" {
 			why = "a Docker daemon answered"
 		}
-		return d, why, done, nil
+		return d, why, unavailable, done, nil
 	}
 	if name == "docker" {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
-	return local, "no Docker backend: " + err.Error(), func() {}, nil
+	return local, "no Docker backend: " + err.Error(), localOnly, func() {}, nil
 }
 
 // dockerBackend connects, sweeps what dead sweeps left, and makes sure every client's cell
 // image is built; done sweeps again and says if this sweep left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log io.Writer) (*backend.Docker, func(), error) {
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log io.Writer) (*backend.Docker, map[string]string, func(), error) {
 	bin, err := backend.StaticBinary(self)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	d, err := backend.NewDocker(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if n, err := d.Sweep(ctx, false); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	} else if n > 0 {
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
 	d.Sandbox = sandbox(sc)
+	unavailable := map[string]string{}
 	for _, c := range sc.Clients {
-		if _, ok := client.Builtins[c.Name]; !ok {
-			return nil, nil, fmt.Errorf("client %q has no cell image", c.Name)
+		spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+		if cont, ok := client.Containeds[c.Name]; ok {
+			if spec, err = backend.ClientImage(cont.Image, bin, c.Version); err != nil {
+				unavailable[c.ID()] = err.Error()
+				continue
+			}
 		}
-		tag, built, err := d.EnsureImage(ctx, backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE")), nil)
+		start := time.Now()
+		tag, built, err := d.EnsureImage(ctx, spec, nil)
 		if err != nil {
-			return nil, nil, err
+			// A client whose image cannot be built is reported as unavailable, with the reason.
+			unavailable[c.ID()] = err.Error()
+			fmt.Fprintf(log, "client %s is unavailable: %v\n", c.ID(), err)
+			continue
 		}
 		if built {
-			fmt.Fprintf(log, "built %s\n", tag)
+			fmt.Fprintf(log, "built %s for %s in %s\n", tag, c.ID(), time.Since(start).Round(time.Second))
 		}
-		d.Images[c.Name] = tag
+		d.Images[c.ID()] = tag
 	}
 	done := func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -79,7 +94,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		}
 		_, _ = d.Sweep(cctx, false)
 	}
-	return d, done, nil
+	return d, unavailable, done, nil
 }
 
 // sandbox is the manifest's relaxation of the cell hardening, if any.

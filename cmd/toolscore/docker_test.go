@@ -122,15 +122,16 @@ func readResultsDir(t *testing.T, dir string) *tally.Results {
 func TestDockerMatchesLocal(t *testing.T) {
 	api := engine(t)
 	dockerOut, localOut := t.TempDir(), t.TempDir()
-	if code, _, stderr := runStatic(t, "--backend", "docker", "--runs", "1", "--parallel", "2", "--out", dockerOut); code != 0 {
+	builtins := "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call"
+	if code, _, stderr := runStatic(t, "--backend", "docker", "--clients", builtins, "--runs", "1", "--parallel", "2", "--out", dockerOut); code != 0 {
 		t.Fatalf("docker sweep exited %d:\n%s", code, stderr)
 	}
 	noLeftovers(t, api, "a normal sweep")
-	if code, _, stderr := runStatic(t, "--backend", "local", "--runs", "1", "--parallel", "2", "--out", localOut); code != 0 {
+	if code, _, stderr := runStatic(t, "--backend", "local", "--clients", builtins, "--runs", "1", "--parallel", "2", "--out", localOut); code != 0 {
 		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
 	}
 	d, l := readResultsDir(t, dockerOut), readResultsDir(t, localOut)
-	if d.Backend != "docker" || l.Backend != "local" || len(d.Cells) != 66 || len(l.Cells) != 66 {
+	if d.Backend != "docker" || l.Backend != "local" || len(d.Cells) != 110 || len(l.Cells) != 110 {
 		t.Fatalf("backends %s/%s, %d/%d cells", d.Backend, l.Backend, len(d.Cells), len(l.Cells))
 	}
 	for i := range d.Cells {

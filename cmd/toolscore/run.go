@@ -92,7 +92,7 @@ func runCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return 1
 	}
-	be, why, done, err := chooseBackend(ctx, *backendName, self, sc, os.Stderr)
+	be, why, unavailable, done, err := chooseBackend(ctx, *backendName, self, sc, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		if errors.Is(err, errUsage) {
@@ -107,7 +107,7 @@ func runCmd(ctx context.Context, args []string) int {
 	prog := newProgress(os.Stderr, cells)
 	res, err := runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: *out,
-		Parallel: par, Version: version, Progress: prog,
+		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
 	})
 	prog.finish()
 	if res == nil {

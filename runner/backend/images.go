@@ -164,6 +164,36 @@ func BuiltinImage(binary []byte, baseImage string) ImageSpec {
 	return s
 }
 
+// ClientImage is the cell image of a contained adapter (runner/client.Containeds): its library
+// installed on a node or python base, the static toolscore binary layered on. version, when
+// set, installs that version of the library instead of the lockfile's. The base images can be
+// overridden with TOOLSCORE_NODE_IMAGE and TOOLSCORE_PYTHON_IMAGE (CI without a registry).
+func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
+	s := ImageSpec{Name: dir, Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{}, Network: true}
+	base, versionArg := "", ""
+	switch dir {
+	case "ts-sdk", "ts-client-v2":
+		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "SDK_VERSION"
+		// One adapter script serves both TypeScript lines.
+		adapter, err := imageFiles.ReadFile("images/ts-sdk/adapter.mjs")
+		if err != nil {
+			return s, err
+		}
+		s.Extra["adapter.mjs"] = adapter
+	case "python-sdk":
+		base, versionArg = os.Getenv("TOOLSCORE_PYTHON_IMAGE"), "MCP_VERSION"
+	default:
+		return s, fmt.Errorf("no cell image %q", dir)
+	}
+	if base != "" {
+		s.Args["BASE_IMAGE"] = base
+	}
+	if version != "" {
+		s.Args[versionArg] = version
+	}
+	return s, nil
+}
+
 // StaticBinary reads the toolscore binary at path, and refuses one that needs a dynamic loader:
 // a cell image need not have the host's libc.
 func StaticBinary(path string) ([]byte, error) {

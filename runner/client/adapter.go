@@ -38,12 +38,39 @@ var Builtins = map[string]Adapter{
 	"go-sdk/list-then-call": func(ctx context.Context, r Request) (*Observation, error) {
 		return GoSDK(ctx, r.Server, r.Tool, r.Arguments, true)
 	},
+	"mcp-go/call": func(ctx context.Context, r Request) (*Observation, error) {
+		return MCPGo(ctx, r, false)
+	},
+	"mcp-go/list-then-call": func(ctx context.Context, r Request) (*Observation, error) {
+		return MCPGo(ctx, r, true)
+	},
 }
 
-// Names lists the built-in adapters, sorted.
+// Contained is an adapter that lives in a cell image of its own (its library is not Go), and
+// the command that starts it there.
+type Contained struct {
+	// Image names the image directory under runner/backend/images.
+	Image   string
+	Command []string
+}
+
+// Containeds are the adapters in images of their own, by manifest name.
+var Containeds = map[string]Contained{
+	"ts-sdk/call":                 {"ts-sdk", []string{"node", "/opt/adapter/adapter.mjs", "call"}},
+	"ts-sdk/list-then-call":       {"ts-sdk", []string{"node", "/opt/adapter/adapter.mjs", "list-then-call"}},
+	"ts-client-v2/call":           {"ts-client-v2", []string{"node", "/opt/adapter/adapter.mjs", "call"}},
+	"ts-client-v2/list-then-call": {"ts-client-v2", []string{"node", "/opt/adapter/adapter.mjs", "list-then-call"}},
+	"python-sdk/call":             {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "call"}},
+	"python-sdk/list-then-call":   {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "list-then-call"}},
+}
+
+// Names lists every adapter a manifest may name, built in or contained, sorted.
 func Names() []string {
-	names := make([]string, 0, len(Builtins))
+	names := make([]string, 0, len(Builtins)+len(Containeds))
 	for n := range Builtins {
+		names = append(names, n)
+	}
+	for n := range Containeds {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -21,7 +21,16 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 				continue
 			}
 			c := byKey[cell.Key()]
-			if c == nil || c.Runs == 0 {
+			if c == nil {
+				if e.Client == "" || e.Client == "*" {
+					continue // a wildcard speaks of the clients that ran
+				}
+				// The named client could not run here: the expectation cannot be said to hold.
+				x.Held = false
+				x.Misses = append(x.Misses, fmt.Sprintf("%s × %s × %s: not run (client unavailable)", cell.Client.ID(), cell.Fault.Name, cell.Schema))
+				continue
+			}
+			if c.Runs == 0 {
 				continue
 			}
 			if c.Outcome[string(e.Outcome)] != c.Runs {

@@ -1,0 +1,36 @@
+// toolscore's TypeScript adapter: one tools/call through the real MCP TypeScript SDK
+// (1.x is @modelcontextprotocol/sdk, 2.x is @modelcontextprotocol/client; the image says which
+// in TOOLSCORE_TS_PACKAGE), speaking the runner's contract: the request comes in TOOLSCORE_*
+// variables, one JSON observation line goes to stdout.
+import { readFileSync } from "node:fs";
+
+const mode = process.argv[2] ?? "call";
+const pkg = process.env.TOOLSCORE_TS_PACKAGE ?? "@modelcontextprotocol/sdk";
+const v2 = pkg === "@modelcontextprotocol/client";
+const { Client } = await import(v2 ? "@modelcontextprotocol/client" : "@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = await import(v2 ? "@modelcontextprotocol/client/stdio" : "@modelcontextprotocol/sdk/client/stdio.js");
+const version = JSON.parse(readFileSync(new URL(`./node_modules/${pkg}/package.json`, import.meta.url), "utf8")).version;
+
+const server = JSON.parse(process.env.TOOLSCORE_SERVER);
+const out = {
+  client: (v2 ? "ts-client-v2/" : "ts-sdk/") + mode,
+  library: `${pkg} ${version}`,
+  listed: mode === "list-then-call",
+};
+// The whole environment goes to the server: the SDK's default passes only a few variables.
+const transport = new StdioClientTransport({ command: server[0], args: server.slice(1), env: process.env, stderr: "inherit" });
+const client = new Client({ name: "toolscore-ts", version: "1" });
+await client.connect(transport);
+try {
+  if (out.listed) await client.listTools();
+  out.returned = await client.callTool({
+    name: process.env.TOOLSCORE_TOOL,
+    arguments: JSON.parse(process.env.TOOLSCORE_ARGUMENTS || "{}"),
+  });
+} catch (e) {
+  out.raised = { class: e?.constructor?.name ?? typeof e, message: String(e?.message ?? e) };
+  if (typeof e?.code === "number") out.raised.code = e.code;
+}
+process.stdout.write(JSON.stringify(out) + "\n");
+await client.close().catch(() => {});
+process.exit(0);
