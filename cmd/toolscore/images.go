@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
+	"time"
 
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
 )
 
 // imagesCmd lists, builds and prunes the cell images toolscore makes.
@@ -23,16 +26,23 @@ func imagesCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "toolscore images:", err)
 		return 1
 	}
-	current := func() (backend.ImageSpec, error) {
+	// current lists the image of every client as this binary would build it, by image name.
+	current := func() (map[string]backend.ImageSpec, error) {
 		self, err := os.Executable()
 		if err != nil {
-			return backend.ImageSpec{}, err
+			return nil, err
 		}
 		bin, err := backend.StaticBinary(self)
 		if err != nil {
-			return backend.ImageSpec{}, err
+			return nil, err
 		}
-		return backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE")), nil
+		specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
+		for _, c := range client.Containeds {
+			if specs[c.Image], err = backend.ClientImage(c.Image, bin, ""); err != nil {
+				return nil, err
+			}
+		}
+		return specs, nil
 	}
 	switch sub {
 	case "list":
@@ -45,26 +55,36 @@ func imagesCmd(ctx context.Context, args []string) int {
 			fmt.Printf("%-44s %s %6.1f MB  %s\n", im.Tag, im.ID[:min(len(im.ID), 19)], float64(im.Size)/1e6, im.Created.Format("2006-01-02 15:04"))
 		}
 	case "build":
-		spec, err := current()
+		specs, err := current()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
 			return 1
 		}
-		tag, built, err := d.EnsureImage(ctx, spec, os.Stderr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "toolscore images:", err)
+		failed := 0
+		for _, name := range sortedKeys(specs) {
+			start := time.Now()
+			tag, built, err := d.EnsureImage(ctx, specs[name], nil)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "toolscore images: %v\n", err)
+				failed++
+				continue
+			}
+			state := "up to date"
+			if built {
+				state = "built in " + time.Since(start).Round(100*time.Millisecond).String()
+			}
+			fmt.Println(tag, state)
+		}
+		if failed > 0 {
 			return 1
 		}
-		state := "up to date"
-		if built {
-			state = "built"
-		}
-		fmt.Println(tag, state)
 	case "prune":
 		var keep []string
-		if spec, err := current(); err == nil {
-			if tag, err := spec.Tag(); err == nil {
-				keep = append(keep, tag)
+		if specs, err := current(); err == nil {
+			for _, spec := range specs {
+				if tag, err := spec.Tag(); err == nil {
+					keep = append(keep, tag)
+				}
 			}
 		}
 		n, err := d.PruneImages(ctx, keep...)
@@ -72,7 +92,7 @@ func imagesCmd(ctx context.Context, args []string) int {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
 			return 1
 		}
-		fmt.Printf("removed %d image(s); kept %v\n", n, keep)
+		fmt.Printf("removed %d image(s); kept the %d current ones\n", n, len(keep))
 	}
 	return 0
 }
@@ -100,4 +120,13 @@ func cleanCmd(ctx context.Context, args []string) int {
 	}
 	fmt.Printf("removed %d container(s) and volume(s), %d image(s)\n", n, m)
 	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
