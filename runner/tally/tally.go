@@ -39,6 +39,11 @@ type Cell struct {
 	Library string `json:"library,omitempty"`
 	// Examples holds, per outcome, the first run that had it: where to find its evidence.
 	Examples map[string]Example `json:"examples,omitempty"`
+	// ModelView counts, for an agent, what its client layer put in front of the model: structured,
+	// text, error or none. Answer counts how the agent's final answer graded: truth,
+	// fault-value, no-value, other, and flagged alongside when it named the problem.
+	ModelView map[string]int `json:"model_view,omitempty"`
+	Answer    map[string]int `json:"answer,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
 	durations    []time.Duration
@@ -89,6 +94,17 @@ func (c *Cell) Add(outcome string, run int, evidence, tee string, took time.Dura
 	d := append([]time.Duration(nil), c.durations...)
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	c.MedianMillis = d[len(d)/2].Milliseconds()
+}
+
+// AddAgent counts an agent run's model view and graded answer (Add counts its outcome).
+func (c *Cell) AddAgent(view string, answers ...string) {
+	if c.ModelView == nil {
+		c.ModelView, c.Answer = map[string]int{}, map[string]int{}
+	}
+	c.ModelView[view]++
+	for _, a := range answers {
+		c.Answer[a]++
+	}
 }
 
 // Counts renders the outcome counts the way a person reads them: "threw 3/3", or
