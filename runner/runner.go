@@ -51,6 +51,8 @@ type Options struct {
 	// Unavailable names clients that cannot run here (by ID), with the reason; their cells are
 	// reported as unavailable, never given made-up outcomes.
 	Unavailable map[string]string
+	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
+	Shard, Shards int
 }
 
 // Progress hears about the sweep as it goes.
@@ -86,6 +88,13 @@ type job struct {
 // cancelled midway (then Interrupted is set and the rest are not run).
 func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	sc := o.Scenario
+	// Run directories are handed to processes that start in them, so a relative --out would
+	// point nowhere: the local backend's proxy could not find its tee.
+	abs, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the output directory %s: %w", o.Out, err)
+	}
+	o.Out = abs
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
@@ -96,22 +105,30 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	defer runsFile.Close()
 
 	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC()}
-	var cells []scenario.Cell
+	if o.Shards > 0 {
+		res.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
 	for _, c := range sc.Clients {
 		if why, ok := o.Unavailable[c.ID()]; ok {
 			res.Unavailable = append(res.Unavailable, tally.Unavailable{Client: c.ID(), Reason: why})
 		}
 	}
-	for _, c := range sc.Cells() {
-		if _, ok := o.Unavailable[c.Client.ID()]; !ok {
-			cells = append(cells, c)
-		}
-	}
 	var jobs []job
-	for i, c := range cells {
-		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport, Planned: sc.Runs})
+	// Runs are numbered over the whole matrix, unavailable clients included, so a run lands in
+	// the same shard whatever could run on the other machines.
+	for i, c := range sc.Cells() {
+		if _, ok := o.Unavailable[c.Client.ID()]; ok {
+			continue
+		}
+		// Every cell is listed, also one with no run in this shard (planned 0), so merged
+		// shards keep the unsharded order of cells.
+		idx := len(res.Cells)
+		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport,
+			Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
 		for r := 1; r <= sc.Runs; r++ {
-			jobs = append(jobs, job{cell: c, run: r, cellIdx: i})
+			if inShard(i*sc.Runs+r-1, o.Shard, o.Shards) {
+				jobs = append(jobs, job{cell: c, run: r, cellIdx: idx})
+			}
 		}
 	}
 	var outputSchema []byte
@@ -168,6 +185,24 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		return res, fmt.Errorf("writing runs.jsonl: %w", werr)
 	}
 	return res, nil
+}
+
+// ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
+// are numbered in order, cell by cell and run by run within a cell, and run k belongs to the
+// shard k % shards + 1, so each cell's runs spread over the shards. shards 0 is the whole matrix.
+func ShardRuns(cellIdx, runs, shard, shards int) int {
+	n := 0
+	for r := range runs {
+		if inShard(cellIdx*runs+r, shard, shards) {
+			n++
+		}
+	}
+	return n
+}
+
+// inShard says whether run k (0-based, over the whole matrix) belongs to shard of shards.
+func inShard(k, shard, shards int) bool {
+	return shards <= 0 || k%shards == shard-1
 }
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server.

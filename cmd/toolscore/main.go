@@ -20,6 +20,8 @@ usage:
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
+  toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
+  toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
@@ -55,6 +57,10 @@ func run(ctx context.Context, args []string) int {
 		return reportCmd(ctx, args[1:])
 	case "merge":
 		return mergeCmd(ctx, args[1:])
+	case "diff":
+		return diffCmd(ctx, args[1:])
+	case "baseline":
+		return baselineCmd(ctx, args[1:])
 	case "images":
 		return imagesCmd(ctx, args[1:])
 	case "clean":

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,7 @@ func runCmd(ctx context.Context, args []string) int {
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
+	shard := fs.String("shard", "", "run only slice i of n of the runs, as i/n (merge the shards' outputs with toolscore merge)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	positional, err := parseInterspersed(fs, args)
@@ -51,88 +53,148 @@ func runCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore run: one scenario at a time, got %d: %s\n", len(positional), strings.Join(positional, " "))
 		return exitUsage
 	}
-	path, data := scenarios.LedgerPath, scenarios.Ledger
+	a := sweepArgs{
+		Clients: splitList(*clients), Faults: splitList(*faults), Schemas: splitList(*schemas),
+		Runs: *runs, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
+	}
 	if len(positional) == 1 {
-		path = positional[0]
+		a.Scenario = positional[0]
+	}
+	_, _, _, code := runSweep(ctx, a, os.Stdout, os.Stderr)
+	return code
+}
+
+// sweepArgs are what toolscore run takes from its flags, so the action can run the same sweep
+// (runSweep, not sweep: report_test.go has a sweep helper).
+type sweepArgs struct {
+	Scenario                 string // manifest path; "" is the embedded scenarios/ledger.yaml
+	Clients, Faults, Schemas []string
+	Runs, Parallel           int
+	Shard                    string // "i/n", or "" for every run
+	Backend, Out             string
+}
+
+// runSweep does what toolscore run does once its flags are parsed: it loads and filters the
+// scenario, picks the backend, runs the matrix, writes results.json, summary.md and runs.jsonl
+// into out, and prints the text report on stdout. code is run's exit code; res is nil when
+// nothing ran, and sc too when the manifest did not load.
+func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *tally.Results, sc *scenario.Scenario, out string, code int) {
+	path, data := scenarios.LedgerPath, scenarios.Ledger
+	if a.Scenario != "" {
+		path = a.Scenario
+		var err error
 		if data, err = os.ReadFile(path); err != nil {
-			fmt.Fprintf(os.Stderr, "toolscore run: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "toolscore run: %v\n", err)
+			return nil, nil, "", exitUsage
 		}
 	}
 	sc, err := scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}})
 	if err != nil {
 		for _, e := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintln(os.Stderr, e)
+			fmt.Fprintln(stderr, e)
 		}
-		return exitUsage
+		return nil, nil, "", exitUsage
 	}
-	if err := sc.Filter(splitList(*clients), splitList(*faults), splitList(*schemas)); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
-		return exitUsage
+	if err := sc.Filter(a.Clients, a.Faults, a.Schemas); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, sc, "", exitUsage
 	}
-	if *runs < 0 || *parallel < 0 {
-		fmt.Fprintln(os.Stderr, "toolscore run: --runs and --parallel must be positive")
-		return exitUsage
+	if a.Runs < 0 || a.Parallel < 0 {
+		fmt.Fprintln(stderr, "toolscore run: --runs and --parallel must be positive")
+		return nil, sc, "", exitUsage
 	}
-	if *runs > 0 {
-		sc.Runs = *runs
+	shard, shards, err := parseShard(a.Shard)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, sc, "", exitUsage
 	}
-	par := *parallel
+	if a.Runs > 0 {
+		sc.Runs = a.Runs
+	}
+	par := a.Parallel
 	if par == 0 {
 		par = sc.Parallel
 	}
 	if par == 0 {
 		par = runtime.NumCPU()
 	}
-	if *out == "" {
-		*out = filepath.Join("toolscore-out", time.Now().Format("20060102-150405"))
+	out = a.Out
+	if out == "" {
+		out = filepath.Join("toolscore-out", time.Now().Format("20060102-150405"))
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
-		return 1
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, sc, out, 1
 	}
-	be, why, unavailable, done, err := chooseBackend(ctx, *backendName, self, sc, os.Stderr)
+	be, why, unavailable, done, err := chooseBackend(ctx, a.Backend, self, sc, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		fmt.Fprintln(stderr, "toolscore run:", err)
 		if errors.Is(err, errUsage) {
-			return exitUsage
+			return nil, sc, out, exitUsage
 		}
-		return 1
+		return nil, sc, out, 1
 	}
 	defer done()
 	cells := len(sc.Cells())
-	fmt.Fprintf(os.Stderr, "toolscore %s: %s (%s): %d cells × %d runs on the %s backend (%s), %d at a time; output in %s\n",
-		version, sc.Name, path, cells, sc.Runs, be.Name(), why, par, *out)
-	prog := newProgress(os.Stderr, cells)
-	res, err := runner.Run(ctx, runner.Options{
-		Scenario: sc, Backend: be, BackendWhy: why, Out: *out,
+	slice, progCells := "", cells
+	if shards > 0 {
+		slice, progCells = fmt.Sprintf(" (shard %d/%d)", shard, shards), 0
+		for i := range cells {
+			if runner.ShardRuns(i, sc.Runs, shard, shards) > 0 {
+				progCells++
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
+		version, sc.Name, path, cells, sc.Runs, slice, be.Name(), why, par, out)
+	prog := newProgress(stderr, progCells)
+	res, err = runner.Run(ctx, runner.Options{
+		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
+		Shard: shard, Shards: shards,
 	})
 	prog.finish()
 	if res == nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
-		return 1
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, sc, out, 1
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err) // the counts so far are still written below
+		fmt.Fprintln(stderr, "toolscore run:", err) // the counts so far are still written below
 	}
-	if werr := writeOutputs(*out, res); werr != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", werr)
-		return 1
+	if werr := writeOutputs(out, res); werr != nil {
+		fmt.Fprintln(stderr, "toolscore run:", werr)
+		return res, sc, out, 1
 	}
-	if err := report.Text(os.Stdout, res); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+	if err := report.Text(stdout, res); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
 	}
-	fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(*out, "results.json"))
+	fmt.Fprintf(stderr, "results: %s\n", filepath.Join(out, "results.json"))
 	switch {
 	case res.Interrupted:
-		fmt.Fprintln(os.Stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
-		return exitInterrupted
+		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
+		return res, sc, out, exitInterrupted
 	case unmet(res) > 0:
-		return exitUnmet
+		return res, sc, out, exitUnmet
 	}
-	return exitOK
+	return res, sc, out, exitOK
+}
+
+// parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.
+func parseShard(s string) (shard, shards int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	is, ns, ok := strings.Cut(s, "/")
+	i, ierr := strconv.Atoi(strings.TrimSpace(is))
+	n, nerr := strconv.Atoi(strings.TrimSpace(ns))
+	if !ok || ierr != nil || nerr != nil {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n, e.g. 1/3 for the first of three shards", s)
+	}
+	if n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want 1 ≤ i ≤ n, e.g. 1/%d to %d/%d", s, max(n, 1), max(n, 1), max(n, 1))
+	}
+	return i, n, nil
 }
 
 func unmet(r *tally.Results) int {
@@ -202,9 +264,9 @@ type progress struct {
 	stopped     sync.WaitGroup
 }
 
-func newProgress(w *os.File, cells int) *progress {
+func newProgress(w io.Writer, cells int) *progress {
 	p := &progress{w: w, cells: cells, start: time.Now(), stop: make(chan struct{})}
-	if st, err := w.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("CI") == "" {
+	if f, ok := w.(*os.File); ok && isTerminal(f) && os.Getenv("CI") == "" {
 		p.live = true
 		p.stopped.Add(1)
 		go func() {
@@ -265,6 +327,11 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 		p.mu.Unlock()
 	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func clock(d time.Duration) string {

@@ -47,6 +47,7 @@ var resultsComments = map[string]string{
 	"Results.Backend":      "Where the runs executed, e.g. docker or local.",
 	"Results.BackendWhy":   "Why that backend was chosen.",
 	"Results.Started":      "When the sweep started.",
+	"Results.Shard":        "The slice of the runs this sweep ran, i/n (toolscore run --shard); absent for all of them.",
 	"Results.Finished":     "When the sweep finished.",
 	"Results.Interrupted":  "True when the sweep stopped before every planned run finished.",
 	"Results.Cells":        "Every cell of the matrix with its outcome counts.",

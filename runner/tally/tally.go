@@ -19,6 +19,7 @@ type Results struct {
 	Started      time.Time     `json:"started"`
 	Finished     time.Time     `json:"finished"`
 	Interrupted  bool          `json:"interrupted,omitempty"`
+	Shard        string        `json:"shard,omitempty"` // the slice of the runs this sweep ran, "i/n"; "" for all
 	Cells        []*Cell       `json:"cells"`
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// Unavailable lists clients that could not run at all, with the reason.

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// defaultBaseline is where toolscore baseline writes, and what a team commits.
+const defaultBaseline = "toolscore-baseline.json"
+
+// baselineCmd writes a sweep's counts as the expected ones: a small, stable file that
+// toolscore diff (and the action's baseline input) compares later sweeps with.
+func baselineCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore baseline [RESULTS] [--out FILE]\n\nWrites the outcome counts of RESULTS (a results.json or a directory holding one; default: the\nnewest under ./toolscore-out) as the expected ones, to commit and compare later sweeps with\ntoolscore diff. The file holds the scenario and each cell's counts, sorted, with no timings or\npaths: equal counts give the same bytes. Exit 0 when written, 1 when it could not be written,\n2 on a usage error or results that cannot serve as a baseline.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	out := fs.String("out", defaultBaseline, "file to write")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "toolscore baseline: "+format+"\n", a...)
+		return 2
+	}
+	var path string
+	switch len(positional) {
+	case 0:
+		if path, err = newestResults("toolscore-out"); err != nil {
+			return fail("%v", err)
+		}
+	case 1:
+		path = positional[0]
+	default:
+		fs.Usage()
+		return fail("want at most one results.json, got %d arguments", len(positional))
+	}
+	res, err := readBase(path)
+	if err != nil {
+		return fail("%v", err)
+	}
+	// Counts of part of the matrix would report every other cell as changed on the next diff.
+	if res.Interrupted {
+		return fail("%s is of an interrupted sweep: not every run finished; run it to the end first", path)
+	}
+	if res.Shard != "" {
+		return fail("%s is shard %s only; merge the shards with toolscore merge and baseline the merged results", path, res.Shard)
+	}
+	b, err := json.MarshalIndent(tally.NewBaseline(res), "", "  ")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore baseline:", err)
+		return 1
+	}
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore baseline: writing the baseline: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), res.Scenario, path)
+	return 0
+}
+
+// newestResults finds the results.json that the latest toolscore run or merge wrote under dir.
+func newestResults(dir string) (string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "*", "results.json"))
+	if err != nil {
+		return "", err
+	}
+	var newest string
+	var when time.Time
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil {
+			continue
+		}
+		if newest == "" || st.ModTime().After(when) {
+			newest, when = m, st.ModTime()
+		}
+	}
+	if newest == "" {
+		return "", errors.New("no results under ./" + dir + ": name the results.json (or its directory) to take the baseline from")
+	}
+	return newest, nil
+}

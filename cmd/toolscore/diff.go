@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// diffCmd lists the cells whose outcome counts changed between two sweeps, or between a
+// committed baseline and a sweep.
+func diffCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore diff BASE NEW [--format text|md|json]\n\nLists the cells whose outcome counts differ between BASE and NEW. Each is a results.json, a\ndirectory holding one (the output of toolscore run or merge), or a baseline file written by\ntoolscore baseline. Exit 0 when no cell changed, 1 when some did, 2 on a usage or file error.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	format := fs.String("format", "text", "text (a plain table), md (a Markdown table) or json")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "toolscore diff: "+format+"\n", a...)
+		return 2
+	}
+	if len(positional) != 2 {
+		fs.Usage()
+		return fail("want BASE and NEW, got %d arguments", len(positional))
+	}
+	render, ok := diffFormats[*format]
+	if !ok {
+		return fail("unknown --format %q (want text, md or json)", *format)
+	}
+	basePath, newPath := positional[0], positional[1]
+	base, err := readBase(basePath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cur, err := readBase(newPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if base.Scenario != cur.Scenario {
+		return fail("%s and %s hold different scenarios (%q and %q); compare sweeps of one scenario", basePath, newPath, base.Scenario, cur.Scenario)
+	}
+	d := diffReport{Base: basePath, New: newPath, Cells: len(cur.Cells), Changes: tally.Diff(base, cur)}
+	var b bytes.Buffer
+	if err := render(&b, d); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore diff:", err)
+		return 2
+	}
+	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore diff:", err)
+		return 2
+	}
+	if len(d.Changes) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// diffReport is what toolscore diff found; its JSON is what --format json prints.
+type diffReport struct {
+	Base    string         `json:"base"`
+	New     string         `json:"new"`
+	Cells   int            `json:"cells"` // cells in NEW
+	Changes []tally.Change `json:"changes"`
+}
+
+var diffFormats = map[string]func(io.Writer, diffReport) error{
+	"text":     diffText,
+	"md":       diffMarkdown,
+	"markdown": diffMarkdown,
+	"json":     diffJSON,
+}
+
+// beforeAfter words a change's two sides; a new or gone cell has only one.
+func beforeAfter(c tally.Change) (before, after string) {
+	before, after = c.Before, c.After
+	switch c.Kind {
+	case "new":
+		before = "not in the baseline"
+	case "gone":
+		after = "not run"
+	}
+	return before, after
+}
+
+// spanTransports says whether the changes span several transports, the only time the column
+// says anything.
+func spanTransports(changes []tally.Change) bool {
+	for _, c := range changes {
+		if c.Transport != changes[0].Transport {
+			return true
+		}
+	}
+	return false
+}
+
+func diffText(w io.Writer, d diffReport) error {
+	if len(d.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "no cell changed: the %d cells of %s have the counts of %s\n", d.Cells, oneLine(d.New), oneLine(d.Base))
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), oneLine(d.Base), oneLine(d.New))
+	multi := spanTransports(d.Changes)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "client\tfault\tschema\t")
+	if multi {
+		fmt.Fprint(tw, "transport\t")
+	}
+	fmt.Fprint(tw, "before\tnow\n")
+	for _, c := range d.Changes {
+		before, after := beforeAfter(c)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", oneLine(c.Client), oneLine(c.Fault), oneLine(c.Schema))
+		if multi {
+			fmt.Fprintf(tw, "%s\t", oneLine(c.Transport))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", oneLine(before), oneLine(after))
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func diffMarkdown(w io.Writer, d diffReport) error {
+	esc := report.EscapeMarkdown
+	if len(d.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "No cell changed: the %d cells of %s have the counts of %s.\n", d.Cells, esc(d.New), esc(d.Base))
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), esc(d.Base), esc(d.New))
+	multi := spanTransports(d.Changes)
+	b.WriteString("| client | fault | schema |")
+	if multi {
+		b.WriteString(" transport |")
+	}
+	b.WriteString(" before | now |\n|---|---|---|")
+	if multi {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|\n")
+	for _, c := range d.Changes {
+		before, after := beforeAfter(c)
+		fmt.Fprintf(&b, "| %s | %s | %s |", esc(c.Client), esc(c.Fault), esc(c.Schema))
+		if multi {
+			fmt.Fprintf(&b, " %s |", esc(c.Transport))
+		}
+		fmt.Fprintf(&b, " %s | **%s** |\n", esc(before), esc(after))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func diffJSON(w io.Writer, d diffReport) error {
+	if d.Changes == nil {
+		d.Changes = []tally.Change{} // a reader iterates an empty list, not null
+	}
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func cellsWord(n int) string {
+	if n == 1 {
+		return "cell"
+	}
+	return "cells"
+}
+
+// oneLine keeps a string read from a file on one terminal line: breaks become spaces and
+// other control characters are replaced, so a hand-edited file cannot redraw the table.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			return ' '
+		case unicode.IsControl(r):
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// readBase reads the counts of path: a results.json, a directory holding one, or a baseline
+// file that toolscore baseline wrote. Every error names the file.
+func readBase(path string) (*tally.Results, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "results.json")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	var peek struct {
+		Format string `json:"format"`
+	}
+	// A file that does not even parse is left to readResults, which says where it breaks.
+	if json.Unmarshal(data, &peek) != nil || peek.Format == "" {
+		return readResults(path)
+	}
+	var b tally.Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s is not a toolscore baseline: %w", path, err)
+	}
+	if err := b.Check(); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore baseline: %w", path, err)
+	}
+	return b.Results(), nil
+}

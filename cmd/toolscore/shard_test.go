@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestShardsMergeToTheWhole runs a matrix unsharded and as shards on the local backend, merges
+// the shards with toolscore merge, and checks that every cell's counts, runs and planned runs
+// are exactly the unsharded ones, in the same order.
+func TestShardsMergeToTheWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		clients, faults string
+		runs, shards    int
+	}{
+		// Three runs over three shards: each cell has one run in every shard.
+		{"3 runs 3 shards", "raw,go-sdk/call,mcp-go/call", "clean,corrupt,rpc-error,type-swap", 3, 3},
+		// Two runs over four shards: every shard has cells with no run in it (planned 0).
+		{"2 runs 4 shards", "raw", "clean,corrupt", 2, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			args := func(out string, extra ...string) []string {
+				return append([]string{"run", "--backend", "local", "--parallel", "4", "--out", out,
+					"--clients", tc.clients, "--faults", tc.faults, "--runs", fmt.Sprint(tc.runs)}, extra...)
+			}
+			whole := filepath.Join(tmp, "whole")
+			if _, stderr, code := toolscore(t, tmp, args(whole)...); code != 0 {
+				t.Fatalf("unsharded run: exit %d\n%s", code, stderr)
+			}
+			mergeArgs := []string{"merge", "--out", filepath.Join(tmp, "merged")}
+			total := 0
+			for i := 1; i <= tc.shards; i++ {
+				dir := filepath.Join(tmp, fmt.Sprintf("shard-%d", i))
+				shard := fmt.Sprintf("%d/%d", i, tc.shards)
+				if _, stderr, code := toolscore(t, tmp, args(dir, "--shard", shard)...); code != 0 {
+					t.Fatalf("shard %s: exit %d\n%s", shard, code, stderr)
+				}
+				res, err := readResults(filepath.Join(dir, "results.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Shard != shard {
+					t.Errorf("shard %s: results.json says shard %q", shard, res.Shard)
+				}
+				for _, c := range res.Cells {
+					total += c.Planned
+				}
+				mergeArgs = append(mergeArgs, dir)
+			}
+			if _, stderr, code := toolscore(t, tmp, mergeArgs...); code != 0 {
+				t.Fatalf("merge: exit %d\n%s", code, stderr)
+			}
+
+			want, err := readResults(filepath.Join(whole, "results.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readResults(filepath.Join(tmp, "merged", "results.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRuns := len(want.Cells) * tc.runs
+			if total != wantRuns {
+				t.Errorf("the shards planned %d runs in all, want %d", total, wantRuns)
+			}
+			if len(got.Cells) != len(want.Cells) {
+				t.Fatalf("merged shards have %d cells, unsharded %d", len(got.Cells), len(want.Cells))
+			}
+			for i, w := range want.Cells {
+				g := got.Cells[i]
+				if g.Key() != w.Key() || g.Runs != w.Runs || g.Planned != w.Planned || !maps.Equal(g.Outcome, w.Outcome) {
+					t.Errorf("cell %d: merged %s runs %d planned %d %v; unsharded %s runs %d planned %d %v",
+						i, g.Key(), g.Runs, g.Planned, g.Outcome, w.Key(), w.Runs, w.Planned, w.Outcome)
+				}
+			}
+			if got.Shard != "" || want.Shard != "" {
+				t.Errorf("shard of the merged results %q, of the unsharded %q; want neither set", got.Shard, want.Shard)
+			}
+		})
+	}
+}
+
+func TestShardFlagErrors(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct{ shard, want string }{
+		{"3", `--shard "3": want i/n`},
+		{"a/3", `--shard "a/3": want i/n`},
+		{"1/", `--shard "1/": want i/n`},
+		{"0/3", `--shard "0/3": want 1 ≤ i ≤ n`},
+		{"4/3", `--shard "4/3": want 1 ≤ i ≤ n`},
+		{"1/0", `--shard "1/0": want 1 ≤ i ≤ n`},
+		{"-1/2", `--shard "-1/2": want 1 ≤ i ≤ n`},
+	} {
+		t.Run(tc.shard, func(t *testing.T) {
+			out := filepath.Join(tmp, "out-"+strings.ReplaceAll(tc.shard, "/", "_"))
+			_, stderr, code := toolscore(t, tmp, "run", "--backend", "local", "--out", out, "--clients", "raw", "--shard", tc.shard)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want 2), stderr lacks %q:\n%s", code, tc.want, stderr)
+			}
+			if _, err := readResults(filepath.Join(out, "results.json")); err == nil {
+				t.Error("a bad --shard still ran the sweep")
+			}
+		})
+	}
+}

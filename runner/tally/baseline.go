@@ -1,0 +1,95 @@
+package tally
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// BaselineFormat names the baseline file's format, so a reader can tell it from results.json.
+const BaselineFormat = "toolscore-baseline/1"
+
+// Baseline is the expected counts a team commits: per cell only what a re-run must reproduce,
+// with no timings, paths or evidence, so equal counts give a byte-identical file.
+type Baseline struct {
+	Format   string         `json:"format"`
+	Scenario string         `json:"scenario"`
+	Cells    []BaselineCell `json:"cells"`
+}
+
+// BaselineCell is one cell's expected outcome counts.
+type BaselineCell struct {
+	Client    string         `json:"client"`
+	Fault     string         `json:"fault"`
+	Schema    string         `json:"schema"`
+	Transport string         `json:"transport"`
+	Outcomes  map[string]int `json:"outcomes"`
+}
+
+// NewBaseline takes the counts of r, its cells sorted by client, fault, schema and transport.
+func NewBaseline(r *Results) *Baseline {
+	b := &Baseline{Format: BaselineFormat, Scenario: r.Scenario, Cells: []BaselineCell{}}
+	for _, c := range r.Cells {
+		if c == nil {
+			continue
+		}
+		bc := BaselineCell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport, Outcomes: map[string]int{}}
+		for o, n := range c.Outcome {
+			if n != 0 {
+				bc.Outcomes[o] = n
+			}
+		}
+		b.Cells = append(b.Cells, bc)
+	}
+	slices.SortFunc(b.Cells, func(x, y BaselineCell) int {
+		return cmp.Or(cmp.Compare(x.Client, y.Client), cmp.Compare(x.Fault, y.Fault),
+			cmp.Compare(x.Schema, y.Schema), cmp.Compare(x.Transport, y.Transport))
+	})
+	return b
+}
+
+// Check says what is wrong with a baseline read from a file, if anything.
+func (b *Baseline) Check() error {
+	if b.Format != BaselineFormat {
+		return fmt.Errorf("format %q is not %q: written by another version of toolscore?", b.Format, BaselineFormat)
+	}
+	if b.Scenario == "" {
+		return errors.New("it names no scenario")
+	}
+	seen := map[string]bool{}
+	for i, c := range b.Cells {
+		if c.Client == "" || c.Fault == "" || c.Schema == "" || c.Transport == "" {
+			return fmt.Errorf("cells[%d]: want client, fault, schema and transport, got %q, %q, %q, %q", i, c.Client, c.Fault, c.Schema, c.Transport)
+		}
+		key := (&Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport}).Key()
+		if seen[key] {
+			return fmt.Errorf("cells[%d]: %s × %s × %s × %s is listed twice", i, c.Client, c.Fault, c.Schema, c.Transport)
+		}
+		seen[key] = true
+		for o, n := range c.Outcomes {
+			if n < 0 {
+				return fmt.Errorf("cells[%d]: %s × %s × %s: outcome %s counted %d times", i, c.Client, c.Fault, c.Schema, o, n)
+			}
+		}
+	}
+	return nil
+}
+
+// Results turns the baseline into results whose cells finished every planned run with the
+// expected counts, for Diff.
+func (b *Baseline) Results() *Results {
+	r := &Results{Scenario: b.Scenario, Cells: []*Cell{}}
+	for _, bc := range b.Cells {
+		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Transport: bc.Transport, Outcome: map[string]int{}}
+		for o, n := range bc.Outcomes {
+			if n != 0 {
+				c.Outcome[o] = n
+				c.Runs += n
+			}
+		}
+		c.Planned = c.Runs
+		r.Cells = append(r.Cells, c)
+	}
+	return r
+}
