@@ -1,0 +1,742 @@
+// Command dockerbench measures what the docker backend's sweep costs over bare container runs.
+//
+//	go run ./bench/dockerbench [-repeats 2] [-runs 1] [-parallel 1,2,4] [-floor api|cli]
+//	                           [-profile auto|on|off] [-warmup 1] [-bin PATH] [-keep]
+//
+// It builds the static toolscore binary once into a temporary directory (CGO_ENABLED=0 go build
+// -o $TMP/toolscore ./cmd/toolscore), gets the cell image with `$TMP/toolscore images build`
+// (it prints `TAG built|up to date` per image; the built-in clients' toolscore/cell-builtin one
+// is used), and then, for every parallelism P, one after the other
+// in the same process so machine noise hits both alike (which goes first alternates by
+// repeat), times
+//
+//	sweep  $TMP/toolscore run --backend docker --runs R --parallel P
+//	       --clients raw,go-sdk/call,go-sdk/list-then-call --faults clean,corrupt,type-swap,rpc-error
+//	       --out $TMP/out-P-i
+//	       (the embedded scenario: 3 clients × 4 faults × 2 schema modes × R runs; the whole
+//	       command's wall time, as a user sees it; the clients are named so that clients the
+//	       scenario gains later, in cell images of their own, do not change what is measured)
+//	floor  the same number of container runs of the same cell image at the same parallelism,
+//	       each a bare `docker run --rm --network none IMAGE /opt/toolscore/toolscore version`:
+//	       with -floor api (the default) through the Engine API (github.com/docker/docker/client
+//	       with API version negotiation, as the backend connects): create, wait, start, the
+//	       exit, remove; with -floor cli the docker CLI itself
+//
+// and prints a table (parallel, runs, sweep s, floor s, ratio, ms per run of each), the
+// medians per P and whether each meets sweep <= 1.2 × floor.
+//
+// With -profile auto (the default) it then, when a target was missed, finds where the time of
+// a run goes: it runs the same runs through a copy of backend.Docker.Run's loop that makes the
+// same Engine API calls in the same order with the same configuration (create, copy-in,
+// attach, wait, start, exit, drain, inspect, copy-out, remove), timing each step, and prints
+// the median per step beside the floor's own steps. The run's transcript (the proxy's tee,
+// stamped by the same kernel clock) splits the "exit" step into the container starting, the
+// MCP session itself, and the container going away.
+//
+// Containers this program creates itself carry the label io.toolscore.bench=<session> (and
+// not io.toolscore, so no sweep or `toolscore clean` takes them for its own); each is removed
+// by its id. Nothing else is removed.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	tsclient "github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+const (
+	targetRatio = 1.2 // sweep wall time / floor wall time, median per parallelism
+	faultList   = "clean,corrupt,type-swap,rpc-error"
+	clientList  = "raw,go-sdk/call,go-sdk/list-then-call" // the built-in clients, in the cell image
+	builtinRepo = "toolscore/cell-builtin"                // their cell image's name
+	labelBench  = "io.toolscore.bench"
+	defaultSock = "unix:///tmp/toolscore-dockerd/docker.sock"
+)
+
+type config struct {
+	repeats, runs, warmup int
+	pars                  []int
+	floor, profile        string
+	bin                   string
+	keep                  bool
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.repeats, "repeats", 2, "timed sweep/floor pairs per parallelism")
+	flag.IntVar(&c.runs, "runs", 1, "runs per cell (24 cells: 1 gives 24 runs per sweep, 2 gives 48)")
+	par := flag.String("parallel", "1,2,4", "parallelism settings, comma-separated")
+	flag.StringVar(&c.floor, "floor", "api", "how the floor runs its containers: api (Engine API) or cli (docker run --rm)")
+	flag.StringVar(&c.profile, "profile", "auto", "time each Engine API step of a run: auto (when a target is missed), on, off")
+	flag.IntVar(&c.warmup, "warmup", 1, "untimed small sweep/floor pairs first (2 runs each)")
+	flag.StringVar(&c.bin, "bin", "", "an already built static toolscore binary (default: CGO_ENABLED=0 go build ./cmd/toolscore)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (its path is printed)")
+	timeout := flag.Duration("timeout", 40*time.Minute, "give up (and stop everything started) after this long")
+	flag.Parse()
+	var err error
+	if c.pars, err = parseInts(*par); err != nil {
+		fmt.Fprintln(os.Stderr, "dockerbench: -parallel:", err)
+		os.Exit(2)
+	}
+	if c.repeats < 1 || c.runs < 1 || c.warmup < 0 || (c.floor != "api" && c.floor != "cli") ||
+		(c.profile != "auto" && c.profile != "on" && c.profile != "off") {
+		fmt.Fprintln(os.Stderr, "dockerbench: -repeats and -runs must be at least 1, -warmup at least 0, -floor api|cli, -profile auto|on|off")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "dockerbench:", err)
+		cancel()
+		os.Exit(1)
+	}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a whole number above 0", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no parallelism given")
+	}
+	return out, nil
+}
+
+// commandLine is how the program was invoked, with go run's temporary binary named as the
+// package it was built from.
+func commandLine() string {
+	name := os.Args[0]
+	if strings.Contains(name, "go-build") {
+		name = "go run ./bench/dockerbench"
+	}
+	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
+}
+
+// bench is one invocation's state: the engine, the binary, the image, what it created.
+type bench struct {
+	cfg     config
+	api     *client.Client
+	tmp     string
+	self    string
+	image   string
+	session string
+	// ownedImage is the profile's variant image (the cell image, its work directory the cell
+	// user's), by id; built and removed by the profile.
+	ownedImage string
+	sc         *scenario.Scenario
+	plan       []job
+
+	mu      sync.Mutex
+	created map[string]bool // container ids this program created and has not removed yet
+}
+
+func run(ctx context.Context, c config) error {
+	fmt.Printf("$ %s\n", commandLine())
+	if os.Getenv("DOCKER_HOST") == "" {
+		// The engine this repository's scripts/dockerd.sh starts; the sweeps inherit it.
+		os.Setenv("DOCKER_HOST", defaultSock)
+	}
+	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return fmt.Errorf("docker client: %w", err)
+	}
+	defer api.Close()
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	sv, err := api.ServerVersion(pctx)
+	pcancel()
+	if err != nil {
+		return fmt.Errorf("no Docker engine answered at %s (start one with scripts/dockerd.sh): %w", api.DaemonHost(), err)
+	}
+	fmt.Printf("go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s, %s/%s) at %s\n",
+		strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+		sv.Version, sv.APIVersion, api.ClientVersion(), sv.Os, sv.Arch, api.DaemonHost())
+
+	tmp, err := os.MkdirTemp("", "dockerbench-")
+	if err != nil {
+		return err
+	}
+	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
+		return err
+	}
+	if c.keep {
+		fmt.Printf("temporary directory (kept): %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	b := &bench{cfg: c, api: api, tmp: tmp, created: map[string]bool{},
+		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())}
+	defer b.removeLeft()
+
+	if b.self, err = buildToolscore(ctx, tmp, c.bin); err != nil {
+		return err
+	}
+	if b.image, err = b.ensureImage(ctx); err != nil {
+		return err
+	}
+	if b.sc, err = loadScenario(c.runs); err != nil {
+		return err
+	}
+	b.plan = plan(b.sc)
+	n := len(b.plan)
+	fmt.Printf("scenario: %s (embedded), --faults %s: %d clients × %d faults × %d schema modes = %d cells × %d runs = %d runs per sweep\n",
+		scenarios.LedgerPath, faultList, len(b.sc.Clients), len(b.sc.Faults), len(b.sc.SchemaModes), len(b.sc.Cells()), c.runs, n)
+	fmt.Println()
+	fmt.Printf("  sweep  %s\n", strings.Join(b.sweepArgv("P", "$TMP/out-P-i", nil), " "))
+	switch c.floor {
+	case "api":
+		fmt.Printf("  floor  %d container runs, P at a time, each through the Engine API: create {Image: %s, Cmd: [%s version],\n", n, b.image, backend.CellBinary)
+		fmt.Printf("         HostConfig {NetworkMode: none}}, wait (next-exit), start, the exit, remove (force)\n")
+		fmt.Printf("         = docker run --rm --network none %s %s version, minus the CLI process and its attach\n", b.image, backend.CellBinary)
+	case "cli":
+		fmt.Printf("  floor  %d container runs, P at a time, each: %s\n", n, strings.Join(floorCLIArgv(b.image), " "))
+	}
+	fmt.Println()
+
+	for i := 0; i < c.warmup; i++ {
+		wa := []string{"--clients", "raw", "--faults", "clean"}
+		if _, err := b.sweep(ctx, c.pars[0], filepath.Join(tmp, fmt.Sprintf("out-warmup-%d", i+1)), wa, 2); err != nil {
+			return fmt.Errorf("warm-up sweep: %w", err)
+		}
+		if _, err := b.floor(ctx, c.pars[0], 2); err != nil {
+			return fmt.Errorf("warm-up floor: %w", err)
+		}
+	}
+	if c.warmup > 0 {
+		fmt.Printf("warm-up: %d untimed pair(s) of 2 runs each (sweep --clients raw --faults clean; floor)\n\n", c.warmup)
+	}
+
+	load0 := loadAvg()
+	var rows []row
+	for i := 1; i <= c.repeats; i++ {
+		for _, p := range c.pars {
+			r := row{par: p, repeat: i, runs: n, floorFirst: i%2 == 0}
+			out := filepath.Join(tmp, fmt.Sprintf("out-%d-%d", p, i))
+			doSweep := func() error {
+				s, err := b.sweep(ctx, p, out, nil, n)
+				r.sweep = s
+				return err
+			}
+			doFloor := func() error {
+				f, err := b.floor(ctx, p, n)
+				r.floor = f
+				return err
+			}
+			order := []func() error{doSweep, doFloor}
+			if r.floorFirst {
+				order = []func() error{doFloor, doSweep}
+			}
+			for _, f := range order {
+				if err := f(); err != nil {
+					return fmt.Errorf("parallel %d, repeat %d: %w", p, i, err)
+				}
+			}
+			rows = append(rows, r)
+			if !c.keep {
+				_ = os.RemoveAll(out)
+			}
+		}
+	}
+	missed := printResults(rows, c, load0)
+
+	if c.profile == "on" || (c.profile == "auto" && missed) {
+		return b.profileSteps(ctx, rows)
+	}
+	return nil
+}
+
+// --- building, the image, the scenario -------------------------------------------------------
+
+// buildToolscore compiles the static toolscore binary from the module holding this program, unless given.
+func buildToolscore(ctx context.Context, dir, bin string) (string, error) {
+	out := filepath.Join(dir, "toolscore")
+	if bin != "" {
+		if _, err := backend.StaticBinary(bin); err != nil {
+			return "", err
+		}
+		b, err := os.ReadFile(bin)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(out, b, 0o755); err != nil {
+			return "", err
+		}
+		fmt.Printf("toolscore: %s, copied to $TMP/toolscore\n", bin)
+		return out, nil
+	}
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("CGO_ENABLED=0 go build ./cmd/toolscore: %w\n%s", err, b)
+	}
+	fmt.Printf("built: (cd %s && CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore), TMP=%s\n", root, dir)
+	return out, nil
+}
+
+// ensureImage runs `toolscore images build` and takes the built-in clients' cell image from
+// its output: one `TAG built ...|up to date` line per image. Images of other clients (built
+// from registries) may fail to build here; they are not what is measured, so only the
+// built-in one must be there.
+func (b *bench) ensureImage(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, b.self, "images", "build")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	took := time.Since(t0).Round(time.Millisecond)
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		tag, state, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || !strings.HasPrefix(tag, builtinRepo+":") {
+			continue
+		}
+		if state != "up to date" && !strings.HasPrefix(state, "built") {
+			return "", fmt.Errorf("toolscore images build printed %q, want `TAG built|up to date`", line)
+		}
+		note := ""
+		if err != nil {
+			note = fmt.Sprintf("; the command exited %v: other clients' images did not build, not used here", err)
+		}
+		fmt.Printf("image: $TMP/toolscore images build: %s (%s%s)\n", line, took, note)
+		return tag, nil
+	}
+	return "", fmt.Errorf("toolscore images build printed no %s image (%v):\n%s%s", builtinRepo, err, stdout.String(), tail(stderr.Bytes(), 2000))
+}
+
+// loadScenario loads the embedded scenario as `toolscore run --faults ... --runs R` does.
+func loadScenario(runs int) (*scenario.Scenario, error) {
+	sc, err := scenario.Load(scenarios.LedgerPath, scenarios.Ledger, scenario.Known{Faults: fault.Names(), Clients: tsclient.Names(), Builtins: []string{"ledger"}})
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.Filter(strings.Split(clientList, ","), strings.Split(faultList, ","), nil); err != nil {
+		return nil, err
+	}
+	sc.Runs = runs
+	return sc, nil
+}
+
+func (b *bench) sweepArgv(par, out string, extra []string) []string {
+	faults := []string{"--clients", clientList, "--faults", faultList}
+	if len(extra) > 0 {
+		faults = extra
+	}
+	argv := []string{"$TMP/toolscore", "run", "--backend", "docker", "--runs", strconv.Itoa(b.cfg.runs), "--parallel", par}
+	argv = append(argv, faults...)
+	return append(argv, "--out", out)
+}
+
+func floorCLIArgv(image string) []string {
+	return []string{"docker", "run", "--rm", "--network", "none", image, backend.CellBinary, "version"}
+}
+
+// --- the sweep -------------------------------------------------------------------------------
+
+type sweepSide struct {
+	wall     time.Duration
+	setup    time.Duration // start of the command to its "N cells × R runs on the docker backend" line
+	teardown time.Duration // its last cell's line to its exit
+	runs     int           // records in runs.jsonl
+	outcomes map[string]int
+	runMs    []float64 // each record's ms (backend.Result.Took: create to the end of the output)
+	foreign  int       // the most containers of somebody else's running at once, sampled
+}
+
+// sweep runs `toolscore run` as a user runs it, timing the whole command, and reads its
+// stderr as it comes to split off the set-up before the first run and the tail after the last.
+func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, want int) (sweepSide, error) {
+	var s sweepSide
+	argv := b.sweepArgv(strconv.Itoa(par), out, extra)
+	cmd := exec.CommandContext(ctx, b.self, argv[1:]...)
+	cmd.Dir = b.tmp
+	cmd.WaitDelay = 10 * time.Second
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return s, err
+	}
+	cmd.Stderr = pw
+	var stderr bytes.Buffer
+	var header, lastCell time.Time
+	read := make(chan struct{})
+	t0 := time.Now()
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return s, err
+	}
+	// The sweep's containers carry its owner label, host:pid of the sweep.
+	owner := ":" + strconv.Itoa(cmd.Process.Pid)
+	stop := b.sampleForeign(ctx, &s.foreign, func(labels map[string]string) bool {
+		return strings.HasSuffix(labels[backend.LabelOwner], owner)
+	})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			now := time.Now()
+			line := sc.Text()
+			stderr.WriteString(line + "\n")
+			switch {
+			case header.IsZero() && strings.Contains(line, " on the docker backend "):
+				header = now
+			case strings.HasPrefix(line, "["):
+				lastCell = now
+			}
+		}
+		pr.Close()
+	}()
+	err = cmd.Wait()
+	s.wall = time.Since(t0)
+	<-read
+	stop()
+	if err != nil {
+		return s, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, tail(stderr.Bytes(), 3000))
+	}
+	if header.IsZero() || lastCell.IsZero() {
+		return s, fmt.Errorf("the sweep did not print its header line or a cell line on the docker backend:\n%s", tail(stderr.Bytes(), 3000))
+	}
+	s.setup, s.teardown = header.Sub(t0), t0.Add(s.wall).Sub(lastCell)
+
+	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	s.outcomes = map[string]int{}
+	scan := bufio.NewScanner(f)
+	scan.Buffer(nil, 64<<20)
+	for scan.Scan() {
+		var rec struct {
+			Outcome string `json:"outcome"`
+			Ms      int64  `json:"ms"`
+		}
+		if err := json.Unmarshal(scan.Bytes(), &rec); err != nil {
+			return s, fmt.Errorf("runs.jsonl: %w", err)
+		}
+		s.runs++
+		s.outcomes[rec.Outcome]++
+		s.runMs = append(s.runMs, float64(rec.Ms))
+	}
+	if err := scan.Err(); err != nil {
+		return s, err
+	}
+	if s.runs != want {
+		return s, fmt.Errorf("runs.jsonl has %d runs, want %d", s.runs, want)
+	}
+	for _, bad := range []string{"crashed", "hung"} {
+		if s.outcomes[bad] > 0 {
+			return s, fmt.Errorf("%d run(s) %s: %s", s.outcomes[bad], bad, tail(stderr.Bytes(), 2000))
+		}
+	}
+	return s, nil
+}
+
+// sampleForeign counts, once a second until stopped, the running containers that are neither
+// this program's nor (per mine) the sweep's, and keeps the largest count: a test suite or
+// another sweep sharing the engine shows up here.
+func (b *bench) sampleForeign(ctx context.Context, most *int, mine func(map[string]string) bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			cs, err := b.api.ContainerList(lctx, container.ListOptions{})
+			cancel()
+			if err != nil {
+				continue
+			}
+			n := 0
+			for _, c := range cs {
+				if c.Labels[labelBench] == b.session || (mine != nil && mine(c.Labels)) {
+					continue
+				}
+				n++
+			}
+			*most = max(*most, n)
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// --- the floor -------------------------------------------------------------------------------
+
+type floorSide struct {
+	wall    time.Duration
+	steps   []steps // per container run, in completion order (api)
+	runMs   []float64
+	foreign int
+}
+
+// floor runs n bare containers of the cell image, par at a time.
+func (b *bench) floor(ctx context.Context, par, n int) (floorSide, error) {
+	var f floorSide
+	stop := b.sampleForeign(ctx, &f.foreign, nil)
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			t := time.Now()
+			var st steps
+			var err error
+			if b.cfg.floor == "cli" {
+				err = floorCLI(ctx, b.image)
+			} else {
+				st, err = b.floorAPI(ctx)
+			}
+			d := time.Since(t)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			f.runMs = append(f.runMs, ms(d))
+			if st != nil {
+				f.steps = append(f.steps, st)
+			}
+		}()
+	}
+	wg.Wait()
+	f.wall = time.Since(t0)
+	stop()
+	return f, firstErr
+}
+
+func floorCLI(ctx context.Context, image string) error {
+	argv := floorCLIArgv(image)
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, out)
+	}
+	if !bytes.HasPrefix(out, []byte("toolscore ")) {
+		return fmt.Errorf("%s printed %q", strings.Join(argv, " "), out)
+	}
+	return nil
+}
+
+// floorAPI is `docker run --rm --network none IMAGE toolscore version` through the Engine API.
+func (b *bench) floorAPI(ctx context.Context) (steps, error) {
+	st := steps{}
+	t := time.Now()
+	lap := func(name string) { now := time.Now(); st[name] = now.Sub(t); t = now }
+	created, err := b.api.ContainerCreate(ctx,
+		&container.Config{Image: b.image, Cmd: []string{backend.CellBinary, "version"}, Labels: map[string]string{labelBench: b.session}},
+		&container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+	lap("create")
+	if err != nil {
+		return st, fmt.Errorf("floor: create: %w", err)
+	}
+	id := created.ID
+	b.track(id)
+	defer func() {
+		t = time.Now()
+		b.remove(ctx, id)
+		lap("remove")
+	}()
+	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
+	lap("wait")
+	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return st, fmt.Errorf("floor: start: %w", err)
+	}
+	lap("start")
+	select {
+	case w := <-waitCh:
+		lap("exit")
+		if w.StatusCode != 0 {
+			return st, fmt.Errorf("floor: the container exited %d", w.StatusCode)
+		}
+	case err := <-waitErr:
+		return st, fmt.Errorf("floor: wait: %w", err)
+	case <-time.After(60 * time.Second):
+		return st, errors.New("floor: the container did not exit within 60s")
+	}
+	return st, nil
+}
+
+func (b *bench) track(id string) { b.mu.Lock(); b.created[id] = true; b.mu.Unlock() }
+
+// remove removes one container this program created, by its id.
+func (b *bench) remove(ctx context.Context, id string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := b.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err == nil || client.IsErrNotFound(err) {
+		b.mu.Lock()
+		delete(b.created, id)
+		b.mu.Unlock()
+	}
+}
+
+// removeLeft removes what this program created and did not remove yet: by id, and (for a
+// create whose answer was lost) by this session's label, which only this program sets.
+func (b *bench) removeLeft() {
+	ctx := context.Background()
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.created))
+	for id := range b.created {
+		ids = append(ids, id)
+	}
+	b.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	cs, _ := b.api.ContainerList(lctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelBench+"="+b.session))})
+	cancel()
+	for _, c := range cs {
+		if !slices.Contains(ids, c.ID) {
+			ids = append(ids, c.ID)
+		}
+	}
+	for _, id := range ids {
+		b.remove(ctx, id)
+	}
+	if len(ids) > 0 {
+		fmt.Printf("removed %d container(s) of this benchmark left over\n", len(ids))
+	}
+}
+
+// --- the report ------------------------------------------------------------------------------
+
+type row struct {
+	par, repeat, runs int
+	floorFirst        bool
+	sweep             sweepSide
+	floor             floorSide
+}
+
+func (r row) ratio() float64 { return r.sweep.wall.Seconds() / r.floor.wall.Seconds() }
+
+// printResults prints the table and the medians; it says whether any parallelism missed.
+func printResults(rows []row, c config, load0 string) bool {
+	fmt.Printf("%8s %6s %5s %9s %9s %7s %10s %10s %8s %8s %9s %9s %5s %7s\n",
+		"parallel", "repeat", "runs", "sweep s", "floor s", "ratio", "sweep ms/r", "floor ms/r",
+		"setup s", "tail s", "sweep lat", "floor lat", "first", "foreign")
+	for _, r := range rows {
+		first := "sweep"
+		if r.floorFirst {
+			first = "floor"
+		}
+		fmt.Printf("%8d %6d %5d %9.2f %9.2f %7.3f %10.0f %10.0f %8.2f %8.2f %9.0f %9.0f %5s %7s\n",
+			r.par, r.repeat, r.runs, r.sweep.wall.Seconds(), r.floor.wall.Seconds(), r.ratio(),
+			ms(r.sweep.wall)/float64(r.runs), ms(r.floor.wall)/float64(r.runs),
+			r.sweep.setup.Seconds(), r.sweep.teardown.Seconds(), median(r.sweep.runMs), median(r.floor.runMs), first,
+			fmt.Sprintf("%d/%d", r.sweep.foreign, r.floor.foreign))
+	}
+	fmt.Println()
+	fmt.Println("ratio = sweep s / floor s (target <= 1.2); ms/r = wall time / runs, the cost of a run at that parallelism")
+	fmt.Println("setup s: sweep command start to its \"on the docker backend\" line (connect, sweep leftovers, ensure images);")
+	fmt.Println("tail s: its last cell line to its exit (results, report, removing leftovers)")
+	fmt.Println("sweep lat: median runs.jsonl ms per run (create to end of output; not inspect, copy-out, remove);")
+	fmt.Println("floor lat: median time of one floor container run, create to removed")
+	fmt.Println("foreign: the most running containers of somebody else's sampled during sweep/floor (a test suite sharing the engine)")
+	fmt.Println()
+	missed := false
+	fmt.Printf("%8s %8s %12s %12s %13s %14s %14s  %s\n", "parallel", "repeats", "sweep s med", "floor s med", "ratio median", "sweep ms/r med", "floor ms/r med", "sweep <= 1.2 × floor")
+	for _, p := range c.pars {
+		var sw, fl, ra []float64
+		runs := 0
+		for _, r := range rows {
+			if r.par == p {
+				sw, fl, ra = append(sw, r.sweep.wall.Seconds()), append(fl, r.floor.wall.Seconds()), append(ra, r.ratio())
+				runs = r.runs
+			}
+		}
+		ok := median(ra) <= targetRatio
+		missed = missed || !ok
+		fmt.Printf("%8d %8d %12.2f %12.2f %13.3f %14.0f %14.0f  %s\n", p, len(ra), median(sw), median(fl), median(ra),
+			median(sw)*1000/float64(runs), median(fl)*1000/float64(runs), verdict(ok))
+	}
+	fmt.Printf("\nfloor: %s; load average before %s, after %s\n", map[string]string{"api": "Engine API (create, wait, start, exit, remove)", "cli": "docker CLI"}[c.floor], load0, loadAvg())
+	return missed
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

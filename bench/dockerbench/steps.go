@@ -1,0 +1,615 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	tsclient "github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// steps is the time each named step of one run took.
+type steps map[string]time.Duration
+
+// The steps of a cell run, in the order backend.Docker.Run makes them; the three indented
+// ones split "exit" by the transcript's timestamps (same kernel clock inside and out).
+var cellSteps = []string{"create", "copy-in", "attach", "wait", "start", "exit", "  start→proxy", "  session", "  proxy→exit", "drain", "inspect", "copy-out", "remove"}
+
+// --- the plan: each run as runner.runOne builds it for the docker backend ---------------------
+
+type job struct {
+	rel     string // runs/<slug>/run-N
+	client  string
+	cell    string
+	run     int
+	command []string
+	env     []string
+	timeout time.Duration
+	schema  []byte // the manifest's output_schema, written to the run's directory as runOne does
+}
+
+// plan expands the scenario the way runner.Run does (cells in order, runs 1..Runs) and builds
+// each run's command and environment the way runner.runOne does, with the docker backend's
+// Self (/opt/toolscore/toolscore) and WorkDir (/run/toolscore).
+func plan(sc *scenario.Scenario) []job {
+	self, work := backend.CellBinary, backend.CellWorkDir
+	var outputSchema []byte
+	if len(sc.OutputSchema) > 0 {
+		outputSchema, _ = json.Marshal(sc.OutputSchema)
+	}
+	var jobs []job
+	for _, c := range sc.Cells() {
+		for r := 1; r <= sc.Runs; r++ {
+			seed := uint64(1)
+			if c.Fault.Seed != nil {
+				seed = uint64(*c.Fault.Seed)
+			}
+			seed += uint64(r - 1)
+			p := []string{self, "proxy", "--fault", c.Fault.Name, "--tool", sc.Tool, "--schema", string(c.Schema),
+				"--seed", strconv.FormatUint(seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
+			f := c.Fault
+			if f.Probability != nil {
+				p = append(p, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
+			}
+			if f.Nth > 0 {
+				p = append(p, "--nth", strconv.Itoa(f.Nth))
+			}
+			if f.Latency > 0 {
+				p = append(p, "--latency", f.Latency.String())
+			}
+			if len(f.DecoyArgs) > 0 {
+				b, _ := json.Marshal(f.DecoyArgs)
+				p = append(p, "--decoy-args", string(b))
+			}
+			if outputSchema != nil {
+				p = append(p, "--output-schema", filepath.Join(work, "output-schema.json"))
+			}
+			p = append(p, "--")
+			var env []string
+			if sc.Server.Builtin != "" {
+				p = append(p, self, sc.Server.Builtin)
+			} else {
+				p = append(p, sc.Server.Command...)
+				for k, v := range sc.Server.Env {
+					env = append(env, k+"="+v)
+				}
+			}
+			req := tsclient.Request{Server: p, Tool: sc.Tool, Arguments: sc.Arguments}
+			jobs = append(jobs, job{
+				rel:    filepath.Join("runs", slug(c.Key()), "run-"+strconv.Itoa(r)),
+				client: c.Client.Name, cell: c.Key(), run: r,
+				command: []string{self, "client", c.Client.Name},
+				env:     append(env, req.Env()...),
+				timeout: sc.Timeout.Std(),
+				schema:  outputSchema,
+			})
+		}
+	}
+	return jobs
+}
+
+// slug is runner.slug: a cell key as a directory name.
+func slug(key string) string {
+	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
+}
+
+// --- a copy of backend.Docker.Run, timed step by step -----------------------------------------
+
+// cellRun makes the Engine API calls backend.Docker.Run makes, in its order and with its
+// configuration (the default sandbox: network none, 1 GiB memory and no swap, 1 CPU, 256 pids,
+// 1024 files, user 1000:1000, every capability dropped, no-new-privileges), timing each.
+//
+// The variant v changes one thing, to measure what a change to the backend would save:
+// noCopyIn runs on b.ownedImage (the cell image with its work directory belonging to the
+// cell user) and skips the copy-in when the run's directory holds no file (the embedded
+// scenario's runs hold none); bindMount bind-mounts the run's host directory (made writable
+// for the cell user) at the work directory instead of copying in and out; sandboxVersion is
+// the floor's command (toolscore version) in the cell's configuration, without attach, copies
+// or inspect, to tell the sandbox's cost from the rest.
+func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (steps, error) {
+	st := steps{}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return st, err
+	}
+	if v == bindMount {
+		if err := os.Chmod(dir, 0o777); err != nil {
+			return st, err
+		}
+	}
+	if j.schema != nil {
+		if err := os.WriteFile(filepath.Join(dir, "output-schema.json"), j.schema, 0o644); err != nil {
+			return st, err
+		}
+	}
+	t := time.Now()
+	lap := func(name string) time.Time { now := time.Now(); st[name] = now.Sub(t); t = now; return now }
+
+	pids := int64(256)
+	deadline := time.Now().Add(j.timeout + 2*time.Minute).Unix()
+	cfg := &container.Config{
+		Image:        b.image,
+		Cmd:          j.command,
+		Env:          append([]string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}, j.env...),
+		WorkingDir:   backend.CellWorkDir,
+		User:         "1000:1000",
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Tty:          false,
+		// The same number of labels as a sweep's, but not io.toolscore: no sweep takes it for its own.
+		Labels: map[string]string{
+			labelBench: b.session, labelBench + ".owner": "x", backend.LabelDeadline: strconv.FormatInt(deadline, 10),
+			backend.LabelCell: j.cell, backend.LabelRun: strconv.Itoa(j.run),
+		},
+	}
+	host := &container.HostConfig{
+		NetworkMode: "none",
+		SecurityOpt: []string{"no-new-privileges"},
+		AutoRemove:  false,
+		Resources: container.Resources{
+			Memory:     1 << 30,
+			MemorySwap: 1 << 30,
+			NanoCPUs:   1e9,
+			PidsLimit:  &pids,
+			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: 1024, Hard: 1024}},
+		},
+		CapDrop: []string{"ALL"},
+	}
+	switch v {
+	case noCopyIn:
+		cfg.Image = b.ownedImage
+	case bindMount:
+		host.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: dir, Target: backend.CellWorkDir}}
+	case sandboxVersion:
+		cfg.Cmd = []string{backend.CellBinary, "version"}
+		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
+	}
+	created, err := b.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	lap("create")
+	if err != nil {
+		return st, fmt.Errorf("create: %w", err)
+	}
+	id := created.ID
+	b.track(id)
+	defer func() {
+		t = time.Now()
+		b.remove(ctx, id)
+		lap("remove")
+	}()
+	if v == sandboxVersion {
+		return b.sandboxRest(ctx, id, st, t)
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return st, err
+	}
+	if v == cellAsIs || (v == noCopyIn && len(files) > 0) {
+		in, err := tarDir(dir)
+		if err != nil {
+			return st, err
+		}
+		if err := b.api.CopyToContainer(ctx, id, "/", in, container.CopyToContainerOptions{}); err != nil {
+			return st, fmt.Errorf("copy-in: %w", err)
+		}
+		lap("copy-in")
+	}
+	att, err := b.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	lap("attach")
+	if err != nil {
+		return st, fmt.Errorf("attach: %w", err)
+	}
+	defer att.Close()
+	waitCh, waitErr := b.api.ContainerWait(context.WithoutCancel(ctx), id, container.WaitConditionNextExit)
+	lap("wait")
+	startCall := t
+	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return st, fmt.Errorf("start: %w", err)
+	}
+	lap("start")
+	_ = att.CloseWrite()
+	var stdout, stderr bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		_, _ = stdcopy.StdCopy(&stdout, &stderr, att.Reader)
+		close(read)
+	}()
+	var exited time.Time
+	select {
+	case w := <-waitCh:
+		exited = lap("exit")
+		if w.StatusCode != 0 {
+			return st, fmt.Errorf("the cell exited %d: %s", w.StatusCode, tail(stderr.Bytes(), 500))
+		}
+	case err := <-waitErr:
+		return st, fmt.Errorf("wait: %w", err)
+	case <-time.After(j.timeout):
+		return st, fmt.Errorf("the cell did not exit within %s", j.timeout)
+	}
+	select {
+	case <-read:
+	case <-time.After(5 * time.Second):
+	}
+	lap("drain")
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if _, err := b.api.ContainerInspect(ictx, id); err != nil {
+		return st, fmt.Errorf("inspect: %w", err)
+	}
+	lap("inspect")
+	if v != bindMount {
+		if err := copyOut(ictx, b, id, dir); err != nil {
+			return st, fmt.Errorf("copy-out: %w", err)
+		}
+		lap("copy-out")
+	}
+
+	if _, err := tsclient.ParseObservation(stdout.Bytes()); err != nil {
+		return st, fmt.Errorf("no observation: %v: %s", err, tail(stdout.Bytes(), 300))
+	}
+	// Split "exit" by the transcript: when the proxy started and when the server had exited.
+	f, err := os.Open(filepath.Join(dir, "tee.jsonl"))
+	if err != nil {
+		return st, fmt.Errorf("no transcript came out: %w", err)
+	}
+	tr, err := proxy.ReadTranscript(f)
+	f.Close()
+	if err != nil || len(tr) == 0 {
+		return st, fmt.Errorf("the transcript: %v (%d entries)", err, len(tr))
+	}
+	first, last := tr[0].Time, tr[0].Time
+	for _, e := range tr {
+		if e.Time.Before(first) {
+			first = e.Time
+		}
+		if e.Time.After(last) {
+			last = e.Time
+		}
+	}
+	st["  start→proxy"] = first.Sub(startCall)
+	st["  session"] = last.Sub(first)
+	st["  proxy→exit"] = exited.Sub(last)
+	return st, nil
+}
+
+// sandboxRest is the rest of a sandboxVersion run: wait, start, the exit (the remove is deferred).
+func (b *bench) sandboxRest(ctx context.Context, id string, st steps, t time.Time) (steps, error) {
+	lap := func(name string) { now := time.Now(); st[name] = now.Sub(t); t = now }
+	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
+	lap("wait")
+	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return st, fmt.Errorf("start: %w", err)
+	}
+	lap("start")
+	select {
+	case w := <-waitCh:
+		lap("exit")
+		if w.StatusCode != 0 {
+			return st, fmt.Errorf("the container exited %d", w.StatusCode)
+		}
+	case err := <-waitErr:
+		return st, fmt.Errorf("wait: %w", err)
+	case <-time.After(60 * time.Second):
+		return st, errors.New("the container did not exit within 60s")
+	}
+	return st, nil
+}
+
+// copyOut is backend.Docker.copyOut: the run directory's files from the cell into dir.
+func copyOut(ctx context.Context, b *bench, id, dir string) error {
+	rc, _, err := b.api.CopyFromContainer(ctx, id, backend.CellWorkDir+"/.")
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 {
+			name = parts[1]
+		}
+		if name == "." || strings.HasPrefix(name, "..") || path.IsAbs(name) {
+			continue
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		out, err := os.Create(dst)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(out, tr)
+		out.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// tarDir is backend's tarDir: the run's host directory as the cell's work directory.
+func tarDir(dir string) (io.Reader, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})
+	_ = tw.WriteHeader(&tar.Header{Name: "run/toolscore/", Mode: 0o755, Typeflag: tar.TypeDir, Uid: 1000, Gid: 1000})
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: "run/toolscore/" + e.Name(), Mode: 0o644, Size: int64(len(data)), Uid: 1000, Gid: 1000, Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
+
+// --- the profile -------------------------------------------------------------------------------
+
+type variant int
+
+const (
+	cellAsIs       variant = iota // backend.Docker.Run as it is
+	noCopyIn                      // no copy-in: the image's work directory belongs to the cell user
+	bindMount                     // the run directory bind-mounted: no copy-in, no copy-out
+	sandboxVersion                // the cell's configuration, the floor's command and calls
+	bareFloor                     // the floor itself
+)
+
+var variants = []struct {
+	v          variant
+	head, what string
+}{
+	{cellAsIs, "cell", "the copy of backend.Docker.Run: its calls, order and configuration"},
+	{noCopyIn, "no copy-in", "the same on the cell image + COPY --chown=1000:1000 run/ /run/ (an empty run/toolscore/): no CopyToContainer (no input files)"},
+	{bindMount, "bind mount", "the same with HostConfig.Mounts bind $RUN_DIR (0777) at /run/toolscore: no CopyToContainer, no CopyFromContainer"},
+	{sandboxVersion, "sandbox+ver", "the floor's command and calls (create, wait, start, exit, remove) in the cell's Config/HostConfig"},
+	{bareFloor, "floor", "the floor: create {network none}, wait, start, exit, remove"},
+}
+
+// mixedBatch runs every job of the plan once in every variant (the floor's runs for bareFloor),
+// par at a time from one queue in which the variants take turns, so that a machine getting
+// busier or quieter meanwhile slows all of them alike.
+func (b *bench) mixedBatch(ctx context.Context, par int, out string) (map[variant][]steps, time.Duration, error) {
+	res := map[variant][]steps{}
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for k, j := range b.plan {
+		for i := range variants {
+			v := variants[(k+i)%len(variants)].v
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				t := time.Now()
+				var st steps
+				var err error
+				if v == bareFloor {
+					st, err = b.floorAPI(ctx)
+				} else {
+					st, err = b.cellRun(ctx, j, filepath.Join(out, strconv.Itoa(int(v)), j.rel), v)
+				}
+				st["run"] = time.Since(t)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s, %s run %d: %w", variantHead(v), j.cell, j.run, err)
+					}
+					return
+				}
+				res[v] = append(res[v], st)
+			}()
+		}
+	}
+	wg.Wait()
+	return res, time.Since(t0), firstErr
+}
+
+func variantHead(v variant) string {
+	for _, x := range variants {
+		if x.v == v {
+			return x.head
+		}
+	}
+	return "?"
+}
+
+// buildOwnedImage builds, without cache and untagged, the cell image with its work directory
+// owned by the cell user; it returns the image's id, for removeOwnedImage.
+func (b *bench) buildOwnedImage(ctx context.Context) (string, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	// COPY does not chown a destination that exists (WORKDIR made /run/toolscore, root's), only
+	// what it copies: so copy /run's child toolscore/ into /run/.
+	df := []byte("FROM " + b.image + "\nCOPY --chown=1000:1000 run/ /run/\n")
+	_ = tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg})
+	_, _ = tw.Write(df)
+	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})
+	_ = tw.WriteHeader(&tar.Header{Name: "run/toolscore/", Mode: 0o755, Typeflag: tar.TypeDir})
+	if err := tw.Close(); err != nil {
+		return "", err
+	}
+	resp, err := b.api.ImageBuild(ctx, &buf, build.ImageBuildOptions{
+		NoCache: true, Remove: true, ForceRemove: true,
+		// Not io.toolscore=1 (inherited from the cell image): no toolscore images prune takes it.
+		Labels: map[string]string{labelBench: b.session, backend.LabelMarker: "0", backend.LabelInputs: ""},
+	})
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	var id string
+	var log strings.Builder
+	for {
+		var m struct {
+			Stream string `json:"stream"`
+			Error  string `json:"error"`
+			Aux    struct {
+				ID string `json:"ID"`
+			} `json:"aux"`
+		}
+		if err := dec.Decode(&m); err == io.EOF {
+			break
+		} else if err != nil {
+			return "", err
+		}
+		if m.Error != "" {
+			return "", fmt.Errorf("%s\n%s", strings.TrimSpace(m.Error), log.String())
+		}
+		log.WriteString(m.Stream)
+		if m.Aux.ID != "" {
+			id = m.Aux.ID
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("the build named no image:\n%s", log.String())
+	}
+	return id, nil
+}
+
+func (b *bench) removeOwnedImage(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := b.api.ImageRemove(ctx, id, image.RemoveOptions{PruneChildren: true}); err != nil {
+		fmt.Printf("could not remove the variant image %s: %v\n", id, err)
+	}
+}
+
+// profileSteps runs the plan through the timed copy of the run loop, its variants and the API
+// floor, mixed, at every parallelism, and prints the median of every step side by side.
+func (b *bench) profileSteps(ctx context.Context, rows []row) error {
+	n := len(b.plan)
+	fmt.Println()
+	fmt.Printf("== where a run's time goes: %d runs in each of %d variants, one mixed queue per parallelism (the variants take turns) ==\n", n, len(variants))
+	id, err := b.buildOwnedImage(ctx)
+	if err != nil {
+		return fmt.Errorf("building the no-copy-in variant image: %w", err)
+	}
+	b.ownedImage = id
+	defer b.removeOwnedImage(id)
+	for _, v := range variants {
+		fmt.Printf("  %-11s %s\n", v.head, v.what)
+	}
+	for _, p := range b.cfg.pars {
+		out := filepath.Join(b.tmp, fmt.Sprintf("steps-%d", p))
+		res, wall, err := b.mixedBatch(ctx, p, out)
+		if err != nil {
+			return fmt.Errorf("profile, parallel %d: %w", p, err)
+		}
+		if !b.cfg.keep {
+			_ = os.RemoveAll(out)
+		}
+		var sw, fl []float64
+		for _, r := range rows {
+			if r.par == p {
+				sw = append(sw, ms(r.sweep.wall)/float64(r.runs))
+				fl = append(fl, ms(r.floor.wall)/float64(r.runs))
+			}
+		}
+		fmt.Println()
+		fmt.Printf("parallel %d: %d runs in %.1f s, load average after %s; the timed pairs above: sweep %.0f, floor %.0f ms/run\n",
+			p, n*len(variants), wall.Seconds(), loadAvg(), median(sw), median(fl))
+		printProfile(res)
+	}
+	fmt.Println()
+	fmt.Println("steps are laps, one after the other within a run; medians over the runs, in ms; - = the step is not made")
+	fmt.Println("exit: ContainerStart returned to the wait answering; start→proxy: ContainerStart called to the proxy's first")
+	fmt.Println("transcript entry (runc, the client process, the proxy); session: first to last entry (the MCP exchange and the")
+	fmt.Println("ledger's exit); proxy→exit: last entry to the wait answering (the client's and the container's exit)")
+	fmt.Println("run: a run's first step to its last (the median of the sums, not the sum of the medians); - floor: run minus the floor's run;")
+	fmt.Println("÷ floor: run / the floor's run, what sweep s / floor s would be with that backend and no runner of its own")
+	fmt.Println("(a sweep keeps P runs going, so its wall time is about runs × run / P)")
+	return nil
+}
+
+func printProfile(res map[variant][]steps) {
+	fmt.Printf("%-14s", "median ms")
+	for _, v := range variants {
+		fmt.Printf(" %11s", v.head)
+	}
+	fmt.Println()
+	for _, s := range append(slices.Clone(cellSteps), "run") {
+		fmt.Printf("%-14s", s)
+		for _, v := range variants {
+			if x := stepMedian(res[v.v], s); math.IsNaN(x) {
+				fmt.Printf(" %11s", "-")
+			} else {
+				fmt.Printf(" %11.1f", x)
+			}
+		}
+		fmt.Println()
+	}
+	fl := stepMedian(res[bareFloor], "run")
+	fmt.Printf("%-14s", "- floor")
+	for _, v := range variants {
+		fmt.Printf(" %+11.1f", stepMedian(res[v.v], "run")-fl)
+	}
+	fmt.Println()
+	fmt.Printf("%-14s", "÷ floor")
+	for _, v := range variants {
+		fmt.Printf(" %11.3f", stepMedian(res[v.v], "run")/fl)
+	}
+	fmt.Println()
+}
+
+func stepMedian(runs []steps, name string) float64 {
+	var xs []float64
+	for _, st := range runs {
+		if d, ok := st[name]; ok {
+			xs = append(xs, ms(d))
+		}
+	}
+	return median(xs)
+}
