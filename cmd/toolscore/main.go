@@ -22,6 +22,7 @@ usage:
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit
+  toolscore action                         the GitHub Action's entrypoint (inputs from INPUT_*)
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string) int {
 		return reportCmd(ctx, args[1:])
 	case "merge":
 		return mergeCmd(ctx, args[1:])
+	case "action":
+		return actionCmd(ctx, args[1:])
 	case "diff":
 		return diffCmd(ctx, args[1:])
 	case "baseline":
