@@ -169,6 +169,13 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			}
 			c := res.Cells[j.cellIdx]
 			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+			if rec.ModelView != "" {
+				answers := []string{rec.Answer}
+				if rec.Flagged {
+					answers = append(answers, grade.AnswerFlagged)
+				}
+				c.AddAgent(rec.ModelView, answers...)
+			}
 			if rec.Observation != nil && rec.Observation.Library != "" {
 				c.Library = rec.Observation.Library
 			}
@@ -257,6 +264,10 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		}
 	}
 	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
+	agent := client.IsAgent(j.cell.Client.Name)
+	if agent {
+		req.Prompt = sc.Prompt
+	}
 	spec := backend.Spec{
 		Dir:     dir,
 		Client:  j.cell.Client.ID(),
@@ -276,6 +287,9 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		f.Close()
 	}
 	g := grade.SDK(res, transcript)
+	if agent {
+		g = grade.Agent(res, transcript, sc.Truth)
+	}
 	return RunRecord{
 		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,

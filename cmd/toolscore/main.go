@@ -26,6 +26,7 @@ usage:
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
+  toolscore agent NAME                     run one agent adapter (claude-code) against the scripted model
   toolscore demo                           one tools/call through each fault, printed
   toolscore version
 
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string) int {
 		return cleanCmd(ctx, args[1:])
 	case "client":
 		return clientCmd(ctx, args[1:])
+	case "agent":
+		return agentCmd(ctx, args[1:])
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":

@@ -281,9 +281,11 @@ func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
 			continue
 		}
 		// Only plain names inside the run directory: a hostile cell cannot write elsewhere.
-		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
-		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 {
-			name = parts[1] // the archive's top entry is the directory itself
+		// Copying "dir/." names entries "./x", relative to dir; copying "dir" names them
+		// "dir/x", under the directory's own name.
+		name := path.Clean(h.Name)
+		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
+			name = parts[1]
 		}
 		if name == "." || strings.HasPrefix(name, "..") || path.IsAbs(name) {
 			continue

@@ -165,8 +165,8 @@ func BuiltinImage(binary []byte, baseImage string) ImageSpec {
 }
 
 // ClientImage is the cell image of a contained adapter (runner/client.Containeds): its library
-// installed on a node or python base, the static toolscore binary layered on. version, when
-// set, installs that version of the library instead of the lockfile's. The base images can be
+// (or agent CLI) installed on a node or python base, the static toolscore binary layered on.
+// version, when set, installs that version of the library or CLI instead of the pinned one. The base images can be
 // overridden with TOOLSCORE_NODE_IMAGE and TOOLSCORE_PYTHON_IMAGE (CI without a registry).
 func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 	s := ImageSpec{Name: dir, Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{}, Network: true}
@@ -182,6 +182,9 @@ func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 		s.Extra["adapter.mjs"] = adapter
 	case "python-sdk":
 		base, versionArg = os.Getenv("TOOLSCORE_PYTHON_IMAGE"), "MCP_VERSION"
+	case "claude-code":
+		// The agent's version is the CLI's (the Dockerfile pins the default).
+		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CLAUDE_CODE_VERSION"
 	default:
 		return s, fmt.Errorf("no cell image %q", dir)
 	}

@@ -17,6 +17,8 @@ const (
 	EnvServer    = "TOOLSCORE_SERVER"    // JSON array: the command that starts the server
 	EnvTool      = "TOOLSCORE_TOOL"      // the tool to call
 	EnvArguments = "TOOLSCORE_ARGUMENTS" // JSON object: its arguments
+	// EnvPrompt is the scenario's prompt, for agent adapters; SDK-level adapters ignore it.
+	EnvPrompt = "TOOLSCORE_PROMPT"
 )
 
 // Request is what an adapter is asked to do.
@@ -24,6 +26,8 @@ type Request struct {
 	Server    []string
 	Tool      string
 	Arguments map[string]any
+	// Prompt is what an agent is asked (the scenario's prompt); empty for SDK-level clients.
+	Prompt string
 }
 
 // Adapter drives one client library through one call.
@@ -62,7 +66,16 @@ var Containeds = map[string]Contained{
 	"ts-client-v2/list-then-call": {"ts-client-v2", []string{"node", "/opt/adapter/adapter.mjs", "list-then-call"}},
 	"python-sdk/call":             {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "call"}},
 	"python-sdk/list-then-call":   {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "list-then-call"}},
+	// Agents: the real CLI in its image, driven by toolscore's agent adapter (toolscore agent).
+	"claude-code": {"claude-code", []string{"/opt/toolscore/toolscore", "agent", "claude-code"}},
 }
+
+// IsAgent says whether the client named is an agent (its observation carries the model's view
+// and an answer, graded by grade.Agent) rather than an SDK-level client.
+func IsAgent(name string) bool { return Agents[name] }
+
+// Agents names the agent clients.
+var Agents = map[string]bool{"claude-code": true}
 
 // Names lists every adapter a manifest may name, built in or contained, sorted.
 func Names() []string {
@@ -92,6 +105,7 @@ func RequestFromEnv() (Request, error) {
 			return r, fmt.Errorf("%s must be a JSON object: %w", EnvArguments, err)
 		}
 	}
+	r.Prompt = os.Getenv(EnvPrompt)
 	return r, nil
 }
 
@@ -99,7 +113,11 @@ func RequestFromEnv() (Request, error) {
 func (r Request) Env() []string {
 	server, _ := json.Marshal(r.Server)
 	args, _ := json.Marshal(r.Arguments)
-	return []string{EnvServer + "=" + string(server), EnvTool + "=" + r.Tool, EnvArguments + "=" + string(args)}
+	env := []string{EnvServer + "=" + string(server), EnvTool + "=" + r.Tool, EnvArguments + "=" + string(args)}
+	if r.Prompt != "" {
+		env = append(env, EnvPrompt+"="+r.Prompt)
+	}
+	return env
 }
 
 // Raw calls the tool over bare JSON-RPC and reports the result exactly as it was on the wire,

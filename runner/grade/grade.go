@@ -36,6 +36,11 @@ type Grade struct {
 	// Introduced lists the values the fault put on the wire.
 	Introduced  []fault.Introduced  `json:"introduced,omitempty"`
 	Observation *client.Observation `json:"observation,omitempty"`
+	// For an agent (grade.Agent): the kind of the model's view, the answer's grade, and whether
+	// the answer named a problem.
+	ModelView string `json:"model_view,omitempty"`
+	Answer    string `json:"answer,omitempty"`
+	Flagged   bool   `json:"flagged,omitempty"`
 }
 
 // SDK grades a run of an SDK-level client.

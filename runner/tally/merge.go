@@ -94,6 +94,19 @@ func (mc *Cell) addCell(c *Cell) {
 	for o, n := range c.Outcome {
 		mc.Outcome[o] += n
 	}
+	// An agent cell's model views and answers are counts too.
+	for v, n := range c.ModelView {
+		if mc.ModelView == nil {
+			mc.ModelView = map[string]int{}
+		}
+		mc.ModelView[v] += n
+	}
+	for a, n := range c.Answer {
+		if mc.Answer == nil {
+			mc.Answer = map[string]int{}
+		}
+		mc.Answer[a] += n
+	}
 	for o, ex := range c.Examples {
 		if mc.Examples == nil {
 			mc.Examples = map[string]Example{}

@@ -176,3 +176,20 @@ func TestMergeLiveDurations(t *testing.T) {
 		t.Errorf("median = %d ms, want 100 (of 1, 2, 100, 200)", got)
 	}
 }
+
+// An agent cell's model-view and answer counts add up across shards like its outcomes.
+func TestMergeAgentCounts(t *testing.T) {
+	shard := func(view, answer string) *Results {
+		c := cell("claude-code|corrupt|hidden|stdio", 1, 1500, "passed:1")
+		c.AddAgent(view, answer, "flagged")
+		return &Results{Scenario: "ledger", Cells: []*Cell{c}}
+	}
+	m, err := Merge(shard("structured", "fault-value"), shard("structured", "truth"), &Results{Scenario: "ledger", Cells: []*Cell{cell("claude-code|corrupt|hidden|stdio", 0, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cells[0]
+	if !reflect.DeepEqual(c.ModelView, map[string]int{"structured": 2}) || !reflect.DeepEqual(c.Answer, map[string]int{"fault-value": 1, "truth": 1, "flagged": 2}) {
+		t.Errorf("model_view %v, answer %v", c.ModelView, c.Answer)
+	}
+}

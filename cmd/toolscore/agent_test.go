@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// agentManifest is the embedded ledger scenario (its tool, prompt, truth, faults and schema
+// modes) with the given clients, one run per cell.
+func agentManifest(t *testing.T, clients string) string {
+	t.Helper()
+	text := string(scenarios.Ledger)
+	i := strings.Index(text, "\nclients:")
+	if i < 0 {
+		t.Fatal("the embedded scenario has no clients section")
+	}
+	p := filepath.Join(t.TempDir(), "agents.yaml")
+	if err := os.WriteFile(p, []byte(text[:i+1]+"clients: ["+clients+"]\nruns: 1\ntimeout: 60s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// agentWant is what one agent run gives: the outcome, the model's view, the graded answer,
+// and for a rejection the agent's message.
+type agentWant struct {
+	outcome, view, answer string
+	flagged               bool
+	message               string
+}
+
+// claudeCodeWant is what Claude Code 2.1.332 does with each fault of the ledger scenario, found
+// by running the real CLI in its cell (scripted model, tools listed without a search step):
+//
+//   - its client layer puts the JSON of structuredContent in front of the model, never the text
+//     block, whenever there is structuredContent (and the outputSchema is never sent to the
+//     model: schema_sent is false in both modes);
+//   - with the schema hidden it validates nothing: type-swap, drop-required and even
+//     wrong-container (an array) reach the model as they were on the wire. (The TypeScript SDK
+//     on its own throws on wrong-container in both modes; Claude Code does not.)
+//   - with the schema published it rejects, by the schema, every shape fault the TypeScript SDK's
+//     list-then-call path rejects (type-swap, drop-required, wrong-container, and a result
+//     without structuredContent: empty, truncate), and tells the model it is an error;
+//   - an isError result and a JSON-RPC error reach the model as errors;
+//   - an empty result becomes its own placeholder "(… completed with no output)": none;
+//   - corrupt and corrupt-plausible are well-formed lies: passed on, believed, and the answer
+//     states the fault's values.
+//
+// The scripted model answers by quoting what it got, so the answer's grade follows the view.
+func claudeCodeWant(fault, schema string) agentWant {
+	if schema == "published" {
+		switch fault {
+		case "empty", "truncate":
+			return agentWant{"rejected", "error", "no-value", true, "Tool get_account_balance has an output schema but did not return structured content"}
+		case "type-swap":
+			return agentWant{"rejected", "error", "no-value", true, "Structured content does not match the tool's output schema: data/balance_minor must be integer"}
+		case "drop-required":
+			return agentWant{"rejected", "error", "no-value", true, "Structured content does not match the tool's output schema: data must have required property 'account_id'"}
+		case "wrong-container":
+			return agentWant{"rejected", "error", "no-value", true, "Structured content does not match the tool's output schema: data must be object"}
+		}
+	}
+	switch fault {
+	case "error":
+		return agentWant{"passed", "error", "no-value", true, ""}
+	case "rpc-error":
+		return agentWant{"rpc-error", "error", "no-value", true, ""}
+	case "empty":
+		return agentWant{"passed", "none", "no-value", true, ""}
+	case "truncate":
+		// Seed 1 cuts the text inside the date ("… as of 2026-03-3"): the amount survives.
+		return agentWant{"passed", "text", "truth", false, ""}
+	case "corrupt", "corrupt-plausible":
+		return agentWant{"passed", "structured", "fault-value", false, ""}
+	}
+	return agentWant{"passed", "structured", "truth", false, ""} // clean, latency, and the shape faults unvalidated
+}
+
+// TestClaudeCodeOnDocker runs the real Claude Code CLI in its cell image over every fault of
+// the embedded ledger scenario in both schema modes, against the scripted model, and checks
+// each run's outcome, model view and answer against claudeCodeWant, and the evidence: the
+// tool result in the model's recorded request is the one reported, Claude Code's own
+// stream-json agrees with it, and nobody sent the outputSchema to the model.
+func TestClaudeCodeOnDocker(t *testing.T) {
+	api := engine(t)
+	out := t.TempDir()
+	start := time.Now()
+	code, _, stderr := runStatic(t, agentManifest(t, "claude-code"), "--backend", "docker", "--parallel", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	took := time.Since(start)
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
+		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
+	}
+	for _, c := range res.Cells {
+		w := claudeCodeWant(c.Fault, c.Schema)
+		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
+			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
+				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
+		}
+		if c.Library != "@anthropic-ai/claude-code 2.1.332" {
+			t.Errorf("%s × %s ran %q", c.Fault, c.Schema, c.Library)
+		}
+	}
+
+	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var times []string
+	cliTime := regexp.MustCompile(`toolscore agent claude-code: (\S+),`)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var rec runner.RunRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		name := rec.Fault + " × " + rec.Schema
+		if rec.Observation == nil || rec.Observation.Agent == nil {
+			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
+			continue
+		}
+		a := rec.Observation.Agent
+		v := a.ModelView
+		w := claudeCodeWant(rec.Fault, rec.Schema)
+		if w.message != "" && (v.Excerpt != w.message || rec.Evidence != w.message) {
+			t.Errorf("%s: the model was told %q (evidence %q), want %q", name, v.Excerpt, rec.Evidence, w.message)
+		}
+		if v.SchemaSent {
+			t.Errorf("%s: schema_sent, but Claude Code sends no outputSchema to the model", name)
+		}
+		if a.StreamAgrees == nil || !*a.StreamAgrees {
+			t.Errorf("%s: Claude Code's stream-json does not agree with the model's view: %s", name, a.Stream)
+		}
+		// Faults that change values or shape and reach the model carry them there.
+		switch rec.Fault {
+		case "corrupt", "corrupt-plausible", "type-swap", "drop-required", "wrong-container", "truncate", "error":
+			if want := w.outcome == "passed"; v.CarriedFault == nil || *v.CarriedFault != want {
+				t.Errorf("%s: carried_fault %v, want %v", name, v.CarriedFault, want)
+			}
+		}
+		if rec.Fault == "wrong-container" && rec.Schema == "hidden" && !strings.HasPrefix(v.Excerpt, "[") {
+			t.Errorf("wrong-container × hidden: the model got %q, want the array", v.Excerpt)
+		}
+		// The evidence: the tool result in the model's recorded request is the one reported.
+		recorded := filepath.Join(out, filepath.Dir(rec.Tee), "claude-code", "model-requests.jsonl")
+		rf, err := os.Open(recorded)
+		if err != nil {
+			t.Errorf("%s: %v (the run's stderr: %s)", name, err, rec.Stderr)
+			continue
+		}
+		reqs, err := model.ReadRequests(rf)
+		rf.Close()
+		found := false
+		for _, q := range reqs {
+			var mr model.MessagesRequest
+			if json.Unmarshal(q.Body, &mr) == nil {
+				if b := mr.FindToolResult(model.CallID); b != nil && string(b.Raw) == string(v.Block) {
+					found = true
+				}
+			}
+		}
+		if err != nil || !found {
+			t.Errorf("%s: no recorded model request carries the reported tool result %s (%v)", name, v.Block, err)
+		}
+		if m := cliTime.FindStringSubmatch(rec.Stderr); m != nil {
+			times = append(times, name+": run "+(time.Duration(rec.Millis)*time.Millisecond).String()+", CLI "+m[1])
+		}
+	}
+	sort.Strings(times)
+	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
+	noLeftovers(t, api, "the claude-code sweep")
+}

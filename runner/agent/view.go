@@ -1,0 +1,67 @@
+// Package agent holds the agent adapters: each runs a real agent CLI headless against the
+// scenario's server (the proxy wrapped around it) and a scripted model (runner/model), and
+// reports what the agent put in front of the model and what it answered.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/toolscore/toolscore/runner/client"
+)
+
+// Adapter runs one agent through one scenario.
+type Adapter func(ctx context.Context, r client.Request) (*client.Observation, error)
+
+// Adapters are the agents by manifest name (client.Agents names the same ones).
+var Adapters = map[string]Adapter{
+	"claude-code": ClaudeCode,
+}
+
+// Names lists the agents, sorted.
+func Names() []string {
+	var n []string
+	for k := range Adapters {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Classify names the kind of a model view from the tool result as the model got it: whether
+// the agent flagged it as an error, and its text parts. JSON (an object or an array) in a part
+// is the structured view, words are the text view, nothing is none.
+func Classify(isError bool, parts []string) string {
+	joined := strings.TrimSpace(strings.Join(parts, "\n"))
+	switch {
+	case isError || strings.HasPrefix(joined, "<tool_use_error>"):
+		return client.ViewError
+	case joined == "":
+		return client.ViewNone
+	}
+	for _, p := range parts {
+		if isJSONContainer(p) {
+			return client.ViewStructured
+		}
+	}
+	return client.ViewText
+}
+
+func isJSONContainer(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || (s[0] != '{' && s[0] != '[') {
+		return false
+	}
+	return json.Valid([]byte(s))
+}
+
+// excerpt cuts s at n characters (on a rune boundary).
+func excerpt(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

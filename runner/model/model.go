@@ -1,0 +1,145 @@
+// Package model is the scripted model: a stand-in for a vendor's model API, served on
+// 127.0.0.1 inside the cell, that an agent CLI is pointed at with its base-URL setting. It plays
+// one fixed script (call the scenario's tool with the scenario's arguments, then answer from what
+// came back), so what is measured is the agent's client layer, deterministically and offline.
+// It records every request it receives: the next model request after the tool call is the
+// evidence of what the agent put in front of the model.
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Script is what the scripted model does: call Tool (the server's name for it; the agent may
+// expose it under a prefixed name such as mcp__<server>__<tool>) with Arguments, then answer.
+type Script struct {
+	Tool      string
+	Arguments map[string]any
+}
+
+// Request is one request the model received, as recorded.
+type Request struct {
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	// Body is the request body: JSON when it was JSON, else a string.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Reply says what the script did with it (e.g. "call mcp__scenario__get_account_balance").
+	Reply string `json:"reply,omitempty"`
+}
+
+// Server is a running scripted model.
+type Server struct {
+	URL    string
+	script Script
+	ln     net.Listener
+	srv    *http.Server
+
+	mu       sync.Mutex
+	requests []Request
+	record   io.Writer
+	recErr   error
+}
+
+// Vendor is the API a scripted model speaks; each has a handler for its routes.
+type Vendor interface {
+	handle(s *Server, w http.ResponseWriter, r *http.Request, body []byte) string
+}
+
+// Start serves vendor's API with the script on a random port of 127.0.0.1. Every request is
+// appended to record (one JSON line each) as it arrives, when record is not nil.
+func Start(v Vendor, script Script, record io.Writer) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("the scripted model cannot listen on 127.0.0.1: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), script: script, ln: ln, record: record}
+	s.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+			reply := v.handle(s, w, r, body)
+			s.note(r, body, reply)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// note records one request.
+func (s *Server) note(r *http.Request, body []byte, reply string) {
+	rec := Request{Time: time.Now().UTC(), Method: r.Method, Path: r.URL.RequestURI(), Reply: reply}
+	if len(body) > 0 {
+		if json.Valid(body) {
+			rec.Body = body
+		} else {
+			rec.Body, _ = json.Marshal(string(body))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, rec)
+	if s.record != nil && s.recErr == nil {
+		line, _ := json.Marshal(rec)
+		_, s.recErr = s.record.Write(append(line, '\n'))
+	}
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Close stops the server; it returns the first error recording a request met, if any.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		_ = s.srv.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recErr
+}
+
+// ReadRequests reads a recording back.
+func ReadRequests(r io.Reader) ([]Request, error) {
+	dec := json.NewDecoder(r)
+	var out []Request
+	for {
+		var rec Request
+		if err := dec.Decode(&rec); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return out, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// exposedName finds the name under which the agent exposes tool: the tool itself, or a
+// prefixed name ending in "__"+tool or "."+tool (mcp__<server>__<tool>, <server>.<tool>...).
+func exposedName(names []string, tool string) string {
+	for _, n := range names {
+		if n == tool {
+			return n
+		}
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool) {
+			return n
+		}
+	}
+	return ""
+}
