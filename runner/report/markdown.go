@@ -77,6 +77,25 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	for _, t := range viewTables(r) {
+		fmt.Fprintf(&b, "\n## The model's view, schema %s", EscapeMarkdown(t.Schema))
+		if multi {
+			fmt.Fprintf(&b, ", transport %s", EscapeMarkdown(t.Transport))
+		}
+		b.WriteString("\n\nWhat each agent put in front of the model (structured, text, error, none), and how its answer graded.\n\n| fault |")
+		for _, client := range t.Clients {
+			fmt.Fprintf(&b, " %s |", EscapeMarkdown(client))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(t.Clients)) + "\n")
+		for _, f := range t.Faults {
+			fmt.Fprintf(&b, "| %s |", EscapeMarkdown(f))
+			for _, client := range t.Clients {
+				fmt.Fprintf(&b, " %s |", EscapeMarkdown(viewCounts(t.cell(f, client))))
+			}
+			b.WriteString("\n")
+		}
+	}
+
 	if bothModes(r) {
 		b.WriteString("\n## Where publishing the schema changed the outcome\n\n")
 		changes := SchemaChanges(r)

@@ -197,3 +197,54 @@ func truncate(s string, limit int) string {
 
 // width is how many columns s takes in a terminal, counting each rune as one.
 func width(s string) int { return utf8.RuneCountInString(s) }
+
+// viewTables are the tables of the agent cells alone, each cell the counts of what the agent
+// put in front of the model and how its answer graded: the model's view, read beside the
+// outcome tables so a harness reading content[0].text can see where the agent shows otherwise.
+func viewTables(r *tally.Results) []*table {
+	var out []*table
+	for _, t := range tables(r) {
+		v := &table{Schema: t.Schema, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
+		for _, client := range t.Clients {
+			for _, f := range t.Faults {
+				if c := t.cell(f, client); c != nil && len(c.ModelView) > 0 {
+					v.Clients = append(v.Clients, client)
+					break
+				}
+			}
+		}
+		if len(v.Clients) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// viewCounts renders an agent cell's model views and answers, e.g. "structured 3/3; truth 3/3".
+func viewCounts(c *tally.Cell) string {
+	if c == nil || len(c.ModelView) == 0 {
+		return "-"
+	}
+	part := func(m map[string]int) string {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			if m[a] != m[b] {
+				return m[b] - m[a]
+			}
+			return strings.Compare(a, b)
+		})
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", k, m[k], c.Runs))
+		}
+		return strings.Join(parts, ", ")
+	}
+	s := part(c.ModelView)
+	if len(c.Answer) > 0 {
+		s += "; " + part(c.Answer)
+	}
+	return s
+}
