@@ -136,15 +136,20 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 		return nil, sc, out, 1
 	}
 	defer done()
-	cells := len(sc.Cells())
-	slice, progCells := "", cells
-	if shards > 0 {
-		slice, progCells = fmt.Sprintf(" (shard %d/%d)", shard, shards), 0
-		for i := range cells {
-			if runner.ShardRuns(i, sc.Runs, shard, shards) > 0 {
-				progCells++
-			}
+	// Count the cells that will run: not those of unavailable clients, and in a shard only
+	// those with runs in it (shards number the cells of the whole matrix).
+	cells, progCells, slice := 0, 0, ""
+	for i, c := range sc.Cells() {
+		if _, skip := unavailable[c.Client.ID()]; skip {
+			continue
 		}
+		cells++
+		if shards == 0 || runner.ShardRuns(i, sc.Runs, shard, shards) > 0 {
+			progCells++
+		}
+	}
+	if shards > 0 {
+		slice = fmt.Sprintf(" (shard %d/%d)", shard, shards)
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		version, sc.Name, path, cells, sc.Runs, slice, be.Name(), why, par, out)
