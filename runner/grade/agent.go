@@ -40,17 +40,7 @@ const (
 func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	var g Grade
 	request, answer := proxy.TargetAnswer(transcript)
-	var wireResult, wireError json.RawMessage
-	if answer != nil {
-		g.Wire = strings.TrimRight(string(answer.Wire), "\r\n")
-		g.Introduced = answer.Introduced
-		var msg struct {
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal(answer.Wire, &msg)
-		wireResult, wireError = msg.Result, msg.Error
-	}
+	wireResult, wireError := g.noteWire(answer)
 	obs, perr := client.ParseObservation(res.Stdout)
 	g.Observation = obs
 	switch {

@@ -47,17 +47,7 @@ type Grade struct {
 func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	var g Grade
 	_, answer := proxy.TargetAnswer(transcript)
-	var wireResult, wireError json.RawMessage
-	if answer != nil {
-		g.Wire = strings.TrimRight(string(answer.Wire), "\r\n")
-		g.Introduced = answer.Introduced
-		var msg struct {
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal(answer.Wire, &msg)
-		wireResult, wireError = msg.Result, msg.Error
-	}
+	wireResult, wireError := g.noteWire(answer)
 	obs, perr := client.ParseObservation(res.Stdout)
 	g.Observation = obs
 	switch {
@@ -95,6 +85,22 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 		}
 	}
 	return g
+}
+
+// noteWire records the answer the proxy sent (nil: none came) as the run's evidence, and
+// returns its result and its JSON-RPC error, either nil when absent.
+func (g *Grade) noteWire(answer *proxy.Entry) (result, rpcErr json.RawMessage) {
+	if answer == nil {
+		return nil, nil
+	}
+	g.Wire = strings.TrimRight(string(answer.Wire), "\r\n")
+	g.Introduced = answer.Introduced
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(answer.Wire, &msg)
+	return msg.Result, msg.Error
 }
 
 // payload is the part of a tools/call result that a fault changes and a client must pass on;
