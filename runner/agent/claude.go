@@ -52,7 +52,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 		return nil, err
 	}
 	defer rec.Close()
-	m, err := model.Start(model.Anthropic, model.Script{Tool: r.Tool, Arguments: r.Arguments}, rec)
+	m, err := startModel(r, model.Anthropic, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +83,13 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 		"--mcp-config", filepath.Join(dir, "mcp.json"), "--strict-mcp-config",
 		"--tools", "", "--allowedTools", exposed,
 		"--no-session-persistence", "--disable-slash-commands"}
+	if r.Model != "" {
+		args = append(args, "--model", r.Model)
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(agentEnv(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY=toolscore-scripted-model",
+		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY="+placeholderKey,
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		// With no built-in tools there is no ToolSearch, so MCP tools are listed to the model

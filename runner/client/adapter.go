@@ -19,6 +19,13 @@ const (
 	EnvArguments = "TOOLSCORE_ARGUMENTS" // JSON object: its arguments
 	// EnvPrompt is the scenario's prompt, for agent adapters; SDK-level adapters ignore it.
 	EnvPrompt = "TOOLSCORE_PROMPT"
+	// EnvModel names a real model for an agent; unset, the agent talks to the scripted model.
+	EnvModel = "TOOLSCORE_MODEL"
+	// EnvModelURL is the vendor API's base URL for a real model (unset: the vendor's own).
+	EnvModelURL = "TOOLSCORE_MODEL_URL"
+	// EnvModelKey is the vendor API key for a real model. The adapter takes it out of its
+	// environment at once: only its gateway holds it, the agent CLI gets a placeholder.
+	EnvModelKey = "TOOLSCORE_MODEL_KEY"
 )
 
 // Request is what an adapter is asked to do.
@@ -28,6 +35,9 @@ type Request struct {
 	Arguments map[string]any
 	// Prompt is what an agent is asked (the scenario's prompt); empty for SDK-level clients.
 	Prompt string
+	// Model, ModelURL and ModelKey name a real model for an agent (see EnvModel); Model empty
+	// means the scripted model.
+	Model, ModelURL, ModelKey string
 }
 
 // Adapter drives one client library through one call.
@@ -106,6 +116,9 @@ func RequestFromEnv() (Request, error) {
 		}
 	}
 	r.Prompt = os.Getenv(EnvPrompt)
+	r.Model, r.ModelURL, r.ModelKey = os.Getenv(EnvModel), os.Getenv(EnvModelURL), os.Getenv(EnvModelKey)
+	// The key stays in this process's memory only: nothing it starts inherits it.
+	_ = os.Unsetenv(EnvModelKey)
 	return r, nil
 }
 
@@ -116,6 +129,11 @@ func (r Request) Env() []string {
 	env := []string{EnvServer + "=" + string(server), EnvTool + "=" + r.Tool, EnvArguments + "=" + string(args)}
 	if r.Prompt != "" {
 		env = append(env, EnvPrompt+"="+r.Prompt)
+	}
+	for _, kv := range [][2]string{{EnvModel, r.Model}, {EnvModelURL, r.ModelURL}, {EnvModelKey, r.ModelKey}} {
+		if kv[1] != "" {
+			env = append(env, kv[0]+"="+kv[1])
+		}
 	}
 	return env
 }
