@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"io"
 
 	"github.com/toolscore/toolscore/runner/client"
@@ -14,7 +13,7 @@ import (
 // got is recorded to rec.
 func startModel(r client.Request, v model.Vendor, rec io.Writer) (*model.Server, error) {
 	if r.Model != "" {
-		return nil, errors.New("real models are not wired in yet")
+		return model.StartGateway(v, r.ModelURL, r.ModelKey, rec)
 	}
 	return model.Start(v, model.Script{Tool: r.Tool, Arguments: r.Arguments}, rec)
 }

@@ -337,3 +337,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func anthropicError(w http.ResponseWriter, code int, typ, msg string) {
 	writeJSON(w, code, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
+
+// authorize puts the key in x-api-key, the Messages API's header, and drops any bearer token.
+func (anthropic) authorize(h http.Header, key string) {
+	h.Del("Authorization")
+	h.Set("X-Api-Key", key)
+}
