@@ -4,9 +4,12 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -268,6 +271,11 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if agent {
 		req.Prompt = sc.Prompt
 	}
+	network := ""
+	if m := j.cell.Client.Model; m != nil {
+		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(ModelKeyEnv(j.cell.Client))
+		network = cmp.Or(m.Network, "bridge")
+	}
 	spec := backend.Spec{
 		Dir:     dir,
 		Client:  j.cell.Client.ID(),
@@ -276,8 +284,13 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		Command: adapterCommand(self, j.cell.Client.Name),
 		Env:     append(env, req.Env()...),
 		Timeout: sc.Timeout.Std(),
+		Network: network,
 	}
 	res := o.Backend.Run(ctx, spec)
+	if req.ModelKey != "" {
+		// Nothing the vendor or the agent echoed may keep the key: not the run's files, not its output.
+		redact(dir, &res, req.ModelKey)
+	}
 	if res.Cancelled {
 		return RunRecord{}, false
 	}
@@ -295,6 +308,32 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
+}
+
+// ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real
+// model: the manifest's key_env, else the agent vendor's usual one.
+func ModelKeyEnv(c scenario.Client) string {
+	if c.Model != nil && c.Model.KeyEnv != "" {
+		return c.Model.KeyEnv
+	}
+	return client.ModelKeyEnv[c.Name]
+}
+
+// redact replaces secret wherever it appears in a run's output and in the files of its directory.
+func redact(dir string, res *backend.Result, secret string) {
+	mask := []byte("[masked]")
+	res.Stdout = bytes.ReplaceAll(res.Stdout, []byte(secret), mask)
+	res.Stderr = bytes.ReplaceAll(res.Stderr, []byte(secret), mask)
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(b, []byte(secret)) {
+			_ = os.WriteFile(path, bytes.ReplaceAll(b, []byte(secret), mask), 0o600)
+		}
+		return nil
+	})
 }
 
 // adapterCommand starts a client adapter: a built-in one is toolscore itself, a contained one

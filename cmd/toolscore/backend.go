@@ -20,7 +20,7 @@ var errUsage = errors.New("usage")
 // and local otherwise. It says why, and returns what to do when the sweep is over.
 func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, map[string]string, func(), error) {
 	local := backend.Local{Binary: self}
-	localOnly := map[string]string{}
+	localOnly := missingKeys(sc)
 	for _, c := range sc.Clients {
 		if _, ok := client.Containeds[c.Name]; ok {
 			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
@@ -64,25 +64,17 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
 	d.Sandbox = sandbox(sc)
-	unavailable := map[string]string{}
+	unavailable := missingKeys(sc)
 	for _, c := range sc.Clients {
-		spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-		if cont, ok := client.Containeds[c.Name]; ok {
-			if spec, err = backend.ClientImage(cont.Image, bin, c.Version); err != nil {
-				unavailable[c.ID()] = err.Error()
-				continue
-			}
+		if _, out := unavailable[c.ID()]; out {
+			continue
 		}
-		start := time.Now()
-		tag, built, err := d.EnsureImage(ctx, spec, nil)
+		tag, err := cellImage(ctx, d, c, sc.Server.Install, bin, log)
 		if err != nil {
 			// A client whose image cannot be built is reported as unavailable, with the reason.
 			unavailable[c.ID()] = err.Error()
 			fmt.Fprintf(log, "client %s is unavailable: %v\n", c.ID(), err)
 			continue
-		}
-		if built {
-			fmt.Fprintf(log, "built %s for %s in %s\n", tag, c.ID(), time.Since(start).Round(time.Second))
 		}
 		d.Images[c.ID()] = tag
 	}
@@ -95,6 +87,61 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		_, _ = d.Sweep(cctx, false)
 	}
 	return d, unavailable, done, nil
+}
+
+// cellImage makes sure the image a client's cells run in is built, and returns its tag: the
+// client's own image (the one toolscore builds, or the ready one the manifest names, with the
+// binary layered on), with the command server's install step layered on when there is one.
+func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, install string, bin []byte, log io.Writer) (string, error) {
+	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+	switch cont, contained := client.Containeds[c.Name]; {
+	case c.Image != "":
+		id, err := d.ImageID(ctx, c.Image)
+		if err != nil {
+			return "", err
+		}
+		spec = backend.ReadyImage(c.Image, id, bin)
+	case contained:
+		var err error
+		if spec, err = backend.ClientImage(cont.Image, bin, c.Version); err != nil {
+			return "", err
+		}
+	}
+	start := time.Now()
+	tag, built, err := d.EnsureImage(ctx, spec, nil)
+	if err != nil {
+		return "", err
+	}
+	if built {
+		fmt.Fprintf(log, "built %s for %s in %s\n", tag, c.ID(), time.Since(start).Round(time.Second))
+	}
+	if install == "" {
+		return tag, nil
+	}
+	start = time.Now()
+	with, built, err := d.EnsureImage(ctx, backend.InstallImage(tag, install), nil)
+	if err != nil {
+		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
+	}
+	if built {
+		fmt.Fprintf(log, "installed the server on %s for %s in %s\n", with, c.ID(), time.Since(start).Round(time.Second))
+	}
+	return with, nil
+}
+
+// missingKeys lists the clients whose real model has no key in this environment: they cannot
+// run, and say why.
+func missingKeys(sc *scenario.Scenario) map[string]string {
+	out := map[string]string{}
+	for _, c := range sc.Clients {
+		if c.Model == nil {
+			continue
+		}
+		if env := runner.ModelKeyEnv(c); os.Getenv(env) == "" {
+			out[c.ID()] = "its model needs an API key in " + env + ", which is not set"
+		}
+	}
+	return out
 }
 
 // sandbox is the manifest's relaxation of the cell hardening, if any.

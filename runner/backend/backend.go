@@ -18,6 +18,9 @@ type Spec struct {
 	Command []string
 	Env     []string
 	Timeout time.Duration
+	// Network, when set, is this run's network instead of the sandbox's (a cell that must reach
+	// a real model); the local backend has no say over networks and ignores it.
+	Network string
 }
 
 // Result is what came of a run. A crash, a timeout or a dead adapter is a result, not an error.

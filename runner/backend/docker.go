@@ -151,6 +151,9 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		return Result{Err: fmt.Errorf("no image for client %q", s.Client)}
 	}
 	sb := d.Sandbox.withDefaults()
+	if s.Network != "" {
+		sb.Network = s.Network
+	}
 	pids := sb.Pids
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
 	cfg := &container.Config{

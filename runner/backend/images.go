@@ -197,6 +197,32 @@ func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 	return s, nil
 }
 
+// ReadyImage is the cell image of a client whose image the manifest names: that image, with the
+// static binary layered on. id is the ready image's id when it is here already (see ImageID),
+// so the cell image follows the tag when it moves.
+func ReadyImage(ref, id string, binary []byte) ImageSpec {
+	return ImageSpec{Name: "ready", Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{"BASE_IMAGE": ref, "IMAGE_ID": id}}
+}
+
+// InstallImage layers a command server's install step on a client's cell image (base, one of
+// ours, named by the hash of its inputs, so this one is cached by hash too).
+func InstallImage(base, install string) ImageSpec {
+	return ImageSpec{Name: "install", Args: map[string]string{"BASE_IMAGE": base, "INSTALL": install}, Network: true}
+}
+
+// ImageID is the id of the image ref names on this engine, or "" when it is not here (a build
+// from it pulls it).
+func (d *Docker) ImageID(ctx context.Context, ref string) (string, error) {
+	have, err := d.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", ref))})
+	if err != nil {
+		return "", fmt.Errorf("looking for image %s: %w", ref, err)
+	}
+	if len(have) == 0 {
+		return "", nil
+	}
+	return have[0].ID, nil
+}
+
 // StaticBinary reads the toolscore binary at path, and refuses one that needs a dynamic loader:
 // a cell image need not have the host's libc.
 func StaticBinary(path string) ([]byte, error) {

@@ -87,6 +87,20 @@ func IsAgent(name string) bool { return Agents[name] }
 // Agents names the agent clients.
 var Agents = map[string]bool{"claude-code": true}
 
+// ModelKeyEnv is where, by default, the runner's environment holds the key of an agent's real
+// model: its vendor's usual variable.
+var ModelKeyEnv = map[string]string{"claude-code": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY", "gemini-cli": "GEMINI_API_KEY"}
+
+// AgentNames lists the agents, sorted.
+func AgentNames() []string {
+	var n []string
+	for k := range Agents {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
 // Names lists every adapter a manifest may name, built in or contained, sorted.
 func Names() []string {
 	names := make([]string, 0, len(Builtins)+len(Containeds))

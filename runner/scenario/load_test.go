@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -12,8 +13,9 @@ import (
 var known = Known{
 	Faults: []string{"clean", "error", "rpc-error", "empty", "truncate", "corrupt", "corrupt-plausible",
 		"type-swap", "drop-required", "wrong-container", "latency"},
-	Clients:  []string{"raw", "go-sdk/call", "ts-sdk/call", "python-sdk/call"},
+	Clients:  []string{"raw", "go-sdk/call", "ts-sdk/call", "python-sdk/call", "claude-code"},
 	Builtins: []string{"ledger"},
+	Agents:   []string{"claude-code"},
 }
 
 const knownFaults = "(known: clean, error, rpc-error, empty, truncate, corrupt, corrupt-plausible, type-swap, drop-required, wrong-container, latency)"
@@ -372,7 +374,7 @@ clients:
   - name: go-sdk
     version: 1.8.0
 `,
-			want: `bad.yaml:8:11: clients[1].name: unknown client "go-sdk" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call)`,
+			want: `bad.yaml:8:11: clients[1].name: unknown client "go-sdk" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)`,
 		},
 		{
 			name: "duplicate client",
@@ -398,7 +400,48 @@ schema_modes: [hidden]
 clients:
   - {name: go-sdk/call, versoin: 1.8.0}
 `,
-			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version)",
+			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model)",
+		},
+		{
+			name: "model on an SDK client",
+			yaml: `name: t
+server: {builtin: ledger}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients:
+  - name: go-sdk/call
+    model: {name: m, url: "http://127.0.0.1:9"}
+`,
+			want: `bad.yaml:8:5: clients[0].model: only an agent takes a model; "go-sdk/call" is not one (agents: claude-code)`,
+		},
+		{
+			name: "model without a usable url or key variable",
+			yaml: `name: t
+server: {builtin: ledger}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients:
+  - name: claude-code
+    model:
+      name: some-model
+      url: "vendor.example/v1"
+      key_env: "MY-KEY"
+`,
+			want: `bad.yaml:10:12: clients[0].model.url: the model needs the base URL of the vendor's API (http or https), got "vendor.example/v1"` + "\n" +
+				`bad.yaml:11:16: clients[0].model.key_env: "MY-KEY" is not an environment variable name`,
+		},
+		{
+			name: "install on a builtin server",
+			yaml: `name: t
+server: {builtin: ledger, install: "npm i -g x"}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`,
+			want: `bad.yaml:2:36: server.install: only applies to a command server`,
 		},
 		{
 			name: "runs below one",
@@ -558,7 +601,7 @@ runs: 0
 `,
 			want: `bad.yaml:4:17: faults[1]: unknown fault "corupt" ` + knownFaults + "\n" +
 				`bad.yaml:5:16: schema_modes[0]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
-				`bad.yaml:6:11: clients[0]: unknown client "rav" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call)` + "\n" +
+				`bad.yaml:6:11: clients[0]: unknown client "rav" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)` + "\n" +
 				"bad.yaml:7:7: runs: must be 1 or more, got 0",
 		},
 	}
@@ -743,5 +786,29 @@ func TestLoadAcceptsAnyNameWhenUnknown(t *testing.T) {
 	data := []byte("name: t\nserver: {builtin: other}\ntool: x\nfaults: [made-up]\nschema_modes: [hidden]\nclients: [mine]\n")
 	if _, err := Load("any.yaml", data, Known{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoadModelAndImage: a real model and a ready image load as written, and the model joins the
+// client's ID, so the scripted and the real-model cells of one agent stay apart.
+func TestLoadModelAndImage(t *testing.T) {
+	s, err := Load("ok.yaml", []byte(`name: t
+server: {command: [my-server], install: "npm install -g my-server@1.0.0"}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients:
+  - claude-code
+  - {name: claude-code, model: {name: big-model, url: "https://models.example/api"}}
+  - {name: raw, image: "registry.example/team/client:1"}
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{s.Clients[0].ID(), s.Clients[1].ID(), s.Clients[2].ID()}; !slices.Equal(got, []string{"claude-code", "claude-code:big-model", "raw"}) {
+		t.Errorf("IDs %v", got)
+	}
+	if s.Clients[2].Image != "registry.example/team/client:1" || s.Server.Install != "npm install -g my-server@1.0.0" {
+		t.Errorf("image %q, install %q", s.Clients[2].Image, s.Server.Install)
 	}
 }

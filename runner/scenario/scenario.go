@@ -40,6 +40,7 @@ type Server struct {
 	Builtin string            `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
 	Command []string          `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
 	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Environment of the command server."`
+	Install string            `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
 }
 
 // Fault is one fault of the matrix with its options; zero options leave the
@@ -73,6 +74,8 @@ func (f *Fault) UnmarshalYAML(unmarshal func(any) error) error {
 type Client struct {
 	Name    string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the client adapter, e.g. go-sdk/call."`
 	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent; unset uses the adapter's default."`
+	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients)."`
+	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
@@ -89,13 +92,27 @@ func (c *Client) UnmarshalYAML(unmarshal func(any) error) error {
 	return err
 }
 
+// Model is a real model an agent talks to. The vendor is the agent's own (Anthropic Messages for
+// claude-code, OpenAI Responses for codex, Gemini for gemini-cli).
+type Model struct {
+	Name    string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"The vendor's name of the model, passed to the agent CLI."`
+	URL     string `yaml:"url" json:"url" jsonschema:"required" jsonschema_description:"Base URL of the vendor's model API (or of a gateway of yours in front of it)."`
+	KeyEnv  string `yaml:"key_env,omitempty" json:"key_env,omitempty" jsonschema_description:"Environment variable of the runner holding the API key; unset: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, by agent."`
+	Network string `yaml:"network,omitempty" json:"network,omitempty" jsonschema:"enum=bridge,enum=host" jsonschema_description:"Docker network of this client's cells, so they can reach the model; unset: bridge. Other cells keep the sandbox's."`
+}
+
 // ID names the client in cell keys and reports: the name, with @version
-// when a version is pinned, so two versions of one client stay apart.
+// when a version is pinned and :model when a real model is, so two versions
+// or models of one client stay apart.
 func (c Client) ID() string {
-	if c.Version == "" {
-		return c.Name
+	id := c.Name
+	if c.Version != "" {
+		id += "@" + c.Version
 	}
-	return c.Name + "@" + c.Version
+	if c.Model != nil {
+		id += ":" + c.Model.Name
+	}
+	return id
 }
 
 // decodeShorthand decodes a list entry written either as a bare name, into
@@ -171,6 +188,8 @@ type Known struct {
 	Faults   []string
 	Clients  []string
 	Builtins []string
+	// Agents are the clients that take a model (nil: not checked).
+	Agents []string
 }
 
 // Duration is a time.Duration written as a Go duration string ("2s",

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -61,9 +63,14 @@ func (l *loader) checkServer(srv Server) {
 		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
 			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
 		}
-		if l.present("server.env") {
-			l.errorf("server.env", "only applies to a command server")
+		for _, f := range []string{"env", "install"} {
+			if l.present("server." + f) {
+				l.errorf("server."+f, "only applies to a command server")
+			}
 		}
+	}
+	if l.present("server.install") && strings.TrimSpace(srv.Install) == "" {
+		l.errorf("server.install", "must not be empty (leave it out when the client image has the server)")
 	}
 	if l.present("server.command") {
 		switch {
@@ -180,8 +187,31 @@ func (l *loader) checkClients(clients []Client) {
 			continue
 		}
 		seen[c.ID()] = i
+		if c.Model != nil {
+			l.checkModel(p+".model", c)
+		}
 	}
 }
+
+// checkModel checks a real model: only agents take one, and it needs a name and an http(s) URL.
+func (l *loader) checkModel(p string, c *Client) {
+	if l.known.Agents != nil && !slices.Contains(l.known.Agents, c.Name) {
+		l.errorf(p, "only an agent takes a model; %q is not one (agents: %s)", c.Name, strings.Join(l.known.Agents, ", "))
+		return
+	}
+	m := c.Model
+	if strings.TrimSpace(m.Name) == "" {
+		l.errorf(p+".name", "the model needs a name (the vendor's, e.g. the one you would pass to the CLI's --model)")
+	}
+	if u, err := url.Parse(m.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.errorf(p+".url", "the model needs the base URL of the vendor's API (http or https), got %q", m.URL)
+	}
+	if m.KeyEnv != "" && !envName.MatchString(m.KeyEnv) {
+		l.errorf(p+".key_env", "%q is not an environment variable name", m.KeyEnv)
+	}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namePath is where the name of the list entry at p is: the entry itself
 // for the bare-name form, its name field for the mapping form.
