@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,13 +77,38 @@ type buildError struct {
 func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 // ours lists every container with toolscore's marker label.
+// ours lists the containers with our label, less those of sweeps running on this machine that
+// these tests did not start (a developer's own sweep, say): they are not these tests' leftovers.
 func ours(t *testing.T, api *client.Client) []container.Summary {
 	t.Helper()
 	cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cs
+	host, _ := os.Hostname()
+	var mine []container.Summary
+	for _, c := range cs {
+		h, pidText, _ := strings.Cut(c.Labels[backend.LabelOwner], ":")
+		pid, _ := strconv.Atoi(pidText)
+		_, started := startedPids.Load(pid)
+		if h == host && pid > 0 && !started && syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		mine = append(mine, c)
+	}
+	return mine
+}
+
+// startedPids are the toolscore processes these tests started.
+var startedPids sync.Map
+
+// start starts cmd and notes its pid as one of these tests' sweeps.
+func start(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	startedPids.Store(cmd.Process.Pid, true)
+	return nil
 }
 
 func noLeftovers(t *testing.T, api *client.Client, after string) {
@@ -101,7 +127,10 @@ func runStatic(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	cmd := exec.Command(staticToolscore(t), append([]string{"run"}, args...)...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
-	return exitCode(cmd.Run()), o.String(), e.String()
+	if err := start(cmd); err != nil {
+		return exitCode(err), "", err.Error()
+	}
+	return exitCode(cmd.Wait()), o.String(), e.String()
 }
 
 func readResultsDir(t *testing.T, dir string) *tally.Results {
@@ -168,7 +197,7 @@ timeout: 20s
 func TestDockerHardening(t *testing.T) {
 	api := engine(t)
 	cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 1), "--backend", "docker", "--out", t.TempDir())
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
@@ -239,7 +268,7 @@ expect: [{client: raw, outcome: threw}]
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 4), "--backend", "docker", "--parallel", "2", "--out", t.TempDir())
-		if err := cmd.Start(); err != nil {
+		if err := start(cmd); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
