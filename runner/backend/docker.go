@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -107,6 +108,9 @@ type Docker struct {
 	Sandbox Sandbox
 	// Images maps a client name to the image its cells run in.
 	Images map[string]string
+
+	mu      sync.Mutex
+	workdir map[string]string // image tag -> owner of its prepared work directory ("" when none)
 }
 
 // NewDocker connects to the engine named by the environment (DOCKER_HOST and friends), and
@@ -199,12 +203,19 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		defer cancel()
 		_ = d.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	}()
-	in, err := tarDir(s.Dir)
-	if err != nil {
-		return Result{Err: err}
-	}
-	if err := d.api.CopyToContainer(ctx, id, "/", in, container.CopyToContainerOptions{}); err != nil {
-		return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+	// The copy-in is skipped when there is nothing to copy: the image has the work directory,
+	// owned by the user the cell runs as, and the run has no input files.
+	d.mu.Lock()
+	prepared := d.workdir[img] != "" && d.workdir[img] == sb.User
+	d.mu.Unlock()
+	if !prepared || hasFiles(s.Dir) {
+		in, err := tarDir(s.Dir)
+		if err != nil {
+			return Result{Err: err}
+		}
+		if err := d.api.CopyToContainer(ctx, id, "/", in, container.CopyToContainerOptions{}); err != nil {
+			return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+		}
 	}
 	att, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
@@ -310,6 +321,24 @@ func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
 }
 
 // tarDir packs the run's host directory as the cell's work directory, owned by the cell user.
+// hasFiles says whether the run's directory holds input files (an unreadable one counts: the
+// copy-in will say what is wrong).
+func hasFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
 func tarDir(dir string) (io.Reader, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

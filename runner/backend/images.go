@@ -54,6 +54,8 @@ func (s ImageSpec) context() (map[string][]byte, error) {
 	for k, v := range s.Extra {
 		files[k] = v
 	}
+	// What a Dockerfile copies (with --chown) to make the run's work directory in the image.
+	files["workdir/.cell"] = nil
 	return files, nil
 }
 
@@ -99,6 +101,7 @@ func (d *Docker) EnsureImage(ctx context.Context, s ImageSpec, log io.Writer) (s
 		return "", false, fmt.Errorf("listing images: %w", err)
 	}
 	if len(have) > 0 {
+		d.noteWorkdir(tag, have[0].Labels)
 		return tag, false, nil
 	}
 	files, _ := s.context()
@@ -152,7 +155,24 @@ func (d *Docker) EnsureImage(ctx context.Context, s ImageSpec, log io.Writer) (s
 			io.WriteString(log, m.Stream)
 		}
 	}
+	if have, err := d.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", tag))}); err == nil && len(have) > 0 {
+		d.noteWorkdir(tag, have[0].Labels)
+	}
 	return tag, true, nil
+}
+
+// LabelWorkdir marks an image whose run work directory already belongs to the cell user.
+const LabelWorkdir = "io.toolscore.workdir"
+
+// noteWorkdir remembers whether the image tag has the run's work directory made for the cell
+// user, so its runs without input files skip the copy-in.
+func (d *Docker) noteWorkdir(tag string, labels map[string]string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.workdir == nil {
+		d.workdir = map[string]string{}
+	}
+	d.workdir[tag] = labels[LabelWorkdir]
 }
 
 // BuiltinImage is the cell image of the built-in clients: the static binary on BASE_IMAGE.
