@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,9 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = work
 	cmd.Env = append(codexEnv(), "HOME="+home, "CODEX_HOME="+codexHome, codexKeyEnv+"="+placeholderKey,
-		"NO_COLOR=1", "RUST_LOG=warn")
+		"NO_COLOR=1", "RUST_LOG=warn",
+		// No backtrace in the error text Codex gives the model when a call fails.
+		"RUST_BACKTRACE=0", "RUST_LIB_BACKTRACE=0")
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -222,10 +225,11 @@ func responsesView(reqs []model.Request, tool string) (client.ModelView, string)
 			}
 			continue
 		}
-		parts, _ := out.OutputParts()
+		parts := out.Body()
 		text := strings.Join(parts, "\n")
 		isErr := codexMarksError(text)
-		return client.ModelView{Kind: Classify(isErr, parts), Excerpt: excerpt(text, 2000), IsError: isErr, Block: out.Raw, ToolDef: def,
+		kind := Classify(isErr, parts)
+		return client.ModelView{Kind: kind, Excerpt: excerpt(text, 2000), IsError: isErr, Block: out.Raw, ToolDef: def,
 			SchemaSent: bytes.Contains(def, []byte("outputSchema")) || bytes.Contains(def, []byte("output_schema"))}, called
 	}
 	return client.ModelView{Kind: client.ViewNone, ToolDef: def}, called
@@ -242,11 +246,11 @@ func requestedModel(reqs []model.Request) string {
 	return ""
 }
 
-// codexMarksError says whether the text Codex put in a function_call_output marks the result
-// as a failure. The Responses API has no error flag on an output, so this is Codex's wording.
+// codexMarksError says whether Codex told the model the call failed. The Responses API has no
+// error flag on an output, and Codex sets none: an isError result reaches the model as its
+// bare text; only a call that failed in Codex (a JSON-RPC error, a timeout) is its own message.
 func codexMarksError(text string) bool {
-	t := strings.TrimSpace(text)
-	return strings.HasPrefix(t, "Error:") || strings.HasPrefix(t, "err: ") || strings.HasPrefix(t, "tool call error:")
+	return strings.HasPrefix(strings.TrimSpace(text), "tool call error:")
 }
 
 // codexTool is the MCP tool call item of Codex's --json record.
@@ -257,11 +261,16 @@ type codexTool struct {
 	status string
 }
 
-// agrees says whether Codex's own record of the result is what the model got: the text
-// of the result's content items, or its error message, appears in the model's view.
+// agrees says whether Codex's own record of the result is what the model got: its error
+// message, the JSON of its structured_content, or its text blocks.
 func (c *codexTool) agrees(v client.ModelView) bool {
+	var out model.Item
+	if json.Unmarshal(v.Block, &out) != nil {
+		return false
+	}
+	got := strings.TrimSpace(strings.Join(out.Body(), "\n"))
 	if c.err != "" {
-		return strings.Contains(v.Excerpt, c.err) || strings.Contains(string(v.Block), strings.TrimSpace(c.err))
+		return got == strings.TrimSpace(c.err)
 	}
 	var res struct {
 		Content []struct {
@@ -273,15 +282,17 @@ func (c *codexTool) agrees(v client.ModelView) bool {
 	if json.Unmarshal(c.result, &res) != nil {
 		return false
 	}
-	var out model.Item
-	_ = json.Unmarshal(v.Block, &out)
-	got := out.OutputText()
+	if len(res.Structured) > 0 && string(res.Structured) != "null" {
+		var a, b any
+		return json.Unmarshal(res.Structured, &a) == nil && json.Unmarshal([]byte(got), &b) == nil && reflect.DeepEqual(a, b)
+	}
+	var texts []string
 	for _, ct := range res.Content {
-		if ct.Type == "text" && !strings.Contains(got, ct.Text) {
-			return false
+		if ct.Type == "text" {
+			texts = append(texts, ct.Text)
 		}
 	}
-	return true
+	return got == strings.TrimSpace(strings.Join(texts, "\n"))
 }
 
 type codexStream struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -161,6 +162,27 @@ func (it Item) OutputText() string {
 	return strings.Join(parts, "\n")
 }
 
+// frame is what Codex puts in front of every MCP tool output it gives the model
+// ("Wall time: 0.0031 seconds\nOutput:"), a part of its own or the start of the output
+// string; the lines between are those it adds when it cuts a long output.
+var frame = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\n(?:(?:Original token count|Total output lines|Exit code|Process exited)[^\n]*\n)*Output:(?:\n|$)`)
+
+// Body is the output's text parts less the agent's frame (Codex's wall time): the result as
+// the model got it, the JSON of structuredContent, the text blocks or the agent's message.
+func (it Item) Body() []string {
+	parts, _ := it.OutputParts()
+	if len(parts) > 0 {
+		if loc := frame.FindStringIndex(parts[0]); loc != nil {
+			if rest := parts[0][loc[1]:]; rest != "" {
+				parts[0] = rest
+			} else {
+				parts = parts[1:]
+			}
+		}
+	}
+	return parts
+}
+
 // responsesTool is a tool of a Responses request: a function, or a namespace holding functions
 // (its name is the prefix of theirs).
 type responsesTool struct {
@@ -285,10 +307,11 @@ func (sc Script) responsesTurn(req *ResponsesRequest) rturn {
 }
 
 // AnswerFromOutput is the scripted model's final answer from a function_call_output: it
-// believes what it was shown and says it back verbatim. The Responses API has no error flag on
-// an output; an agent that marks errors does so in the text, which is quoted with the rest.
+// believes what it was shown and says it back verbatim (less the agent's timing frame). The
+// Responses API has no error flag on an output; an agent that marks errors does so in the
+// text, which is quoted with the rest.
 func AnswerFromOutput(out *Item) string {
-	text := strings.TrimSpace(out.OutputText())
+	text := strings.TrimSpace(strings.Join(out.Body(), "\n"))
 	if text == "" {
 		return "The tool returned nothing I can use."
 	}
