@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -136,7 +135,7 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 // approved, and everything else Codex would reach for turned off.
 func codexConfig(mdl, baseURL string, server []string) string {
 	var b strings.Builder
-	q := strconv.Quote
+	q := tomlString
 	fmt.Fprintf(&b, "model = %s\nmodel_provider = \"toolscore\"\n", q(mdl))
 	b.WriteString(`approval_policy = "never"
 sandbox_mode = "read-only"
@@ -193,6 +192,25 @@ log_user_prompt = false
 		b.WriteString(q(a))
 	}
 	b.WriteString("]\nstartup_timeout_sec = 30\ntool_timeout_sec = 60\ndefault_tools_approval_mode = \"approve\"\n")
+	return b.String()
+}
+
+// tomlString is s as a TOML basic string (strconv.Quote's \x escapes are not TOML).
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
 	return b.String()
 }
 
