@@ -205,6 +205,8 @@ func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 	case "claude-code":
 		// The agent's version is the CLI's (the Dockerfile pins the default).
 		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CLAUDE_CODE_VERSION"
+	case "codex":
+		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CODEX_VERSION"
 	default:
 		return s, fmt.Errorf("no cell image %q", dir)
 	}

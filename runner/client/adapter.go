@@ -78,6 +78,7 @@ var Containeds = map[string]Contained{
 	"python-sdk/list-then-call":   {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "list-then-call"}},
 	// Agents: the real CLI in its image, driven by toolscore's agent adapter (toolscore agent).
 	"claude-code": {"claude-code", []string{"/opt/toolscore/toolscore", "agent", "claude-code"}},
+	"codex":       {"codex", []string{"/opt/toolscore/toolscore", "agent", "codex"}},
 }
 
 // IsAgent says whether the client named is an agent (its observation carries the model's view
@@ -85,7 +86,7 @@ var Containeds = map[string]Contained{
 func IsAgent(name string) bool { return Agents[name] }
 
 // Agents names the agent clients.
-var Agents = map[string]bool{"claude-code": true}
+var Agents = map[string]bool{"claude-code": true, "codex": true}
 
 // ModelKeyEnv is where, by default, the runner's environment holds the key of an agent's real
 // model: its vendor's usual variable.
