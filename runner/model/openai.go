@@ -410,3 +410,8 @@ func streamResponse(w http.ResponseWriter, id, model string, t rturn, in int) {
 func openaiError(w http.ResponseWriter, code int, typ, msg string) {
 	writeJSON(w, code, map[string]any{"error": map[string]any{"type": typ, "message": msg, "code": nil, "param": nil}})
 }
+
+// authorize puts the key in the bearer token the Responses API reads.
+func (openai) authorize(h http.Header, key string) {
+	h.Set("Authorization", "Bearer "+key)
+}
