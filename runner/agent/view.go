@@ -18,6 +18,7 @@ type Adapter func(ctx context.Context, r client.Request) (*client.Observation, e
 // Adapters are the agents by manifest name (client.Agents names the same ones).
 var Adapters = map[string]Adapter{
 	"claude-code": ClaudeCode,
+	"gemini-cli":  GeminiCLI,
 }
 
 // Names lists the agents, sorted.

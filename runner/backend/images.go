@@ -185,6 +185,8 @@ func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 	case "claude-code":
 		// The agent's version is the CLI's (the Dockerfile pins the default).
 		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CLAUDE_CODE_VERSION"
+	case "gemini-cli":
+		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "GEMINI_CLI_VERSION"
 	default:
 		return s, fmt.Errorf("no cell image %q", dir)
 	}

@@ -78,6 +78,7 @@ var Containeds = map[string]Contained{
 	"python-sdk/list-then-call":   {"python-sdk", []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py", "list-then-call"}},
 	// Agents: the real CLI in its image, driven by toolscore's agent adapter (toolscore agent).
 	"claude-code": {"claude-code", []string{"/opt/toolscore/toolscore", "agent", "claude-code"}},
+	"gemini-cli":  {"gemini-cli", []string{"/opt/toolscore/toolscore", "agent", "gemini-cli"}},
 }
 
 // IsAgent says whether the client named is an agent (its observation carries the model's view
@@ -85,7 +86,7 @@ var Containeds = map[string]Contained{
 func IsAgent(name string) bool { return Agents[name] }
 
 // Agents names the agent clients.
-var Agents = map[string]bool{"claude-code": true}
+var Agents = map[string]bool{"claude-code": true, "gemini-cli": true}
 
 // Names lists every adapter a manifest may name, built in or contained, sorted.
 func Names() []string {
