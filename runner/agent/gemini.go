@@ -102,7 +102,10 @@ func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, erro
 		Files: []string{"gemini-cli/model-requests.jsonl", "gemini-cli/stream.jsonl", "gemini-cli/stderr.txt", "gemini-cli/home/.gemini/settings.json"}}
 	if stream.toolResult != nil {
 		av.Stream = excerpt(stream.toolResult.output, 2000)
-		agrees := view.Block != nil && stream.agrees(view)
+		if m := stream.toolResult.errMessage; m != "" {
+			av.Stream = excerpt(strings.TrimSpace(av.Stream+"\nerror: "+m), 2000)
+		}
+		agrees := view.Block != nil && stream.agrees(view.Block)
 		av.StreamAgrees = &agrees
 	}
 	if stream.errText != "" {
@@ -235,8 +238,8 @@ func untrusted(s string) []string {
 var wrapped = regexp.MustCompile(`(?s)<untrusted_context>\n(.*?)\n</untrusted_context>`)
 
 type geminiToolResult struct {
-	status, output string
-	isError        bool
+	status, output, errMessage string
+	isError                    bool
 }
 
 type geminiStream struct {
@@ -244,17 +247,24 @@ type geminiStream struct {
 	toolResult             *geminiToolResult
 }
 
-// agrees says whether the CLI's own record of the tool result says what the model got: the
-// same status, and the same text when it was a success.
-func (s geminiStream) agrees(v client.ModelView) bool {
+// agrees says whether the CLI's own record of the tool result says what the model got in the
+// functionResponse block: the same status, and the same text (for a failure, the error's
+// message is the text the model got; for a success, the output is the tool's text without the
+// framing).
+func (s geminiStream) agrees(block json.RawMessage) bool {
 	t := s.toolResult
-	if t.isError != v.IsError {
+	var p model.GeminiPart
+	if t == nil || json.Unmarshal(block, &p) != nil || p.FunctionResponse == nil {
 		return false
 	}
-	if t.isError {
-		return true
+	text, isError := p.FunctionResponse.Output()
+	if isError != t.isError {
+		return false
 	}
-	return strings.TrimSpace(t.output) == strings.TrimSpace(v.Excerpt)
+	if isError {
+		return t.errMessage == text
+	}
+	return strings.TrimSpace(t.output) == strings.TrimSpace(strings.Join(untrusted(text), "\n"))
 }
 
 // parseGeminiStream reads Gemini CLI's stream-json: init (model), the assistant's messages
@@ -295,8 +305,8 @@ func parseGeminiStream(b []byte) geminiStream {
 			// The CLI's tool id is <name>__<the model's call id>.
 			if line.ToolID == model.GeminiCallID || strings.HasSuffix(line.ToolID, "__"+model.GeminiCallID) || s.toolResult == nil {
 				t := &geminiToolResult{status: line.Status, output: line.Output, isError: line.Status == "error"}
-				if line.Error != nil && t.output == "" {
-					t.output = line.Error.Message
+				if line.Error != nil {
+					t.errMessage = line.Error.Message
 				}
 				s.toolResult = t
 			}

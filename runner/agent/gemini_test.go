@@ -97,14 +97,19 @@ not json
 		s.toolResult.output != "ACC-4471: balance 40,718.77 USD as of 2026-03-31" || s.toolResult.isError {
 		t.Fatalf("parsed %+v %+v", s, s.toolResult)
 	}
-	if !s.agrees(client.ModelView{Excerpt: "ACC-4471: balance 40,718.77 USD as of 2026-03-31"}) || s.agrees(client.ModelView{Excerpt: "other"}) || s.agrees(client.ModelView{IsError: true}) {
+	fr := func(response string) json.RawMessage {
+		return json.RawMessage(`{"functionResponse":{"name":"mcp_scenario_get_account_balance","response":` + response + `,"id":"toolscore_call"}}`)
+	}
+	if !s.agrees(fr(`{"output":"<untrusted_context>\nACC-4471: balance 40,718.77 USD as of 2026-03-31\n</untrusted_context>"}`)) ||
+		s.agrees(fr(`{"output":"<untrusted_context>\nother\n</untrusted_context>"}`)) || s.agrees(fr(`{"error":"x"}`)) || s.agrees(json.RawMessage(`{}`)) {
 		t.Errorf("agrees is wrong")
 	}
 	failed := parseGeminiStream([]byte(`{"type":"tool_result","tool_id":"mcp_scenario_get_account_balance__toolscore_call","status":"error","output":"Error: MCP tool 'get_account_balance' reported an error.","error":{"type":"mcp_tool_error","message":"MCP tool 'get_account_balance' reported tool error"}}
 {"type":"error","timestamp":"t","severity":"error","message":"quota"}
 {"type":"result","status":"error","error":{"type":"FatalError","message":"it broke"}}
 `))
-	if failed.toolResult == nil || !failed.toolResult.isError || !failed.agrees(client.ModelView{IsError: true, Excerpt: "anything"}) || failed.errText != "error: quota error it broke" {
+	if failed.toolResult == nil || !failed.toolResult.isError || !failed.agrees(fr(`{"error":"MCP tool 'get_account_balance' reported tool error"}`)) ||
+		failed.agrees(fr(`{"error":"something else"}`)) || failed.errText != "error: quota error it broke" {
 		t.Errorf("parsed %+v %+v", failed, failed.toolResult)
 	}
 }
