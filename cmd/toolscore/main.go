@@ -26,7 +26,7 @@ usage:
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
-  toolscore agent NAME                     run one agent adapter (claude-code, codex) against the scripted model
+  toolscore agent NAME                     run one agent adapter (claude-code, codex, gemini-cli) against the scripted model
   toolscore demo                           one tools/call through each fault, printed
   toolscore version
 

@@ -19,6 +19,7 @@ type Adapter func(ctx context.Context, r client.Request) (*client.Observation, e
 var Adapters = map[string]Adapter{
 	"claude-code": ClaudeCode,
 	"codex":       Codex,
+	"gemini-cli":  GeminiCLI,
 }
 
 // Names lists the agents, sorted.

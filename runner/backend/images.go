@@ -207,6 +207,8 @@ func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
 		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CLAUDE_CODE_VERSION"
 	case "codex":
 		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CODEX_VERSION"
+	case "gemini-cli":
+		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "GEMINI_CLI_VERSION"
 	default:
 		return s, fmt.Errorf("no cell image %q", dir)
 	}

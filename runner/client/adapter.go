@@ -79,6 +79,7 @@ var Containeds = map[string]Contained{
 	// Agents: the real CLI in its image, driven by toolscore's agent adapter (toolscore agent).
 	"claude-code": {"claude-code", []string{"/opt/toolscore/toolscore", "agent", "claude-code"}},
 	"codex":       {"codex", []string{"/opt/toolscore/toolscore", "agent", "codex"}},
+	"gemini-cli":  {"gemini-cli", []string{"/opt/toolscore/toolscore", "agent", "gemini-cli"}},
 }
 
 // IsAgent says whether the client named is an agent (its observation carries the model's view
@@ -86,7 +87,7 @@ var Containeds = map[string]Contained{
 func IsAgent(name string) bool { return Agents[name] }
 
 // Agents names the agent clients.
-var Agents = map[string]bool{"claude-code": true, "codex": true}
+var Agents = map[string]bool{"claude-code": true, "codex": true, "gemini-cli": true}
 
 // ModelKeyEnv is where, by default, the runner's environment holds the key of an agent's real
 // model: its vendor's usual variable.
