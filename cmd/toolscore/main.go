@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/toolscore/toolscore/runner/backend"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -27,6 +29,7 @@ usage:
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (claude-code, codex, gemini-cli) against the scripted model
+  toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
   toolscore demo                           one tools/call through each fault, printed
   toolscore version
 
@@ -73,6 +76,13 @@ func run(ctx context.Context, args []string) int {
 		return clientCmd(ctx, args[1:])
 	case "agent":
 		return agentCmd(ctx, args[1:])
+	case "cell":
+		// What the docker backend starts in every cell: the adapter, then the run's files out.
+		rest := args[1:]
+		if len(rest) > 0 && rest[0] == "--" {
+			rest = rest[1:]
+		}
+		return backend.Cell(ctx, rest)
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":

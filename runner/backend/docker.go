@@ -162,7 +162,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
 	cfg := &container.Config{
 		Image:        img,
-		Cmd:          s.Command,
+		Cmd:          append([]string{CellBinary, "cell", "--"}, s.Command...),
 		Env:          append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, s.Env...),
 		WorkingDir:   CellWorkDir,
 		User:         sb.User,
@@ -227,10 +227,19 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		return Result{Err: fmt.Errorf("starting the cell: %w", err), Cancelled: ctx.Err() != nil}
 	}
 	_ = att.CloseWrite() // the adapter reads nothing: stdin is closed at once
-	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	stderr := &capped{max: maxOutput}
+	pr, pw := io.Pipe()
+	var stdout []byte
+	whole := false
+	streamed := make(chan struct{})
+	go func() {
+		stdout, whole = readStream(pr, s.Dir)
+		close(streamed)
+	}()
 	read := make(chan struct{})
 	go func() {
-		_, _ = stdcopy.StdCopy(stdout, stderr, att.Reader)
+		_, _ = stdcopy.StdCopy(pw, stderr, att.Reader)
+		pw.Close()
 		close(read)
 	}()
 
@@ -258,9 +267,11 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	select {
 	case <-read:
 	case <-time.After(5 * time.Second):
+		pw.CloseWithError(errors.New("the cell's output did not end"))
 	}
+	<-streamed
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = stdout.buf, stderr.buf
+	r.Stdout, r.Stderr = stdout, stderr.buf
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {
@@ -269,6 +280,10 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 			r.ExitCode = info.State.ExitCode
 		}
 	}
+	if whole {
+		return r
+	}
+	// The cell died before it could send its files (killed, out of memory): take what it left.
 	if err := d.copyOut(ictx, id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
 		r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
 	}
@@ -294,33 +309,18 @@ func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		// Only plain names inside the run directory: a hostile cell cannot write elsewhere.
 		// Copying "dir/." names entries "./x", relative to dir; copying "dir" names them
 		// "dir/x", under the directory's own name.
 		name := path.Clean(h.Name)
 		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
 			name = parts[1]
 		}
-		if name == "." || strings.HasPrefix(name, "..") || path.IsAbs(name) {
-			continue
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(f, tr)
-		f.Close()
-		if err != nil {
+		if err := extractFile(tr, dir, name); err != nil {
 			return err
 		}
 	}
 }
 
-// tarDir packs the run's host directory as the cell's work directory, owned by the cell user.
 // hasFiles says whether the run's directory holds input files (an unreadable one counts: the
 // copy-in will say what is wrong).
 func hasFiles(dir string) bool {
@@ -339,6 +339,7 @@ func hasFiles(dir string) bool {
 	return false
 }
 
+// tarDir packs the run's host directory as the cell's work directory, owned by the cell user.
 func tarDir(dir string) (io.Reader, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
