@@ -34,7 +34,11 @@
 //	             (next-exit), start, the exit, remove; timed create to the exit, the cell's span
 //	bare true    the same container running /bin/true: the container floor of that image
 //
-// and the table per agent gives medians and the ratios cell/bare CLI and cell/true.
+// (A version command is a CLI's cheapest start, not its agent's start-up: bare CLI minus bare
+// true is what the CLI's binary, or its launcher, costs to come up and answer.) The table per
+// agent gives medians and the ratios cell/bare CLI and cell/true; cell minus CLI in cell is
+// what the cell adds around the CLI (the container, the adapter, the proxy, the scripted model,
+// and whatever the adapter runs besides the CLI's agent process).
 //
 // Containers this program creates carry the label io.toolscore.bench=<session> (not
 // io.toolscore) and are removed by id; the sweeps' cells are removed by the sweeps. Images: the
