@@ -1,0 +1,806 @@
+// Command agentbench measures what a run of each agent cell costs against the same CLI's bare
+// start in the same image: how much of an agent run is the CLI starting at all, and how much
+// is the run around it.
+//
+//	go run ./bench/agentbench [-runs 6] [-agents claude-code,codex] [-keep] [-keep-images] [-timeout 30m]
+//
+// It compiles the static toolscore binary into a temporary directory (CGO_ENABLED=0 go build
+// -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (those of
+// runner/client.Agents, sorted, or the -agents named) in this process with backend.ClientImage
+// and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
+// the sweep below finds (it must not build one of its own). Then, for each agent in turn: one
+// untimed bare CLI start and one untimed bare /bin/true (the warm-up; the CLI's version line is
+// read from it), half of the bare runs, the sweep
+//
+//	$TMP/toolscore run $TMP/NAME.yaml --backend docker --clients NAME --faults clean --schema hidden
+//	     --runs 6 --parallel 1 --out $TMP/sweep-NAME
+//
+// with the scripted model, and the other half of the bare runs, so that machine noise hits both
+// alike. $TMP/NAME.yaml is the embedded ledger scenario with its clients, runs and timeout
+// replaced (clients: [NAME], runs: 1, timeout: 60s; its expect entries go), as
+// cmd/toolscore/agent_test.go makes it: the embedded one lists no agents. Measured:
+//
+//	cell         runs.jsonl's ms: the backend's Took, container create to the end of the cell's
+//	             output (copy-in when needed, attach, start, toolscore agent NAME with its scripted
+//	             model and the proxy, the CLI, the exit)
+//	CLI in cell  the CLI's own time inside the cell, from the line the adapter prints to stderr
+//	             (`toolscore agent NAME: 1.234s, exit 0, 2 model requests`, kept in the run
+//	             record's stderr field): the agent CLI's process, start to exit
+//	bare CLI     through the Engine API, a container of the same cell image with a cell's
+//	             hardening (network none, user 1000:1000, every capability dropped,
+//	             no-new-privileges, 1 GiB memory and no swap, 1 CPU, 256 pids, 1024 open files,
+//	             HOME and TMPDIR the cell's work directory), running the CLI's version command
+//	             (claude --version, codex --version, gemini --version): create, wait
+//	             (next-exit), start, the exit, remove; timed create to the exit, the cell's span
+//	bare true    the same container running /bin/true: the container floor of that image
+//
+// (A version command is a CLI's cheapest start, not its agent's start-up: bare CLI minus bare
+// true is what the CLI's binary, or its launcher, costs to come up and answer.) The table per
+// agent gives medians and the ratios cell/bare CLI and cell/true; cell minus CLI in cell is
+// what the cell adds around the CLI (the container, the adapter, the proxy, the scripted model,
+// and whatever the adapter runs besides the CLI's agent process).
+//
+// Containers this program creates carry the label io.toolscore.bench=<session> (not
+// io.toolscore) and are removed by id; the sweeps' cells are removed by the sweeps. Images: the
+// agents' cell images this program built (none it found already there) are removed by tag at
+// the end, unless -keep-images; never any other image, never a prune.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	tsclient "github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+const (
+	cellPrefix  = "toolscore/cell-"
+	labelBench  = "io.toolscore.bench"
+	defaultSock = "unix:///tmp/toolscore-dockerd/docker.sock"
+	cellUser    = "1000:1000"
+)
+
+// The base images this benchmark expects (already built on the engine; never pulled or removed).
+var baseDefaults = [][2]string{
+	{"TOOLSCORE_NODE_IMAGE", "toolscore/base-node:bookworm"},
+	{"TOOLSCORE_PYTHON_IMAGE", "toolscore/base-python:bookworm"},
+}
+
+// The CLI each agent's image installs (runner/backend/images/NAME/Dockerfile): the variable its
+// adapter reads the command from, which the image's ENV sets, and the command's name there.
+var cliOf = map[string]struct{ env, name string }{
+	"claude-code": {"TOOLSCORE_CLAUDE", "claude"},
+	"codex":       {"TOOLSCORE_CODEX", "codex"},
+	"gemini-cli":  {"TOOLSCORE_GEMINI", "gemini"},
+}
+
+// The hardening of a cell (runner/backend/docker.go, Sandbox's defaults).
+const (
+	cellMemory = 1 << 30
+	cellCPUs   = 1
+	cellPids   = 256
+	cellNoFile = 1024
+)
+
+type config struct {
+	runs       int
+	agents     []string
+	keep       bool
+	keepImages bool
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.runs, "runs", 6, "runs per agent sweep, and bare runs of each kind per agent")
+	agents := flag.String("agents", "", "comma-separated agents to measure (default: every agent of runner/client.Agents, sorted)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (its path is printed)")
+	flag.BoolVar(&c.keepImages, "keep-images", false, "keep the agents' cell images this program built")
+	timeout := flag.Duration("timeout", 30*time.Minute, "give up (and stop everything started) after this long")
+	flag.Parse()
+	if c.runs < 2 {
+		fmt.Fprintln(os.Stderr, "agentbench: -runs must be at least 2")
+		os.Exit(2)
+	}
+	c.agents = tsclient.AgentNames()
+	if *agents != "" {
+		c.agents = nil
+		for _, a := range strings.Split(*agents, ",") {
+			if a = strings.TrimSpace(a); a == "" {
+				continue
+			}
+			if !tsclient.IsAgent(a) {
+				fmt.Fprintf(os.Stderr, "agentbench: %q is not an agent (agents: %s)\n", a, strings.Join(tsclient.AgentNames(), ", "))
+				os.Exit(2)
+			}
+			if !slices.Contains(c.agents, a) {
+				c.agents = append(c.agents, a)
+			}
+		}
+		slices.Sort(c.agents)
+	}
+	if len(c.agents) == 0 {
+		fmt.Fprintln(os.Stderr, "agentbench: no agents to measure")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "agentbench:", err)
+		cancel()
+		os.Exit(1)
+	}
+}
+
+// commandLine is how the program was invoked, with go run's temporary binary named as the
+// package it was built from.
+func commandLine() string {
+	name := os.Args[0]
+	if strings.Contains(name, "go-build") {
+		name = "go run ./bench/agentbench"
+	}
+	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
+}
+
+type bench struct {
+	cfg     config
+	api     *client.Client
+	tmp     string
+	root    string // the module's directory
+	session string
+
+	mu      sync.Mutex
+	created map[string]bool // container ids created and not removed yet
+	// builtTags are the cell images this program built, removed at the end unless -keep-images.
+	builtTags []string
+}
+
+// agentImage is an agent's cell image and how its bare containers run.
+type agentImage struct {
+	tag   string
+	state string   // "built in 1m2s" or "up to date"
+	cli   []string // the CLI's version command
+	home  string   // HOME, TMPDIR and the working directory of a bare container
+}
+
+func run(ctx context.Context, c config) error {
+	t0 := time.Now()
+	fmt.Printf("$ %s\n", commandLine())
+	if os.Getenv("DOCKER_HOST") == "" {
+		os.Setenv("DOCKER_HOST", defaultSock)
+	}
+	for _, kv := range baseDefaults {
+		if os.Getenv(kv[0]) == "" {
+			os.Setenv(kv[0], kv[1])
+		}
+	}
+	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return fmt.Errorf("docker client: %w", err)
+	}
+	defer api.Close()
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	sv, err := api.ServerVersion(pctx)
+	pcancel()
+	if err != nil {
+		return fmt.Errorf("no Docker engine answered at %s (start one with scripts/dockerd.sh): %w", api.DaemonHost(), err)
+	}
+	fmt.Printf("%s; go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s) at %s; load average %s\n",
+		time.Now().Format("2006-01-02 15:04 MST"), strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH,
+		runtime.NumCPU(), sv.Version, sv.APIVersion, api.ClientVersion(), api.DaemonHost(), loadAvg())
+	var bases []string
+	for _, kv := range baseDefaults[:1] { // the agents' images are all on the node base
+		ins, err := api.ImageInspect(ctx, os.Getenv(kv[0]))
+		if err != nil {
+			return fmt.Errorf("the base image %s=%s is not on the engine (it is not pulled here): %w", kv[0], os.Getenv(kv[0]), err)
+		}
+		bases = append(bases, fmt.Sprintf("%s=%s (%s)", kv[0], os.Getenv(kv[0]), shortID(ins.ID)))
+	}
+	fmt.Printf("agents: %s; base image: %s\n", strings.Join(c.agents, ", "), strings.Join(bases, ", "))
+
+	tmp, err := os.MkdirTemp("", "agentbench-")
+	if err != nil {
+		return err
+	}
+	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
+		return err
+	}
+	if c.keep {
+		fmt.Printf("temporary directory (kept): %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	b := &bench{cfg: c, api: api, tmp: tmp, created: map[string]bool{},
+		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())}
+	defer b.removeLeft()
+	defer b.removeBuiltImages()
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMOD: %w", err)
+	}
+	b.root = filepath.Dir(strings.TrimSpace(string(gomod)))
+	bin, err := b.buildToolscore(ctx)
+	if err != nil {
+		return err
+	}
+	images, err := b.ensureImages(ctx, bin)
+	if err != nil {
+		return err
+	}
+	if err := b.measure(ctx, bin, images); err != nil {
+		return err
+	}
+	fmt.Printf("\ntook %.0f s; load average %s\n", time.Since(t0).Seconds(), loadAvg())
+	return nil
+}
+
+// buildToolscore compiles the static binary into $TMP/toolscore.
+func (b *bench) buildToolscore(ctx context.Context) (string, error) {
+	out := filepath.Join(b.tmp, "toolscore")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
+	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore: %w\n%s", err, o)
+	}
+	if _, err := backend.StaticBinary(out); err != nil {
+		return "", err
+	}
+	v, err := exec.CommandContext(ctx, out, "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w", out, err)
+	}
+	fmt.Printf("built: (cd %s && CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore): %s\n", b.root, strings.TrimSpace(string(v)))
+	return out, nil
+}
+
+// ensureImages makes each agent's cell image as `$TMP/toolscore images build` would (the same
+// spec: backend.ClientImage of the binary's bytes), and reads from it how a bare container runs.
+func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentImage, error) {
+	raw, err := backend.StaticBinary(bin)
+	if err != nil {
+		return nil, err
+	}
+	d, err := backend.NewDocker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]agentImage{}
+	for _, a := range b.cfg.agents {
+		c, ok := tsclient.Containeds[a]
+		if !ok {
+			return nil, fmt.Errorf("agent %s has no cell image (runner/client.Containeds)", a)
+		}
+		spec, err := backend.ClientImage(c.Image, raw, "")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		start := time.Now()
+		var log strings.Builder
+		tag, built, err := d.EnsureImage(ctx, spec, &log)
+		if err != nil {
+			return nil, fmt.Errorf("building the cell image of %s: %w\n%s", a, err, tail([]byte(log.String()), 3000))
+		}
+		im := agentImage{tag: tag, state: "up to date"}
+		if built {
+			im.state = "built in " + time.Since(start).Round(100*time.Millisecond).String()
+			b.builtTags = append(b.builtTags, tag)
+		}
+		ins, err := b.api.ImageInspect(ctx, tag)
+		if err != nil {
+			return nil, fmt.Errorf("inspecting %s: %w", tag, err)
+		}
+		var env []string
+		var labels map[string]string
+		if ins.Config != nil {
+			env, labels = ins.Config.Env, ins.Config.Labels
+		}
+		cli, err := cliCommand(a, env)
+		if err != nil {
+			return nil, err
+		}
+		im.cli = []string{cli, "--version"}
+		// The cell's work directory is HOME when the image has it made for the cell user (as
+		// the cell's own runs have it); /tmp otherwise.
+		im.home = "/tmp"
+		if labels[backend.LabelWorkdir] == cellUser {
+			im.home = backend.CellWorkDir
+		}
+		fmt.Printf("image: %s %s (%s; bare: %s, HOME=%s)\n", tag, im.state, a, strings.Join(im.cli, " "), im.home)
+		out[a] = im
+	}
+	return out, nil
+}
+
+// cliCommand is the agent CLI's command in its image: the value the image's ENV gives the
+// variable its adapter reads, else the name its Dockerfile installs. An agent not in cliOf
+// takes the one TOOLSCORE_* variable its image sets.
+func cliCommand(agent string, env []string) (string, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "TOOLSCORE_") {
+			vars[k] = v
+		}
+	}
+	if c, ok := cliOf[agent]; ok {
+		if v := vars[c.env]; v != "" {
+			return v, nil
+		}
+		return c.name, nil
+	}
+	if len(vars) == 1 {
+		for _, v := range vars {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("agent %s: which CLI its image runs is not known here (add it to cliOf)", agent)
+}
+
+// ============================== measuring ======================================================
+
+type row struct {
+	agent, tag, version string
+	im                  agentImage
+	cellMs, cliMs       []float64
+	cliMissing          int
+	exits, requests     map[string]int
+	outcomes            map[string]int
+	bareCLIMs, trueMs   []float64
+	sweepWall           time.Duration
+	foreign             int
+}
+
+func (b *bench) measure(ctx context.Context, bin string, images map[string]agentImage) error {
+	n := b.cfg.runs
+	fmt.Println()
+	fmt.Printf("== per-run time of each agent cell: %d runs, parallel 1, next to %d bare CLI starts and %d bare /bin/true of its image ==\n", n, n, n)
+	fmt.Printf("  sweep  $TMP/toolscore run $TMP/NAME.yaml --backend docker --clients NAME --faults clean --schema hidden --runs %d --parallel 1 --out $TMP/sweep-NAME\n", n)
+	fmt.Println("         ($TMP/NAME.yaml: the embedded ledger scenario with clients: [NAME], runs: 1, timeout: 60s)")
+	fmt.Printf("  bare   Engine API: create {Image, Cmd, User %s, Env HOME, TMPDIR; HostConfig{NetworkMode: none, CapDrop: ALL,\n", cellUser)
+	fmt.Printf("         no-new-privileges, Memory=MemorySwap %d MiB, %d CPU, PidsLimit %d, nofile %d}}, wait (next-exit), start, the exit, remove\n", cellMemory>>20, cellCPUs, cellPids, cellNoFile)
+	fmt.Printf("  order  per agent: 1 untimed bare CLI and /bin/true, %d of each (alternating), the sweep, %d of each\n", n/2, n-n/2)
+	var rows []*row
+	for _, a := range b.cfg.agents {
+		im := images[a]
+		r := &row{agent: a, tag: im.tag, im: im}
+		stop := b.sampleForeign(ctx, &r.foreign)
+		err := b.measureOne(ctx, bin, r)
+		stop()
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
+
+	fmt.Println()
+	fmt.Printf("%-12s %4s %9s %9s %11s %9s %9s %9s %9s %9s %7s  %s\n", "agent", "runs", "cell med", "cell p90", "CLI in cell",
+		"cell-CLI", "bare CLI", "bare true", "cell/CLI", "cell/true", "foreign", "outcomes; CLI in cell: exit codes, model requests")
+	for _, r := range rows {
+		cell, cli, bare, tru := median(r.cellMs), median(r.cliMs), median(r.bareCLIMs), median(r.trueMs)
+		fmt.Printf("%-12s %4d %9.0f %9.0f %11.0f %9.0f %9.0f %9.0f %8.1f× %8.1f× %7d  %s; exit %s; model requests %s%s\n", r.agent, len(r.cellMs),
+			cell, p90(r.cellMs), cli, cell-cli, bare, tru, cell/bare, cell/tru, r.foreign,
+			counts(r.outcomes), counts(r.exits), counts(r.requests), missing(r.cliMissing))
+	}
+	fmt.Println()
+	for _, r := range rows {
+		fmt.Printf("%-12s %s (%s): %s → %s; bare CLI p90 %.0f, bare true p90 %.0f; sweep %.1f s\n", r.agent, r.tag, r.im.state,
+			strings.Join(r.im.cli, " "), r.version, p90(r.bareCLIMs), p90(r.trueMs), r.sweepWall.Seconds())
+	}
+	fmt.Println()
+	fmt.Println("ms; cell: runs.jsonl ms (container create to the end of the cell's output: attach, start, toolscore agent with its")
+	fmt.Println("scripted model and the proxy, the CLI, the exit; not inspect, copy-out, remove), whole milliseconds; CLI in cell: the")
+	fmt.Println("adapter's `toolscore agent NAME: D, exit E, K model requests` line (the CLI's process, start to exit, rounded to the ms);")
+	fmt.Println("cell-CLI: the difference of the two medians (the container, the adapter around the CLI, the proxy, the scripted model);")
+	fmt.Println("bare CLI / bare true: a hardened container of the same image running the CLI's --version / /bin/true, create to the exit")
+	fmt.Println("(wait answering), the same span as the cell's; cell/CLI, cell/true: the cell median over that median; p90: nearest rank;")
+	fmt.Println("foreign: the most running containers of somebody else's sampled once a second during the agent's turn")
+	return nil
+}
+
+func missing(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d run(s) without the adapter's line", k)
+}
+
+// measureOne runs one agent's warm-up, bare halves and sweep.
+func (b *bench) measureOne(ctx context.Context, bin string, r *row) error {
+	im := r.im
+	_, out, err := b.bare(ctx, im, im.cli, true)
+	if err != nil {
+		return fmt.Errorf("%s: warm-up bare CLI start: %w", r.agent, err)
+	}
+	r.version, _, _ = strings.Cut(out, "\n") // its first line on stdout
+	if _, _, err := b.bare(ctx, im, []string{"/bin/true"}, false); err != nil {
+		return fmt.Errorf("%s: warm-up bare /bin/true: %w", r.agent, err)
+	}
+	bareN := func(k, from int) error {
+		for j := 0; j < k; j++ {
+			// Alternate which goes first, so neither always follows the other.
+			order := [][]string{im.cli, {"/bin/true"}}
+			if (from+j)%2 == 1 {
+				order[0], order[1] = order[1], order[0]
+			}
+			for _, cmd := range order {
+				took, _, err := b.bare(ctx, im, cmd, false)
+				if err != nil {
+					return fmt.Errorf("%s: bare %s: %w", r.agent, strings.Join(cmd, " "), err)
+				}
+				if cmd[0] == "/bin/true" {
+					r.trueMs = append(r.trueMs, ms(took))
+				} else {
+					r.bareCLIMs = append(r.bareCLIMs, ms(took))
+				}
+			}
+		}
+		return nil
+	}
+	n := b.cfg.runs
+	if err := bareN(n/2, 0); err != nil {
+		return err
+	}
+	if err := b.sweep(ctx, bin, r); err != nil {
+		return err
+	}
+	return bareN(n-n/2, n/2)
+}
+
+// sweep runs one agent's sweep and reads its runs.jsonl.
+func (b *bench) sweep(ctx context.Context, bin string, r *row) error {
+	out := filepath.Join(b.tmp, "sweep-"+r.agent)
+	manifest := filepath.Join(b.tmp, r.agent+".yaml")
+	if err := writeManifest(manifest, r.agent); err != nil {
+		return err
+	}
+	argv := []string{"run", manifest, "--backend", "docker", "--clients", r.agent, "--faults", "clean", "--schema", "hidden",
+		"--runs", strconv.Itoa(b.cfg.runs), "--parallel", "1", "--out", out}
+	cmd := exec.CommandContext(ctx, bin, argv...)
+	cmd.Dir = b.tmp
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	r.sweepWall = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("toolscore %s: %v\n%s%s", strings.Join(argv, " "), err, tail(stdout.Bytes(), 1500), tail(stderr.Bytes(), 3000))
+	}
+	if strings.Contains(stderr.String(), "built "+cellPrefix) {
+		return fmt.Errorf("%s: the sweep built a cell image of its own, not %s:\n%s", r.agent, r.tag, tail(stderr.Bytes(), 2000))
+	}
+	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	line := regexp.MustCompile(`(?m)^toolscore agent ` + regexp.QuoteMeta(r.agent) + `: (\S+), exit (-?\d+), (\d+) model requests$`)
+	r.outcomes, r.exits, r.requests = map[string]int{}, map[string]int{}, map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec struct {
+			Client  string `json:"client"`
+			Outcome string `json:"outcome"`
+			Ms      int64  `json:"ms"`
+			Stderr  string `json:"stderr"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return fmt.Errorf("runs.jsonl: %w", err)
+		}
+		if rec.Client != r.agent {
+			return fmt.Errorf("runs.jsonl has a run of %q, want %q", rec.Client, r.agent)
+		}
+		r.outcomes[rec.Outcome]++
+		r.cellMs = append(r.cellMs, float64(rec.Ms))
+		m := line.FindStringSubmatch(rec.Stderr)
+		if m == nil {
+			r.cliMissing++
+			continue
+		}
+		d, err := time.ParseDuration(m[1])
+		if err != nil {
+			return fmt.Errorf("%s: the adapter's line %q: %w", r.agent, m[0], err)
+		}
+		r.cliMs = append(r.cliMs, ms(d))
+		r.exits[m[2]]++
+		r.requests[m[3]]++
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if len(r.cellMs) != b.cfg.runs {
+		return fmt.Errorf("%s: runs.jsonl has %d runs, want %d", r.agent, len(r.cellMs), b.cfg.runs)
+	}
+	for _, bad := range []string{"crashed", "hung"} {
+		if r.outcomes[bad] > 0 {
+			return fmt.Errorf("%s: %d run(s) %s: %s", r.agent, r.outcomes[bad], bad, tail(stderr.Bytes(), 2000))
+		}
+	}
+	return nil
+}
+
+// writeManifest writes the embedded ledger scenario with only the agent as its client.
+func writeManifest(path, agent string) error {
+	text := string(scenarios.Ledger)
+	i := strings.Index(text, "\nclients:")
+	if i < 0 {
+		return errors.New("the embedded scenario has no clients section")
+	}
+	return os.WriteFile(path, []byte(text[:i+1]+"clients: ["+agent+"]\nruns: 1\ntimeout: 60s\n"), 0o644)
+}
+
+// bare runs CMD in a fresh container of the agent's image, hardened as a cell: it returns create
+// to the exit and, when asked (or when it fails), what it printed, read after the exit.
+func (b *bench) bare(ctx context.Context, im agentImage, cmd []string, output bool) (took time.Duration, out string, err error) {
+	pids := int64(cellPids)
+	t0 := time.Now()
+	created, err := b.api.ContainerCreate(ctx,
+		&container.Config{Image: im.tag, Cmd: cmd, User: cellUser, WorkingDir: im.home,
+			Env:    []string{"TMPDIR=" + im.home, "HOME=" + im.home},
+			Labels: map[string]string{labelBench: b.session}},
+		&container.HostConfig{
+			NetworkMode: "none",
+			SecurityOpt: []string{"no-new-privileges"},
+			CapDrop:     []string{"ALL"},
+			Resources: container.Resources{
+				Memory: cellMemory, MemorySwap: cellMemory, NanoCPUs: cellCPUs * 1e9, PidsLimit: &pids,
+				Ulimits: []*container.Ulimit{{Name: "nofile", Soft: cellNoFile, Hard: cellNoFile}},
+			},
+		}, nil, nil, "")
+	if err != nil {
+		return 0, "", fmt.Errorf("create: %w", err)
+	}
+	id := created.ID
+	b.track(id)
+	defer b.remove(ctx, id)
+	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
+	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return 0, "", fmt.Errorf("start: %w", err)
+	}
+	select {
+	case w := <-waitCh:
+		took = time.Since(t0)
+		if w.StatusCode != 0 {
+			err = fmt.Errorf("%s in %s exited %d", strings.Join(cmd, " "), im.tag, w.StatusCode)
+		}
+	case e := <-waitErr:
+		err = fmt.Errorf("wait: %w", e)
+	case <-time.After(60 * time.Second):
+		err = errors.New("the container did not exit within 60s")
+	}
+	if output || err != nil {
+		stdout, stderr := b.logs(ctx, id)
+		out = stdout
+		if err != nil {
+			err = fmt.Errorf("%w: %s", err, tail([]byte(stdout+"\n"+stderr), 1500))
+		}
+	}
+	return took, out, err
+}
+
+// logs is what a container printed on its stdout and its stderr.
+func (b *bench) logs(ctx context.Context, id string) (string, string) {
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rc, err := b.api.ContainerLogs(lctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return "", "(logs: " + err.Error() + ")"
+	}
+	defer rc.Close()
+	var stdout, stderr bytes.Buffer
+	_, _ = stdcopy.StdCopy(&stdout, &stderr, rc)
+	return strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String())
+}
+
+// sampleForeign counts, once a second until stopped, the running containers that are neither
+// this program's nor its sweeps' (their owner is a child of this process), keeping the most.
+func (b *bench) sampleForeign(ctx context.Context, most *int) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			cs, err := b.api.ContainerList(lctx, container.ListOptions{})
+			cancel()
+			if err != nil {
+				continue
+			}
+			k := 0
+			for _, c := range cs {
+				if c.Labels[labelBench] == b.session || isChild(c.Labels[backend.LabelOwner]) {
+					continue
+				}
+				k++
+			}
+			*most = max(*most, k)
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// isChild says whether owner (host:pid) is a process this one started on this host.
+func isChild(owner string) bool {
+	host, pidText, ok := strings.Cut(owner, ":")
+	me, _ := os.Hostname()
+	if !ok || host != me {
+		return false
+	}
+	st, err := os.ReadFile("/proc/" + pidText + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ppid ...
+	s := string(st)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		f := strings.Fields(s[i+1:])
+		return len(f) > 1 && f[1] == strconv.Itoa(os.Getpid())
+	}
+	return false
+}
+
+func (b *bench) track(id string) { b.mu.Lock(); b.created[id] = true; b.mu.Unlock() }
+
+// remove removes one container this program created, by its id.
+func (b *bench) remove(ctx context.Context, id string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := b.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true}); err == nil || client.IsErrNotFound(err) {
+		b.mu.Lock()
+		delete(b.created, id)
+		b.mu.Unlock()
+	}
+}
+
+// removeLeft removes what this program created and did not remove yet: by id, and by this
+// session's label, which only this program sets.
+func (b *bench) removeLeft() {
+	ctx := context.Background()
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.created))
+	for id := range b.created {
+		ids = append(ids, id)
+	}
+	b.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	cs, _ := b.api.ContainerList(lctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelBench+"="+b.session))})
+	cancel()
+	for _, c := range cs {
+		if !slices.Contains(ids, c.ID) {
+			ids = append(ids, c.ID)
+		}
+	}
+	for _, id := range ids {
+		b.remove(ctx, id)
+	}
+	if len(ids) > 0 {
+		fmt.Printf("removed %d container(s) of this benchmark left over\n", len(ids))
+	}
+}
+
+// removeBuiltImages removes the cell images this program built, by tag: PruneChildren takes
+// only their own layers (the binary's and the work directory's; those below are shared).
+func (b *bench) removeBuiltImages() {
+	if len(b.builtTags) == 0 {
+		return
+	}
+	if b.cfg.keepImages {
+		fmt.Printf("kept the %d cell image(s) this benchmark built: %s\n", len(b.builtTags), strings.Join(b.builtTags, ", "))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n := 0
+	var errs []string
+	for _, t := range b.builtTags {
+		if _, err := b.api.ImageRemove(ctx, t, image.RemoveOptions{PruneChildren: true}); err != nil && !client.IsErrNotFound(err) {
+			errs = append(errs, fmt.Sprintf("%s: %v", t, err))
+			continue
+		}
+		n++
+	}
+	fmt.Printf("removed the %d cell image(s) this benchmark built", n)
+	if len(errs) > 0 {
+		fmt.Printf("; could not remove: %s", strings.Join(errs, "; "))
+	}
+	fmt.Println()
+}
+
+// ============================== numbers ========================================================
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// p90 is the nearest-rank 90th percentile.
+func p90(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[int(math.Ceil(0.9*float64(len(s))))-1]
+}
+
+// counts renders a tally as "a ×3, b ×1", sorted by key.
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	return id[:min(12, len(id))]
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
