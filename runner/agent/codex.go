@@ -371,6 +371,10 @@ func parseCodexEvents(b []byte) codexStream {
 }
 
 func codexVersion(ctx context.Context, bin string) string {
+	// The package's own record first: --version goes through the node launcher (100-160 ms a run).
+	if v := npmVersion(bin, "@openai/codex"); v != "" {
+		return v
+	}
 	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {
 		return "unknown"

@@ -328,17 +328,11 @@ func parseGeminiStream(b []byte) geminiStream {
 	return s
 }
 
-// geminiVersion is the version of the CLI's package: from the package.json beside its bundle
-// (the bin is bundle/gemini.js), else what --version says (which costs a second and a half).
+// geminiVersion is the version of the CLI's package, else what --version says (which costs a
+// second and a half).
 func geminiVersion(ctx context.Context, bin string) string {
-	if path, err := exec.LookPath(bin); err == nil {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			var pkg struct{ Name, Version string }
-			b, err := os.ReadFile(filepath.Join(filepath.Dir(real), "..", "package.json"))
-			if err == nil && json.Unmarshal(b, &pkg) == nil && pkg.Name == "@google/gemini-cli" && pkg.Version != "" {
-				return pkg.Version
-			}
-		}
+	if v := npmVersion(bin, "@google/gemini-cli"); v != "" {
+		return v
 	}
 	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {

@@ -6,6 +6,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -66,4 +69,23 @@ func excerpt(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// npmVersion is the version of the npm package pkg whose bin is on PATH as bin, read from the
+// package.json beside it (bin links to the package's bin/ or bundle/ directory), or "".
+func npmVersion(bin, pkg string) string {
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	var p struct{ Name, Version string }
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(real), "..", "package.json"))
+	if err != nil || json.Unmarshal(b, &p) != nil || p.Name != pkg {
+		return ""
+	}
+	return p.Version
 }

@@ -543,7 +543,7 @@ expect:
   - client: raw
     outcome: pass
 `,
-			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed)`,
+			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)`,
 		},
 		{
 			name: "missing outcome",
@@ -556,7 +556,7 @@ clients: [raw]
 expect:
   - {client: raw}
 `,
-			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed)",
+			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)",
 		},
 		{
 			name: "expectation outside the matrix",

@@ -162,11 +162,12 @@ const (
 	OutcomeHung     Outcome = "hung"       // no answer before the timeout
 	OutcomeCrashed  Outcome = "crashed"    // the adapter died
 	OutcomeOOM      Outcome = "oom-killed" // the cell ran out of memory
+	OutcomeRejected Outcome = "rejected"   // an agent refused the result and told the model so
 )
 
 // Outcomes returns every outcome an expectation can name.
 func Outcomes() []Outcome {
-	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM}
+	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM, OutcomeRejected}
 }
 
 // Expect is one expectation: the cells it selects must have its outcome.
