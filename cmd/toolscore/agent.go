@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/toolscore/toolscore/runner/agent"
@@ -13,7 +14,7 @@ import (
 // agentCmd runs one agent adapter under the runner's contract (TOOLSCORE_PROMPT added): the
 // agent CLI headless against the scenario's server and the scripted model, one observation line
 // out with what the model was shown and what the agent answered.
-func agentCmd(ctx context.Context, args []string) int {
+func agentCmd(ctx context.Context, args []string, stdout io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintf(os.Stderr, "usage: toolscore agent NAME (one of %v), with %s, %s, %s and %s set\n", agent.Names(), client.EnvServer, client.EnvTool, client.EnvArguments, client.EnvPrompt)
 		return 2
@@ -34,7 +35,7 @@ func agentCmd(ctx context.Context, args []string) int {
 		return 1
 	}
 	obs.Client = args[0]
-	if err := json.NewEncoder(os.Stdout).Encode(obs); err != nil {
+	if err := json.NewEncoder(stdout).Encode(obs); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore agent:", err)
 		return 1
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/toolscore/toolscore/runner/client"
@@ -11,7 +12,7 @@ import (
 
 // clientCmd runs one built-in adapter under the runner's contract: the request comes in the
 // TOOLSCORE_* variables, the observation goes out as one JSON line.
-func clientCmd(ctx context.Context, args []string) int {
+func clientCmd(ctx context.Context, args []string, stdout io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintf(os.Stderr, "usage: toolscore client NAME (one of %v), with %s, %s and %s set\n", client.Names(), client.EnvServer, client.EnvTool, client.EnvArguments)
 		return 2
@@ -32,7 +33,7 @@ func clientCmd(ctx context.Context, args []string) int {
 		return 1
 	}
 	obs.Client = args[0]
-	if err := json.NewEncoder(os.Stdout).Encode(obs); err != nil {
+	if err := json.NewEncoder(stdout).Encode(obs); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore client:", err)
 		return 1
 	}

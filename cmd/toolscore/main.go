@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -72,10 +73,17 @@ func run(ctx context.Context, args []string) int {
 		return imagesCmd(ctx, args[1:])
 	case "clean":
 		return cleanCmd(ctx, args[1:])
-	case "client":
-		return clientCmd(ctx, args[1:])
-	case "agent":
-		return agentCmd(ctx, args[1:])
+	case "client", "agent":
+		adapter := clientCmd
+		if args[0] == "agent" {
+			adapter = agentCmd
+		}
+		if os.Getenv(backend.EnvCellStream) == "1" {
+			// In a cell, toolscore's own adapters send the run's files out themselves: one
+			// process fewer than the wrapper.
+			return backend.InCell(func(w io.Writer) int { return adapter(ctx, args[1:], w) })
+		}
+		return adapter(ctx, args[1:], os.Stdout)
 	case "cell":
 		// What the docker backend starts in every cell: the adapter, then the run's files out.
 		rest := args[1:]

@@ -29,6 +29,30 @@ const (
 	streamExit   = "exit"
 )
 
+// EnvCellStream, set to 1, has toolscore's own adapters (client, agent) write the cell's stream
+// themselves, so their cells need no wrapper process.
+const EnvCellStream = "TOOLSCORE_CELL_STREAM"
+
+// InCell runs an adapter of toolscore's own in this process, its stdout kept, then writes the
+// cell's stream to stdout. The exit status is the adapter's.
+func InCell(adapter func(stdout io.Writer) int) int {
+	out := &capped{max: maxOutput}
+	code := adapter(out)
+	if err := writeStream(os.Stdout, ".", out.buf, code); err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore: writing the run's files out: %v\n", err)
+	}
+	return code
+}
+
+// cellCommand is what a cell container runs for the adapter command: toolscore's own adapters
+// as they are, told to write the stream; any other under the toolscore cell wrapper.
+func cellCommand(command []string) (cmd, env []string) {
+	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent") {
+		return command, []string{EnvCellStream + "=1"}
+	}
+	return append([]string{CellBinary, "cell", "--"}, command...), nil
+}
+
 // Cell runs the adapter command inside a cell: stdin and stderr are the adapter's own, its
 // stdout is kept, and when it exits the cell's stream is written to stdout. A stop signal is
 // passed on to the adapter. The exit status is the adapter's.

@@ -160,10 +160,11 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	}
 	pids := sb.Pids
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
+	cmd, cellEnv := cellCommand(s.Command)
 	cfg := &container.Config{
 		Image:        img,
-		Cmd:          append([]string{CellBinary, "cell", "--"}, s.Command...),
-		Env:          append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, s.Env...),
+		Cmd:          cmd,
+		Env:          append(append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, cellEnv...), s.Env...),
 		WorkingDir:   CellWorkDir,
 		User:         sb.User,
 		AttachStdin:  true,
