@@ -65,11 +65,24 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 	}
 	d.Sandbox = sandbox(sc)
 	unavailable := missingKeys(sc)
+	// Clients that share an image (the built-in ones, two versions of none) look it up once:
+	// each lookup hashes the whole binary.
+	type made struct {
+		tag string
+		err error
+	}
+	images := map[string]made{}
 	for _, c := range sc.Clients {
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		tag, err := cellImage(ctx, d, c, sc.Server.Install, bin, log)
+		key := c.Image + "|" + c.Version + "|" + client.Containeds[c.Name].Image
+		m, ok := images[key]
+		if !ok {
+			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, log)
+			images[key] = m
+		}
+		tag, err := m.tag, m.err
 		if err != nil {
 			// A client whose image cannot be built is reported as unavailable, with the reason.
 			unavailable[c.ID()] = err.Error()
