@@ -21,6 +21,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/report"
@@ -99,6 +100,19 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 			gha.Errorf("%s", fmt.Sprintf("toolscore: the baseline %s holds the scenario %q, the manifest is %q: take a baseline of this scenario (toolscore baseline)",
 				in.baseline, base.Scenario, sc.Name))
 			return exitUsage
+		}
+	}
+
+	// The keys of real models are masked in the workflow's log, whatever prints them.
+	if len(in.merge) == 0 {
+		if sc, err := loadScenario(in.sweep.Scenario); err == nil {
+			for _, c := range sc.Clients {
+				if c.Model != nil {
+					if key := getenv(runner.ModelKeyEnv(c)); key != "" {
+						gha.AddMask(key)
+					}
+				}
+			}
 		}
 	}
 

@@ -702,3 +702,39 @@ func TestActionSharded(t *testing.T) {
 		t.Errorf("comments %+v, want one from the merge job", c)
 	}
 }
+
+// TestActionMasksModelKeys: the key of a real model, from the step's environment (a secret), is
+// masked in the workflow's log before anything runs, and is in no file of the results.
+func TestActionMasksModelKeys(t *testing.T) {
+	ws := t.TempDir()
+	const key = "sk-ant-action-test-secret-0123456789"
+	manifest := `name: real model in the action
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean]
+schema_modes: [hidden]
+clients:
+  - raw
+  - name: claude-code
+    model: {name: some-model, url: "http://127.0.0.1:9"}
+runs: 1
+`
+	if err := os.WriteFile(filepath.Join(ws, "real.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := newActionRun(t, ws, nil, "schedule.json")
+	a.env["ANTHROPIC_API_KEY"] = key
+	a.inputs = map[string]string{"scenario": "real.yaml", "backend": "local", "out": "out", "comment": "false"}
+	stdout, summary, _, _ := a.run()
+	first := strings.Index(stdout, "::add-mask::"+key)
+	if first < 0 || first > strings.Index(stdout, "::group::") {
+		t.Errorf("the key is not masked before the sweep's log starts:\n%s", stdout)
+	}
+	if strings.Count(stdout, key) != 1 || strings.Contains(summary, key) {
+		t.Errorf("the key appears beyond its mask command")
+	}
+	if leaks := keyIn(t, filepath.Join(ws, "out"), key); len(leaks) > 0 {
+		t.Errorf("the key is in %v", leaks)
+	}
+}
