@@ -136,6 +136,9 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 		return nil, sc, out, 1
 	}
 	defer done()
+	if be.Name() == "local" && sc.Server.Install != "" {
+		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
+	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
 	cells, progCells, slice := 0, 0, ""
