@@ -152,11 +152,11 @@ type bench struct {
 	self    string
 	image   string
 	session string
-	// ownedImage is the profile's variant image (the cell image, its work directory the cell
-	// user's), by id; built and removed by the profile.
-	ownedImage string
-	sc         *scenario.Scenario
-	plan       []job
+	// prepared is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
+	// the work directory is the cell user's, so a run without input files is not copied in.
+	prepared bool
+	sc       *scenario.Scenario
+	plan     []job
 
 	mu      sync.Mutex
 	created map[string]bool // container ids this program created and has not removed yet
