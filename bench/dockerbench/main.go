@@ -27,11 +27,19 @@
 //
 // With -profile auto (the default) it then, when a target was missed, finds where the time of
 // a run goes: it runs the same runs through a copy of backend.Docker.Run's loop that makes the
-// same Engine API calls in the same order with the same configuration (create, copy-in,
-// attach, wait, start, exit, drain, inspect, copy-out, remove), timing each step, and prints
-// the median per step beside the floor's own steps. The run's transcript (the proxy's tee,
+// same Engine API calls in the same order with the same configuration, timing each step:
+// create (the command of backend.CellCommand, /opt/toolscore/toolscore client NAME with
+// TOOLSCORE_CELL_STREAM=1, so the client itself writes the cell's tar stream on stdout at its
+// end); copy-in only when Run makes it (the image's io.toolscore.workdir label is not the cell
+// user, 1000:1000, or the run's directory has input files: the built-in image has the label
+// and the embedded scenario's runs have no input files, so it is skipped); attach; wait;
+// start; the exit; the stream read to its end (backend.ReadStream, which writes the run's
+// files into its directory); inspect; copy-out only when Run makes it (the stream was not
+// whole); remove. Beside it, in the same mixed queue, run the floor's command in the cell's
+// configuration (to tell the sandbox's cost from the rest) and the floor itself, and it prints
+// the median per step of each. The run's transcript (the proxy's tee, come out in the stream,
 // stamped by the same kernel clock) splits the "exit" step into the container starting, the
-// MCP session itself, and the container going away.
+// MCP session itself, and the client ending (writing the stream) and the container going away.
 //
 // Containers this program creates itself carry the label io.toolscore.bench=<session> (and
 // not io.toolscore, so no sweep or `toolscore clean` takes them for its own); each is removed
@@ -152,11 +160,11 @@ type bench struct {
 	self    string
 	image   string
 	session string
-	// ownedImage is the profile's variant image (the cell image, its work directory the cell
-	// user's), by id; built and removed by the profile.
-	ownedImage string
-	sc         *scenario.Scenario
-	plan       []job
+	// prepared is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
+	// the work directory is the cell user's, so a run without input files is not copied in.
+	prepared bool
+	sc       *scenario.Scenario
+	plan     []job
 
 	mu      sync.Mutex
 	created map[string]bool // container ids this program created and has not removed yet
@@ -677,7 +685,7 @@ func printResults(rows []row, c config, load0 string) bool {
 	fmt.Println("ratio = sweep s / floor s (target <= 1.2); ms/r = wall time / runs, the cost of a run at that parallelism")
 	fmt.Println("setup s: sweep command start to its \"on the docker backend\" line (connect, sweep leftovers, ensure images);")
 	fmt.Println("tail s: its last cell line to its exit (results, report, removing leftovers)")
-	fmt.Println("sweep lat: median runs.jsonl ms per run (create to end of output; not inspect, copy-out, remove);")
+	fmt.Println("sweep lat: median runs.jsonl ms per run (create to the end of the cell's stream; not inspect, copy-out, remove);")
 	fmt.Println("floor lat: median time of one floor container run, create to removed")
 	fmt.Println("foreign: the most running containers of somebody else's sampled during sweep/floor (a test suite sharing the engine)")
 	fmt.Println()

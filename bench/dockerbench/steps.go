@@ -18,10 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/runner/backend"
@@ -35,7 +32,11 @@ type steps map[string]time.Duration
 
 // The steps of a cell run, in the order backend.Docker.Run makes them; the three indented
 // ones split "exit" by the transcript's timestamps (same kernel clock inside and out).
-var cellSteps = []string{"create", "copy-in", "attach", "wait", "start", "exit", "  start→proxy", "  session", "  proxy→exit", "drain", "inspect", "copy-out", "remove"}
+// copy-in and copy-out are made only when Run makes them.
+var cellSteps = []string{"create", "copy-in", "attach", "wait", "start", "exit", "  start→proxy", "  session", "  proxy→exit", "stream", "inspect", "copy-out", "remove"}
+
+// cellUser is the default sandbox's user, whom a prepared image's work directory belongs to.
+const cellUser = "1000:1000"
 
 // --- the plan: each run as runner.runOne builds it for the docker backend ---------------------
 
@@ -119,24 +120,20 @@ func slug(key string) string {
 
 // cellRun makes the Engine API calls backend.Docker.Run makes, in its order and with its
 // configuration (the default sandbox: network none, 1 GiB memory and no swap, 1 CPU, 256 pids,
-// 1024 files, user 1000:1000, every capability dropped, no-new-privileges), timing each.
+// 1024 files, user 1000:1000, every capability dropped, no-new-privileges; the command and
+// environment of backend.CellCommand), timing each: create; the copy-in only when Run makes it
+// (the image's work directory is not the cell user's, or the run has input files); attach;
+// wait; start; the exit; the cell's stream read to its end (backend.ReadStream, which writes
+// the run's files into dir); inspect; the copy-out only when Run makes it (the stream was not
+// whole); remove.
 //
-// The variant v changes one thing, to measure what a change to the backend would save:
-// noCopyIn runs on b.ownedImage (the cell image with its work directory belonging to the
-// cell user) and skips the copy-in when the run's directory holds no file (the embedded
-// scenario's runs hold none); bindMount bind-mounts the run's host directory (made writable
-// for the cell user) at the work directory instead of copying in and out; sandboxVersion is
-// the floor's command (toolscore version) in the cell's configuration, without attach, copies
-// or inspect, to tell the sandbox's cost from the rest.
+// The variant sandboxVersion is the floor's command (toolscore version) in the cell's
+// configuration, without attach, copies, stream or inspect, to tell the sandbox's cost from
+// the rest.
 func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (steps, error) {
 	st := steps{}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
-	}
-	if v == bindMount {
-		if err := os.Chmod(dir, 0o777); err != nil {
-			return st, err
-		}
 	}
 	if j.schema != nil {
 		if err := os.WriteFile(filepath.Join(dir, "output-schema.json"), j.schema, 0o644); err != nil {
@@ -148,12 +145,13 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 
 	pids := int64(256)
 	deadline := time.Now().Add(j.timeout + 2*time.Minute).Unix()
+	cmd, cellEnv := backend.CellCommand(j.command)
 	cfg := &container.Config{
 		Image:        b.image,
-		Cmd:          j.command,
-		Env:          append([]string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}, j.env...),
+		Cmd:          cmd,
+		Env:          append(append([]string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}, cellEnv...), j.env...),
 		WorkingDir:   backend.CellWorkDir,
-		User:         "1000:1000",
+		User:         cellUser,
 		AttachStdin:  true,
 		AttachStdout: true,
 		AttachStderr: true,
@@ -179,12 +177,7 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 		},
 		CapDrop: []string{"ALL"},
 	}
-	switch v {
-	case noCopyIn:
-		cfg.Image = b.ownedImage
-	case bindMount:
-		host.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: dir, Target: backend.CellWorkDir}}
-	case sandboxVersion:
+	if v == sandboxVersion {
 		cfg.Cmd = []string{backend.CellBinary, "version"}
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
 	}
@@ -203,11 +196,7 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	if v == sandboxVersion {
 		return b.sandboxRest(ctx, id, st, t)
 	}
-	files, err := os.ReadDir(dir)
-	if err != nil {
-		return st, err
-	}
-	if v == cellAsIs || (v == noCopyIn && len(files) > 0) {
+	if !b.prepared || hasFiles(dir) {
 		in, err := tarDir(dir)
 		if err != nil {
 			return st, err
@@ -231,19 +220,28 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	}
 	lap("start")
 	_ = att.CloseWrite()
-	var stdout, stderr bytes.Buffer
+	// As Run: stdout is the cell's stream, read as it comes; stderr is kept.
+	var stderr bytes.Buffer
+	pr, pw := io.Pipe()
+	var stdout []byte
+	whole := false
+	streamed := make(chan struct{})
+	go func() {
+		stdout, whole = backend.ReadStream(pr, dir)
+		close(streamed)
+	}()
 	read := make(chan struct{})
 	go func() {
-		_, _ = stdcopy.StdCopy(&stdout, &stderr, att.Reader)
+		_, _ = stdcopy.StdCopy(pw, &stderr, att.Reader)
+		pw.Close()
 		close(read)
 	}()
 	var exited time.Time
+	var code int64
 	select {
 	case w := <-waitCh:
 		exited = lap("exit")
-		if w.StatusCode != 0 {
-			return st, fmt.Errorf("the cell exited %d: %s", w.StatusCode, tail(stderr.Bytes(), 500))
-		}
+		code = w.StatusCode
 	case err := <-waitErr:
 		return st, fmt.Errorf("wait: %w", err)
 	case <-time.After(j.timeout):
@@ -252,25 +250,35 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	select {
 	case <-read:
 	case <-time.After(5 * time.Second):
+		pw.CloseWithError(errors.New("the cell's output did not end"))
 	}
-	lap("drain")
+	<-streamed
+	lap("stream")
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if _, err := b.api.ContainerInspect(ictx, id); err != nil {
 		return st, fmt.Errorf("inspect: %w", err)
 	}
 	lap("inspect")
-	if v != bindMount {
+	if !whole {
+		// Run copies out what a cell that could not send its stream left.
 		if err := copyOut(ictx, b, id, dir); err != nil {
 			return st, fmt.Errorf("copy-out: %w", err)
 		}
 		lap("copy-out")
 	}
 
-	if _, err := tsclient.ParseObservation(stdout.Bytes()); err != nil {
-		return st, fmt.Errorf("no observation: %v: %s", err, tail(stdout.Bytes(), 300))
+	if code != 0 {
+		return st, fmt.Errorf("the cell exited %d: %s", code, tail(stderr.Bytes(), 500))
 	}
-	// Split "exit" by the transcript: when the proxy started and when the server had exited.
+	if !whole {
+		return st, fmt.Errorf("the cell exited 0 but its stream was not whole: %s", tail(stderr.Bytes(), 500))
+	}
+	if _, err := tsclient.ParseObservation(stdout); err != nil {
+		return st, fmt.Errorf("no observation: %v: %s", err, tail(stdout, 300))
+	}
+	// Split "exit" by the transcript (which came out in the stream): when the proxy started
+	// and when the server had exited.
 	f, err := os.Open(filepath.Join(dir, "tee.jsonl"))
 	if err != nil {
 		return st, fmt.Errorf("no transcript came out: %w", err)
@@ -337,11 +345,14 @@ func copyOut(ctx context.Context, b *bench, id, dir string) error {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
-		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 {
+		// Copying "dir/." names entries "./x", relative to dir; copying "dir" names them
+		// "dir/x", under the directory's own name.
+		name := path.Clean(h.Name)
+		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
 			name = parts[1]
 		}
-		if name == "." || strings.HasPrefix(name, "..") || path.IsAbs(name) {
+		name = path.Clean(name)
+		if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 			continue
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(name))
@@ -353,11 +364,31 @@ func copyOut(ctx context.Context, b *bench, id, dir string) error {
 			return err
 		}
 		_, err = io.Copy(out, tr)
-		out.Close()
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// hasFiles is backend's hasFiles: whether the run's directory holds input files (an unreadable
+// one counts).
+func hasFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // tarDir is backend's tarDir: the run's host directory as the cell's work directory.
@@ -397,8 +428,6 @@ type variant int
 
 const (
 	cellAsIs       variant = iota // backend.Docker.Run as it is
-	noCopyIn                      // no copy-in: the image's work directory belongs to the cell user
-	bindMount                     // the run directory bind-mounted: no copy-in, no copy-out
 	sandboxVersion                // the cell's configuration, the floor's command and calls
 	bareFloor                     // the floor itself
 )
@@ -408,8 +437,6 @@ var variants = []struct {
 	head, what string
 }{
 	{cellAsIs, "cell", "the copy of backend.Docker.Run: its calls, order and configuration"},
-	{noCopyIn, "no copy-in", "the same on the cell image + COPY --chown=1000:1000 run/ /run/ (an empty run/toolscore/): no CopyToContainer (no input files)"},
-	{bindMount, "bind mount", "the same with HostConfig.Mounts bind $RUN_DIR (0777) at /run/toolscore: no CopyToContainer, no CopyFromContainer"},
 	{sandboxVersion, "sandbox+ver", "the floor's command and calls (create, wait, start, exit, remove) in the cell's Config/HostConfig"},
 	{bareFloor, "floor", "the floor: create {network none}, wait, start, exit, remove"},
 }
@@ -465,66 +492,18 @@ func variantHead(v variant) string {
 	return "?"
 }
 
-// buildOwnedImage builds, without cache and untagged, the cell image with its work directory
-// owned by the cell user; it returns the image's id, for removeOwnedImage.
-func (b *bench) buildOwnedImage(ctx context.Context) (string, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	// COPY does not chown a destination that exists (WORKDIR made /run/toolscore, root's), only
-	// what it copies: so copy /run's child toolscore/ into /run/.
-	df := []byte("FROM " + b.image + "\nCOPY --chown=1000:1000 run/ /run/\n")
-	_ = tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg})
-	_, _ = tw.Write(df)
-	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})
-	_ = tw.WriteHeader(&tar.Header{Name: "run/toolscore/", Mode: 0o755, Typeflag: tar.TypeDir})
-	if err := tw.Close(); err != nil {
-		return "", err
-	}
-	resp, err := b.api.ImageBuild(ctx, &buf, build.ImageBuildOptions{
-		NoCache: true, Remove: true, ForceRemove: true,
-		// Not io.toolscore=1 (inherited from the cell image): no toolscore images prune takes it.
-		Labels: map[string]string{labelBench: b.session, backend.LabelMarker: "0", backend.LabelInputs: ""},
-	})
+// imagePrepared says what backend.Docker.Run decides from the image's labels: its work
+// directory belongs to the cell user, so a run with no input files is not copied in.
+func (b *bench) imagePrepared(ctx context.Context) (string, bool, error) {
+	info, err := b.api.ImageInspect(ctx, b.image)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	defer resp.Body.Close()
-	dec := json.NewDecoder(resp.Body)
-	var id string
-	var log strings.Builder
-	for {
-		var m struct {
-			Stream string `json:"stream"`
-			Error  string `json:"error"`
-			Aux    struct {
-				ID string `json:"ID"`
-			} `json:"aux"`
-		}
-		if err := dec.Decode(&m); err == io.EOF {
-			break
-		} else if err != nil {
-			return "", err
-		}
-		if m.Error != "" {
-			return "", fmt.Errorf("%s\n%s", strings.TrimSpace(m.Error), log.String())
-		}
-		log.WriteString(m.Stream)
-		if m.Aux.ID != "" {
-			id = m.Aux.ID
-		}
+	label := ""
+	if info.Config != nil {
+		label = info.Config.Labels[backend.LabelWorkdir]
 	}
-	if id == "" {
-		return "", fmt.Errorf("the build named no image:\n%s", log.String())
-	}
-	return id, nil
-}
-
-func (b *bench) removeOwnedImage(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := b.api.ImageRemove(ctx, id, image.RemoveOptions{PruneChildren: true}); err != nil {
-		fmt.Printf("could not remove the variant image %s: %v\n", id, err)
-	}
+	return label, label != "" && label == cellUser, nil
 }
 
 // profileSteps runs the plan through the timed copy of the run loop, its variants and the API
@@ -533,14 +512,31 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 	n := len(b.plan)
 	fmt.Println()
 	fmt.Printf("== where a run's time goes: %d runs in each of %d variants, one mixed queue per parallelism (the variants take turns) ==\n", n, len(variants))
-	id, err := b.buildOwnedImage(ctx)
+	label, prepared, err := b.imagePrepared(ctx)
 	if err != nil {
-		return fmt.Errorf("building the no-copy-in variant image: %w", err)
+		return fmt.Errorf("inspecting the cell image: %w", err)
 	}
-	b.ownedImage = id
-	defer b.removeOwnedImage(id)
+	b.prepared = prepared
+	cmd, env := backend.CellCommand(b.plan[0].command)
+	inputs := 0
+	for _, j := range b.plan {
+		if j.schema != nil {
+			inputs++
+		}
+	}
+	copyIn := "made (the image's work directory is not the cell user's)"
+	switch {
+	case prepared && inputs == 0:
+		copyIn = "skipped (the image's " + backend.LabelWorkdir + " is " + label + ", and no run has an input file)"
+	case prepared:
+		copyIn = fmt.Sprintf("made for the %d runs with an input file (output-schema.json), skipped for the rest", inputs)
+	}
 	for _, v := range variants {
 		fmt.Printf("  %-11s %s\n", v.head, v.what)
+		if v.v == cellAsIs {
+			fmt.Printf("  %-11s Cmd %v (each run its client), Env [TMPDIR HOME %s + the request's]\n", "", cmd, strings.Join(env, " "))
+			fmt.Printf("  %-11s copy-in %s; copy-out only for a run whose stream is not whole\n", "", copyIn)
+		}
 	}
 	for _, p := range b.cfg.pars {
 		out := filepath.Join(b.tmp, fmt.Sprintf("steps-%d", p))
@@ -565,9 +561,11 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 	}
 	fmt.Println()
 	fmt.Println("steps are laps, one after the other within a run; medians over the runs, in ms; - = the step is not made")
+	fmt.Println("copy-in, copy-out: made only when backend.Docker.Run makes them (see above); the median is over the runs that made them")
 	fmt.Println("exit: ContainerStart returned to the wait answering; start→proxy: ContainerStart called to the proxy's first")
 	fmt.Println("transcript entry (runc, the client process, the proxy); session: first to last entry (the MCP exchange and the")
-	fmt.Println("ledger's exit); proxy→exit: last entry to the wait answering (the client's and the container's exit)")
+	fmt.Println("ledger's exit); proxy→exit: last entry to the wait answering (the client's end, its writing the cell's stream,")
+	fmt.Println("the container's exit); stream: the wait answering to the stream read to its end (files, stdout, exit entry)")
 	fmt.Println("run: a run's first step to its last (the median of the sums, not the sum of the medians); - floor: run minus the floor's run;")
 	fmt.Println("÷ floor: run / the floor's run, what sweep s / floor s would be with that backend and no runner of its own")
 	fmt.Println("(a sweep keeps P runs going, so its wall time is about runs × run / P)")

@@ -44,9 +44,10 @@ func InCell(adapter func(stdout io.Writer) int) int {
 	return code
 }
 
-// cellCommand is what a cell container runs for the adapter command: toolscore's own adapters
-// as they are, told to write the stream; any other under the toolscore cell wrapper.
-func cellCommand(command []string) (cmd, env []string) {
+// CellCommand is what a cell container runs for the adapter command: toolscore's own adapters
+// as they are, told to write the stream; any other under the toolscore cell wrapper. Exported
+// for bench/dockerbench, whose copy of Run must start the same command.
+func CellCommand(command []string) (cmd, env []string) {
 	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent") {
 		return command, []string{EnvCellStream + "=1"}
 	}
@@ -148,10 +149,11 @@ func writeStream(w io.Writer, dir string, stdout []byte, code int) error {
 	return tw.Close()
 }
 
-// readStream reads the cell's stream from r as it comes, writing the work directory's files
+// ReadStream reads the cell's stream from r as it comes, writing the work directory's files
 // into dir. It returns the adapter's stdout, and whether the stream was whole. It reads r to
-// its end whatever it holds, so the cell's output never backs up.
-func readStream(r io.Reader, dir string) (stdout []byte, whole bool) {
+// its end whatever it holds, so the cell's output never backs up. Exported for
+// bench/dockerbench, whose copy of Run must read the same stream.
+func ReadStream(r io.Reader, dir string) (stdout []byte, whole bool) {
 	defer io.Copy(io.Discard, r)
 	out := &capped{max: maxOutput}
 	tr := tar.NewReader(r)

@@ -24,7 +24,7 @@ func TestStreamRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	stdout, whole := readStream(&stream, dst)
+	stdout, whole := ReadStream(&stream, dst)
 	if !whole || string(stdout) != `{"client":"raw"}`+"\n" {
 		t.Fatalf("whole %v, stdout %q", whole, stdout)
 	}
@@ -45,7 +45,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	var stream bytes.Buffer
 	writeStream(&stream, src, nil, 0)
 	cut := stream.Bytes()[:stream.Len()-2100] // into the stdout entry, before the exit entry
-	if _, whole := readStream(bytes.NewReader(cut), t.TempDir()); whole {
+	if _, whole := ReadStream(bytes.NewReader(cut), t.TempDir()); whole {
 		t.Error("a cut stream was taken as whole")
 	}
 
@@ -61,7 +61,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	parent := t.TempDir()
 	dst := filepath.Join(parent, "run")
 	os.Mkdir(dst, 0o755)
-	if _, whole := readStream(&hostile, dst); !whole {
+	if _, whole := ReadStream(&hostile, dst); !whole {
 		t.Error("the hostile stream is well-formed and ends with exit")
 	}
 	if _, err := os.Stat(filepath.Join(parent, "escaped")); err == nil {
@@ -72,7 +72,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	}
 
 	garbage := strings.NewReader(strings.Repeat("not a tar stream ", 10000))
-	if _, whole := readStream(garbage, t.TempDir()); whole || garbage.Len() != 0 {
+	if _, whole := ReadStream(garbage, t.TempDir()); whole || garbage.Len() != 0 {
 		t.Errorf("garbage: whole %v, %d bytes left unread", whole, garbage.Len())
 	}
 }

@@ -160,7 +160,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	}
 	pids := sb.Pids
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
-	cmd, cellEnv := cellCommand(s.Command)
+	cmd, cellEnv := CellCommand(s.Command)
 	cfg := &container.Config{
 		Image:        img,
 		Cmd:          cmd,
@@ -234,7 +234,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	whole := false
 	streamed := make(chan struct{})
 	go func() {
-		stdout, whole = readStream(pr, s.Dir)
+		stdout, whole = ReadStream(pr, s.Dir)
 		close(streamed)
 	}()
 	read := make(chan struct{})
