@@ -146,8 +146,10 @@ func (d *Docker) WorkDir(string) string { return CellWorkDir }
 // Session names this sweep's containers.
 func (d *Docker) Session() string { return d.session }
 
-// Run executes one run in a fresh container: create, copy the run's inputs in, attach, register
-// the wait, start, read to EOF, wait, copy the transcript out, remove.
+// Run executes one run in a fresh container: create, copy the run's inputs in (when it has any),
+// attach, register the wait, start, read the cell's stream to EOF (its files land in the run's
+// directory as they come), wait, inspect, copy the files out only when the stream was cut short,
+// remove.
 func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	start := time.Now()
 	img := d.Images[s.Client]
