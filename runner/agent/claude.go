@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/model"
@@ -88,7 +86,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(agentEnv(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+	cmd.Env = append(cliEnv("ANTHROPIC_", "CLAUDE_"), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
 		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY="+placeholderKey,
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -97,27 +95,13 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 		// search step: with --tools ToolSearch, 2.1.332 defers the tool, the model selects it,
 		// and the tool result reaches the model the same way.)
 		"ENABLE_TOOL_SEARCH=false")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	runErr := cmd.Run()
-	took := time.Since(start)
-	_ = os.WriteFile(filepath.Join(dir, "stream.jsonl"), stdout.Bytes(), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "stderr.txt"), stderr.Bytes(), 0o644)
-	exit := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		exit = ee.ExitCode()
-	case runErr != nil:
-		return nil, fmt.Errorf("starting %s: %w", bin, runErr)
+	run, err := runCLI(ctx, cmd, dir, "stream.jsonl")
+	if err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	exit := run.exit
 
-	stream := parseClaudeStream(stdout.Bytes())
+	stream := parseClaudeStream(run.stdout)
 	obs := &client.Observation{Client: "claude-code", Library: "@anthropic-ai/claude-code " + stream.version, Listed: true}
 	if stream.version == "" {
 		obs.Library = "@anthropic-ai/claude-code " + claudeVersion(ctx, bin)
@@ -137,10 +121,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 		av.Stream = strings.TrimSpace(av.Stream + "\nresult: " + stream.errText)
 	}
 	obs.Agent = av
-	fmt.Fprintf(os.Stderr, "toolscore agent claude-code: %s, exit %d, %d model requests\n", took.Round(time.Millisecond), exit, len(m.Requests()))
-	if exit != 0 {
-		fmt.Fprintf(os.Stderr, "%s\n", lastLines(stderr.Bytes(), 10))
-	}
+	run.report("claude-code", len(m.Requests()), true)
 	return obs, nil
 }
 
@@ -254,20 +235,6 @@ func claudeVersion(ctx context.Context, bin string) string {
 	return v
 }
 
-// agentEnv is the adapter's environment less anything that would point the CLI elsewhere
-// (keys, base URLs, another config dir).
-func agentEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "CLAUDE_") || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -290,12 +257,4 @@ func sameResult(a, b json.RawMessage) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
-}
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

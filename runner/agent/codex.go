@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/model"
@@ -83,32 +81,18 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 	args = append(args, "--model", mdl, "--", prompt)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = work
-	cmd.Env = append(codexEnv(), "HOME="+home, "CODEX_HOME="+codexHome, codexKeyEnv+"="+placeholderKey,
+	cmd.Env = append(cliEnv("OPENAI_", "CODEX_"), "HOME="+home, "CODEX_HOME="+codexHome, codexKeyEnv+"="+placeholderKey,
 		"NO_COLOR=1", "RUST_LOG=warn",
 		// No backtrace in the error text Codex gives the model when a call fails.
 		"RUST_BACKTRACE=0", "RUST_LIB_BACKTRACE=0")
 	cmd.Stdin = nil
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	runErr := cmd.Run()
-	took := time.Since(start)
-	_ = os.WriteFile(filepath.Join(dir, "events.jsonl"), stdout.Bytes(), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "stderr.txt"), stderr.Bytes(), 0o644)
-	exit := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		exit = ee.ExitCode()
-	case runErr != nil:
-		return nil, fmt.Errorf("starting %s: %w", bin, runErr)
+	run, err := runCLI(ctx, cmd, dir, "events.jsonl")
+	if err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	exit := run.exit
 
-	stream := parseCodexEvents(stdout.Bytes())
+	stream := parseCodexEvents(run.stdout)
 	reqs := m.Requests()
 	view, called := responsesView(reqs, r.Tool)
 	view.Called = called
@@ -124,10 +108,7 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 		av.Stream = strings.TrimSpace(av.Stream + "\nerror: " + stream.errText)
 	}
 	obs.Agent = av
-	fmt.Fprintf(os.Stderr, "toolscore agent codex: %s, exit %d, %d model requests\n", took.Round(time.Millisecond), exit, len(reqs))
-	if exit != 0 || view.Block == nil {
-		fmt.Fprintf(os.Stderr, "%s\n", lastLines(stderr.Bytes(), 10))
-	}
+	run.report("codex", len(reqs), view.Block != nil)
 	return obs, nil
 }
 
@@ -384,18 +365,4 @@ func codexVersion(ctx context.Context, bin string) string {
 		return "unknown"
 	}
 	return f[len(f)-1]
-}
-
-// codexEnv is the adapter's environment less anything that would point Codex elsewhere
-// (its keys, base URLs, another home).
-func codexEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CODEX_") || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }

@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/model"
@@ -67,30 +65,16 @@ func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, erro
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = work
-	cmd.Env = append(geminiEnv(), "HOME="+home,
+	cmd.Env = append(cliEnv("GEMINI_", "GOOGLE_", "ANTHROPIC_", "CLAUDE_"), "HOME="+home,
 		"GOOGLE_GEMINI_BASE_URL="+m.URL, "GEMINI_API_KEY="+placeholderKey,
 		"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_TELEMETRY_ENABLED=false", "NO_COLOR=1", "CI=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	runErr := cmd.Run()
-	took := time.Since(start)
-	_ = os.WriteFile(filepath.Join(dir, "stream.jsonl"), stdout.Bytes(), 0o644)
-	_ = os.WriteFile(filepath.Join(dir, "stderr.txt"), stderr.Bytes(), 0o644)
-	exit := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		exit = ee.ExitCode()
-	case runErr != nil:
-		return nil, fmt.Errorf("starting %s: %w", bin, runErr)
+	run, err := runCLI(ctx, cmd, dir, "stream.jsonl")
+	if err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	exit := run.exit
 
-	stream := parseGeminiStream(stdout.Bytes())
+	stream := parseGeminiStream(run.stdout)
 	obs := &client.Observation{Client: "gemini-cli", Library: "@google/gemini-cli " + geminiVersion(ctx, bin), Listed: true}
 	reqs := m.Requests()
 	view, called, asked := geminiView(reqs, r.Tool)
@@ -112,10 +96,7 @@ func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, erro
 		av.Stream = strings.TrimSpace(av.Stream + "\nresult: " + stream.errText)
 	}
 	obs.Agent = av
-	fmt.Fprintf(os.Stderr, "toolscore agent gemini-cli: %s, exit %d, %d model requests\n", took.Round(time.Millisecond), exit, len(reqs))
-	if exit != 0 {
-		fmt.Fprintf(os.Stderr, "%s\n", lastLines(stderr.Bytes(), 10))
-	}
+	run.report("gemini-cli", len(reqs), true)
 	return obs, nil
 }
 
@@ -148,19 +129,6 @@ func geminiToolName(tool string) string {
 }
 
 var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_\-.:]`)
-
-// geminiEnv is the adapter's environment less anything that would point the CLI elsewhere.
-func geminiEnv() []string {
-	var env []string
-	for _, kv := range agentEnv() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "GOOGLE_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
 
 // geminiView finds the tool result the model got: the functionResponse answering the scripted
 // call in the first generateContent request that carries it; the declaration is taken from the

@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// cliRun is one run of an agent's CLI: its own record (stdout), its stderr, exit status and time.
+type cliRun struct {
+	stdout, stderr []byte
+	exit           int
+	took           time.Duration
+}
+
+// runCLI runs the agent's CLI to its end, keeping its record as dir/record and its stderr as
+// dir/stderr.txt. A CLI that exits non-zero is a result (judged by its evidence); one that
+// cannot start, or a cancelled run, is an error.
+func runCLI(ctx context.Context, cmd *exec.Cmd, dir, record string) (cliRun, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	run := cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
+	_ = os.WriteFile(filepath.Join(dir, record), run.stdout, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "stderr.txt"), run.stderr, 0o644)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		run.exit = ee.ExitCode()
+	case err != nil:
+		return run, fmt.Errorf("starting %s: %w", cmd.Path, err)
+	}
+	if ctx.Err() != nil {
+		return run, ctx.Err()
+	}
+	return run, nil
+}
+
+// report prints the adapter's line about the run on stderr (the benchmarks read it), and the
+// CLI's last lines of stderr when it failed or left no evidence.
+func (c cliRun) report(agent string, requests int, evidence bool) {
+	fmt.Fprintf(os.Stderr, "toolscore agent %s: %s, exit %d, %d model requests\n", agent, c.took.Round(time.Millisecond), c.exit, requests)
+	if c.exit != 0 || !evidence {
+		fmt.Fprintf(os.Stderr, "%s\n", lastLines(c.stderr, 10))
+	}
+}
+
+// cliEnv is the adapter's environment less anything that would point the CLI elsewhere: every
+// variable with one of the vendor's prefixes (keys, base URLs, config dirs), and HOME.
+func cliEnv(prefixes ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || strings.HasPrefix(k, "TOOLSCORE_MODEL") || hasAnyPrefix(k, prefixes) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
