@@ -47,48 +47,34 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
 const (
-	cellPrefix  = "toolscore/cell-"
-	labelBench  = "io.toolscore.bench"
-	defaultSock = "unix:///tmp/toolscore-dockerd/docker.sock"
-	cellUser    = "1000:1000"
+	cellPrefix = "toolscore/cell-"
+	cellUser   = "1000:1000"
 )
-
-// The base images this benchmark expects (already built on the engine; never pulled or removed).
-var baseDefaults = [][2]string{
-	{"TOOLSCORE_NODE_IMAGE", "toolscore/base-node:bookworm"},
-	{"TOOLSCORE_PYTHON_IMAGE", "toolscore/base-python:bookworm"},
-}
 
 // The CLI each agent's image installs (runner/backend/images/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
@@ -155,25 +141,12 @@ func main() {
 	}
 }
 
-// commandLine is how the program was invoked, with go run's temporary binary named as the
-// package it was built from.
-func commandLine() string {
-	name := os.Args[0]
-	if strings.Contains(name, "go-build") {
-		name = "go run ./bench/agentbench"
-	}
-	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
-}
-
 type bench struct {
-	cfg     config
-	api     *client.Client
-	tmp     string
-	root    string // the module's directory
-	session string
-
-	mu      sync.Mutex
-	created map[string]bool // container ids created and not removed yet
+	cfg  config
+	api  *client.Client
+	sess *enginebench.Session // the containers this program created
+	tmp  string
+	root string // the module's directory
 	// builtTags are the cell images this program built, removed at the end unless -keep-images.
 	builtTags []string
 }
@@ -188,61 +161,35 @@ type agentImage struct {
 
 func run(ctx context.Context, c config) error {
 	t0 := time.Now()
-	fmt.Printf("$ %s\n", commandLine())
-	if os.Getenv("DOCKER_HOST") == "" {
-		os.Setenv("DOCKER_HOST", defaultSock)
-	}
-	for _, kv := range baseDefaults {
-		if os.Getenv(kv[0]) == "" {
-			os.Setenv(kv[0], kv[1])
-		}
-	}
-	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/agentbench"))
+	enginebench.DefaultBaseImages()
+	api, sv, err := enginebench.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("docker client: %w", err)
+		return err
 	}
 	defer api.Close()
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	sv, err := api.ServerVersion(pctx)
-	pcancel()
-	if err != nil {
-		return fmt.Errorf("no Docker engine answered at %s (start one with scripts/dockerd.sh): %w", api.DaemonHost(), err)
-	}
 	fmt.Printf("%s; go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s) at %s; load average %s\n",
 		time.Now().Format("2006-01-02 15:04 MST"), strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), sv.Version, sv.APIVersion, api.ClientVersion(), api.DaemonHost(), loadAvg())
-	var bases []string
-	for _, kv := range baseDefaults[:1] { // the agents' images are all on the node base
-		ins, err := api.ImageInspect(ctx, os.Getenv(kv[0]))
-		if err != nil {
-			return fmt.Errorf("the base image %s=%s is not on the engine (it is not pulled here): %w", kv[0], os.Getenv(kv[0]), err)
-		}
-		bases = append(bases, fmt.Sprintf("%s=%s (%s)", kv[0], os.Getenv(kv[0]), shortID(ins.ID)))
+		runtime.NumCPU(), sv.Version, sv.APIVersion, api.ClientVersion(), api.DaemonHost(), enginebench.LoadAvg())
+	// The agents' images are all on the node base.
+	base, err := enginebench.DescribeBases(ctx, api, enginebench.BaseImages[:1])
+	if err != nil {
+		return err
 	}
-	fmt.Printf("agents: %s; base image: %s\n", strings.Join(c.agents, ", "), strings.Join(bases, ", "))
+	fmt.Printf("agents: %s; base image: %s\n", strings.Join(c.agents, ", "), base)
 
-	tmp, err := os.MkdirTemp("", "agentbench-")
+	tmp, cleanup, err := enginebench.TempDir("agentbench-", c.keep)
 	if err != nil {
 		return err
 	}
-	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return err
-	}
-	if c.keep {
-		fmt.Printf("temporary directory (kept): %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	b := &bench{cfg: c, api: api, tmp: tmp, created: map[string]bool{},
-		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())}
-	defer b.removeLeft()
+	defer cleanup()
+	b := &bench{cfg: c, api: api, sess: enginebench.NewSession(api), tmp: tmp}
+	defer b.sess.RemoveLeft()
 	defer b.removeBuiltImages()
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
+	if b.root, err = enginebench.ModuleRoot(ctx); err != nil {
+		return err
 	}
-	b.root = filepath.Dir(strings.TrimSpace(string(gomod)))
-	bin, err := b.buildToolscore(ctx)
+	bin, err := enginebench.BuildToolscore(ctx, b.root, b.tmp, "toolscore", "")
 	if err != nil {
 		return err
 	}
@@ -253,28 +200,8 @@ func run(ctx context.Context, c config) error {
 	if err := b.measure(ctx, bin, images); err != nil {
 		return err
 	}
-	fmt.Printf("\ntook %.0f s; load average %s\n", time.Since(t0).Seconds(), loadAvg())
+	fmt.Printf("\ntook %.0f s; load average %s\n", time.Since(t0).Seconds(), enginebench.LoadAvg())
 	return nil
-}
-
-// buildToolscore compiles the static binary into $TMP/toolscore.
-func (b *bench) buildToolscore(ctx context.Context) (string, error) {
-	out := filepath.Join(b.tmp, "toolscore")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
-	cmd.Dir = b.root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if o, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore: %w\n%s", err, o)
-	}
-	if _, err := backend.StaticBinary(out); err != nil {
-		return "", err
-	}
-	v, err := exec.CommandContext(ctx, out, "version").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s version: %w", out, err)
-	}
-	fmt.Printf("built: (cd %s && CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore): %s\n", b.root, strings.TrimSpace(string(v)))
-	return out, nil
 }
 
 // ensureImages makes each agent's cell image as `$TMP/toolscore images build` would (the same
@@ -302,7 +229,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		var log strings.Builder
 		tag, built, err := d.EnsureImage(ctx, spec, &log)
 		if err != nil {
-			return nil, fmt.Errorf("building the cell image of %s: %w\n%s", a, err, tail([]byte(log.String()), 3000))
+			return nil, fmt.Errorf("building the cell image of %s: %w\n%s", a, err, enginebench.Tail([]byte(log.String()), 3000))
 		}
 		im := agentImage{tag: tag, state: "up to date"}
 		if built {
@@ -386,7 +313,7 @@ func (b *bench) measure(ctx context.Context, bin string, images map[string]agent
 	for _, a := range b.cfg.agents {
 		im := images[a]
 		r := &row{agent: a, tag: im.tag, im: im}
-		stop := b.sampleForeign(ctx, &r.foreign)
+		stop := b.sess.SampleForeign(ctx, &r.foreign, enginebench.OwnedByChild)
 		err := b.measureOne(ctx, bin, r)
 		stop()
 		if err != nil {
@@ -399,15 +326,15 @@ func (b *bench) measure(ctx context.Context, bin string, images map[string]agent
 	fmt.Printf("%-12s %4s %9s %9s %11s %9s %9s %9s %9s %9s %7s  %s\n", "agent", "runs", "cell med", "cell p90", "CLI in cell",
 		"cell-CLI", "bare CLI", "bare true", "cell/CLI", "cell/true", "foreign", "outcomes; CLI in cell: exit codes, model requests")
 	for _, r := range rows {
-		cell, cli, bare, tru := median(r.cellMs), median(r.cliMs), median(r.bareCLIMs), median(r.trueMs)
+		cell, cli, bare, tru := enginebench.Median(r.cellMs), enginebench.Median(r.cliMs), enginebench.Median(r.bareCLIMs), enginebench.Median(r.trueMs)
 		fmt.Printf("%-12s %4d %9.0f %9.0f %11.0f %9.0f %9.0f %9.0f %8.1f× %8.1f× %7d  %s; exit %s; model requests %s%s\n", r.agent, len(r.cellMs),
-			cell, p90(r.cellMs), cli, cell-cli, bare, tru, cell/bare, cell/tru, r.foreign,
+			cell, enginebench.P90(r.cellMs), cli, cell-cli, bare, tru, cell/bare, cell/tru, r.foreign,
 			counts(r.outcomes), counts(r.exits), counts(r.requests), missing(r.cliMissing))
 	}
 	fmt.Println()
 	for _, r := range rows {
 		fmt.Printf("%-12s %s (%s): %s → %s; bare CLI p90 %.0f, bare true p90 %.0f; sweep %.1f s\n", r.agent, r.tag, r.im.state,
-			strings.Join(r.im.cli, " "), r.version, p90(r.bareCLIMs), p90(r.trueMs), r.sweepWall.Seconds())
+			strings.Join(r.im.cli, " "), r.version, enginebench.P90(r.bareCLIMs), enginebench.P90(r.trueMs), r.sweepWall.Seconds())
 	}
 	fmt.Println()
 	fmt.Println("ms; cell: runs.jsonl ms (container create to the end of the cell's output: attach, start, toolscore agent with its")
@@ -451,9 +378,9 @@ func (b *bench) measureOne(ctx context.Context, bin string, r *row) error {
 					return fmt.Errorf("%s: bare %s: %w", r.agent, strings.Join(cmd, " "), err)
 				}
 				if cmd[0] == "/bin/true" {
-					r.trueMs = append(r.trueMs, ms(took))
+					r.trueMs = append(r.trueMs, enginebench.Ms(took))
 				} else {
-					r.bareCLIMs = append(r.bareCLIMs, ms(took))
+					r.bareCLIMs = append(r.bareCLIMs, enginebench.Ms(took))
 				}
 			}
 		}
@@ -478,42 +405,21 @@ func (b *bench) sweep(ctx context.Context, bin string, r *row) error {
 	}
 	argv := []string{"run", manifest, "--backend", "docker", "--clients", r.agent, "--faults", "clean", "--schema", "hidden",
 		"--runs", strconv.Itoa(b.cfg.runs), "--parallel", "1", "--out", out}
-	cmd := exec.CommandContext(ctx, bin, argv...)
-	cmd.Dir = b.tmp
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	err := cmd.Run()
-	r.sweepWall = time.Since(t0)
-	if err != nil {
-		return fmt.Errorf("toolscore %s: %v\n%s%s", strings.Join(argv, " "), err, tail(stdout.Bytes(), 1500), tail(stderr.Bytes(), 3000))
-	}
-	if strings.Contains(stderr.String(), "built "+cellPrefix) {
-		return fmt.Errorf("%s: the sweep built a cell image of its own, not %s:\n%s", r.agent, r.tag, tail(stderr.Bytes(), 2000))
-	}
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	stderr, wall, err := enginebench.Sweep(ctx, bin, b.tmp, argv)
+	r.sweepWall = wall
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	if strings.Contains(string(stderr), "built "+cellPrefix) {
+		return fmt.Errorf("%s: the sweep built a cell image of its own, not %s:\n%s", r.agent, r.tag, enginebench.Tail(stderr, 2000))
+	}
+	runs, err := enginebench.ReadRuns(out, r.agent, b.cfg.runs, stderr)
+	if err != nil {
+		return err
+	}
 	line := regexp.MustCompile(`(?m)^toolscore agent ` + regexp.QuoteMeta(r.agent) + `: (\S+), exit (-?\d+), (\d+) model requests$`)
 	r.outcomes, r.exits, r.requests = map[string]int{}, map[string]int{}, map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var rec struct {
-			Client  string `json:"client"`
-			Outcome string `json:"outcome"`
-			Ms      int64  `json:"ms"`
-			Stderr  string `json:"stderr"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("runs.jsonl: %w", err)
-		}
-		if rec.Client != r.agent {
-			return fmt.Errorf("runs.jsonl has a run of %q, want %q", rec.Client, r.agent)
-		}
+	for _, rec := range runs {
 		r.outcomes[rec.Outcome]++
 		r.cellMs = append(r.cellMs, float64(rec.Ms))
 		m := line.FindStringSubmatch(rec.Stderr)
@@ -525,20 +431,9 @@ func (b *bench) sweep(ctx context.Context, bin string, r *row) error {
 		if err != nil {
 			return fmt.Errorf("%s: the adapter's line %q: %w", r.agent, m[0], err)
 		}
-		r.cliMs = append(r.cliMs, ms(d))
+		r.cliMs = append(r.cliMs, enginebench.Ms(d))
 		r.exits[m[2]]++
 		r.requests[m[3]]++
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	if len(r.cellMs) != b.cfg.runs {
-		return fmt.Errorf("%s: runs.jsonl has %d runs, want %d", r.agent, len(r.cellMs), b.cfg.runs)
-	}
-	for _, bad := range []string{"crashed", "hung"} {
-		if r.outcomes[bad] > 0 {
-			return fmt.Errorf("%s: %d run(s) %s: %s", r.agent, r.outcomes[bad], bad, tail(stderr.Bytes(), 2000))
-		}
 	}
 	return nil
 }
@@ -558,10 +453,9 @@ func writeManifest(path, agent string) error {
 func (b *bench) bare(ctx context.Context, im agentImage, cmd []string, output bool) (took time.Duration, out string, err error) {
 	pids := int64(cellPids)
 	t0 := time.Now()
-	created, err := b.api.ContainerCreate(ctx,
+	id, err := b.sess.Create(ctx,
 		&container.Config{Image: im.tag, Cmd: cmd, User: cellUser, WorkingDir: im.home,
-			Env:    []string{"TMPDIR=" + im.home, "HOME=" + im.home},
-			Labels: map[string]string{labelBench: b.session}},
+			Env: []string{"TMPDIR=" + im.home, "HOME=" + im.home}},
 		&container.HostConfig{
 			NetworkMode: "none",
 			SecurityOpt: []string{"no-new-privileges"},
@@ -570,33 +464,24 @@ func (b *bench) bare(ctx context.Context, im agentImage, cmd []string, output bo
 				Memory: cellMemory, MemorySwap: cellMemory, NanoCPUs: cellCPUs * 1e9, PidsLimit: &pids,
 				Ulimits: []*container.Ulimit{{Name: "nofile", Soft: cellNoFile, Hard: cellNoFile}},
 			},
-		}, nil, nil, "")
+		})
 	if err != nil {
-		return 0, "", fmt.Errorf("create: %w", err)
+		return 0, "", err
 	}
-	id := created.ID
-	b.track(id)
-	defer b.remove(ctx, id)
-	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
-	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return 0, "", fmt.Errorf("start: %w", err)
-	}
-	select {
-	case w := <-waitCh:
-		took = time.Since(t0)
-		if w.StatusCode != 0 {
-			err = fmt.Errorf("%s in %s exited %d", strings.Join(cmd, " "), im.tag, w.StatusCode)
+	defer b.sess.Remove(ctx, id)
+	code, err := b.sess.StartToExit(ctx, id, func(step string) {
+		if step == "exit" {
+			took = time.Since(t0)
 		}
-	case e := <-waitErr:
-		err = fmt.Errorf("wait: %w", e)
-	case <-time.After(60 * time.Second):
-		err = errors.New("the container did not exit within 60s")
+	})
+	if err == nil && code != 0 {
+		err = fmt.Errorf("%s in %s exited %d", strings.Join(cmd, " "), im.tag, code)
 	}
 	if output || err != nil {
 		stdout, stderr := b.logs(ctx, id)
 		out = stdout
 		if err != nil {
-			err = fmt.Errorf("%w: %s", err, tail([]byte(stdout+"\n"+stderr), 1500))
+			err = fmt.Errorf("%w: %s", err, enginebench.Tail([]byte(stdout+"\n"+stderr), 1500))
 		}
 	}
 	return took, out, err
@@ -616,100 +501,6 @@ func (b *bench) logs(ctx context.Context, id string) (string, string) {
 	return strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String())
 }
 
-// sampleForeign counts, once a second until stopped, the running containers that are neither
-// this program's nor its sweeps' (their owner is a child of this process), keeping the most.
-func (b *bench) sampleForeign(ctx context.Context, most *int) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			cs, err := b.api.ContainerList(lctx, container.ListOptions{})
-			cancel()
-			if err != nil {
-				continue
-			}
-			k := 0
-			for _, c := range cs {
-				if c.Labels[labelBench] == b.session || isChild(c.Labels[backend.LabelOwner]) {
-					continue
-				}
-				k++
-			}
-			*most = max(*most, k)
-		}
-	}()
-	return func() { close(done); wg.Wait() }
-}
-
-// isChild says whether owner (host:pid) is a process this one started on this host.
-func isChild(owner string) bool {
-	host, pidText, ok := strings.Cut(owner, ":")
-	me, _ := os.Hostname()
-	if !ok || host != me {
-		return false
-	}
-	st, err := os.ReadFile("/proc/" + pidText + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ppid ...
-	s := string(st)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		f := strings.Fields(s[i+1:])
-		return len(f) > 1 && f[1] == strconv.Itoa(os.Getpid())
-	}
-	return false
-}
-
-func (b *bench) track(id string) { b.mu.Lock(); b.created[id] = true; b.mu.Unlock() }
-
-// remove removes one container this program created, by its id.
-func (b *bench) remove(ctx context.Context, id string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := b.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true}); err == nil || client.IsErrNotFound(err) {
-		b.mu.Lock()
-		delete(b.created, id)
-		b.mu.Unlock()
-	}
-}
-
-// removeLeft removes what this program created and did not remove yet: by id, and by this
-// session's label, which only this program sets.
-func (b *bench) removeLeft() {
-	ctx := context.Background()
-	b.mu.Lock()
-	ids := make([]string, 0, len(b.created))
-	for id := range b.created {
-		ids = append(ids, id)
-	}
-	b.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	cs, _ := b.api.ContainerList(lctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelBench+"="+b.session))})
-	cancel()
-	for _, c := range cs {
-		if !slices.Contains(ids, c.ID) {
-			ids = append(ids, c.ID)
-		}
-	}
-	for _, id := range ids {
-		b.remove(ctx, id)
-	}
-	if len(ids) > 0 {
-		fmt.Printf("removed %d container(s) of this benchmark left over\n", len(ids))
-	}
-}
-
 // removeBuiltImages removes the cell images this program built, by tag: PruneChildren takes
 // only their own layers (the binary's and the work directory's; those below are shared).
 func (b *bench) removeBuiltImages() {
@@ -720,17 +511,7 @@ func (b *bench) removeBuiltImages() {
 		fmt.Printf("kept the %d cell image(s) this benchmark built: %s\n", len(b.builtTags), strings.Join(b.builtTags, ", "))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	n := 0
-	var errs []string
-	for _, t := range b.builtTags {
-		if _, err := b.api.ImageRemove(ctx, t, image.RemoveOptions{PruneChildren: true}); err != nil && !client.IsErrNotFound(err) {
-			errs = append(errs, fmt.Sprintf("%s: %v", t, err))
-			continue
-		}
-		n++
-	}
+	n, errs := enginebench.RemoveImages(b.api, b.builtTags)
 	fmt.Printf("removed the %d cell image(s) this benchmark built", n)
 	if len(errs) > 0 {
 		fmt.Printf("; could not remove: %s", strings.Join(errs, "; "))
@@ -739,30 +520,6 @@ func (b *bench) removeBuiltImages() {
 }
 
 // ============================== numbers ========================================================
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// p90 is the nearest-rank 90th percentile.
-func p90(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[int(math.Ceil(0.9*float64(len(s))))-1]
-}
 
 // counts renders a tally as "a ×3, b ×1", sorted by key.
 func counts(m map[string]int) string {
@@ -779,28 +536,4 @@ func counts(m map[string]int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func shortID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	return id[:min(12, len(id))]
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }

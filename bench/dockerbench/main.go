@@ -54,21 +54,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
@@ -81,8 +79,6 @@ const (
 	faultList   = "clean,corrupt,type-swap,rpc-error"
 	clientList  = "raw,go-sdk/call,go-sdk/list-then-call" // the built-in clients, in the cell image
 	builtinRepo = "toolscore/cell-builtin"                // their cell image's name
-	labelBench  = "io.toolscore.bench"
-	defaultSock = "unix:///tmp/toolscore-dockerd/docker.sock"
 )
 
 type config struct {
@@ -142,70 +138,39 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// commandLine is how the program was invoked, with go run's temporary binary named as the
-// package it was built from.
-func commandLine() string {
-	name := os.Args[0]
-	if strings.Contains(name, "go-build") {
-		name = "go run ./bench/dockerbench"
-	}
-	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
-}
-
 // bench is one invocation's state: the engine, the binary, the image, what it created.
 type bench struct {
-	cfg     config
-	api     *client.Client
-	tmp     string
-	self    string
-	image   string
-	session string
+	cfg   config
+	api   *client.Client
+	sess  *enginebench.Session // the containers this program created
+	tmp   string
+	self  string
+	image string
 	// prepared is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
 	// the work directory is the cell user's, so a run without input files is not copied in.
 	prepared bool
 	sc       *scenario.Scenario
 	plan     []job
-
-	mu      sync.Mutex
-	created map[string]bool // container ids this program created and has not removed yet
 }
 
 func run(ctx context.Context, c config) error {
-	fmt.Printf("$ %s\n", commandLine())
-	if os.Getenv("DOCKER_HOST") == "" {
-		// The engine this repository's scripts/dockerd.sh starts; the sweeps inherit it.
-		os.Setenv("DOCKER_HOST", defaultSock)
-	}
-	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/dockerbench"))
+	api, sv, err := enginebench.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("docker client: %w", err)
+		return err
 	}
 	defer api.Close()
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	sv, err := api.ServerVersion(pctx)
-	pcancel()
-	if err != nil {
-		return fmt.Errorf("no Docker engine answered at %s (start one with scripts/dockerd.sh): %w", api.DaemonHost(), err)
-	}
 	fmt.Printf("go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s, %s/%s) at %s\n",
 		strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		sv.Version, sv.APIVersion, api.ClientVersion(), sv.Os, sv.Arch, api.DaemonHost())
 
-	tmp, err := os.MkdirTemp("", "dockerbench-")
+	tmp, cleanup, err := enginebench.TempDir("dockerbench-", c.keep)
 	if err != nil {
 		return err
 	}
-	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return err
-	}
-	if c.keep {
-		fmt.Printf("temporary directory (kept): %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	b := &bench{cfg: c, api: api, tmp: tmp, created: map[string]bool{},
-		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())}
-	defer b.removeLeft()
+	defer cleanup()
+	b := &bench{cfg: c, api: api, sess: enginebench.NewSession(api), tmp: tmp}
+	defer b.sess.RemoveLeft()
 
 	if b.self, err = buildToolscore(ctx, tmp, c.bin); err != nil {
 		return err
@@ -245,7 +210,7 @@ func run(ctx context.Context, c config) error {
 		fmt.Printf("warm-up: %d untimed pair(s) of 2 runs each (sweep --clients raw --faults clean; floor)\n\n", c.warmup)
 	}
 
-	load0 := loadAvg()
+	load0 := enginebench.LoadAvg()
 	var rows []row
 	for i := 1; i <= c.repeats; i++ {
 		for _, p := range c.pars {
@@ -303,11 +268,10 @@ func buildToolscore(ctx context.Context, dir, bin string) (string, error) {
 		fmt.Printf("toolscore: %s, copied to $TMP/toolscore\n", bin)
 		return out, nil
 	}
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	root, err := enginebench.ModuleRoot(ctx)
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -344,7 +308,7 @@ func (b *bench) ensureImage(ctx context.Context) (string, error) {
 		fmt.Printf("image: $TMP/toolscore images build: %s (%s%s)\n", line, took, note)
 		return tag, nil
 	}
-	return "", fmt.Errorf("toolscore images build printed no %s image (%v):\n%s%s", builtinRepo, err, stdout.String(), tail(stderr.Bytes(), 2000))
+	return "", fmt.Errorf("toolscore images build printed no %s image (%v):\n%s%s", builtinRepo, err, stdout.String(), enginebench.Tail(stderr.Bytes(), 2000))
 }
 
 // loadScenario loads the embedded scenario as `toolscore run --faults ... --runs R` does.
@@ -413,7 +377,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	}
 	// The sweep's containers carry its owner label, host:pid of the sweep.
 	owner := ":" + strconv.Itoa(cmd.Process.Pid)
-	stop := b.sampleForeign(ctx, &s.foreign, func(labels map[string]string) bool {
+	stop := b.sess.SampleForeign(ctx, &s.foreign, func(labels map[string]string) bool {
 		return strings.HasSuffix(labels[backend.LabelOwner], owner)
 	})
 	go func() {
@@ -438,10 +402,10 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	<-read
 	stop()
 	if err != nil {
-		return s, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, tail(stderr.Bytes(), 3000))
+		return s, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, enginebench.Tail(stderr.Bytes(), 3000))
 	}
 	if header.IsZero() || lastCell.IsZero() {
-		return s, fmt.Errorf("the sweep did not print its header line or a cell line on the docker backend:\n%s", tail(stderr.Bytes(), 3000))
+		return s, fmt.Errorf("the sweep did not print its header line or a cell line on the docker backend:\n%s", enginebench.Tail(stderr.Bytes(), 3000))
 	}
 	s.setup, s.teardown = header.Sub(t0), t0.Add(s.wall).Sub(lastCell)
 
@@ -473,46 +437,10 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	}
 	for _, bad := range []string{"crashed", "hung"} {
 		if s.outcomes[bad] > 0 {
-			return s, fmt.Errorf("%d run(s) %s: %s", s.outcomes[bad], bad, tail(stderr.Bytes(), 2000))
+			return s, fmt.Errorf("%d run(s) %s: %s", s.outcomes[bad], bad, enginebench.Tail(stderr.Bytes(), 2000))
 		}
 	}
 	return s, nil
-}
-
-// sampleForeign counts, once a second until stopped, the running containers that are neither
-// this program's nor (per mine) the sweep's, and keeps the largest count: a test suite or
-// another sweep sharing the engine shows up here.
-func (b *bench) sampleForeign(ctx context.Context, most *int, mine func(map[string]string) bool) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			cs, err := b.api.ContainerList(lctx, container.ListOptions{})
-			cancel()
-			if err != nil {
-				continue
-			}
-			n := 0
-			for _, c := range cs {
-				if c.Labels[labelBench] == b.session || (mine != nil && mine(c.Labels)) {
-					continue
-				}
-				n++
-			}
-			*most = max(*most, n)
-		}
-	}()
-	return func() { close(done); wg.Wait() }
 }
 
 // --- the floor -------------------------------------------------------------------------------
@@ -527,7 +455,7 @@ type floorSide struct {
 // floor runs n bare containers of the cell image, par at a time.
 func (b *bench) floor(ctx context.Context, par, n int) (floorSide, error) {
 	var f floorSide
-	stop := b.sampleForeign(ctx, &f.foreign, nil)
+	stop := b.sess.SampleForeign(ctx, &f.foreign, nil)
 	var mu sync.Mutex
 	var firstErr error
 	sem := make(chan struct{}, par)
@@ -552,7 +480,7 @@ func (b *bench) floor(ctx context.Context, par, n int) (floorSide, error) {
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
-			f.runMs = append(f.runMs, ms(d))
+			f.runMs = append(f.runMs, enginebench.Ms(d))
 			if st != nil {
 				f.steps = append(f.steps, st)
 			}
@@ -581,77 +509,25 @@ func (b *bench) floorAPI(ctx context.Context) (steps, error) {
 	st := steps{}
 	t := time.Now()
 	lap := func(name string) { now := time.Now(); st[name] = now.Sub(t); t = now }
-	created, err := b.api.ContainerCreate(ctx,
-		&container.Config{Image: b.image, Cmd: []string{backend.CellBinary, "version"}, Labels: map[string]string{labelBench: b.session}},
-		&container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+	id, err := b.sess.Create(ctx, &container.Config{Image: b.image, Cmd: []string{backend.CellBinary, "version"}},
+		&container.HostConfig{NetworkMode: "none"})
 	lap("create")
 	if err != nil {
-		return st, fmt.Errorf("floor: create: %w", err)
+		return st, fmt.Errorf("floor: %w", err)
 	}
-	id := created.ID
-	b.track(id)
 	defer func() {
 		t = time.Now()
-		b.remove(ctx, id)
+		b.sess.Remove(ctx, id)
 		lap("remove")
 	}()
-	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
-	lap("wait")
-	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return st, fmt.Errorf("floor: start: %w", err)
+	code, err := b.sess.StartToExit(ctx, id, lap)
+	if err != nil {
+		return st, fmt.Errorf("floor: %w", err)
 	}
-	lap("start")
-	select {
-	case w := <-waitCh:
-		lap("exit")
-		if w.StatusCode != 0 {
-			return st, fmt.Errorf("floor: the container exited %d", w.StatusCode)
-		}
-	case err := <-waitErr:
-		return st, fmt.Errorf("floor: wait: %w", err)
-	case <-time.After(60 * time.Second):
-		return st, errors.New("floor: the container did not exit within 60s")
+	if code != 0 {
+		return st, fmt.Errorf("floor: the container exited %d", code)
 	}
 	return st, nil
-}
-
-func (b *bench) track(id string) { b.mu.Lock(); b.created[id] = true; b.mu.Unlock() }
-
-// remove removes one container this program created, by its id.
-func (b *bench) remove(ctx context.Context, id string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := b.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err == nil || client.IsErrNotFound(err) {
-		b.mu.Lock()
-		delete(b.created, id)
-		b.mu.Unlock()
-	}
-}
-
-// removeLeft removes what this program created and did not remove yet: by id, and (for a
-// create whose answer was lost) by this session's label, which only this program sets.
-func (b *bench) removeLeft() {
-	ctx := context.Background()
-	b.mu.Lock()
-	ids := make([]string, 0, len(b.created))
-	for id := range b.created {
-		ids = append(ids, id)
-	}
-	b.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	cs, _ := b.api.ContainerList(lctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelBench+"="+b.session))})
-	cancel()
-	for _, c := range cs {
-		if !slices.Contains(ids, c.ID) {
-			ids = append(ids, c.ID)
-		}
-	}
-	for _, id := range ids {
-		b.remove(ctx, id)
-	}
-	if len(ids) > 0 {
-		fmt.Printf("removed %d container(s) of this benchmark left over\n", len(ids))
-	}
 }
 
 // --- the report ------------------------------------------------------------------------------
@@ -677,8 +553,9 @@ func printResults(rows []row, c config, load0 string) bool {
 		}
 		fmt.Printf("%8d %6d %5d %9.2f %9.2f %7.3f %10.0f %10.0f %8.2f %8.2f %9.0f %9.0f %5s %7s\n",
 			r.par, r.repeat, r.runs, r.sweep.wall.Seconds(), r.floor.wall.Seconds(), r.ratio(),
-			ms(r.sweep.wall)/float64(r.runs), ms(r.floor.wall)/float64(r.runs),
-			r.sweep.setup.Seconds(), r.sweep.teardown.Seconds(), median(r.sweep.runMs), median(r.floor.runMs), first,
+			enginebench.Ms(r.sweep.wall)/float64(r.runs), enginebench.Ms(r.floor.wall)/float64(r.runs),
+			r.sweep.setup.Seconds(), r.sweep.teardown.Seconds(),
+			enginebench.Median(r.sweep.runMs), enginebench.Median(r.floor.runMs), first,
 			fmt.Sprintf("%d/%d", r.sweep.foreign, r.floor.foreign))
 	}
 	fmt.Println()
@@ -700,12 +577,13 @@ func printResults(rows []row, c config, load0 string) bool {
 				runs = r.runs
 			}
 		}
-		ok := median(ra) <= targetRatio
+		ok := enginebench.Median(ra) <= targetRatio
 		missed = missed || !ok
-		fmt.Printf("%8d %8d %12.2f %12.2f %13.3f %14.0f %14.0f  %s\n", p, len(ra), median(sw), median(fl), median(ra),
-			median(sw)*1000/float64(runs), median(fl)*1000/float64(runs), verdict(ok))
+		fmt.Printf("%8d %8d %12.2f %12.2f %13.3f %14.0f %14.0f  %s\n", p, len(ra),
+			enginebench.Median(sw), enginebench.Median(fl), enginebench.Median(ra),
+			enginebench.Median(sw)*1000/float64(runs), enginebench.Median(fl)*1000/float64(runs), verdict(ok))
 	}
-	fmt.Printf("\nfloor: %s; load average before %s, after %s\n", map[string]string{"api": "Engine API (create, wait, start, exit, remove)", "cli": "docker CLI"}[c.floor], load0, loadAvg())
+	fmt.Printf("\nfloor: %s; load average before %s, after %s\n", map[string]string{"api": "Engine API (create, wait, start, exit, remove)", "cli": "docker CLI"}[c.floor], load0, enginebench.LoadAvg())
 	return missed
 }
 
@@ -714,37 +592,4 @@ func verdict(ok bool) string {
 		return "met"
 	}
 	return "MISSED"
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }

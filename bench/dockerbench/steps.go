@@ -21,6 +21,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -158,9 +159,10 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 		OpenStdin:    true,
 		StdinOnce:    true,
 		Tty:          false,
-		// The same number of labels as a sweep's, but not io.toolscore: no sweep takes it for its own.
+		// With the session's label, which Create adds, the same number of labels as a sweep's,
+		// but not io.toolscore: no sweep takes it for its own.
 		Labels: map[string]string{
-			labelBench: b.session, labelBench + ".owner": "x", backend.LabelDeadline: strconv.FormatInt(deadline, 10),
+			enginebench.Label + ".owner": "x", backend.LabelDeadline: strconv.FormatInt(deadline, 10),
 			backend.LabelCell: j.cell, backend.LabelRun: strconv.Itoa(j.run),
 		},
 	}
@@ -181,16 +183,14 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 		cfg.Cmd = []string{backend.CellBinary, "version"}
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
 	}
-	created, err := b.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	id, err := b.sess.Create(ctx, cfg, host)
 	lap("create")
 	if err != nil {
-		return st, fmt.Errorf("create: %w", err)
+		return st, err
 	}
-	id := created.ID
-	b.track(id)
 	defer func() {
 		t = time.Now()
-		b.remove(ctx, id)
+		b.sess.Remove(ctx, id)
 		lap("remove")
 	}()
 	if v == sandboxVersion {
@@ -269,13 +269,13 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	}
 
 	if code != 0 {
-		return st, fmt.Errorf("the cell exited %d: %s", code, tail(stderr.Bytes(), 500))
+		return st, fmt.Errorf("the cell exited %d: %s", code, enginebench.Tail(stderr.Bytes(), 500))
 	}
 	if !whole {
-		return st, fmt.Errorf("the cell exited 0 but its stream was not whole: %s", tail(stderr.Bytes(), 500))
+		return st, fmt.Errorf("the cell exited 0 but its stream was not whole: %s", enginebench.Tail(stderr.Bytes(), 500))
 	}
 	if _, err := tsclient.ParseObservation(stdout); err != nil {
-		return st, fmt.Errorf("no observation: %v: %s", err, tail(stdout, 300))
+		return st, fmt.Errorf("no observation: %v: %s", err, enginebench.Tail(stdout, 300))
 	}
 	// Split "exit" by the transcript (which came out in the stream): when the proxy started
 	// and when the server had exited.
@@ -306,24 +306,11 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 // sandboxRest is the rest of a sandboxVersion run: wait, start, the exit (the remove is deferred).
 func (b *bench) sandboxRest(ctx context.Context, id string, st steps, t time.Time) (steps, error) {
 	lap := func(name string) { now := time.Now(); st[name] = now.Sub(t); t = now }
-	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
-	lap("wait")
-	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return st, fmt.Errorf("start: %w", err)
+	code, err := b.sess.StartToExit(ctx, id, lap)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("the container exited %d", code)
 	}
-	lap("start")
-	select {
-	case w := <-waitCh:
-		lap("exit")
-		if w.StatusCode != 0 {
-			return st, fmt.Errorf("the container exited %d", w.StatusCode)
-		}
-	case err := <-waitErr:
-		return st, fmt.Errorf("wait: %w", err)
-	case <-time.After(60 * time.Second):
-		return st, errors.New("the container did not exit within 60s")
-	}
-	return st, nil
+	return st, err
 }
 
 // copyOut is backend.Docker.copyOut: the run directory's files from the cell into dir.
@@ -550,13 +537,13 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 		var sw, fl []float64
 		for _, r := range rows {
 			if r.par == p {
-				sw = append(sw, ms(r.sweep.wall)/float64(r.runs))
-				fl = append(fl, ms(r.floor.wall)/float64(r.runs))
+				sw = append(sw, enginebench.Ms(r.sweep.wall)/float64(r.runs))
+				fl = append(fl, enginebench.Ms(r.floor.wall)/float64(r.runs))
 			}
 		}
 		fmt.Println()
 		fmt.Printf("parallel %d: %d runs in %.1f s, load average after %s; the timed pairs above: sweep %.0f, floor %.0f ms/run\n",
-			p, n*len(variants), wall.Seconds(), loadAvg(), median(sw), median(fl))
+			p, n*len(variants), wall.Seconds(), enginebench.LoadAvg(), enginebench.Median(sw), enginebench.Median(fl))
 		printProfile(res)
 	}
 	fmt.Println()
@@ -606,8 +593,8 @@ func stepMedian(runs []steps, name string) float64 {
 	var xs []float64
 	for _, st := range runs {
 		if d, ok := st[name]; ok {
-			xs = append(xs, ms(d))
+			xs = append(xs, enginebench.Ms(d))
 		}
 	}
-	return median(xs)
+	return enginebench.Median(xs)
 }

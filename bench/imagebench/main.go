@@ -53,8 +53,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -65,7 +63,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -73,21 +70,12 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 )
 
-const (
-	cellPrefix  = "toolscore/cell-"
-	labelBench  = "io.toolscore.bench"
-	defaultSock = "unix:///tmp/toolscore-dockerd/docker.sock"
-)
-
-// The base images this benchmark expects (already built on the engine; never pulled or removed).
-var baseDefaults = [][2]string{
-	{"TOOLSCORE_NODE_IMAGE", "toolscore/base-node:bookworm"},
-	{"TOOLSCORE_PYTHON_IMAGE", "toolscore/base-python:bookworm"},
-}
+const cellPrefix = "toolscore/cell-"
 
 // The adapters of part 2, in order.
 var adapters = []string{"raw", "ts-sdk/call", "ts-client-v2/call", "python-sdk/call", "mcp-go/call"}
@@ -118,101 +106,61 @@ func main() {
 	}
 }
 
-// commandLine is how the program was invoked, with go run's temporary binary named as the
-// package it was built from.
-func commandLine() string {
-	name := os.Args[0]
-	if strings.Contains(name, "go-build") {
-		name = "go run ./bench/imagebench"
-	}
-	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
-}
-
 type bench struct {
-	cfg     config
-	api     *client.Client
-	tmp     string
-	root    string // the module's directory
-	session string
-
-	mu      sync.Mutex
-	created map[string]bool // container ids created and not removed yet
+	cfg  config
+	api  *client.Client
+	sess *enginebench.Session // the containers this program created
+	tmp  string
+	root string // the module's directory
 	// extraTags are the image tags of the bench2/bench3 binaries, removed at the end.
 	extraTags []string
 }
 
 func run(ctx context.Context, c config) error {
 	t0 := time.Now()
-	fmt.Printf("$ %s\n", commandLine())
-	if os.Getenv("DOCKER_HOST") == "" {
-		os.Setenv("DOCKER_HOST", defaultSock)
-	}
-	for _, kv := range baseDefaults {
-		if os.Getenv(kv[0]) == "" {
-			os.Setenv(kv[0], kv[1])
-		}
-	}
-	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/imagebench"))
+	enginebench.DefaultBaseImages()
+	api, sv, err := enginebench.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("docker client: %w", err)
+		return err
 	}
 	defer api.Close()
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	sv, err := api.ServerVersion(pctx)
-	pcancel()
-	if err != nil {
-		return fmt.Errorf("no Docker engine answered at %s (start one with scripts/dockerd.sh): %w", api.DaemonHost(), err)
-	}
 	fmt.Printf("go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s, %s/%s) at %s; load average %s\n",
 		strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
-		sv.Version, sv.APIVersion, api.ClientVersion(), sv.Os, sv.Arch, api.DaemonHost(), loadAvg())
-	var bases []string
-	for _, kv := range baseDefaults {
-		ins, err := api.ImageInspect(ctx, os.Getenv(kv[0]))
-		if err != nil {
-			return fmt.Errorf("the base image %s=%s is not on the engine (it is not pulled here): %w", kv[0], os.Getenv(kv[0]), err)
-		}
-		bases = append(bases, fmt.Sprintf("%s=%s (%s)", kv[0], os.Getenv(kv[0]), shortID(ins.ID)))
+		sv.Version, sv.APIVersion, api.ClientVersion(), sv.Os, sv.Arch, api.DaemonHost(), enginebench.LoadAvg())
+	bases, err := enginebench.DescribeBases(ctx, api, enginebench.BaseImages)
+	if err != nil {
+		return err
 	}
 	builtinBase := "scratch"
 	if v := os.Getenv("TOOLSCORE_BASE_IMAGE"); v != "" {
 		builtinBase = v
 	}
-	fmt.Printf("base images: %s; builtin on %s\n", strings.Join(bases, ", "), builtinBase)
+	fmt.Printf("base images: %s; builtin on %s\n", bases, builtinBase)
 
-	tmp, err := os.MkdirTemp("", "imagebench-")
+	tmp, cleanup, err := enginebench.TempDir("imagebench-", c.keep)
 	if err != nil {
 		return err
 	}
-	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return err
-	}
-	if c.keep {
-		fmt.Printf("temporary directory (kept): %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	b := &bench{cfg: c, api: api, tmp: tmp, created: map[string]bool{},
-		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())}
-	defer b.removeLeft()
+	defer cleanup()
+	b := &bench{cfg: c, api: api, sess: enginebench.NewSession(api), tmp: tmp}
+	defer b.sess.RemoveLeft()
 	defer b.removeExtraImages()
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
+	if b.root, err = enginebench.ModuleRoot(ctx); err != nil {
+		return err
 	}
-	b.root = filepath.Dir(strings.TrimSpace(string(gomod)))
 
-	bin1, err := b.buildToolscore(ctx, "toolscore", "")
+	bin1, err := enginebench.BuildToolscore(ctx, b.root, b.tmp, "toolscore", "")
 	if err != nil {
 		return err
 	}
-	bin2, err := b.buildToolscore(ctx, "toolscore-bench2", "bench2")
+	bin2, err := enginebench.BuildToolscore(ctx, b.root, b.tmp, "toolscore-bench2", "bench2")
 	if err != nil {
 		return err
 	}
 	bin3 := ""
 	if c.stream {
-		if bin3, err = b.buildToolscore(ctx, "toolscore-bench3", "bench3"); err != nil {
+		if bin3, err = enginebench.BuildToolscore(ctx, b.root, b.tmp, "toolscore-bench3", "bench3"); err != nil {
 			return err
 		}
 	}
@@ -224,35 +172,8 @@ func run(ctx context.Context, c config) error {
 	if err := b.partOverhead(ctx, bin1, tags); err != nil {
 		return err
 	}
-	fmt.Printf("\ntook %.0f s; load average %s\n", time.Since(t0).Seconds(), loadAvg())
+	fmt.Printf("\ntook %.0f s; load average %s\n", time.Since(t0).Seconds(), enginebench.LoadAvg())
 	return nil
-}
-
-// buildToolscore compiles the static binary into $TMP/name, with main.version set when given.
-func (b *bench) buildToolscore(ctx context.Context, name, version string) (string, error) {
-	out := filepath.Join(b.tmp, name)
-	args := []string{"build"}
-	if version != "" {
-		args = append(args, "-ldflags=-X main.version="+version)
-	}
-	args = append(args, "-o", out, "./cmd/toolscore")
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = b.root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	shown := "CGO_ENABLED=0 go " + strings.Join(args, " ")
-	shown = strings.Replace(shown, out, "$TMP/"+name, 1)
-	if o, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%s: %w\n%s", shown, err, o)
-	}
-	if _, err := backend.StaticBinary(out); err != nil {
-		return "", err
-	}
-	v, err := exec.CommandContext(ctx, out, "version").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s version: %w", out, err)
-	}
-	fmt.Printf("built: (cd %s && %s): %s\n", b.root, shown, strings.TrimSpace(string(v)))
-	return out, nil
 }
 
 // ============================== part 1: building ==============================================
@@ -310,7 +231,7 @@ func (b *bench) imagesBuild(ctx context.Context, bin string) buildRun {
 	r.log = stderr.String()
 	switch {
 	case err != nil:
-		r.err = fmt.Errorf("%s images build: %v\n%s", bin, err, tail(stderr.Bytes(), 3000))
+		r.err = fmt.Errorf("%s images build: %v\n%s", bin, err, enginebench.Tail(stderr.Bytes(), 3000))
 	case len(bad) > 0:
 		r.err = fmt.Errorf("%s images build printed %q, want `TAG built in D|up to date`", bin, bad)
 	}
@@ -422,14 +343,14 @@ func (b *bench) removeCellImages(ctx context.Context, only []string, wait time.D
 						}
 					}
 					r.waited = append(r.waited, fmt.Sprintf("%s (%s: %d container(s) of another session used it) removed by id after %.0f s",
-						shortID(id), how, most, time.Since(t0).Seconds()))
+						enginebench.ShortID(id), how, most, time.Since(t0).Seconds()))
 					delete(refused, id)
 					break
 				}
 			}
 			if time.Now().After(deadline) {
 				r.waited = append(r.waited, fmt.Sprintf("%s (%s: %d container(s) of another session use it) still there after %.0f s: its build below is not cold",
-					shortID(id), how, most, time.Since(t0).Seconds()))
+					enginebench.ShortID(id), how, most, time.Since(t0).Seconds()))
 				break
 			}
 			select {
@@ -863,17 +784,7 @@ func (b *bench) removeExtraImages() {
 	if len(b.extraTags) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	n := 0
-	var errs []string
-	for _, t := range b.extraTags {
-		if _, err := b.api.ImageRemove(ctx, t, image.RemoveOptions{PruneChildren: true}); err != nil && !client.IsErrNotFound(err) {
-			errs = append(errs, fmt.Sprintf("%s: %v", t, err))
-			continue
-		}
-		n++
-	}
+	n, errs := enginebench.RemoveImages(b.api, b.extraTags)
 	fmt.Printf("removed the %d image(s) of the bench2/bench3 binaries", n)
 	if len(errs) > 0 {
 		fmt.Printf("; could not remove: %s", strings.Join(errs, "; "))
@@ -915,7 +826,7 @@ func (b *bench) partOverhead(ctx context.Context, bin string, tags map[string]st
 		if img == "builtin" {
 			r.bareCmd = []string{backend.CellBinary, "version"}
 		}
-		stop := b.sampleForeign(ctx, &r.foreign)
+		stop := b.sess.SampleForeign(ctx, &r.foreign, enginebench.OwnedByChild)
 		if _, _, err := b.bare(ctx, tag, r.bareCmd); err != nil {
 			stop()
 			return fmt.Errorf("%s: warm-up bare run: %w", a, err)
@@ -926,7 +837,7 @@ func (b *bench) partOverhead(ctx context.Context, bin string, tags map[string]st
 				if err != nil {
 					return fmt.Errorf("%s: bare run: %w", a, err)
 				}
-				r.bareMs, r.rmMs = append(r.bareMs, ms(run)), append(r.rmMs, ms(rm))
+				r.bareMs, r.rmMs = append(r.bareMs, enginebench.Ms(run)), append(r.rmMs, enginebench.Ms(rm))
 			}
 			return nil
 		}
@@ -948,7 +859,8 @@ func (b *bench) partOverhead(ctx context.Context, bin string, tags map[string]st
 	fmt.Printf("%-18s %-44s %8s %8s %8s %8s %9s %7s %7s  %s\n", "adapter", "image", "run med", "run p90", "bare med", "bare p90", "overhead", "bare rm", "foreign", "outcomes; bare command")
 	for _, r := range rows {
 		fmt.Printf("%-18s %-44s %8.0f %8.0f %8.1f %8.1f %9.0f %7.1f %7d  %s; %s%s\n", r.adapter, r.image,
-			median(r.runMs), p90(r.runMs), median(r.bareMs), p90(r.bareMs), median(r.runMs)-median(r.bareMs), median(r.rmMs), r.foreign,
+			enginebench.Median(r.runMs), enginebench.P90(r.runMs), enginebench.Median(r.bareMs), enginebench.P90(r.bareMs),
+			enginebench.Median(r.runMs)-enginebench.Median(r.bareMs), enginebench.Median(r.rmMs), r.foreign,
 			outcomes(r.outcomes), strings.Join(r.bareCmd, " "), r.note)
 	}
 	fmt.Println()
@@ -991,53 +903,22 @@ func outcomes(m map[string]int) string {
 func (b *bench) sweep(ctx context.Context, bin, adapter, out string, r *overheadRow) error {
 	argv := []string{"run", "--backend", "docker", "--clients", adapter, "--faults", "clean", "--schema", "hidden",
 		"--runs", strconv.Itoa(b.cfg.runs), "--parallel", "1", "--out", out}
-	cmd := exec.CommandContext(ctx, bin, argv...)
-	cmd.Dir = b.tmp
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	err := cmd.Run()
-	r.sweepWall = time.Since(t0)
+	stderr, wall, err := enginebench.Sweep(ctx, bin, b.tmp, argv)
+	r.sweepWall = wall
 	if err != nil {
-		return fmt.Errorf("toolscore %s: %v\n%s%s", strings.Join(argv, " "), err, tail(stdout.Bytes(), 1500), tail(stderr.Bytes(), 3000))
+		return err
 	}
-	if strings.Contains(stderr.String(), "built "+cellPrefix) {
+	if strings.Contains(string(stderr), "built "+cellPrefix) {
 		r.note = " (the sweep built its image)"
 	}
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	runs, err := enginebench.ReadRuns(out, adapter, b.cfg.runs, stderr)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	r.outcomes = map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var rec struct {
-			Client  string `json:"client"`
-			Outcome string `json:"outcome"`
-			Ms      int64  `json:"ms"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("runs.jsonl: %w", err)
-		}
-		if rec.Client != adapter {
-			return fmt.Errorf("runs.jsonl has a run of %q, want %q", rec.Client, adapter)
-		}
+	for _, rec := range runs {
 		r.outcomes[rec.Outcome]++
 		r.runMs = append(r.runMs, float64(rec.Ms))
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	if len(r.runMs) != b.cfg.runs {
-		return fmt.Errorf("%s: runs.jsonl has %d runs, want %d", adapter, len(r.runMs), b.cfg.runs)
-	}
-	for _, bad := range []string{"crashed", "hung"} {
-		if r.outcomes[bad] > 0 {
-			return fmt.Errorf("%s: %d run(s) %s: %s", adapter, r.outcomes[bad], bad, tail(stderr.Bytes(), 2000))
-		}
 	}
 	return nil
 }
@@ -1045,175 +926,19 @@ func (b *bench) sweep(ctx context.Context, bin, adapter, out string, r *overhead
 // bare runs CMD in a fresh container of IMAGE: it returns create to the exit, and the remove.
 func (b *bench) bare(ctx context.Context, img string, cmd []string) (run, rm time.Duration, err error) {
 	t0 := time.Now()
-	created, err := b.api.ContainerCreate(ctx,
-		&container.Config{Image: img, Cmd: cmd, Labels: map[string]string{labelBench: b.session}},
-		&container.HostConfig{NetworkMode: "none"}, nil, nil, "")
+	id, err := b.sess.Create(ctx, &container.Config{Image: img, Cmd: cmd}, &container.HostConfig{NetworkMode: "none"})
 	if err != nil {
-		return 0, 0, fmt.Errorf("create: %w", err)
+		return 0, 0, err
 	}
-	id := created.ID
-	b.track(id)
-	waitCh, waitErr := b.api.ContainerWait(ctx, id, container.WaitConditionNextExit)
-	if err := b.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		b.remove(ctx, id)
-		return 0, 0, fmt.Errorf("start: %w", err)
-	}
-	select {
-	case w := <-waitCh:
-		run = time.Since(t0)
-		if w.StatusCode != 0 {
-			err = fmt.Errorf("%s in %s exited %d", strings.Join(cmd, " "), img, w.StatusCode)
+	code, err := b.sess.StartToExit(ctx, id, func(step string) {
+		if step == "exit" {
+			run = time.Since(t0)
 		}
-	case e := <-waitErr:
-		err = fmt.Errorf("wait: %w", e)
-	case <-time.After(60 * time.Second):
-		err = errors.New("the container did not exit within 60s")
+	})
+	if err == nil && code != 0 {
+		err = fmt.Errorf("%s in %s exited %d", strings.Join(cmd, " "), img, code)
 	}
 	t1 := time.Now()
-	b.remove(ctx, id)
+	b.sess.Remove(ctx, id)
 	return run, time.Since(t1), err
-}
-
-// sampleForeign counts, once a second until stopped, the running containers that are neither
-// this program's nor its sweeps' (their owner is a child of this process), keeping the most.
-func (b *bench) sampleForeign(ctx context.Context, most *int) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			cs, err := b.api.ContainerList(lctx, container.ListOptions{})
-			cancel()
-			if err != nil {
-				continue
-			}
-			k := 0
-			for _, c := range cs {
-				if c.Labels[labelBench] == b.session || isChild(c.Labels[backend.LabelOwner]) {
-					continue
-				}
-				k++
-			}
-			*most = max(*most, k)
-		}
-	}()
-	return func() { close(done); wg.Wait() }
-}
-
-// isChild says whether owner (host:pid) is a process this one started on this host.
-func isChild(owner string) bool {
-	host, pidText, ok := strings.Cut(owner, ":")
-	me, _ := os.Hostname()
-	if !ok || host != me {
-		return false
-	}
-	st, err := os.ReadFile("/proc/" + pidText + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ppid ...
-	s := string(st)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		f := strings.Fields(s[i+1:])
-		return len(f) > 1 && f[1] == strconv.Itoa(os.Getpid())
-	}
-	return false
-}
-
-func (b *bench) track(id string) { b.mu.Lock(); b.created[id] = true; b.mu.Unlock() }
-
-// remove removes one container this program created, by its id.
-func (b *bench) remove(ctx context.Context, id string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := b.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true}); err == nil || client.IsErrNotFound(err) {
-		b.mu.Lock()
-		delete(b.created, id)
-		b.mu.Unlock()
-	}
-}
-
-// removeLeft removes what this program created and did not remove yet: by id, and by this
-// session's label, which only this program sets.
-func (b *bench) removeLeft() {
-	ctx := context.Background()
-	b.mu.Lock()
-	ids := make([]string, 0, len(b.created))
-	for id := range b.created {
-		ids = append(ids, id)
-	}
-	b.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	cs, _ := b.api.ContainerList(lctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelBench+"="+b.session))})
-	cancel()
-	for _, c := range cs {
-		if !slices.Contains(ids, c.ID) {
-			ids = append(ids, c.ID)
-		}
-	}
-	for _, id := range ids {
-		b.remove(ctx, id)
-	}
-	if len(ids) > 0 {
-		fmt.Printf("removed %d container(s) of this benchmark left over\n", len(ids))
-	}
-}
-
-// ============================== numbers ========================================================
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// p90 is the nearest-rank 90th percentile.
-func p90(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[int(math.Ceil(0.9*float64(len(s))))-1]
-}
-
-func shortID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	return id[:min(12, len(id))]
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
