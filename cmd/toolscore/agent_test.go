@@ -40,6 +40,64 @@ type agentWant struct {
 	message               string
 }
 
+// agentSweep runs one agent (the real CLI in its cell image, against the scripted model) over
+// every fault × schema mode of the embedded ledger scenario on the docker backend, one run each;
+// checks every cell's outcome, model view, answer and flag against want, and the library it
+// ran; logs each run's time beside the CLI's own; and returns the output directory and the run
+// records that carry an agent observation (a run without one is an error).
+func agentSweep(t *testing.T, agent, library string, want func(fault, schema string) agentWant) (string, []runner.RunRecord) {
+	t.Helper()
+	out := t.TempDir()
+	start := time.Now()
+	code, _, stderr := runStatic(t, agentManifest(t, agent), "--backend", "docker", "--parallel", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	took := time.Since(start)
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
+		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
+	}
+	for _, c := range res.Cells {
+		w := want(c.Fault, c.Schema)
+		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
+			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
+				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
+		}
+		if c.Library != library {
+			t.Errorf("%s × %s ran %q, want %s", c.Fault, c.Schema, c.Library, library)
+		}
+	}
+	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []runner.RunRecord
+	var times []string
+	cliTime := regexp.MustCompile(`toolscore agent ` + regexp.QuoteMeta(agent) + `: (\S+),`)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var rec runner.RunRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		name := rec.Fault + " × " + rec.Schema
+		if rec.Observation == nil || rec.Observation.Agent == nil {
+			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
+			continue
+		}
+		if m := cliTime.FindStringSubmatch(rec.Stderr); m != nil {
+			times = append(times, name+": run "+(time.Duration(rec.Millis)*time.Millisecond).String()+", CLI "+m[1])
+		}
+		recs = append(recs, rec)
+	}
+	sort.Strings(times)
+	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
+	return out, recs
+}
+
 // claudeCodeWant is what Claude Code 2.1.332 does with each fault of the ledger scenario, found
 // by running the real CLI in its cell (scripted model, tools listed without a search step):
 //
@@ -94,47 +152,9 @@ func claudeCodeWant(fault, schema string) agentWant {
 // stream-json agrees with it, and nobody sent the outputSchema to the model.
 func TestClaudeCodeOnDocker(t *testing.T) {
 	api := engine(t)
-	out := t.TempDir()
-	start := time.Now()
-	code, _, stderr := runStatic(t, agentManifest(t, "claude-code"), "--backend", "docker", "--parallel", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
-	}
-	took := time.Since(start)
-	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
-		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
-	}
-	for _, c := range res.Cells {
-		w := claudeCodeWant(c.Fault, c.Schema)
-		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
-			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
-				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
-		}
-		if c.Library != "@anthropic-ai/claude-code 2.1.332" {
-			t.Errorf("%s × %s ran %q", c.Fault, c.Schema, c.Library)
-		}
-	}
-
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var times []string
-	cliTime := regexp.MustCompile(`toolscore agent claude-code: (\S+),`)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var rec runner.RunRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
+	out, recs := agentSweep(t, "claude-code", "@anthropic-ai/claude-code 2.1.332", claudeCodeWant)
+	for _, rec := range recs {
 		name := rec.Fault + " × " + rec.Schema
-		if rec.Observation == nil || rec.Observation.Agent == nil {
-			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
-			continue
-		}
 		a := rec.Observation.Agent
 		v := a.ModelView
 		w := claudeCodeWant(rec.Fault, rec.Schema)
@@ -178,11 +198,6 @@ func TestClaudeCodeOnDocker(t *testing.T) {
 		if err != nil || !found {
 			t.Errorf("%s: no recorded model request carries the reported tool result %s (%v)", name, v.Block, err)
 		}
-		if m := cliTime.FindStringSubmatch(rec.Stderr); m != nil {
-			times = append(times, name+": run "+(time.Duration(rec.Millis)*time.Millisecond).String()+", CLI "+m[1])
-		}
 	}
-	sort.Strings(times)
-	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
 	noLeftovers(t, api, "the claude-code sweep")
 }

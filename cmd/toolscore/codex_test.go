@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/model"
 )
 
@@ -64,47 +59,9 @@ func codexWant(fault, schema string) agentWant {
 // own --json record agrees with it, and nobody sent the outputSchema to the model.
 func TestCodexOnDocker(t *testing.T) {
 	api := engine(t)
-	out := t.TempDir()
-	start := time.Now()
-	code, _, stderr := runStatic(t, agentManifest(t, "codex"), "--backend", "docker", "--parallel", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
-	}
-	took := time.Since(start)
-	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
-		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
-	}
-	for _, c := range res.Cells {
-		w := codexWant(c.Fault, c.Schema)
-		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
-			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
-				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
-		}
-		if c.Library != "@openai/codex 0.171.0" {
-			t.Errorf("%s × %s ran %q", c.Fault, c.Schema, c.Library)
-		}
-	}
-
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var times []string
-	cliTime := regexp.MustCompile(`toolscore agent codex: (\S+),`)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var rec runner.RunRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
+	out, recs := agentSweep(t, "codex", "@openai/codex 0.171.0", codexWant)
+	for _, rec := range recs {
 		name := rec.Fault + " × " + rec.Schema
-		if rec.Observation == nil || rec.Observation.Agent == nil {
-			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
-			continue
-		}
 		a := rec.Observation.Agent
 		v := a.ModelView
 		w := codexWant(rec.Fault, rec.Schema)
@@ -160,11 +117,6 @@ func TestCodexOnDocker(t *testing.T) {
 		if want := "call tool_search,call mcp__scenario__get_account_balance,answer"; strings.Join(replies, ",") != want {
 			t.Errorf("%s: the model's turns were %q, want %q", name, replies, want)
 		}
-		if m := cliTime.FindStringSubmatch(rec.Stderr); m != nil {
-			times = append(times, name+": run "+(time.Duration(rec.Millis)*time.Millisecond).String()+", CLI "+m[1])
-		}
 	}
-	sort.Strings(times)
-	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
 	noLeftovers(t, api, "the codex sweep")
 }

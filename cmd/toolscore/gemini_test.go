@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/model"
 )
 
@@ -96,47 +91,9 @@ func geminiWant(fault, schema string) geminiExpect {
 // own stream-json agrees, and nobody sent the outputSchema to the model.
 func TestGeminiCLIOnDocker(t *testing.T) {
 	api := engine(t)
-	out := t.TempDir()
-	start := time.Now()
-	code, _, stderr := runStatic(t, agentManifest(t, "gemini-cli"), "--backend", "docker", "--parallel", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
-	}
-	took := time.Since(start)
-	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
-		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
-	}
-	for _, c := range res.Cells {
-		w := geminiWant(c.Fault, c.Schema)
-		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
-			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
-				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
-		}
-		if c.Library != "@google/gemini-cli 0.61.0" {
-			t.Errorf("%s × %s ran %q", c.Fault, c.Schema, c.Library)
-		}
-	}
-
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var times []string
-	cliTime := regexp.MustCompile(`toolscore agent gemini-cli: (\S+),`)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var rec runner.RunRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
+	out, recs := agentSweep(t, "gemini-cli", "@google/gemini-cli 0.61.0", func(f, s string) agentWant { return geminiWant(f, s).agentWant })
+	for _, rec := range recs {
 		name := rec.Fault + " × " + rec.Schema
-		if rec.Observation == nil || rec.Observation.Agent == nil {
-			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
-			continue
-		}
 		a := rec.Observation.Agent
 		v := a.ModelView
 		w := geminiWant(rec.Fault, rec.Schema)
@@ -205,11 +162,6 @@ func TestGeminiCLIOnDocker(t *testing.T) {
 				t.Errorf("%s: the model got %q, want the text in the CLI's framing", name, out)
 			}
 		}
-		if m := cliTime.FindStringSubmatch(rec.Stderr); m != nil {
-			times = append(times, name+": run "+(time.Duration(rec.Millis)*time.Millisecond).String()+", CLI "+m[1])
-		}
 	}
-	sort.Strings(times)
-	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
 	noLeftovers(t, api, "the gemini-cli sweep")
 }
