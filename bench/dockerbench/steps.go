@@ -196,7 +196,7 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	if v == sandboxVersion {
 		return b.sandboxRest(ctx, id, st, t)
 	}
-	if !b.prepared || hasFiles(dir) {
+	if !b.prepared || backend.HasFiles(dir) {
 		in, err := tarDir(dir)
 		if err != nil {
 			return st, err
@@ -358,24 +358,6 @@ func copyOut(ctx context.Context, b *bench, id, dir string) error {
 			return err
 		}
 	}
-}
-
-// hasFiles is backend's hasFiles: whether the run's directory holds input files (an unreadable
-// one counts).
-func hasFiles(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			return true
-		}
-	}
-	return false
 }
 
 // tarDir is backend's tarDir: the run's host directory as the cell's work directory.

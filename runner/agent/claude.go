@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,29 +31,12 @@ func defaultPrompt(r client.Request) string {
 // model-requests.jsonl (every request the model got), stream.jsonl (the CLI's own record),
 // stderr.txt, mcp.json, and the home it ran with.
 func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, error) {
-	bin := os.Getenv("TOOLSCORE_CLAUDE")
-	if bin == "" {
-		bin = "claude"
-	}
-	cwd, err := os.Getwd()
+	a, err := prepare(r, "claude-code", "TOOLSCORE_CLAUDE", "claude", model.Anthropic, "home/.claude")
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(cwd, "claude-code")
-	home := filepath.Join(dir, "home")
-	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
-		return nil, fmt.Errorf("making the agent's home: %w", err)
-	}
-	rec, err := os.Create(filepath.Join(dir, "model-requests.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer rec.Close()
-	m, err := startModel(r, model.Anthropic, rec)
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
+	defer a.close()
+	bin, dir, home, m := a.bin, a.dir, a.home, a.model
 
 	exposed := "mcp__" + ServerName + "__" + r.Tool
 	mcp := map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{

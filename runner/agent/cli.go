@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/model"
 )
 
 // cliRun is one run of an agent's CLI: its own record (stdout), its stderr, exit status and time.
@@ -82,4 +85,46 @@ func lastLines(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// agentRun is what every agent run starts from: the CLI to run, the agent's directory inside
+// the run's (where its files land: model-requests.jsonl, its home, its own record), and the
+// model it talks to.
+type agentRun struct {
+	bin, dir, home string
+	model          *model.Server
+	rec            *os.File
+}
+
+// prepare makes the agent's directory under the run's, with the directories named (relative
+// to it: the CLI's config dir in home, a work dir), and starts its model, recording every
+// request to model-requests.jsonl. The CLI is $binEnv, else bin on PATH.
+func prepare(r client.Request, agent, binEnv, bin string, v model.Vendor, dirs ...string) (*agentRun, error) {
+	if b := os.Getenv(binEnv); b != "" {
+		bin = b
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	a := &agentRun{bin: bin, dir: filepath.Join(cwd, agent)}
+	a.home = filepath.Join(a.dir, "home")
+	for _, d := range append([]string{"home"}, dirs...) {
+		if err := os.MkdirAll(filepath.Join(a.dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("making the agent's home: %w", err)
+		}
+	}
+	if a.rec, err = os.Create(filepath.Join(a.dir, "model-requests.jsonl")); err != nil {
+		return nil, err
+	}
+	if a.model, err = startModel(r, v, a.rec); err != nil {
+		a.rec.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *agentRun) close() {
+	_ = a.model.Close()
+	_ = a.rec.Close()
 }

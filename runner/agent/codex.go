@@ -33,35 +33,14 @@ const scriptedCodexModel = "gpt-5.5"
 // run's directory: model-requests.jsonl (every request the model got), events.jsonl (the CLI's
 // own --json record), stderr.txt, config.toml, and the home it ran with.
 func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
-	bin := os.Getenv("TOOLSCORE_CODEX")
-	if bin == "" {
-		bin = "codex"
-	}
-	cwd, err := os.Getwd()
+	a, err := prepare(r, "codex", "TOOLSCORE_CODEX", "codex", model.OpenAI, "home/.codex", "work")
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(cwd, "codex")
-	home := filepath.Join(dir, "home")
-	// CODEX_HOME must be writable and not under a temporary directory (Codex refuses to put
-	// its helper links there); the run's directory is neither.
+	defer a.close()
+	bin, dir, home, m := a.bin, a.dir, a.home, a.model
 	codexHome := filepath.Join(home, ".codex")
 	work := filepath.Join(dir, "work")
-	for _, d := range []string{codexHome, work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("making the agent's home: %w", err)
-		}
-	}
-	rec, err := os.Create(filepath.Join(dir, "model-requests.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer rec.Close()
-	m, err := startModel(r, model.OpenAI, rec)
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
 
 	mdl := r.Model
 	if mdl == "" {

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -23,32 +21,13 @@ import (
 // gemini on PATH). Its files land in ./gemini-cli/ of the run's directory: model-requests.jsonl,
 // stream.jsonl (the CLI's own record), stderr.txt, and the home it ran with.
 func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, error) {
-	bin := os.Getenv("TOOLSCORE_GEMINI")
-	if bin == "" {
-		bin = "gemini"
-	}
-	cwd, err := os.Getwd()
+	a, err := prepare(r, "gemini-cli", "TOOLSCORE_GEMINI", "gemini", model.Gemini, "home/.gemini", "work")
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(cwd, "gemini-cli")
-	home := filepath.Join(dir, "home")
+	defer a.close()
+	bin, dir, home, m := a.bin, a.dir, a.home, a.model
 	work := filepath.Join(dir, "work")
-	for _, d := range []string{filepath.Join(home, ".gemini"), work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("making the agent's home: %w", err)
-		}
-	}
-	rec, err := os.Create(filepath.Join(dir, "model-requests.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer rec.Close()
-	m, err := startModel(r, model.Gemini, rec)
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
 
 	settings := geminiSettings(r)
 	if err := writeJSON(filepath.Join(home, ".gemini", "settings.json"), settings); err != nil {

@@ -211,7 +211,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	d.mu.Lock()
 	prepared := d.workdir[img] != "" && d.workdir[img] == sb.User
 	d.mu.Unlock()
-	if !prepared || hasFiles(s.Dir) {
+	if !prepared || HasFiles(s.Dir) {
 		in, err := tarDir(s.Dir)
 		if err != nil {
 			return Result{Err: err}
@@ -324,9 +324,9 @@ func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
 	}
 }
 
-// hasFiles says whether the run's directory holds input files (an unreadable one counts: the
+// HasFiles says whether the run's directory holds input files (an unreadable one counts: the
 // copy-in will say what is wrong).
-func hasFiles(dir string) bool {
+func HasFiles(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return false
