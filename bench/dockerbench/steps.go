@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -313,51 +312,15 @@ func (b *bench) sandboxRest(ctx context.Context, id string, st steps, t time.Tim
 	return st, err
 }
 
-// copyOut is backend.Docker.copyOut: the run directory's files from the cell into dir.
+// copyOut is backend.Docker.copyOut: the run directory's files from the cell into dir, the
+// same calls.
 func copyOut(ctx context.Context, b *bench, id, dir string) error {
 	rc, _, err := b.api.CopyFromContainer(ctx, id, backend.CellWorkDir+"/.")
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		// Copying "dir/." names entries "./x", relative to dir; copying "dir" names them
-		// "dir/x", under the directory's own name.
-		name := path.Clean(h.Name)
-		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
-			name = parts[1]
-		}
-		name = path.Clean(name)
-		if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
-			continue
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(out, tr)
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return backend.ExtractArchive(rc, dir)
 }
 
 // tarDir is backend's tarDir: the run's host directory as the cell's work directory.

@@ -300,7 +300,14 @@ func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
 		return err
 	}
 	defer rc.Close()
-	tr := tar.NewReader(rc)
+	return ExtractArchive(rc, dir)
+}
+
+// ExtractArchive writes the regular files of a tar stream the engine's archive endpoint gave for
+// a cell's work directory into dir: only plain names inside it, so a hostile cell cannot write
+// elsewhere.
+func ExtractArchive(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
