@@ -321,7 +321,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}, Agents: client.AgentNames()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
 }
 
 // readBaseline reads the results a sweep is compared with: a results.json, the output

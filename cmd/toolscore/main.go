@@ -19,6 +19,7 @@ const usage = `toolscore: what MCP clients and agents do when a tool misbehaves
 
 usage:
   toolscore ledger                         the demo MCP server on stdio (always clean)
+  toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string) int {
 	switch args[0] {
 	case "ledger":
 		return ledgerCmd(ctx, args[1:])
+	case "hostile":
+		return hostileCmd(ctx, args[1:])
 	case "proxy":
 		return proxyCmd(ctx, args[1:])
 	case "run":

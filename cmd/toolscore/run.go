@@ -88,7 +88,7 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 			return nil, nil, "", exitUsage
 		}
 	}
-	sc, err := scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}, Agents: client.AgentNames()})
+	sc, err := scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
 	if err != nil {
 		for _, e := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(stderr, e)

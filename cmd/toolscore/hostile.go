@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/toolscore/toolscore/hostile"
+)
+
+// builtinServers are the servers a manifest can name as server.builtin.
+var builtinServers = []string{"ledger", "hostile"}
+
+// hostileCmd serves the hostile test server on stdio: each of its tools misbehaves one way.
+func hostileCmd(_ context.Context, args []string) int {
+	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore hostile\n\nServes a hostile MCP server on stdin/stdout, for testing clients and reports; its tools:")
+		for _, t := range hostile.Tools {
+			fmt.Fprintf(fs.Output(), "  %-14s %.90q\n", t.Name, t.Description)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	return hostile.Serve(os.Stdin, os.Stdout, os.Stderr)
+}
