@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,10 @@ type Options struct {
 	Unavailable map[string]string
 	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
 	Shard, Shards int
+	// ServerEnv is the command server's own environment (Scenario.ServerEnv): a server sees
+	// it and the allowlist, nothing else. Secrets are its values read from the runner's
+	// environment: masked in every file and output of a run, like a model's key.
+	ServerEnv, Secrets []string
 }
 
 // Progress hears about the sweep as it goes.
@@ -256,15 +261,21 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if schemaFile != "" {
 		proxyCmd = append(proxyCmd, "--output-schema", schemaFile)
 	}
-	proxyCmd = append(proxyCmd, "--")
 	var env []string
+	if sc.Server.Builtin == "" {
+		// The values travel in the adapter's environment, never on a command line; the proxy
+		// passes on only the variables named.
+		for _, kv := range o.ServerEnv {
+			name, _, _ := strings.Cut(kv, "=")
+			proxyCmd = append(proxyCmd, "--env", name)
+			env = append(env, kv)
+		}
+	}
+	proxyCmd = append(proxyCmd, "--")
 	if sc.Server.Builtin != "" {
 		proxyCmd = append(proxyCmd, self, sc.Server.Builtin)
 	} else {
 		proxyCmd = append(proxyCmd, sc.Server.Command...)
-		for k, v := range sc.Server.Env {
-			env = append(env, k+"="+v)
-		}
 	}
 	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
 	agent := client.IsAgent(j.cell.Client.Name)
@@ -287,10 +298,9 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		Network: network,
 	}
 	res := o.Backend.Run(ctx, spec)
-	if req.ModelKey != "" {
-		// Nothing the vendor or the agent echoed may keep the key: not the run's files, not its output.
-		redact(dir, &res, req.ModelKey)
-	}
+	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
+	// not the run's files, not its output.
+	redact(dir, &res, append([]string{req.ModelKey}, o.Secrets...))
 	if res.Cancelled {
 		return RunRecord{}, false
 	}
@@ -319,18 +329,42 @@ func ModelKeyEnv(c scenario.Client) string {
 	return client.ModelKeyEnv[c.Name]
 }
 
-// redact replaces secret wherever it appears in a run's output and in the files of its directory.
-func redact(dir string, res *backend.Result, secret string) {
+// redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
+// the files of its directory.
+func redact(dir string, res *backend.Result, secrets []string) {
+	var olds [][]byte
+	for _, s := range secrets {
+		if s != "" {
+			olds = append(olds, []byte(s))
+		}
+	}
+	if len(olds) == 0 {
+		return
+	}
+	// The longest first, so a secret that holds a shorter one is masked whole.
+	slices.SortFunc(olds, func(a, b []byte) int { return len(b) - len(a) })
 	mask := []byte("[masked]")
-	res.Stdout = bytes.ReplaceAll(res.Stdout, []byte(secret), mask)
-	res.Stderr = bytes.ReplaceAll(res.Stderr, []byte(secret), mask)
+	replace := func(b []byte) ([]byte, bool) {
+		changed := false
+		for _, old := range olds {
+			if bytes.Contains(b, old) {
+				b, changed = bytes.ReplaceAll(b, old, mask), true
+			}
+		}
+		return b, changed
+	}
+	res.Stdout, _ = replace(res.Stdout)
+	res.Stderr, _ = replace(res.Stderr)
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
 		b, err := os.ReadFile(path)
-		if err == nil && bytes.Contains(b, []byte(secret)) {
-			_ = os.WriteFile(path, bytes.ReplaceAll(b, []byte(secret), mask), 0o600)
+		if err != nil {
+			return nil
+		}
+		if b, changed := replace(b); changed {
+			_ = os.WriteFile(path, b, 0o600)
 		}
 		return nil
 	})

@@ -87,15 +87,19 @@ func plan(sc *scenario.Scenario) []job {
 			if outputSchema != nil {
 				p = append(p, "--output-schema", filepath.Join(work, "output-schema.json"))
 			}
-			p = append(p, "--")
 			var env []string
+			if sc.Server.Builtin == "" {
+				env, _, _ = sc.ServerEnv(os.LookupEnv)
+				for _, kv := range env {
+					name, _, _ := strings.Cut(kv, "=")
+					p = append(p, "--env", name)
+				}
+			}
+			p = append(p, "--")
 			if sc.Server.Builtin != "" {
 				p = append(p, self, sc.Server.Builtin)
 			} else {
 				p = append(p, sc.Server.Command...)
-				for k, v := range sc.Server.Env {
-					env = append(env, k+"="+v)
-				}
 			}
 			req := tsclient.Request{Server: p, Tool: sc.Tool, Arguments: sc.Arguments}
 			jobs = append(jobs, job{

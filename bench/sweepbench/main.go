@@ -326,8 +326,10 @@ func plan(sc *scenario.Scenario, self string) []job {
 				j.target = []string{self, sc.Server.Builtin}
 			} else {
 				j.target = sc.Server.Command
-				for k, v := range sc.Server.Env {
-					j.env = append(j.env, k+"="+v)
+				j.env, _, _ = sc.ServerEnv(os.LookupEnv)
+				for _, kv := range j.env {
+					name, _, _ := strings.Cut(kv, "=")
+					j.opts = append(j.opts, "--env", name)
 				}
 			}
 			jobs = append(jobs, j)

@@ -22,6 +22,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/report"
@@ -103,7 +104,8 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		}
 	}
 
-	// The keys of real models are masked in the workflow's log, whatever prints them.
+	// The keys of real models and the values server.env takes from_env are masked in the
+	// workflow's log, whatever prints them.
 	if len(in.merge) == 0 {
 		if sc, err := loadScenario(in.sweep.Scenario); err == nil {
 			for _, c := range sc.Clients {
@@ -111,6 +113,22 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 					if key := getenv(runner.ModelKeyEnv(c)); key != "" {
 						gha.AddMask(key)
 					}
+				}
+			}
+			_, secrets, _ := sc.ServerEnv(func(k string) (string, bool) { v := getenv(k); return v, v != "" })
+			for _, v := range secrets {
+				gha.AddMask(v)
+			}
+			// backend auto is docker or nothing: the local backend would run the server under
+			// test in this container, beside the runner's token and workspace.
+			if in.sweep.Backend == "auto" {
+				if _, err := backend.NewDocker(ctx); err != nil {
+					gha.Errorf("%s", "toolscore: no Docker engine, so nothing ran: with backend auto every server under test runs in a container of its own, "+
+						"never beside the runner's token. Give the action a Docker engine: a container action gets the runner's /var/run/docker.sock "+
+						"when Docker runs on the runner (on a self-hosted runner, install Docker and let the runner's user use it, or set DOCKER_HOST "+
+						"in the step's env). Or set `backend: local` to accept running the server in the action's own container, beside the runner's "+
+						"token and workspace. ("+err.Error()+")")
+					return exitUsage
 				}
 			}
 		}
@@ -242,6 +260,7 @@ func readInputs(gha *githubactions.Action) (actionInputs, error) {
 	}
 	switch b := strings.ToLower(gha.GetInput("backend")); b {
 	case "", "auto":
+		in.sweep.Backend = "auto"
 	case "docker", "local":
 		in.sweep.Backend = b
 	default:

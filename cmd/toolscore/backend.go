@@ -16,8 +16,10 @@ import (
 
 var errUsage = errors.New("usage")
 
-// chooseBackend picks where runs execute: the named backend, or docker when a daemon answers
-// and local otherwise. It says why, and returns what to do when the sweep is over.
+// chooseBackend picks where runs execute: the named backend; for "" docker when a daemon
+// answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
+// test never runs beside the runner by surprise. It says why, and returns what to do when the
+// sweep is over.
 func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, map[string]string, func(), error) {
 	local := backend.Local{Binary: self}
 	localOnly := missingKeys(sc)
@@ -29,19 +31,19 @@ func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	switch name {
 	case "local":
 		return local, "asked for with --backend local", localOnly, func() {}, nil
-	case "docker", "":
+	case "docker", "", "auto":
 	default:
 		return nil, "", nil, nil, fmt.Errorf("%w: unknown backend %q (known: docker, local)", errUsage, name)
 	}
 	d, unavailable, done, err := dockerBackend(ctx, self, sc, log)
 	if err == nil {
 		why := "asked for with --backend docker"
-		if name == "" {
+		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
 		return d, why, unavailable, done, nil
 	}
-	if name == "docker" {
+	if name != "" {
 		return nil, "", nil, nil, err
 	}
 	return local, "no Docker backend: " + err.Error(), localOnly, func() {}, nil

@@ -27,6 +27,15 @@ func proxyCmd(ctx context.Context, args []string) int {
 	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
 	decoyArgs := fs.String("decoy-args", "", "corrupt-plausible: JSON arguments of a real neighbouring record to present instead")
 	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
+	var env []string
+	fs.Func("env", "pass the proxy's variable `NAME` on to the server (repeatable); the server sees only these, PATH, HOME, TMPDIR and the locale", func(name string) error {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return fmt.Errorf("%s is not set", name)
+		}
+		env = append(env, name+"="+v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,7 +95,7 @@ func proxyCmd(ctx context.Context, args []string) int {
 		defer tf.Close()
 		tee = proxy.NewTee(tf)
 	}
-	code, err := proxy.Run(ctx, proxy.Server{Command: fs.Args()}, cfg, tee, os.Stdin, os.Stdout, os.Stderr)
+	code, err := proxy.Run(ctx, proxy.Server{Command: fs.Args(), Env: env}, cfg, tee, os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore proxy:", err)
 	}

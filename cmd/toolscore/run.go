@@ -99,6 +99,13 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return nil, sc, "", exitUsage
 	}
+	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
+	if err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(stderr, e)
+		}
+		return nil, sc, "", exitUsage
+	}
 	if a.Runs < 0 || a.Parallel < 0 {
 		fmt.Fprintln(stderr, "toolscore run: --runs and --parallel must be positive")
 		return nil, sc, "", exitUsage
@@ -160,7 +167,7 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	res, err = runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
-		Shard: shard, Shards: shards,
+		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets,
 	})
 	prog.finish()
 	if res == nil {

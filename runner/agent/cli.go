@@ -56,8 +56,10 @@ func (c cliRun) report(agent string, requests int, evidence bool) {
 	}
 }
 
-// cliEnv is the adapter's environment less anything that would point the CLI elsewhere: every
-// variable with one of the vendor's prefixes (keys, base URLs, config dirs), and HOME.
+// cliEnv is the adapter's environment (the run's allowlist, the contract and server.env: the
+// CLI starts the proxy, which takes its server's variables from it) less anything that would
+// point the CLI elsewhere: every variable with one of the vendor's prefixes (keys, base URLs,
+// config dirs), and HOME.
 func cliEnv(prefixes ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/runenv"
 )
 
 // Local runs each adapter as a fresh process group on this machine.
@@ -32,7 +34,9 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+s.Dir), s.Env...)
+	// Nothing of toolscore's own environment but the allowlist: the run's home and temporary
+	// directory are its own, and the rest is what the run defines.
+	cmd.Env = append(append(runenv.Allowed(os.Environ()), "HOME="+s.Dir, "TMPDIR="+s.Dir), s.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

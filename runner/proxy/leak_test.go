@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -20,6 +21,11 @@ func TestMain(m *testing.M) {
 	case "ledger":
 		_ = ledger.Serve(context.Background(), "test")
 		os.Exit(0)
+	case "env":
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		os.Exit(0)
 	case "mute":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		time.Sleep(time.Hour)
@@ -34,12 +40,11 @@ func TestRunLeavesNoGoroutine(t *testing.T) {
 	for _, server := range []string{"ledger", "mute"} {
 		t.Run(server, func(t *testing.T) {
 			before := runtime.NumGoroutine()
-			t.Setenv("PROXY_TEST_SERVER", server)
 			clientIn, toProxy := io.Pipe()
 			fromProxy, clientOut := io.Pipe()
 			done := make(chan int, 1)
 			go func() {
-				code, _ := Run(context.Background(), Server{Command: []string{os.Args[0]}}, Config{}, nil, clientIn, clientOut, io.Discard)
+				code, _ := Run(context.Background(), Server{Command: []string{os.Args[0]}, Env: []string{"PROXY_TEST_SERVER=" + server}}, Config{}, nil, clientIn, clientOut, io.Discard)
 				clientOut.Close()
 				done <- code
 			}()

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/runenv"
 )
 
 // Grace is how long the server gets to exit on its own after the client closes its end (or the
@@ -21,13 +23,15 @@ const Grace = 2 * time.Second
 // Server is the command the proxy starts and wraps.
 type Server struct {
 	Command []string
-	Env     []string // added to the proxy's own environment
-	Dir     string
+	// Env is the server's own variables (NAME=value): it sees only these and the allowlist of
+	// the proxy's environment, never the client's contract variables or anything else.
+	Env []string
+	Dir string
 }
 
 func (s Server) cmd() *exec.Cmd {
 	c := exec.Command(s.Command[0], s.Command[1:]...)
-	c.Env = append(os.Environ(), s.Env...)
+	c.Env = append(runenv.Allowed(os.Environ()), s.Env...)
 	c.Dir = s.Dir
 	return c
 }

@@ -401,7 +401,10 @@ func fieldNames(path string) []string {
 	case "expect[]":
 		t = reflect.TypeFor[Expect]()
 	default:
-		return nil
+		if !strings.HasPrefix(path, "server.env.") {
+			return nil
+		}
+		t = reflect.TypeFor[envOptions]() // a from_env mapping
 	}
 	var names []string
 	for f := range t.Fields() {

@@ -152,6 +152,47 @@ clients: [raw]
 			want: "bad.yaml:4:3: server.env: only applies to a command server",
 		},
 		{
+			name: "env with a bad name, a reserved one, a bad from_env and a mapping without one",
+			yaml: `name: t
+server:
+  command: [./server]
+  env:
+    BAD-NAME: x
+    TOOLSCORE_SERVER: x
+    KEY: {from_env: "not a name"}
+    OTHER: {}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`,
+			want: `bad.yaml:5:5: server.env.BAD-NAME: "BAD-NAME" is not an environment variable name` + "\n" +
+				`bad.yaml:6:5: server.env.TOOLSCORE_SERVER: TOOLSCORE_ variables are the client contract's; give the server another name` + "\n" +
+				`bad.yaml:7:21: server.env.KEY.from_env: "not a name" is not an environment variable name` + "\n" +
+				`bad.yaml:8:5: server.env.OTHER: write a string, or {from_env: NAME} to pass the runner's variable NAME on`,
+		},
+		{
+			name: "env from_env misspelt",
+			yaml: `name: t
+server:
+  command: [./server]
+  env: {KEY: {from_envv: API_KEY}}
+tool: get_balance
+`,
+			want: "bad.yaml:4:15: server.env.KEY.from_envv: unknown field (known: from_env)",
+		},
+		{
+			name: "env value is a list",
+			yaml: `name: t
+server:
+  command: [./server]
+  env:
+    KEY: [a, b]
+tool: get_balance
+`,
+			want: "bad.yaml:5:5: server.env.KEY: expected a string or {from_env: NAME}, got a list",
+		},
+		{
 			name: "empty command",
 			yaml: `name: t
 server:
@@ -750,7 +791,7 @@ func TestLoadCommandServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Server{Command: []string{"node", "server.js", "--stdio"}, Env: map[string]string{"LOG_LEVEL": "debug"}}
+	want := Server{Command: []string{"node", "server.js", "--stdio"}, Env: map[string]EnvValue{"LOG_LEVEL": {Value: "debug"}}}
 	if !reflect.DeepEqual(s.Server, want) {
 		t.Errorf("Server = %+v, want %+v", s.Server, want)
 	}

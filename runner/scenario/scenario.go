@@ -4,7 +4,10 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
@@ -37,10 +40,60 @@ type Scenario struct {
 // Server says how to start the MCP server under test: exactly one of
 // Builtin or Command is set (an image will join them later).
 type Server struct {
-	Builtin string            `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
-	Command []string          `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
-	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Environment of the command server."`
-	Install string            `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
+	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
+	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
+	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
+	Install string              `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
+}
+
+// EnvValue is one variable of server.env: a value written in the manifest, or FromEnv, the
+// variable of toolscore's own environment it is read from when the sweep starts (see
+// Scenario.ServerEnv): naming it is the only way a variable of the runner reaches a server.
+type EnvValue struct {
+	Value   string
+	FromEnv string `yaml:"from_env"`
+
+	// line and col are where FromEnv is written, for the error when it is not set.
+	line, col int
+}
+
+// envOptions is EnvValue's mapping form.
+type envOptions struct {
+	FromEnv string `yaml:"from_env"`
+}
+
+// UnmarshalYAML accepts a value written as a scalar or as {from_env: NAME}.
+func (e *EnvValue) UnmarshalYAML(unmarshal func(any) error) error {
+	var opts envOptions
+	err := decodeShorthand(unmarshal, &e.Value, &opts, "a string or {from_env: NAME}")
+	e.FromEnv = opts.FromEnv
+	return err
+}
+
+// ServerEnv is the command server's own environment, NAME=value sorted by name, with each
+// from_env value read through lookup (os.LookupEnv); secrets are the values so read, which
+// every file and output of the sweep must mask. A from_env variable that is not set is an
+// *Error on its line.
+func (s *Scenario) ServerEnv(lookup func(string) (string, bool)) (env, secrets []string, err error) {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.Server.Env)) {
+		v := s.Server.Env[name]
+		if v.FromEnv == "" {
+			env = append(env, name+"="+v.Value)
+			continue
+		}
+		val, ok := lookup(v.FromEnv)
+		if !ok {
+			errs = append(errs, &Error{File: s.File, Line: v.line, Col: v.col, Field: "server.env." + name + ".from_env",
+				Msg: v.FromEnv + " is not set in toolscore's environment, where from_env reads it"})
+			continue
+		}
+		env = append(env, name+"="+val)
+		if val != "" {
+			secrets = append(secrets, val)
+		}
+	}
+	return env, secrets, errors.Join(errs...)
 }
 
 // Fault is one fault of the matrix with its options; zero options leave the

@@ -51,6 +51,19 @@ func shorthand(s *jsonschema.Schema, nameDescription string) {
 	}}
 }
 
+// JSONSchema describes a server.env value as Load takes it: a scalar, or {from_env: NAME}.
+func (EnvValue) JSONSchema() *jsonschema.Schema {
+	from := jsonschema.NewProperties()
+	from.Set("from_env", &jsonschema.Schema{Type: "string", Pattern: envName.String(),
+		Description: "A variable of the runner's environment whose value the server gets; the value is masked in every output."})
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		{Type: "string", Description: "The value, as written."},
+		{Type: "number"},
+		{Type: "boolean"},
+		{Type: "object", Properties: from, Required: []string{"from_env"}, AdditionalProperties: jsonschema.FalseSchema},
+	}}
+}
+
 // JSONSchema lists the schema modes.
 func (SchemaMode) JSONSchema() *jsonschema.Schema {
 	s := &jsonschema.Schema{

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -78,6 +79,41 @@ func (l *loader) checkServer(srv Server) {
 			l.errorf("server.command", "must name the program to run")
 		case strings.TrimSpace(srv.Command[0]) == "":
 			l.errorf("server.command[0]", "must name the program to run")
+		}
+	}
+	l.checkEnv(srv.Env)
+}
+
+// checkEnv checks server.env's names and from_env entries, and records where each from_env
+// is written, for the error when the variable is not set.
+func (l *loader) checkEnv(env map[string]EnvValue) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		p, v := "server.env."+name, env[name]
+		// A name's error points at the name, not at its value.
+		atName := func(msg string) {
+			line, col := l.pos(p)
+			if k := l.nodes[p].key; k != nil {
+				line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
+			}
+			l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: p, Msg: msg})
+		}
+		switch {
+		case !envName.MatchString(name):
+			atName(fmt.Sprintf("%q is not an environment variable name", name))
+		case strings.HasPrefix(name, "TOOLSCORE_"):
+			atName("TOOLSCORE_ variables are the client contract's; give the server another name")
+		}
+		switch l.node(p).(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+			from := p + ".from_env"
+			switch {
+			case !l.present(from):
+				l.errorf(p, "write a string, or {from_env: NAME} to pass the runner's variable NAME on")
+			case !envName.MatchString(v.FromEnv):
+				l.errorf(from, "%q is not an environment variable name", v.FromEnv)
+			}
+			v.line, v.col = l.pos(from)
+			env[name] = v
 		}
 	}
 }
