@@ -497,10 +497,14 @@ var usageLine = regexp.MustCompile(`^(.+?):([0-9]+):([0-9]+): (.+)$`)
 // annotations on their lines (at most 10, GitHub's budget), or one error saying why.
 func annotateUsage(gha *githubactions.Action, log, workspace string) {
 	n := 0
+	last := "" // the run's own last word, when no line names a manifest line
 	sc := bufio.NewScanner(strings.NewReader(log))
 	for sc.Scan() && n < report.DefaultBudget.Errors-1 {
 		m := usageLine.FindStringSubmatch(sc.Text())
 		if m == nil {
+			if l, ok := strings.CutPrefix(sc.Text(), "toolscore run: "); ok {
+				last = l
+			}
 			continue
 		}
 		fields := map[string]string{"title": "toolscore: manifest error", "line": m[2], "col": m[3]}
@@ -511,7 +515,11 @@ func annotateUsage(gha *githubactions.Action, log, workspace string) {
 		n++
 	}
 	if n == 0 {
-		gha.Errorf("%s", "toolscore: nothing ran: a usage or manifest error, printed in the group above")
+		msg := "toolscore: nothing ran: a usage or manifest error, printed in the group above"
+		if last != "" {
+			msg += ": " + last
+		}
+		gha.Errorf("%s", msg)
 	}
 }
 

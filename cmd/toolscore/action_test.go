@@ -559,6 +559,7 @@ func TestActionUsage(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "bad.yaml"), strings.Replace(actionManifest, "  - type-swap\n", "  - type-swop\n", 1))
 	writeFile(t, filepath.Join(ws, "broken.json"), "{\"scenario\": ")
 	writeFile(t, filepath.Join(ws, "good.yaml"), actionManifest)
+	writeFile(t, filepath.Join(ws, "noserver.yaml"), strings.Replace(actionManifest, "  builtin: ledger\n", "  command: [toolscore-no-such-server]\n", 1))
 	writeFile(t, filepath.Join(ws, "other.json"), `{"format": "toolscore-baseline/1", "scenario": "weather", "cells": []}`)
 	for _, tc := range []struct {
 		name   string
@@ -576,6 +577,7 @@ func TestActionUsage(t *testing.T) {
 		{"merge nothing", map[string]string{"merge": "shards/*"}, `::error::toolscore: input merge: nothing matches "shards/*"`},
 		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop" (known: clean,`},
 		{"bad shard", map[string]string{"shard": "4/3", "backend": "local"}, "::error::toolscore: nothing ran: a usage or manifest error, printed in the group above"},
+		{"server that cannot start", map[string]string{"scenario": "noserver.yaml", "backend": "local"}, `::error::toolscore: nothing ran: a usage or manifest error, printed in the group above: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newActionRun(t, ws, nil, "schedule.json")

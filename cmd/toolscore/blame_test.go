@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
 )
 
 // hostileManifest writes a manifest that calls one tool of the hostile server, clean, with each
@@ -80,4 +81,69 @@ func TestRawReportsWhatCame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServerCommandChecked: a server command that cannot be started is a setup error named
+// before anything runs (exit 2), not every run crashed; a command the manifest's PATH finds
+// is started as the runs start it.
+func TestServerCommandChecked(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.Symlink(os.Args[0], filepath.Join(bin, "toolscore-test-server")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, server string
+		code         int
+		stderr       string
+	}{
+		{"missing", "{command: [toolscore-no-such-server, --stdio]}", 2,
+			`toolscore run: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
+		{"on the manifest's PATH", "{command: [toolscore-test-server, hostile], env: {PATH: " + bin + "}}", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			manifest := filepath.Join(t.TempDir(), "m.yaml")
+			writeFile(t, manifest, "name: command server\nserver: "+tc.server+"\ntool: rpc-error\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw]\nruns: 1\n")
+			out := filepath.Join(t.TempDir(), "out")
+			_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", out)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d with %q:\n%s", code, tc.code, tc.stderr, stderr)
+			}
+			_, err := os.Stat(filepath.Join(out, "runs.jsonl"))
+			if ran := err == nil; ran != (tc.code == 0) {
+				t.Errorf("runs.jsonl there: %v, want %v", ran, tc.code == 0)
+			}
+			if tc.code == 0 {
+				if r := runRecords(t, out)["raw"]; r.Outcome != "rpc-error" {
+					t.Errorf("raw: %s (%s), want rpc-error", r.Outcome, r.Evidence)
+				}
+			}
+		})
+	}
+}
+
+// TestServerCommandCheckedInImage: on docker the server command is looked up inside the cell
+// image, where the runs start it: a program this machine has but the image lacks is a setup
+// error, one only the image has is started, and the check leaves no container behind.
+func TestServerCommandCheckedInImage(t *testing.T) {
+	api := engine(t)
+	host := staticToolscore(t) // on this machine, not in the builtin image
+	sweep := func(server string) (int, string, string) {
+		manifest := filepath.Join(t.TempDir(), "m.yaml")
+		writeFile(t, manifest, "name: command server\nserver: {command: ["+server+", hostile]}\ntool: rpc-error\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw]\nruns: 1\n")
+		out := filepath.Join(t.TempDir(), "out")
+		code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--out", out)
+		return code, stderr, out
+	}
+	code, stderr, out := sweep(host)
+	want := `toolscore run: the server command "` + host + `" cannot be started in the image toolscore/cell-builtin:`
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "no such file or directory") {
+		t.Errorf("exit %d, want 2 with %q and the lookup's error:\n%s", code, want, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Error("runs ran with a server that cannot start")
+	}
+	if code, stderr, out = sweep(backend.CellBinary); code != 0 || runRecords(t, out)["raw"].Outcome != "rpc-error" {
+		t.Errorf("a server only the image has: exit %d:\n%s", code, stderr)
+	}
+	noLeftovers(t, api, "the server check")
 }

@@ -27,14 +27,14 @@ import (
 const (
 	exitOK          = 0
 	exitUnmet       = 1 // an expect entry did not hold
-	exitUsage       = 2 // bad flags or a bad manifest: nothing ran
+	exitUsage       = 2 // bad flags, a bad manifest or a server that cannot start: nothing ran
 	exitInterrupted = 130
 )
 
 func runCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not,\n2 on a usage or manifest error, 130 when interrupted.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not,\n2 on a usage or manifest error or a server command that cannot be started (checked\nbefore any run, in each cell image on docker), 130 when interrupted.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	clients := fs.String("clients", "", "only these clients, comma-separated")
@@ -138,6 +138,13 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	defer done()
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
+	}
+	if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		if setup {
+			return nil, sc, out, exitUsage
+		}
+		return nil, sc, out, 1
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
