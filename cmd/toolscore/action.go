@@ -185,7 +185,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	if cmp != nil {
 		changed = len(cmp.Changes)
 	}
-	missed := unmet(res)
+	_, missed, open := tally.Count(res.Expectations)
 	switch {
 	case res.Interrupted:
 		gha.Infof("%s", "toolscore: interrupted; the runs that finished are counted in the summary")
@@ -194,10 +194,13 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		return 1
 	}
 	var why []string
-	if missed > 0 && in.failOn != report.FailOnNever {
+	if missed > 0 && in.failOn.Unmet() {
 		why = append(why, fmt.Sprintf("%d %s not hold", missed, plural(missed, "expectation did", "expectations did")))
 	}
-	if changed > 0 && in.failOn == report.FailOnChange {
+	if open > 0 && in.failOn.Unchecked() {
+		why = append(why, fmt.Sprintf("%d %s not checked", open, plural(open, "expectation was", "expectations were")))
+	}
+	if changed > 0 && in.failOn.Change() {
 		why = append(why, fmt.Sprintf("%d %s against the baseline", changed, plural(changed, "cell changed", "cells changed")))
 	}
 	if len(why) > 0 {
@@ -278,7 +281,7 @@ func readInputs(gha *githubactions.Action) (actionInputs, error) {
 			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, clients, faults, schema or runs"))
 		}
 	}
-	if in.failOn == report.FailOnChange && in.baseline == "" {
+	if in.failOn.Change() && in.baseline == "" {
 		errs = append(errs, errors.New("fail-on change needs a baseline to compare with (input baseline)"))
 	}
 	if in.baseline != "" && in.sweep.Shard != "" {
@@ -365,7 +368,7 @@ func manifestFile(path, workspace string) string {
 var outputName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // setOutputs writes the step's outputs: the results and output directory, the number of
-// unmet expectations and changed cells, and the total of every outcome (outcome-NAME), each
+// unmet and unchecked expectations and changed cells, and the total of every outcome (outcome-NAME), each
 // known outcome even at 0, so a workflow can test them.
 func setOutputs(gha *githubactions.Action, getenv func(string) string, res *tally.Results, cmp *report.Comparison, out, summary string) {
 	if getenv("GITHUB_OUTPUT") == "" {
@@ -402,7 +405,9 @@ func setOutputs(gha *githubactions.Action, getenv func(string) string, res *tall
 	set("dir", filepath.ToSlash(out))
 	set("summary", filepath.ToSlash(summary))
 	set("runs", strconv.Itoa(runs))
-	set("unmet", strconv.Itoa(unmet(res)))
+	_, missed, open := tally.Count(res.Expectations)
+	set("unmet", strconv.Itoa(missed))
+	set("unchecked", strconv.Itoa(open))
 	set("changed", strconv.Itoa(changed))
 	names := make([]string, 0, len(totals))
 	for o := range totals {

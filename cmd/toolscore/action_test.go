@@ -243,7 +243,7 @@ func TestActionPullRequest(t *testing.T) {
 
 	wantOut := map[string]string{
 		"results": "toolscore-out/pr/results.json", "dir": "toolscore-out/pr", "summary": "toolscore-out/pr/job-summary.md",
-		"runs": "12", "unmet": "1", "changed": "0",
+		"runs": "12", "unmet": "1", "unchecked": "0", "changed": "0",
 		"outcome-passed": "8", "outcome-rpc-error": "4", "outcome-threw": "0", "outcome-altered": "0",
 		"outcome-hung": "0", "outcome-crashed": "0", "outcome-oom-killed": "0", "outcome-rejected": "0", "outcome-no-call": "0",
 	}
@@ -566,7 +566,7 @@ func TestActionUsage(t *testing.T) {
 		inputs map[string]string
 		want   string
 	}{
-		{"fail-on", map[string]string{"fail-on": "sometimes"}, `::error::toolscore: input fail-on "sometimes": want expect, change or never`},
+		{"fail-on", map[string]string{"fail-on": "sometimes"}, `::error::toolscore: input fail-on "sometimes": want expect, change, unchecked or never (change,unchecked for both)`},
 		{"runs", map[string]string{"runs": "three"}, `::error::toolscore: input runs "three": want a whole number of 1 or more`},
 		{"comment", map[string]string{"comment": "maybe"}, `::error::toolscore: input comment "maybe": want true or false`},
 		{"backend", map[string]string{"backend": "k8s"}, `::error::toolscore: input backend "k8s": want auto, docker or local`},

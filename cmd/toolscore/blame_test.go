@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
 )
 
 // hostileManifest writes a manifest that calls one tool of the hostile server, clean, with each
@@ -146,4 +149,62 @@ func TestServerCommandCheckedInImage(t *testing.T) {
 		t.Errorf("a server only the image has: exit %d:\n%s", code, stderr)
 	}
 	noLeftovers(t, api, "the server check")
+}
+
+// TestUncheckedExpectations: expectations that no run of a narrowed sweep checked are
+// unchecked, not held, in results.json and every report; a warning by default, a failure
+// under fail-on unchecked, for toolscore run and for the action (annotations, outputs, the
+// job summary and the pull-request comment).
+func TestUncheckedExpectations(t *testing.T) {
+	out := t.TempDir()
+	narrow := []string{"run", "--backend", "local", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--runs", "1", "--out", out}
+	stdout, stderr, code := toolscore(t, "", narrow...)
+	if code != 0 || !strings.Contains(stdout, "\n1 of 4 expectations held, 3 unchecked.\nUnchecked expectations (3 of 4), neither held nor unmet:\n") ||
+		!strings.Contains(stdout, "expect at line 52: client raw fault corrupt schema * → want passed; unchecked: it selects no cell of this sweep") ||
+		!strings.Contains(stderr, "warning: 3 expectations were not checked by this sweep") {
+		t.Errorf("exit %d, want 0, the unchecked listed and warned of:\n%s\n%s", code, stdout, stderr)
+	}
+	var got []string
+	for _, e := range readResultsDir(t, out).Expectations {
+		got = append(got, fmt.Sprint(e.Line, " ", e.Status, " ", e.Held))
+	}
+	if want := []string{"51 held true", "52 unchecked false", "54 unchecked false", "57 unchecked false"}; !slices.Equal(got, want) {
+		t.Errorf("expectations %q, want %q", got, want)
+	}
+	narrow[len(narrow)-1] = t.TempDir()
+	if _, stderr, code := toolscore(t, "", append(narrow, "--fail-on", "unchecked")...); code != 1 || strings.Contains(stderr, "warning:") {
+		t.Errorf("--fail-on unchecked: exit %d, want 1 and no warning:\n%s", code, stderr)
+	}
+
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "scenarios", "mine.yaml"), actionManifest)
+	api := fakegithub.New("octo-org", "octo-repo")
+	defer api.Close()
+	api.Token = actionToken
+	a := newActionRun(t, ws, api, "pull_request.json")
+	a.inputs = map[string]string{
+		"scenario": "scenarios/mine.yaml", "backend": "local", "clients": "raw", "faults": "clean,rpc-error", "schema": "published",
+		"out": "toolscore-out/a", "github-token": actionToken,
+	}
+	annotation := "file=scenarios/mine.yaml,line=19,title=expectation not checked%3A want threw::client go-sdk/call, fault type-swap, schema published: want threw in every run; not checked, so neither held nor unmet: it selects no cell of this sweep"
+	stdout, summary, outputs, code := a.run()
+	if code != 0 || len(commands(stdout, "error")) != 0 || !slices.ContainsFunc(commands(stdout, "warning"), func(w string) bool { return strings.HasPrefix(w, "::warning "+annotation) }) {
+		t.Errorf("default fail-on: exit %d, errors %q, warnings %q; want 0 and the warning %q", code, commands(stdout, "error"), commands(stdout, "warning"), annotation)
+	}
+	if outputs["unchecked"] != "1" || outputs["unmet"] != "0" {
+		t.Errorf("outputs unchecked %q unmet %q, want 1 and 0", outputs["unchecked"], outputs["unmet"])
+	}
+	item := "- **line 19**: client go-sdk/call, fault type-swap, schema published → want **threw**; unchecked: it selects no cell of this sweep"
+	if !strings.Contains(summary, "## Expectations\n\n1 of 2 expectations held, 1 unchecked.\n\nUnchecked, neither held nor unmet:\n\n"+item) {
+		t.Errorf("the job summary lacks the unchecked expectation:\n%s", summary)
+	}
+	if c := api.Comments(42); len(c) != 1 || !strings.Contains(c[0].Body, "**toolscore:** 1 of 2 expectations held, 1 unchecked") || !strings.Contains(c[0].Body, item) {
+		t.Errorf("the comment does not show the unchecked expectation: %+v", c)
+	}
+	a.inputs["fail-on"], a.inputs["out"] = "unchecked", "toolscore-out/b"
+	stdout, _, _, code = a.run()
+	if code != 1 || !slices.ContainsFunc(commands(stdout, "error"), func(e string) bool { return strings.HasPrefix(e, "::error "+annotation) }) ||
+		!strings.Contains(stdout, "toolscore: the check fails (fail-on: unchecked): 1 expectation was not checked") {
+		t.Errorf("fail-on unchecked: exit %d, errors %q; want 1 and the error %q", code, commands(stdout, "error"), annotation)
+	}
 }
