@@ -203,7 +203,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	if cmp != nil {
 		changed = len(cmp.Changes)
 	}
-	missed := unmet(res)
+	_, missed, open := tally.Count(res.Expectations)
 	switch {
 	case res.Interrupted:
 		gha.Infof("%s", "toolscore: interrupted; the runs that finished are counted in the summary")
@@ -212,10 +212,13 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		return 1
 	}
 	var why []string
-	if missed > 0 && in.failOn != report.FailOnNever {
+	if missed > 0 && in.failOn.Unmet() {
 		why = append(why, fmt.Sprintf("%d %s not hold", missed, plural(missed, "expectation did", "expectations did")))
 	}
-	if changed > 0 && in.failOn == report.FailOnChange {
+	if open > 0 && in.failOn.Unchecked() {
+		why = append(why, fmt.Sprintf("%d %s not checked", open, plural(open, "expectation was", "expectations were")))
+	}
+	if changed > 0 && in.failOn.Change() {
 		why = append(why, fmt.Sprintf("%d %s against the baseline", changed, plural(changed, "cell changed", "cells changed")))
 	}
 	if len(why) > 0 {
@@ -297,7 +300,7 @@ func readInputs(gha *githubactions.Action) (actionInputs, error) {
 			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, clients, faults, schema or runs"))
 		}
 	}
-	if in.failOn == report.FailOnChange && in.baseline == "" {
+	if in.failOn.Change() && in.baseline == "" {
 		errs = append(errs, errors.New("fail-on change needs a baseline to compare with (input baseline)"))
 	}
 	if in.baseline != "" && in.sweep.Shard != "" {
@@ -384,7 +387,7 @@ func manifestFile(path, workspace string) string {
 var outputName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // setOutputs writes the step's outputs: the results and output directory, the number of
-// unmet expectations and changed cells, and the total of every outcome (outcome-NAME), each
+// unmet and unchecked expectations and changed cells, and the total of every outcome (outcome-NAME), each
 // known outcome even at 0, so a workflow can test them.
 func setOutputs(gha *githubactions.Action, getenv func(string) string, res *tally.Results, cmp *report.Comparison, out, summary string) {
 	if getenv("GITHUB_OUTPUT") == "" {
@@ -421,7 +424,9 @@ func setOutputs(gha *githubactions.Action, getenv func(string) string, res *tall
 	set("dir", filepath.ToSlash(out))
 	set("summary", filepath.ToSlash(summary))
 	set("runs", strconv.Itoa(runs))
-	set("unmet", strconv.Itoa(unmet(res)))
+	_, missed, open := tally.Count(res.Expectations)
+	set("unmet", strconv.Itoa(missed))
+	set("unchecked", strconv.Itoa(open))
 	set("changed", strconv.Itoa(changed))
 	names := make([]string, 0, len(totals))
 	for o := range totals {
@@ -516,10 +521,14 @@ var usageLine = regexp.MustCompile(`^(.+?):([0-9]+):([0-9]+): (.+)$`)
 // annotations on their lines (at most 10, GitHub's budget), or one error saying why.
 func annotateUsage(gha *githubactions.Action, log, workspace string) {
 	n := 0
+	last := "" // the run's own last word, when no line names a manifest line
 	sc := bufio.NewScanner(strings.NewReader(log))
 	for sc.Scan() && n < report.DefaultBudget.Errors-1 {
 		m := usageLine.FindStringSubmatch(sc.Text())
 		if m == nil {
+			if l, ok := strings.CutPrefix(sc.Text(), "toolscore run: "); ok {
+				last = l
+			}
 			continue
 		}
 		fields := map[string]string{"title": "toolscore: manifest error", "line": m[2], "col": m[3]}
@@ -530,7 +539,11 @@ func annotateUsage(gha *githubactions.Action, log, workspace string) {
 		n++
 	}
 	if n == 0 {
-		gha.Errorf("%s", "toolscore: nothing ran: a usage or manifest error, printed in the group above")
+		msg := "toolscore: nothing ran: a usage or manifest error, printed in the group above"
+		if last != "" {
+			msg += ": " + last
+		}
+		gha.Errorf("%s", msg)
 	}
 }
 

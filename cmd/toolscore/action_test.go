@@ -243,7 +243,7 @@ func TestActionPullRequest(t *testing.T) {
 
 	wantOut := map[string]string{
 		"results": "toolscore-out/pr/results.json", "dir": "toolscore-out/pr", "summary": "toolscore-out/pr/job-summary.md",
-		"runs": "12", "unmet": "1", "changed": "0",
+		"runs": "12", "unmet": "1", "unchecked": "0", "changed": "0",
 		"outcome-passed": "8", "outcome-rpc-error": "4", "outcome-threw": "0", "outcome-altered": "0",
 		"outcome-hung": "0", "outcome-crashed": "0", "outcome-oom-killed": "0", "outcome-rejected": "0", "outcome-no-call": "0",
 	}
@@ -559,13 +559,14 @@ func TestActionUsage(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "bad.yaml"), strings.Replace(actionManifest, "  - type-swap\n", "  - type-swop\n", 1))
 	writeFile(t, filepath.Join(ws, "broken.json"), "{\"scenario\": ")
 	writeFile(t, filepath.Join(ws, "good.yaml"), actionManifest)
+	writeFile(t, filepath.Join(ws, "noserver.yaml"), strings.Replace(actionManifest, "  builtin: ledger\n", "  command: [toolscore-no-such-server]\n", 1))
 	writeFile(t, filepath.Join(ws, "other.json"), `{"format": "toolscore-baseline/1", "scenario": "weather", "cells": []}`)
 	for _, tc := range []struct {
 		name   string
 		inputs map[string]string
 		want   string
 	}{
-		{"fail-on", map[string]string{"fail-on": "sometimes"}, `::error::toolscore: input fail-on "sometimes": want expect, change or never`},
+		{"fail-on", map[string]string{"fail-on": "sometimes"}, `::error::toolscore: input fail-on "sometimes": want expect, change, unchecked or never (change,unchecked for both)`},
 		{"runs", map[string]string{"runs": "three"}, `::error::toolscore: input runs "three": want a whole number of 1 or more`},
 		{"comment", map[string]string{"comment": "maybe"}, `::error::toolscore: input comment "maybe": want true or false`},
 		{"backend", map[string]string{"backend": "k8s"}, `::error::toolscore: input backend "k8s": want auto, docker or local`},
@@ -576,6 +577,7 @@ func TestActionUsage(t *testing.T) {
 		{"merge nothing", map[string]string{"merge": "shards/*"}, `::error::toolscore: input merge: nothing matches "shards/*"`},
 		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop" (known: clean,`},
 		{"bad shard", map[string]string{"shard": "4/3", "backend": "local"}, "::error::toolscore: nothing ran: a usage or manifest error, printed in the group above"},
+		{"server that cannot start", map[string]string{"scenario": "noserver.yaml", "backend": "local"}, `::error::toolscore: nothing ran: a usage or manifest error, printed in the group above: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newActionRun(t, ws, nil, "schedule.json")

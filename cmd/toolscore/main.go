@@ -94,6 +94,8 @@ func run(ctx context.Context, args []string) int {
 			rest = rest[1:]
 		}
 		return backend.Cell(ctx, rest)
+	case "lookpath": // hidden: the server check runs it where the server will run
+		return lookpathCmd(args[1:])
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":

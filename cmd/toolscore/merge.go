@@ -19,10 +19,11 @@ import (
 func mergeCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not, 2 on a usage error or outputs of different scenarios.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error or outputs of different scenarios.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "output directory (default ./toolscore-out/merged-<timestamp>)")
+	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -30,6 +31,10 @@ func mergeCmd(ctx context.Context, args []string) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore merge: "+format+"\n", a...)
 		return 2
+	}
+	failOn, err := runFailOn(*failOnFlag)
+	if err != nil {
+		return fail("%v", err)
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
@@ -92,10 +97,8 @@ func mergeCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
 	}
 	fmt.Fprintf(os.Stderr, "merged %d outputs into %s\n", len(dirs), filepath.Join(*out, "results.json"))
-	for _, e := range merged.Expectations {
-		if !e.Held {
-			return 1
-		}
+	if expectationsFail(merged, failOn, os.Stderr) {
+		return 1
 	}
 	return 0
 }

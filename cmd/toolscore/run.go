@@ -27,14 +27,14 @@ import (
 const (
 	exitOK          = 0
 	exitUnmet       = 1 // an expect entry did not hold
-	exitUsage       = 2 // bad flags or a bad manifest: nothing ran
+	exitUsage       = 2 // bad flags, a bad manifest or a server that cannot start: nothing ran
 	exitInterrupted = 130
 )
 
 func runCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not,\n2 on a usage or manifest error, 130 when interrupted.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not\n(see --fail-on), 2 on a usage or manifest error or a server command that cannot be started\n(checked before any run, in each cell image on docker), 130 when interrupted.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	clients := fs.String("clients", "", "only these clients, comma-separated")
@@ -45,8 +45,14 @@ func runCmd(ctx context.Context, args []string) int {
 	shard := fs.String("shard", "", "run only slice i of n of the runs, as i/n (merge the shards' outputs with toolscore merge)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
+	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
+		return exitUsage
+	}
+	failOn, err := runFailOn(*failOnFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return exitUsage
 	}
 	if len(positional) > 1 {
@@ -55,7 +61,7 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	a := sweepArgs{
 		Clients: splitList(*clients), Faults: splitList(*faults), Schemas: splitList(*schemas),
-		Runs: *runs, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
+		Runs: *runs, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out, FailOn: failOn,
 	}
 	if len(positional) == 1 {
 		a.Scenario = positional[0]
@@ -72,6 +78,7 @@ type sweepArgs struct {
 	Runs, Parallel           int
 	Shard                    string // "i/n", or "" for every run
 	Backend, Out             string
+	FailOn                   report.FailOn // what makes the exit code 1; "" is expect
 }
 
 // runSweep does what toolscore run does once its flags are parsed: it loads and filters the
@@ -146,6 +153,13 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
+	if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		if setup {
+			return nil, sc, out, exitUsage
+		}
+		return nil, sc, out, 1
+	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
 	cells, progCells, slice := 0, 0, ""
@@ -189,10 +203,30 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	case res.Interrupted:
 		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
 		return res, sc, out, exitInterrupted
-	case unmet(res) > 0:
+	case expectationsFail(res, a.FailOn, stderr):
 		return res, sc, out, exitUnmet
 	}
 	return res, sc, out, exitOK
+}
+
+// runFailOn reads --fail-on of run and merge, which have no baseline to change against.
+func runFailOn(s string) (report.FailOn, error) {
+	f, err := report.ParseFailOn(s)
+	if err == nil && f.Change() {
+		err = fmt.Errorf("--fail-on %s: there is no baseline here; compare with toolscore diff, or use the action's fail-on", s)
+	}
+	return f, err
+}
+
+// expectationsFail says whether the expectations fail the sweep under failOn, and warns of
+// unchecked ones that do not: neither held nor unmet, they must not pass unnoticed.
+func expectationsFail(r *tally.Results, failOn report.FailOn, stderr io.Writer) bool {
+	_, missed, open := tally.Count(r.Expectations)
+	if open > 0 && !failOn.Unchecked() {
+		fmt.Fprintf(stderr, "warning: %d %s checked by this sweep (listed in the report); fail-on unchecked makes that fail\n",
+			open, plural(open, "expectation was not", "expectations were not"))
+	}
+	return missed > 0 && failOn.Unmet() || open > 0 && failOn.Unchecked()
 }
 
 // parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.
@@ -213,12 +247,7 @@ func parseShard(s string) (shard, shards int, err error) {
 }
 
 func unmet(r *tally.Results) int {
-	n := 0
-	for _, e := range r.Expectations {
-		if !e.Held {
-			n++
-		}
-	}
+	_, n, _ := tally.Count(r.Expectations)
 	return n
 }
 

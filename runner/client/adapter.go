@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -155,14 +156,22 @@ func (r Request) Env() []string {
 }
 
 // Raw calls the tool over bare JSON-RPC and reports the result exactly as it was on the wire,
-// or the JSON-RPC error as raised: the yardstick every library is compared with.
+// or the JSON-RPC error as raised: the yardstick every library is compared with. An answer it
+// cannot decode, or a server that closes before answering, is raised too: that is what it saw.
 func Raw(ctx context.Context, r Request) (*Observation, error) {
 	s, _, err := StartRaw(ctx, r.Server)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
+	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
 	frame, err := s.Request(ctx, "tools/call", map[string]any{"name": r.Tool, "arguments": r.Arguments})
+	var closed *ClosedError
+	if errors.As(err, &closed) {
+		// What the client saw is the observation, as a library reports it: a raised error.
+		obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
+		return obs, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -174,9 +183,9 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(frame, &msg); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %w", err)
+		obs.Raised = &Raised{Class: "undecodable-answer", Message: fmt.Sprintf("the answer to tools/call came (%d bytes) but does not decode: %v", len(frame), err)}
+		return obs, nil
 	}
-	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
 	if msg.Error != nil {
 		obs.Raised = &Raised{Class: "jsonrpc-error", Code: &msg.Error.Code, Message: msg.Error.Message}
 		return obs, nil

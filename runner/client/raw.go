@@ -91,14 +91,13 @@ func (s *RawSession) Request(ctx context.Context, method string, params any) (js
 		for {
 			frame, err := s.out.ReadBytes('\n')
 			if err != nil {
-				ch <- reply{nil, fmt.Errorf("the server closed before answering %s: %w", method, err)}
+				ch <- reply{nil, &ClosedError{Method: method, Partial: len(frame), Err: err}}
 				return
 			}
-			var env struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(frame, &env) == nil && env.Method == "" && string(bytes.TrimSpace(env.ID)) == fmt.Sprint(id) {
+			// A frame that names our id is the answer even when it does not decode: the caller
+			// reports what came, where skipping it would wait out the timeout for nothing.
+			got, m := envelope(frame)
+			if m == "" && string(bytes.TrimSpace(got)) == fmt.Sprint(id) {
 				ch <- reply{bytes.TrimRight(frame, "\r\n"), nil}
 				return
 			}
@@ -109,6 +108,79 @@ func (s *RawSession) Request(ctx context.Context, method string, params any) (js
 		return r.frame, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no answer to %s: %w", method, ctx.Err())
+	}
+}
+
+// ClosedError is the server closing its end before it answered a request.
+type ClosedError struct {
+	Method string
+	// Partial is how many bytes of an unfinished frame came before the end.
+	Partial int
+	Err     error
+}
+
+func (e *ClosedError) Error() string {
+	s := "the server closed before answering " + e.Method
+	if e.Partial > 0 {
+		s += fmt.Sprintf(" (after %d bytes of an unfinished frame)", e.Partial)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// envelope reads a frame's top-level id and method. When the frame does not decode whole, it
+// walks the tokens, which encoding/json does without its nesting limit, so valid JSON deeper
+// than that limit still shows whose answer it is; what came before a syntax error counts.
+func envelope(frame []byte) (id json.RawMessage, method string) {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(frame, &env) == nil {
+		return env.ID, env.Method
+	}
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return id, method
+		}
+		switch t {
+		case "id":
+			err = dec.Decode(&id)
+		case "method":
+			err = dec.Decode(&method)
+		default:
+			err = skipValue(dec)
+		}
+		if err != nil {
+			return id, method
+		}
+	}
+	return id, method
+}
+
+// skipValue reads past one value, token by token.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
 	}
 }
 

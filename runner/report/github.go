@@ -28,26 +28,62 @@ const (
 	annotationTitleLimit = 200
 )
 
-// FailOn is what fails the check: an unmet expectation (expect), also a cell whose counts
-// changed against the baseline (change), or nothing the sweep found (never).
+// FailOn is what fails the check: an unmet expectation (expect); also a cell whose counts
+// changed against the baseline (change); also an expectation no run checked (unchecked); both
+// of those (change,unchecked); or nothing the sweep found (never).
 type FailOn string
 
-// The values of the action's fail-on input.
+// The values of the action's fail-on input, and of toolscore run --fail-on.
 const (
-	FailOnExpect FailOn = "expect"
-	FailOnChange FailOn = "change"
-	FailOnNever  FailOn = "never"
+	FailOnExpect    FailOn = "expect"
+	FailOnChange    FailOn = "change"
+	FailOnUnchecked FailOn = "unchecked"
+	FailOnNever     FailOn = "never"
 )
 
-// ParseFailOn reads the fail-on input; "" is expect.
+// ParseFailOn reads the fail-on input: one value, or change and unchecked joined by a comma
+// (each includes expect); "" is expect.
 func ParseFailOn(s string) (FailOn, error) {
-	switch f := FailOn(strings.ToLower(strings.TrimSpace(s))); f {
-	case "":
-		return FailOnExpect, nil
-	case FailOnExpect, FailOnChange, FailOnNever:
-		return f, nil
+	var change, open, never bool
+	for _, w := range strings.Split(strings.ToLower(s), ",") {
+		switch FailOn(strings.TrimSpace(w)) {
+		case "", FailOnExpect:
+		case FailOnChange:
+			change = true
+		case FailOnUnchecked:
+			open = true
+		case FailOnNever:
+			never = true
+		default:
+			return "", fmt.Errorf("fail-on %q: want expect, change, unchecked or never (change,unchecked for both)", s)
+		}
 	}
-	return "", fmt.Errorf("fail-on %q: want expect, change or never", s)
+	switch {
+	case never && (change || open):
+		return "", fmt.Errorf("fail-on %q: never fails on nothing, so it combines with nothing", s)
+	case never:
+		return FailOnNever, nil
+	case change && open:
+		return FailOnChange + "," + FailOnUnchecked, nil
+	case change:
+		return FailOnChange, nil
+	case open:
+		return FailOnUnchecked, nil
+	}
+	return FailOnExpect, nil
+}
+
+// Unmet says whether an unmet expectation fails the check.
+func (f FailOn) Unmet() bool { return f != FailOnNever }
+
+// Change says whether a cell changed against the baseline fails the check.
+func (f FailOn) Change() bool { return f.has(FailOnChange) }
+
+// Unchecked says whether an expectation no run checked fails the check.
+func (f FailOn) Unchecked() bool { return f.has(FailOnUnchecked) }
+
+func (f FailOn) has(w FailOn) bool {
+	return slices.Contains(strings.Split(string(f), ","), string(w))
 }
 
 // Comparison is the result of comparing a sweep with a baseline.
@@ -140,7 +176,7 @@ func Cut(md string, limit int, note string) (s string, cut bool) {
 func Verdict(r *tally.Results, cmp *Comparison) string {
 	var parts []string
 	if len(r.Expectations) > 0 {
-		parts = append(parts, strings.TrimSuffix(heldLine(r, len(unmet(r))), "."))
+		parts = append(parts, strings.TrimSuffix(heldLine(r), "."))
 	}
 	if cmp != nil && !cmp.Missing {
 		if n := len(cmp.Changes); n == 0 {
@@ -213,19 +249,20 @@ type AnnotationInput struct {
 
 // Annotations plans the annotations of a sweep, most important first: each unmet expectation
 // on its expect entry (an error unless fail-on is never), each cell changed against the
-// baseline on its client entry, else its fault entry (an error when fail-on is change), and
-// each client that could not run on its entry (a warning). What does not fit the budget is
-// counted in a final notice that sends the reader to the job summary, which has everything.
+// baseline on its client entry, else its fault entry (an error when fail-on has change), each
+// expectation no run checked on its entry (an error when fail-on has unchecked), and each
+// client that could not run on its entry (a warning). What does not fit the budget is counted
+// in a final notice that sends the reader to the job summary, which has everything.
 func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	r := in.Results
 	var all []Annotation
-	unmetLevel, changeLevel := "error", "warning"
-	switch in.FailOn {
-	case FailOnNever:
-		unmetLevel = "warning"
-	case FailOnChange:
-		changeLevel = "error"
+	level := func(fails bool) string {
+		if fails {
+			return "error"
+		}
+		return "warning"
 	}
+	unmetLevel, changeLevel, uncheckedLevel := level(in.FailOn.Unmet()), level(in.FailOn.Change()), level(in.FailOn.Unchecked())
 	kinds := map[string]int{} // what was left out, by kind
 	type planned struct {
 		Annotation
@@ -239,6 +276,13 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 		for _, c := range in.Compare.Changes {
 			cands = append(cands, planned{changeAnnotation(in, c, changeLevel), "changed cell"})
 		}
+	}
+	for _, e := range unchecked(r) {
+		a := Annotation{Level: uncheckedLevel, File: in.File, Line: e.Line,
+			Title: "expectation not checked: want " + text(e.Outcome),
+			Message: fmt.Sprintf("client %s, fault %s, schema %s: want %s in every run; not checked, so neither held nor unmet: %s",
+				text(selector(e.Client)), text(selector(e.Fault)), text(selector(e.Schema)), text(e.Outcome), text(e.Unchecked))}
+		cands = append(cands, planned{a, "unchecked expectation"})
 	}
 	for _, u := range r.Unavailable {
 		a := Annotation{Level: "warning", File: in.File, Line: clientLine(in.Scenario, u.Client),
@@ -269,7 +313,7 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	}
 	if left > 0 && used["notice"] < budget.Notices && len(all) < total {
 		var what []string
-		for _, k := range []string{"unmet expectation", "changed cell", "unavailable client"} {
+		for _, k := range []string{"unmet expectation", "changed cell", "unchecked expectation", "unavailable client"} {
 			if n := kinds[k]; n > 0 {
 				what = append(what, fmt.Sprintf("%d %s", n, plural(n, k, k+"s")))
 			}

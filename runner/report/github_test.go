@@ -241,13 +241,52 @@ func TestAnnotationsHostile(t *testing.T) {
 }
 
 func TestParseFailOn(t *testing.T) {
-	for in, want := range map[string]FailOn{"": FailOnExpect, "expect": FailOnExpect, " Change ": FailOnChange, "never": FailOnNever} {
+	for in, want := range map[string]FailOn{"": FailOnExpect, "expect": FailOnExpect, " Change ": FailOnChange, "never": FailOnNever,
+		"unchecked": FailOnUnchecked, "expect,unchecked": FailOnUnchecked, "unchecked, change": "change,unchecked", "change,expect": FailOnChange} {
 		if got, err := ParseFailOn(in); err != nil || got != want {
 			t.Errorf("ParseFailOn(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseFailOn("always"); err == nil || !strings.Contains(err.Error(), "want expect, change or never") {
-		t.Errorf("ParseFailOn(always): %v", err)
+	for in, want := range map[string]string{"always": "want expect, change, unchecked or never (change,unchecked for both)", "never,unchecked": "never fails on nothing"} {
+		if _, err := ParseFailOn(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseFailOn(%q): %v, want %q", in, err, want)
+		}
+	}
+	for f, want := range map[FailOn][3]bool{FailOnNever: {}, FailOnExpect: {true}, FailOnChange: {true, true}, FailOnUnchecked: {true, false, true}, "change,unchecked": {true, true, true}} {
+		if got := [3]bool{f.Unmet(), f.Change(), f.Unchecked()}; got != want {
+			t.Errorf("%s: unmet, change, unchecked fail = %v, want %v", f, got, want)
+		}
+	}
+}
+
+// TestUncheckedAnnotations: an expectation no run checked is a warning on its line, or an
+// error when fail-on has unchecked; the verdict counts it apart from the held ones.
+func TestUncheckedAnnotations(t *testing.T) {
+	r := &tally.Results{Scenario: "s", Expectations: []tally.Expectation{
+		{Line: 7, Fault: "empty", Outcome: "passed", Status: tally.Held, Held: true},
+		{Line: 9, Client: "go-sdk/call", Outcome: "threw", Status: tally.Unchecked, Unchecked: "it selects no cell of this sweep"},
+	}}
+	for _, failOn := range []FailOn{FailOnExpect, FailOnNever, FailOnChange, FailOnUnchecked} {
+		list := Annotations(AnnotationInput{Results: r, File: "m.yaml", FailOn: failOn}, DefaultBudget)
+		want := "warning"
+		if failOn == FailOnUnchecked {
+			want = "error"
+		}
+		if len(list) != 1 || list[0].Level != want || list[0].Line != 9 || list[0].Title != "expectation not checked: want threw" ||
+			!strings.HasSuffix(list[0].Message, "not checked, so neither held nor unmet: it selects no cell of this sweep") {
+			t.Errorf("fail-on %s: %+v, want one %s on line 9", failOn, list, want)
+		}
+	}
+	if v := Verdict(r, nil); v != "1 of 2 expectations held, 1 unchecked" {
+		t.Errorf("Verdict = %q", v)
+	}
+	r.Expectations = r.Expectations[1:]
+	if v := Verdict(r, nil); v != "The 1 expectation was not checked" {
+		t.Errorf("Verdict = %q", v)
+	}
+	r.Expectations = append(r.Expectations, r.Expectations[0])
+	if v := Verdict(r, nil); v != "None of the 2 expectations was checked" {
+		t.Errorf("Verdict = %q", v)
 	}
 }
 
@@ -302,10 +341,10 @@ func TestVerdict(t *testing.T) {
 		cmp  *Comparison
 		want string
 	}{
-		{nil, "1 of 2 expectations did not hold · 1 client unavailable"},
-		{&Comparison{Missing: true}, "1 of 2 expectations did not hold · 1 client unavailable"},
-		{&Comparison{}, "1 of 2 expectations did not hold · no cell changed against the baseline · 1 client unavailable"},
-		{&Comparison{Changes: make([]tally.Change, 2)}, "1 of 2 expectations did not hold · 2 cells changed against the baseline · 1 client unavailable"},
+		{nil, "1 of 3 expectations did not hold, 1 unchecked · 1 client unavailable"},
+		{&Comparison{Missing: true}, "1 of 3 expectations did not hold, 1 unchecked · 1 client unavailable"},
+		{&Comparison{}, "1 of 3 expectations did not hold, 1 unchecked · no cell changed against the baseline · 1 client unavailable"},
+		{&Comparison{Changes: make([]tally.Change, 2)}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells changed against the baseline · 1 client unavailable"},
 	} {
 		if got := Verdict(r, tc.cmp); got != tc.want {
 			t.Errorf("Verdict = %q, want %q", got, tc.want)

@@ -112,14 +112,22 @@ func Markdown(w io.Writer, r *tally.Results) error {
 	}
 
 	if len(r.Expectations) > 0 {
-		missed := unmet(r)
+		missed, open := unmet(r), unchecked(r)
 		if len(missed) == 0 {
-			fmt.Fprintf(&b, "\n## Expectations\n\n%s\n", heldLine(r, 0))
+			fmt.Fprintf(&b, "\n## Expectations\n\n%s\n", heldLine(r))
 		} else {
-			fmt.Fprintf(&b, "\n## Unmet expectations\n\n%s\n\n", heldLine(r, len(missed)))
+			fmt.Fprintf(&b, "\n## Unmet expectations\n\n%s\n\n", heldLine(r))
 		}
 		for _, e := range missed {
 			markdownExpectation(&b, r, e)
+		}
+		if len(open) > 0 {
+			b.WriteString("\nUnchecked, neither held nor unmet:\n\n")
+		}
+		for _, e := range open {
+			fmt.Fprintf(&b, "- **line %d**: client %s, fault %s, schema %s → want **%s**; unchecked: %s\n",
+				e.Line, EscapeMarkdown(selector(e.Client)), EscapeMarkdown(selector(e.Fault)), EscapeMarkdown(selector(e.Schema)),
+				EscapeMarkdown(e.Outcome), EscapeMarkdown(e.Unchecked))
 		}
 	}
 

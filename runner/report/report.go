@@ -142,28 +142,42 @@ func runCounts(r *tally.Results) (runs, planned, cells int) {
 }
 
 // unmet returns the expectations that did not hold.
-func unmet(r *tally.Results) []tally.Expectation {
+func unmet(r *tally.Results) []tally.Expectation { return withStatus(r, tally.Unmet) }
+
+// unchecked returns the expectations no run of the sweep could check.
+func unchecked(r *tally.Results) []tally.Expectation { return withStatus(r, tally.Unchecked) }
+
+func withStatus(r *tally.Results, status string) []tally.Expectation {
 	var out []tally.Expectation
 	for _, e := range r.Expectations {
-		if !e.Held {
+		if e.State() == status {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// heldLine says how many expectations held, in a sentence.
-func heldLine(r *tally.Results, missed int) string {
+// heldLine says how the expectations came out, in a sentence.
+func heldLine(r *tally.Results) string {
 	n := len(r.Expectations)
+	held, missed, open := tally.Count(r.Expectations)
 	switch {
-	case missed == 0 && n == 1:
+	case missed == 0 && open == 0 && n == 1:
 		return "The 1 expectation held."
-	case missed == 0:
+	case missed == 0 && open == 0:
 		return fmt.Sprintf("All %d expectations held.", n)
-	case n == 1:
+	case n == 1 && missed == 1:
 		return "The 1 expectation did not hold."
+	case n == 1:
+		return "The 1 expectation was not checked."
+	case missed > 0 && open > 0:
+		return fmt.Sprintf("%d of %d expectations did not hold, %d unchecked.", missed, n, open)
+	case missed > 0:
+		return fmt.Sprintf("%d of %d expectations did not hold.", missed, n)
+	case held == 0:
+		return fmt.Sprintf("None of the %d expectations was checked.", n)
 	}
-	return fmt.Sprintf("%d of %d expectations did not hold.", missed, n)
+	return fmt.Sprintf("%d of %d expectations held, %d unchecked.", held, n, open)
 }
 
 // selector renders an expectation's client, fault or schema, where empty means any.

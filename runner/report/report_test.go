@@ -75,9 +75,11 @@ func sample() *tally.Results {
 		}
 	}
 	r.Expectations = []tally.Expectation{
-		{Line: 21, Fault: "clean", Outcome: "passed", Held: true},
-		{Line: 23, Client: "go-sdk/call", Fault: "type-swap", Outcome: "passed", Held: false,
+		{Line: 21, Fault: "clean", Outcome: "passed", Status: tally.Held, Held: true},
+		{Line: 23, Client: "go-sdk/call", Fault: "type-swap", Outcome: "passed", Status: tally.Unmet,
 			Misses: []string{"go-sdk/call@1.8.0|type-swap|published|stdio: threw 3/3"}},
+		{Line: 25, Client: "ts-sdk/call", Fault: "error", Outcome: "threw", Status: tally.Unchecked,
+			Unchecked: "it selects no cell of this sweep (the matrix was narrowed by clients, faults or schema modes)"},
 	}
 	r.Unavailable = []tally.Unavailable{{Client: "claude-code", Reason: "no ANTHROPIC_API_KEY in the environment"}}
 	return r

@@ -25,6 +25,11 @@ func ResultsSchema() ([]byte, error) {
 	s.ID = ResultsSchemaID
 	s.Title = "toolscore results"
 	s.Description = "results.json: one scenario's sweep, its outcomes counted per cell (client × fault × schema mode × transport), and whether the manifest's expectations held."
+	if e, ok := s.Definitions["Expectation"]; ok {
+		if status, ok := e.Properties.Get("status"); ok {
+			status.Enum = []any{tally.Held, tally.Unmet, tally.Unchecked}
+		}
+	}
 	if cell, ok := s.Definitions["Cell"]; ok {
 		if mode, ok := cell.Properties.Get("schema"); ok {
 			for _, m := range scenario.SchemaModes() {
@@ -51,7 +56,7 @@ var resultsComments = map[string]string{
 	"Results.Finished":     "When the sweep finished.",
 	"Results.Interrupted":  "True when the sweep stopped before every planned run finished.",
 	"Results.Cells":        "Every cell of the matrix with its outcome counts.",
-	"Results.Expectations": "The manifest's expect entries and whether each held.",
+	"Results.Expectations": "The manifest's expect entries and how each came out.",
 	"Results.Unavailable":  "Clients that could not run at all, with the reason.",
 
 	"Cell":              "One client × fault × schema mode × transport, with its outcome counts.",
@@ -71,14 +76,16 @@ var resultsComments = map[string]string{
 	"Example.Evidence": "Excerpt of what the client returned or threw.",
 	"Example.Tee":      "Path of the run's wire transcript.",
 
-	"Expectation":         "One expect entry of the manifest and whether it held.",
-	"Expectation.Line":    "Line of the entry in the manifest.",
-	"Expectation.Client":  "Client selector; unset means any.",
-	"Expectation.Fault":   "Fault selector; unset means any.",
-	"Expectation.Schema":  "Schema mode selector; unset means any.",
-	"Expectation.Outcome": "The outcome every run of the selected cells must have.",
-	"Expectation.Held":    "Whether every run of every selected cell had the outcome.",
-	"Expectation.Misses":  "The selected cells where some run had another outcome, with their counts.",
+	"Expectation":           "One expect entry of the manifest and how it came out.",
+	"Expectation.Line":      "Line of the entry in the manifest.",
+	"Expectation.Client":    "Client selector; unset means any.",
+	"Expectation.Fault":     "Fault selector; unset means any.",
+	"Expectation.Schema":    "Schema mode selector; unset means any.",
+	"Expectation.Outcome":   "The outcome every run of the selected cells must have.",
+	"Expectation.Status":    "held: every run of every selected cell had the outcome; unmet: some run did not (or a named client could not run); unchecked: no run of a selected cell took place in this sweep, so it neither held nor failed.",
+	"Expectation.Held":      "Whether the status is held; kept for readers of older results.",
+	"Expectation.Misses":    "The selected cells where some run had another outcome, with their counts.",
+	"Expectation.Unchecked": "Why an unchecked expectation was not checked.",
 
 	"Unavailable":        "A client that could not run, and why.",
 	"Unavailable.Client": "The client.",

@@ -71,9 +71,9 @@ func Text(w io.Writer, r *tally.Results) error {
 
 	if len(r.Expectations) > 0 {
 		b.WriteString("\n")
-		missed := unmet(r)
+		missed, open := unmet(r), unchecked(r)
 		if len(missed) == 0 {
-			b.WriteString(heldLine(r, 0) + "\n")
+			b.WriteString(heldLine(r) + "\n")
 		} else {
 			fmt.Fprintf(&b, "Unmet expectations (%d of %d):\n", len(missed), len(r.Expectations))
 			for _, e := range missed {
@@ -83,6 +83,13 @@ func Text(w io.Writer, r *tally.Results) error {
 				}
 				fmt.Fprintf(&b, "  expect at line %d: client %s fault %s schema %s → want %s; got: %s\n",
 					e.Line, plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)), plain(e.Outcome), got)
+			}
+		}
+		if len(open) > 0 {
+			fmt.Fprintf(&b, "Unchecked expectations (%d of %d), neither held nor unmet:\n", len(open), len(r.Expectations))
+			for _, e := range open {
+				fmt.Fprintf(&b, "  expect at line %d: client %s fault %s schema %s → want %s; unchecked: %s\n",
+					e.Line, plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)), plain(e.Outcome), plain(e.Unchecked))
 			}
 		}
 	}

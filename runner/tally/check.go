@@ -7,7 +7,8 @@ import (
 )
 
 // Check evaluates every expect entry of the scenario against the counted cells: an entry holds
-// when every finished run of every cell it selects had the expected outcome.
+// when every finished run of every cell it selects had the expected outcome and at least one
+// such run took place; with none, it is unchecked, not held.
 func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	byKey := map[string]*Cell{}
 	for _, c := range r.Cells {
@@ -15,28 +16,41 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	}
 	var out []Expectation
 	for _, e := range sc.Expect {
-		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Outcome: string(e.Outcome), Held: true}
+		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Outcome: string(e.Outcome)}
+		selected, ran := 0, 0
 		for _, cell := range sc.Cells() {
 			if !e.Matches(cell) {
 				continue
 			}
+			selected++
 			c := byKey[cell.Key()]
 			if c == nil {
 				if e.Client == "" || e.Client == "*" {
 					continue // a wildcard speaks of the clients that ran
 				}
 				// The named client could not run here: the expectation cannot be said to hold.
-				x.Held = false
 				x.Misses = append(x.Misses, fmt.Sprintf("%s × %s × %s: not run (client unavailable)", cell.Client.ID(), cell.Fault.Name, cell.Schema))
 				continue
 			}
 			if c.Runs == 0 {
 				continue
 			}
+			ran++
 			if c.Outcome[string(e.Outcome)] != c.Runs {
-				x.Held = false
 				x.Misses = append(x.Misses, fmt.Sprintf("%s × %s × %s: %s", c.Client, c.Fault, c.Schema, c.Counts()))
 			}
+		}
+		switch {
+		case len(x.Misses) > 0:
+			x.setStatus(Unmet)
+		case ran > 0:
+			x.setStatus(Held)
+		case selected == 0:
+			x.setStatus(Unchecked)
+			x.Unchecked = "it selects no cell of this sweep (the matrix was narrowed by clients, faults or schema modes)"
+		default:
+			x.setStatus(Unchecked)
+			x.Unchecked = "no run of the cells it selects took place in this sweep (another shard's, interrupted, or their clients unavailable)"
 		}
 		out = append(out, x)
 	}

@@ -14,9 +14,9 @@ import (
 // Cells with the same Key are summed (runs, planned runs, outcome counts) and keep the first
 // example of each outcome; cells keep the order in which they first appear. The merged sweep
 // started with the earliest input and finished with the latest, and was interrupted if any
-// input was. An expectation (the same manifest line) holds only if it held in every input that
-// checked it, and its misses are all the inputs' misses: held cannot be checked again here,
-// because that needs the manifest.
+// input was. An expectation (the same manifest line) is unmet if it was in any input, else held
+// if it held in one, else unchecked, and its misses are all the inputs' misses: it cannot be
+// checked again here, because that needs the manifest.
 func Merge(rs ...*Results) (*Results, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge: no results given")
@@ -64,12 +64,21 @@ func Merge(rs ...*Results) (*Results, error) {
 			i, ok := expects[e.Line]
 			if !ok {
 				expects[e.Line] = len(m.Expectations)
+				e.setStatus(e.State())
 				e.Misses = append([]string(nil), e.Misses...)
 				m.Expectations = append(m.Expectations, e)
 				continue
 			}
 			me := &m.Expectations[i]
-			me.Held = me.Held && e.Held
+			switch {
+			case me.State() == Unmet || e.State() == Unmet:
+				me.setStatus(Unmet)
+			case me.State() == Held || e.State() == Held:
+				me.setStatus(Held)
+			}
+			if me.Status != Unchecked {
+				me.Unchecked = ""
+			}
 			me.Misses = append(me.Misses, e.Misses...)
 		}
 

@@ -2,6 +2,7 @@ package tally
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -33,8 +34,11 @@ func TestMerge(t *testing.T) {
 			cell("go-sdk|corrupt|hidden|stdio", 3, 20, "passed:2", "hung:1"),
 		},
 		Expectations: []Expectation{
-			{Line: 12, Client: "raw", Outcome: "passed", Held: true},
-			{Line: 14, Fault: "corrupt", Outcome: "threw", Held: false, Misses: []string{"go-sdk|corrupt|hidden|stdio: passed 2/3, hung 1/3"}},
+			{Line: 12, Client: "raw", Outcome: "passed", Status: Held, Held: true},
+			{Line: 14, Fault: "corrupt", Outcome: "threw", Status: Unmet, Misses: []string{"go-sdk|corrupt|hidden|stdio: passed 2/3, hung 1/3"}},
+			// Unchecked in one shard (none of its runs there), held in the other: held.
+			{Line: 20, Outcome: "crashed", Status: Unchecked, Unchecked: "another shard's"},
+			{Line: 22, Client: "raw", Fault: "empty", Outcome: "passed", Status: Unchecked, Unchecked: "narrowed"},
 		},
 		Unavailable: []Unavailable{{Client: "codex", Reason: "no docker"}},
 	}
@@ -49,9 +53,10 @@ func TestMerge(t *testing.T) {
 			cell("raw|corrupt|hidden|stdio", 3, 5, "altered:3"),
 		},
 		Expectations: []Expectation{
-			{Line: 12, Client: "raw", Outcome: "passed", Held: false, Misses: []string{"raw|clean|hidden|stdio: hung 1/3"}},
-			{Line: 14, Fault: "corrupt", Outcome: "threw", Held: false, Misses: []string{"raw|corrupt|hidden|stdio: altered 3/3"}},
-			{Line: 20, Outcome: "crashed", Held: true},
+			{Line: 12, Client: "raw", Outcome: "passed", Status: Unmet, Misses: []string{"raw|clean|hidden|stdio: hung 1/3"}},
+			{Line: 14, Fault: "corrupt", Outcome: "threw", Status: Unmet, Misses: []string{"raw|corrupt|hidden|stdio: altered 3/3"}},
+			{Line: 20, Outcome: "crashed", Status: Held, Held: true},
+			{Line: 22, Client: "raw", Fault: "empty", Outcome: "passed", Status: Unchecked, Unchecked: "narrowed too"},
 		},
 		Unavailable: []Unavailable{{Client: "codex", Reason: "no docker"}, {Client: "gemini", Reason: "no key"}},
 	}
@@ -95,9 +100,10 @@ func TestMerge(t *testing.T) {
 		t.Errorf("toolscore %q backend %q, want each once", m.Toolscore, m.Backend)
 	}
 	wantExp := []Expectation{
-		{Line: 12, Client: "raw", Outcome: "passed", Held: false, Misses: []string{"raw|clean|hidden|stdio: hung 1/3"}},
-		{Line: 14, Fault: "corrupt", Outcome: "threw", Held: false, Misses: []string{"go-sdk|corrupt|hidden|stdio: passed 2/3, hung 1/3", "raw|corrupt|hidden|stdio: altered 3/3"}},
-		{Line: 20, Outcome: "crashed", Held: true},
+		{Line: 12, Client: "raw", Outcome: "passed", Status: Unmet, Misses: []string{"raw|clean|hidden|stdio: hung 1/3"}},
+		{Line: 14, Fault: "corrupt", Outcome: "threw", Status: Unmet, Misses: []string{"go-sdk|corrupt|hidden|stdio: passed 2/3, hung 1/3", "raw|corrupt|hidden|stdio: altered 3/3"}},
+		{Line: 20, Outcome: "crashed", Status: Held, Held: true},
+		{Line: 22, Client: "raw", Fault: "empty", Outcome: "passed", Status: Unchecked, Unchecked: "narrowed"},
 	}
 	if !reflect.DeepEqual(m.Expectations, wantExp) {
 		t.Errorf("expectations:\n%+v\nwant:\n%+v", m.Expectations, wantExp)
@@ -191,5 +197,21 @@ func TestMergeAgentCounts(t *testing.T) {
 	c := m.Cells[0]
 	if !reflect.DeepEqual(c.ModelView, map[string]int{"structured": 2}) || !reflect.DeepEqual(c.Answer, map[string]int{"fault-value": 1, "truth": 1, "flagged": 2}) {
 		t.Errorf("model_view %v, answer %v", c.ModelView, c.Answer)
+	}
+}
+
+// TestExpectationFromOlderResults: results written before expectations had a status read as
+// held or unmet by what held said, and a status written now is kept, with held following it.
+func TestExpectationFromOlderResults(t *testing.T) {
+	var es []Expectation
+	if err := json.Unmarshal([]byte(`[{"line":1,"held":true},{"line":2,"held":false},{"line":3,"held":true,"status":"unchecked"}]`), &es); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, fmt.Sprintf("%s %v", e.Status, e.Held))
+	}
+	if want := []string{"held true", "unmet false", "unchecked false"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses %q, want %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@
 package tally
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -64,9 +65,63 @@ type Expectation struct {
 	Fault   string `json:"fault,omitempty"`
 	Schema  string `json:"schema,omitempty"`
 	Outcome string `json:"outcome"`
-	Held    bool   `json:"held"`
+	// Status is Held, Unmet or Unchecked.
+	Status string `json:"status"`
+	// Held is Status == Held, for readers of older results.
+	Held bool `json:"held"`
 	// Misses lists the cells where some run had another outcome, with their counts.
 	Misses []string `json:"misses,omitempty"`
+	// Unchecked says why an unchecked expectation was not checked.
+	Unchecked string `json:"unchecked,omitempty"`
+}
+
+// The status of an expectation: every run of the cells it selects had its outcome (held),
+// some run did not (unmet), or no run of a cell it selects took place in this sweep (unchecked:
+// the matrix was narrowed, the runs were another shard's, the sweep was interrupted).
+const (
+	Held      = "held"
+	Unmet     = "unmet"
+	Unchecked = "unchecked"
+)
+
+// State is Status, or for an expectation made without one, what Held says.
+func (e Expectation) State() string {
+	switch {
+	case e.Status != "":
+		return e.Status
+	case e.Held:
+		return Held
+	}
+	return Unmet
+}
+
+// setStatus sets Status, and Held with it.
+func (e *Expectation) setStatus(s string) { e.Status, e.Held = s, s == Held }
+
+// UnmarshalJSON reads an expectation, taking the status of results written before there was
+// one from held (where held false was all that was said).
+func (e *Expectation) UnmarshalJSON(b []byte) error {
+	type plain Expectation
+	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+		return err
+	}
+	e.setStatus(e.State())
+	return nil
+}
+
+// Count tallies expectations by status.
+func Count(es []Expectation) (held, unmet, unchecked int) {
+	for _, e := range es {
+		switch e.State() {
+		case Held:
+			held++
+		case Unchecked:
+			unchecked++
+		default:
+			unmet++
+		}
+	}
+	return held, unmet, unchecked
 }
 
 // Unavailable is a client that could not run, and why.
