@@ -40,7 +40,11 @@ func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, 
 	name := sc.Server.Command[0]
 	var env []string
 	if p, ok := sc.Server.Env["PATH"]; ok {
-		env = append(env, "PATH="+p) // the server's PATH is what exec searches
+		v := p.Value
+		if p.FromEnv != "" {
+			v = os.Getenv(p.FromEnv)
+		}
+		env = append(env, "PATH="+v) // the server's PATH is what exec searches
 	}
 	d, _ := be.(*backend.Docker)
 	checked := map[string]bool{}
