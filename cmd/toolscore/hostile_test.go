@@ -28,7 +28,8 @@ const (
 )
 
 // hostileManifest sweeps one tool of the hostile server with the cheap built-in clients; the
-// expectation fails everywhere, so the evidence of every cell is shown.
+// expectation (an agent's outcome, which no SDK client has) fails in every cell, so every
+// report shows every cell's evidence.
 func hostileManifest(tool string) string {
 	name, _ := json.Marshal(hostileName) // a JSON string is a YAML double-quoted scalar
 	version, _ := json.Marshal(hostileVersion)
@@ -45,7 +46,7 @@ clients:
 runs: 1
 timeout: 20s
 expect:
-  - {fault: clean, outcome: threw}
+  - {fault: clean, outcome: rejected}
 `, name, tool, version)
 }
 
