@@ -13,7 +13,13 @@ COPY go.mod go.sum ./
 # Exec form throughout: a toolchain image need not have a shell.
 RUN ["go", "mod", "download"]
 COPY . .
-RUN ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", "/out/toolscore", "./cmd/toolscore"]
+# VERSION is what toolscore version reports. GitHub builds the action's image from this file
+# with no build arguments, so a release commit sets this default to its tag; other builds pass
+# --build-arg VERSION=$(git describe --tags --always --dirty). GOFLAGS carries it to the
+# linker because an exec-form RUN expands no variables.
+ARG VERSION=unreleased
+ENV GOFLAGS="-buildvcs=false '-ldflags=-s -w -X=main.version=${VERSION}'"
+RUN ["go", "build", "-trimpath", "-o", "/out/toolscore", "./cmd/toolscore"]
 
 FROM ${BASE_IMAGE}
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt

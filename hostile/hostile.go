@@ -19,10 +19,11 @@ import (
 )
 
 // Text is the hostile string every field of the markup tool carries: HTML and script, Markdown
-// table and link syntax, GitHub workflow commands, bidi controls, ANSI escapes, a NUL and line
-// breaks. A renderer that shows any of it as anything but text has a hole.
+// table and link syntax, GitHub workflow commands (the :: form at a line's start, the legacy
+// ##[ form anywhere in a line), bidi controls, ANSI escapes, a NUL and line breaks. A renderer
+// that shows any of it as anything but text has a hole.
 const Text = "<script>alert(\"ts\")</script><img src=x onerror=alert(1)> | a | b | `tick` **bold** " +
-	"[link](javascript:alert(2)) </details><!-- \r\n::error file=x,line=1::pwned%0A::warning::also " +
+	"[link](javascript:alert(2)) </details><!-- \r\n::error file=x,line=1::pwned%0A::warning::also ##[error]legacy " +
 	"\u202eevil\u202c \u2066iso\u2069 \x1b[31mred\x1b[0m \x00nul @everyone &amp; &lt;b&gt;"
 
 // Tools are the server's tools: each name is one way to misbehave.

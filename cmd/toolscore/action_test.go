@@ -53,6 +53,7 @@ type actionRun struct {
 	workspace string
 	inputs    map[string]string
 	env       map[string]string
+	stderr    string // what the last run printed on stderr
 }
 
 func newActionRun(t *testing.T, workspace string, api *fakegithub.Server, event string) *actionRun {
@@ -116,6 +117,7 @@ func (a *actionRun) run() (stdout, summary string, outputs map[string]string, co
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
+	a.stderr = e.String()
 	code = exitCode(err)
 	if code < 0 {
 		t.Fatalf("toolscore action: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -88,7 +89,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		if err != nil {
 			// A client whose image cannot be built is reported as unavailable, with the reason.
 			unavailable[c.ID()] = err.Error()
-			fmt.Fprintf(log, "client %s is unavailable: %v\n", c.ID(), err)
+			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
 			continue
 		}
 		d.Images[c.ID()] = tag
@@ -128,7 +129,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, instal
 		return "", err
 	}
 	if built {
-		fmt.Fprintf(log, "built %s for %s in %s\n", tag, c.ID(), time.Since(start).Round(time.Second))
+		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
 	}
 	if install == "" {
 		return tag, nil
@@ -139,7 +140,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, instal
 		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
 	}
 	if built {
-		fmt.Fprintf(log, "installed the server on %s for %s in %s\n", with, c.ID(), time.Since(start).Round(time.Second))
+		fmt.Fprintf(log, "installed the server on %s for %s in %s\n", with, report.Plain(c.ID()), time.Since(start).Round(time.Second))
 	}
 	return with, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -65,7 +66,7 @@ func baselineCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: writing the baseline: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), res.Scenario, path)
+	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), report.Plain(res.Scenario), path)
 	return 0
 }
 

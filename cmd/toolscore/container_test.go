@@ -37,6 +37,7 @@ func TestRunnerInContainer(t *testing.T) {
 	buildImage(t, api, "../..", tag, map[string]string{
 		"GO_IMAGE": strings.TrimSpace(string(goImage)),
 		"GOPROXY":  strings.TrimSpace(string(proxyURL)),
+		"VERSION":  "v9.8.7-container", // the Dockerfile stamps it into the binary
 	})
 
 	sock := strings.TrimPrefix(api.DaemonHost(), "unix://")
@@ -77,8 +78,8 @@ func TestRunnerInContainer(t *testing.T) {
 	if err := json.NewDecoder(tr).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Backend != "docker" || len(res.Cells) != 3*4*2 {
-		t.Fatalf("backend %q (%s), %d cells; want docker and 24", res.Backend, res.BackendWhy, len(res.Cells))
+	if res.Backend != "docker" || len(res.Cells) != 3*4*2 || res.Toolscore != "v9.8.7-container" {
+		t.Fatalf("backend %q (%s), %d cells, toolscore %q; want docker, 24 and the version built in", res.Backend, res.BackendWhy, len(res.Cells), res.Toolscore)
 	}
 	for _, c := range res.Cells {
 		want := "passed"

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -110,11 +109,11 @@ func spanTransports(changes []tally.Change) bool {
 
 func diffText(w io.Writer, d diffReport) error {
 	if len(d.Changes) == 0 {
-		_, err := fmt.Fprintf(w, "no cell changed: the %d cells of %s have the counts of %s\n", d.Cells, oneLine(d.New), oneLine(d.Base))
+		_, err := fmt.Fprintf(w, "no cell changed: the %d cells of %s have the counts of %s\n", d.Cells, report.Plain(d.New), report.Plain(d.Base))
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), oneLine(d.Base), oneLine(d.New))
+	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), report.Plain(d.Base), report.Plain(d.New))
 	multi := spanTransports(d.Changes)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "client\tfault\tschema\t")
@@ -124,11 +123,11 @@ func diffText(w io.Writer, d diffReport) error {
 	fmt.Fprint(tw, "before\tnow\n")
 	for _, c := range d.Changes {
 		before, after := beforeAfter(c)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t", oneLine(c.Client), oneLine(c.Fault), oneLine(c.Schema))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", report.Plain(c.Client), report.Plain(c.Fault), report.Plain(c.Schema))
 		if multi {
-			fmt.Fprintf(tw, "%s\t", oneLine(c.Transport))
+			fmt.Fprintf(tw, "%s\t", report.Plain(c.Transport))
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", oneLine(before), oneLine(after))
+		fmt.Fprintf(tw, "%s\t%s\n", report.Plain(before), report.Plain(after))
 	}
 	tw.Flush()
 	_, err := io.WriteString(w, b.String())
@@ -169,12 +168,7 @@ func diffJSON(w io.Writer, d diffReport) error {
 	if d.Changes == nil {
 		d.Changes = []tally.Change{} // a reader iterates an empty list, not null
 	}
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return report.WriteJSON(w, d)
 }
 
 func cellsWord(n int) string {
@@ -182,20 +176,6 @@ func cellsWord(n int) string {
 		return "cell"
 	}
 	return "cells"
-}
-
-// oneLine keeps a string read from a file on one terminal line: breaks become spaces and
-// other control characters are replaced, so a hand-edited file cannot redraw the table.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' || r == '\u0085':
-			return ' '
-		case unicode.IsControl(r):
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 // readBase reads the counts of path: a results.json, a directory holding one, or a baseline

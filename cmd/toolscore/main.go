@@ -12,9 +12,6 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 const usage = `toolscore: what MCP clients and agents do when a tool misbehaves
 
 usage:
@@ -33,7 +30,7 @@ usage:
   toolscore agent NAME                     run one agent adapter (claude-code, codex, gemini-cli) against the scripted model
   toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
   toolscore demo                           one tools/call through each fault, printed
-  toolscore version
+  toolscore version                        toolscore's version, and the clients' it drives
 
 Run "toolscore COMMAND -h" for a command's flags.
 `
@@ -99,8 +96,7 @@ func run(ctx context.Context, args []string) int {
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":
-		fmt.Println("toolscore", version)
-		return 0
+		return versionCmd(os.Stdout)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return 0

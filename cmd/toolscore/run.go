@@ -176,7 +176,7 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 		slice = fmt.Sprintf(" (shard %d/%d)", shard, shards)
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
-		version, sc.Name, path, cells, sc.Runs, slice, be.Name(), why, par, out)
+		version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
 	prog := newProgress(stderr, progCells)
 	res, err = runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
@@ -344,7 +344,7 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome string, cellDone
 	if cellDone {
 		p.cellsDone++
 		if !p.live {
-			fmt.Fprintf(p.w, "[%d/%d] %s × %s × %s: %s\n", p.cellsDone, p.cells, c.Client, c.Fault, c.Schema, c.Counts())
+			fmt.Fprintf(p.w, "[%d/%d] %s × %s × %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Client), report.Plain(c.Fault), report.Plain(c.Schema), report.Plain(c.Counts()))
 		}
 	}
 	if p.live {

@@ -2,7 +2,10 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -23,10 +26,37 @@ func JSON(w io.Writer, r *tally.Results) error {
 		}
 		out.Cells = append(out.Cells, c)
 	}
-	b, err := json.MarshalIndent(&out, "", "  ")
+	return WriteJSON(w, &out)
+}
+
+// WriteJSON writes v as indented JSON that is as safe to print as Plain text, and decodes to
+// exactly what v holds: encoding/json escapes the C0 controls in strings, and WriteJSON also
+// escapes what it leaves (DEL, the C1 controls, bidirectional overrides, and the "[" of a
+// legacy "##[" workflow command). None of those can stand outside a string, so each escape
+// lands inside one.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	var out strings.Builder
+	out.Grow(len(b) + 1)
+	done := 0 // b[:done] is in out
+	for i := 0; i < len(b); {
+		if b[i] < 0x7f && b[i] != '[' {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && isControl(r) || r == '[' && i >= 2 && b[i-1] == '#' && b[i-2] == '#' {
+			out.Write(b[done:i])
+			fmt.Fprintf(&out, `\u%04x`, r)
+			done = i + n
+		}
+		i += n
+	}
+	out.Write(b[done:])
+	out.WriteByte('\n')
+	_, err = io.WriteString(w, out.String())
 	return err
 }

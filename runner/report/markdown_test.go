@@ -136,6 +136,9 @@ func TestMarkdownHostile(t *testing.T) {
 	for i, s := range hostile {
 		c := mkCell(s, hostile[(i+3)%len(hostile)], "hidden", 2, "passed:1", s+":1")
 		c.Examples = map[string]tally.Example{s: {Run: 1, Evidence: s, Tee: s}}
+		if i%5 == 0 { // an agent's cell: the model's view table shows it too
+			c.ModelView, c.Answer = map[string]int{s: 1, "text": 1}, map[string]int{s: 1}
+		}
 		r.Cells = append(r.Cells, c)
 		r.Unavailable = append(r.Unavailable, tally.Unavailable{Client: s, Reason: s})
 	}

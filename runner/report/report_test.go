@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -151,5 +152,41 @@ func TestJSON(t *testing.T) {
 	}
 	if s := b.String(); strings.Contains(s, "null") {
 		t.Errorf("JSON wrote null:\n%s", s)
+	}
+}
+
+// TestJSONHostile: results.json keeps every hostile string exactly, as data, yet printed (by
+// toolscore report --format json in a CI log) it shows no character a terminal acts on and
+// holds no legacy workflow command.
+func TestJSONHostile(t *testing.T) {
+	// The hostile strings but the two huge ones, a legacy workflow command, and the controls
+	// encoding/json writes as they are.
+	strs := append(hostile[:len(hostile)-2:len(hostile)-2], "##[error]legacy", "###[x] #[y] ##", "\u0085next\u009b31m\u007fdel", "\u202aembed\u200fmark\u061c")
+	r := &tally.Results{Scenario: strings.Join(strs, " ")}
+	for i, s := range strs {
+		c := mkCell(s, strs[(i+1)%len(strs)], "hidden", 1, s+":1")
+		c.Examples = map[string]tally.Example{s: {Run: 1, Evidence: s, Tee: s}}
+		r.Cells = append(r.Cells, c)
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var got tally.Results
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("results.json does not decode: %v", err)
+	}
+	for i, c := range got.Cells {
+		want := string([]rune(strs[i])) // JSON strings are UTF-8: encoding/json makes each bad byte U+FFFD
+		if c.Client != want || c.Examples[want].Evidence != want {
+			t.Errorf("cell %d: client %.60q, want %.60q", i, c.Client, want)
+		}
+	}
+	out := b.String()
+	if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && isControl(r) }); i >= 0 {
+		t.Errorf("results.json has a raw control character: %.80q", out[i:])
+	}
+	if strings.Contains(out, "##[") {
+		t.Errorf("results.json holds a legacy workflow command")
 	}
 }

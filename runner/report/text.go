@@ -306,20 +306,31 @@ func took(r *tally.Results) string {
 	return d.Round(time.Second).String()
 }
 
-// plain makes text from outside safe for a terminal: line breaks and tabs become spaces, and
-// control characters (which could move the cursor or recolour the screen) and bidirectional
-// overrides (which could reorder what is shown) become U+FFFD.
-func plain(s string) string {
-	return strings.Map(func(r rune) rune {
+// Plain makes text from outside safe for a terminal and a CI log, whoever prints it: line
+// breaks and tabs become spaces; control characters (which could move the cursor or recolour
+// the screen) and bidirectional overrides (which could reorder what is shown) become U+FFFD;
+// and a zero-width joiner goes inside every "::" and "##[", which GitHub's runner reads as a
+// workflow command (the first at the start of a line, the legacy second anywhere in one).
+func Plain(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := rune(0)
+	for i, r := range s { // an invalid byte comes as U+FFFD
 		switch {
 		case isBreak(r):
-			return ' '
+			r = ' '
 		case isControl(r):
-			return '\uFFFD'
+			r = '\uFFFD'
+		case r == ':' && prev == ':', r == '[' && strings.HasSuffix(s[:i], "##"):
+			b.WriteString(zwj)
 		}
-		return r
-	}, s)
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
+
+func plain(s string) string { return Plain(s) }
 
 // isBreak says whether r starts a new line or moves to a tab stop.
 func isBreak(r rune) bool {

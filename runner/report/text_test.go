@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -66,6 +67,7 @@ func TestTextHostile(t *testing.T) {
 		Cells:    []*tally.Cell{mkCell("raw\u202eevil", "clean\r\n", "hidden", 1, "passed:1")},
 		Unavailable: []tally.Unavailable{
 			{Client: "codex", Reason: strings.Repeat("x", 1<<20)},
+			{Client: "::error::name ##[warning]name", Reason: " ::notice::why"},
 		},
 	}
 	var b bytes.Buffer
@@ -81,6 +83,35 @@ func TestTextHostile(t *testing.T) {
 	}
 	if len(out) > 2000 {
 		t.Errorf("a 1 MiB reason made %d bytes of report", len(out))
+	}
+	// Printed in a CI log, no line is a workflow command.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[") {
+			t.Errorf("a workflow command: %q", line)
+		}
+	}
+}
+
+// TestPlain: text from outside comes out on one line that a terminal shows as it is and that
+// GitHub's runner, reading a log, takes for no workflow command.
+func TestPlain(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"passed 3/3", "passed 3/3"},
+		{"a\nb\r\nc\td", "a b  c d"},
+		{"\x1b[31mred\x00\x7f\u009b", "\uFFFD[31mred\uFFFD\uFFFD\uFFFD"},
+		{"\u202eevil\u2066iso\u2069", "\uFFFDevil\uFFFDiso\uFFFD"},
+		{"::error::x", ":\u200d:error:\u200d:x"},
+		{"\u00a0 ::warning::y", "\u00a0 :\u200d:warning:\u200d:y"},
+		{":::", ":\u200d:\u200d:"},
+		{"std::runtime_error: a: b", "std:\u200d:runtime_error: a: b"},
+		{"##[error]x", "##\u200d[error]x"},
+		{"###[x] #[y] ##", "###\u200d[x] #[y] ##"},
+		{"bad \xff", "bad \uFFFD"},
+		{"ÄÖ 日本", "ÄÖ 日本"},
+	} {
+		if got := Plain(tc.in); got != tc.want {
+			t.Errorf("Plain(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 
