@@ -27,10 +27,10 @@ const (
 	hostileVersion = "::error::v ##[warning]v <img src=x onerror=alert(1)> | x \u2066iso\u2069"
 )
 
-// hostileManifest sweeps one tool of the hostile server with the cheap built-in clients; the
+// hostileReportManifest sweeps one tool of the hostile server with the cheap built-in clients; the
 // expectation (an agent's outcome, which no SDK client has) fails in every cell, so every
 // report shows every cell's evidence.
-func hostileManifest(tool string) string {
+func hostileReportManifest(tool string) string {
 	name, _ := json.Marshal(hostileName) // a JSON string is a YAML double-quoted scalar
 	version, _ := json.Marshal(hostileVersion)
 	return fmt.Sprintf(`name: %s
@@ -61,7 +61,7 @@ func TestHostileReports(t *testing.T) {
 	for _, tool := range []string{"markup", "garbage", "rpc-error"} {
 		t.Run(tool, func(t *testing.T) {
 			ws := t.TempDir()
-			writeFile(t, filepath.Join(ws, "hostile.yaml"), hostileManifest(tool))
+			writeFile(t, filepath.Join(ws, "hostile.yaml"), hostileReportManifest(tool))
 			stdout, stderr, code := toolscore(t, ws, "run", "hostile.yaml", "--backend", "local", "--out", "out")
 			if code != 1 {
 				t.Fatalf("toolscore run: exit %d, want 1 (an unmet expectation); stderr:\n%s", code, stderr)
