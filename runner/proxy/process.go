@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // Grace is how long the server gets to exit on its own after the client closes its end (or the
@@ -57,7 +59,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	if err != nil {
 		return 1, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		tee.Write(&Record{Dir: Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
 		return 127, fmt.Errorf("starting the server %q: %w", srv.Command[0], err)
 	}
