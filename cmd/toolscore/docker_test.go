@@ -373,3 +373,26 @@ func ownedBy(t *testing.T, api *client.Client, pid int) []container.Summary {
 	}
 	return of
 }
+
+// TestDockerTranscriptRunTimesOut: in a cell, a run's timeout stops the adapter only (the
+// container's first process); the adapter asks the proxy to stop, so each client's transcript
+// still ends with the exit of the server that never answered.
+func TestDockerTranscriptRunTimesOut(t *testing.T) {
+	api := engine(t)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, hangManifest(t, "raw, go-sdk/call, mcp-go/call", "3s"), "--backend", "docker", "--out", out); code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	noLeftovers(t, api, "a sweep that timed out")
+	tees := runTees(out)
+	if len(tees) != 3 {
+		t.Fatalf("%d transcripts, want 3", len(tees))
+	}
+	for _, tee := range tees {
+		recs := readTee(t, tee)
+		last := recs[len(recs)-1]
+		if d, _ := last["detail"].(map[string]any); last["event"] != "server-exit" || d["signal"] != "killed" {
+			t.Errorf("%s ends with %v, want the server's exit by SIGKILL", tee, last)
+		}
+	}
+}
