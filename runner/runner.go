@@ -304,6 +304,10 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if res.Cancelled {
 		return RunRecord{}, false
 	}
+	if _, err := proxy.EndWithout(filepath.Join(dir, "tee.jsonl"), noExitWhy(res, spec.Timeout),
+		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
+		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
+	}
 	var transcript []proxy.Entry
 	if f, err := os.Open(filepath.Join(dir, "tee.jsonl")); err == nil {
 		transcript, _ = proxy.ReadTranscript(f)
@@ -318,6 +322,18 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
+}
+
+// noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
+// only the runner knows.
+func noExitWhy(res backend.Result, timeout time.Duration) string {
+	switch {
+	case res.TimedOut:
+		return fmt.Sprintf("the run's timeout (%s) ran out, and its processes were killed before the proxy saw the server exit", timeout)
+	case res.OOMKilled:
+		return "the cell ran out of memory and was killed before the proxy saw the server exit"
+	}
+	return fmt.Sprintf("the proxy was gone before it saw the server exit (the adapter exited %d)", res.ExitCode)
 }
 
 // ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real

@@ -22,6 +22,12 @@ var errUsage = errors.New("usage")
 // test never runs beside the runner by surprise. It says why, and returns what to do when the
 // sweep is over.
 func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, map[string]string, func(), error) {
+	// Whatever the backend, the process groups of local runs whose runner was killed go first.
+	if n, err := backend.SweepGroups(); err != nil {
+		fmt.Fprintln(log, "toolscore:", err)
+	} else if n > 0 {
+		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
+	}
 	local := backend.Local{Binary: self}
 	localOnly := missingKeys(sc)
 	for _, c := range sc.Clients {

@@ -88,11 +88,19 @@ func ours(t *testing.T, api *client.Client) []container.Summary {
 	host, _ := os.Hostname()
 	var mine []container.Summary
 	for _, c := range cs {
-		h, pidText, _ := strings.Cut(c.Labels[backend.LabelOwner], ":")
-		pid, _ := strconv.Atoi(pidText)
-		_, started := startedPids.Load(pid)
-		if h == host && pid > 0 && !started && syscall.Kill(pid, 0) == nil {
-			continue
+		label := c.Labels[backend.LabelOwner]
+		if o, err := backend.ParseOwner(label); err == nil {
+			_, started := startedPids.Load(o.PID)
+			if gone, known := o.Gone(); known && !gone && !started {
+				continue
+			}
+		} else if h, pidText, _ := strings.Cut(label, ":"); h == host {
+			// An older toolscore's label, host:pid.
+			pid, _ := strconv.Atoi(pidText)
+			_, started := startedPids.Load(pid)
+			if pid > 0 && !started && syscall.Kill(pid, 0) == nil {
+				continue
+			}
 		}
 		mine = append(mine, c)
 	}
@@ -296,5 +304,95 @@ expect: [{client: raw, outcome: threw}]
 			t.Fatalf("the next sweep exited %d:\n%s", code, stderr)
 		}
 		noLeftovers(t, api, "SIGKILL and the next start")
+	}
+}
+
+// TestDockerSweepsInOtherPIDNamespaces: a sweep in another PID namespace (as in a container
+// that shares the host's name) keeps its cells while a sweep starts here on the same engine:
+// its pid means nothing here, so this one cannot judge it gone and leaves its containers to
+// their deadline. The other sweep's toolscore gets a pid that no process has here, which is what
+// a sweep judging by host and pid took for a dead owner.
+func TestDockerSweepsInOtherPIDNamespaces(t *testing.T) {
+	api := engine(t)
+	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+		t.Skipf("no PID namespace can be made here (unshare, from util-linux, as root): %v", err)
+	}
+	// The lowest pid free here: below 300 the kernel hands out no pid again once it wraps.
+	free := 2
+	for ; free < 300; free++ {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(free)); err != nil {
+			break
+		}
+	}
+	dir := t.TempDir()
+	pidFile, out := filepath.Join(dir, "pid"), filepath.Join(dir, "out")
+	// In the new namespace sh is pid 1 and each process it starts takes the next pid: it
+	// starts throwaway ones until toolscore's turn comes at the free pid.
+	script := `i=2; while [ $i -lt ` + strconv.Itoa(free) + ` ]; do /bin/true; i=$((i+1)); done
+"$0" "$@" & echo $! > ` + pidFile + `; wait $!`
+	other := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script,
+		staticToolscore(t), "run", slowManifest(t, 4), "--backend", "docker", "--parallel", "2", "--out", out)
+	var stderr strings.Builder
+	other.Stderr = &stderr
+	if err := start(other); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	for deadline := time.Now().Add(60 * time.Second); len(ownedBy(t, api, free)) < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			other.Process.Kill()
+			other.Wait()
+			t.Fatalf("the other namespace's cells did not start:\n%s", stderr.String())
+		}
+	}
+	b, _ := os.ReadFile(pidFile)
+	if _, err := os.Stat("/proc/" + strconv.Itoa(free)); err == nil || strings.TrimSpace(string(b)) != strconv.Itoa(free) {
+		t.Fatalf("the other sweep's toolscore is pid %s there, and pid %d is in use here: this test would prove nothing", b, free)
+	}
+	if code, _, e := runStatic(t, "--backend", "docker", "--runs", "1", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--out", t.TempDir()); code != 0 {
+		t.Fatalf("the sweep here exited %d:\n%s", code, e)
+	}
+	if err := other.Wait(); err != nil {
+		t.Fatalf("the other namespace's sweep: %v\n%s", err, stderr.String())
+	}
+	res := readResultsDir(t, out)
+	if len(res.Cells) != 1 || res.Cells[0].Runs != 4 || res.Cells[0].Outcome["passed"] != 4 {
+		t.Fatalf("the other namespace's sweep: want its 4 runs passed (none killed)\n%s", stderr.String())
+	}
+	noLeftovers(t, api, "two sweeps in two PID namespaces")
+}
+
+// ownedBy lists the running cells of sweeps in other PID namespaces whose toolscore has pid.
+func ownedBy(t *testing.T, api *client.Client, pid int) []container.Summary {
+	here := backend.Self().PIDNS
+	var of []container.Summary
+	for _, c := range ours(t, api) {
+		if o, err := backend.ParseOwner(c.Labels[backend.LabelOwner]); err == nil && o.PID == pid && o.PIDNS != here && c.State == "running" {
+			of = append(of, c)
+		}
+	}
+	return of
+}
+
+// TestDockerTranscriptRunTimesOut: in a cell, a run's timeout stops the adapter only (the
+// container's first process); the adapter asks the proxy to stop, so each client's transcript
+// still ends with the exit of the server that never answered.
+func TestDockerTranscriptRunTimesOut(t *testing.T) {
+	api := engine(t)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, hangManifest(t, "raw, go-sdk/call, mcp-go/call", "3s"), "--backend", "docker", "--out", out); code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	noLeftovers(t, api, "a sweep that timed out")
+	tees := runTees(out)
+	if len(tees) != 3 {
+		t.Fatalf("%d transcripts, want 3", len(tees))
+	}
+	for _, tee := range tees {
+		recs := readTee(t, tee)
+		last := recs[len(recs)-1]
+		if d, _ := last["detail"].(map[string]any); last["event"] != "server-exit" || d["signal"] != "killed" {
+			t.Errorf("%s ends with %v, want the server's exit by SIGKILL", tee, last)
+		}
 	}
 }

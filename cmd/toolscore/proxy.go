@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -95,6 +97,9 @@ func proxyCmd(ctx context.Context, args []string) int {
 		defer tf.Close()
 		tee = proxy.NewTee(tf)
 	}
+	// A client that closes its end must be a failed write, recorded, not Go's default for a
+	// broken stdout: death by SIGPIPE, with the transcript cut.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code, err := proxy.Run(ctx, proxy.Server{Command: fs.Args(), Env: env}, cfg, tee, os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore proxy:", err)

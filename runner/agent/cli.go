@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // cliRun is one run of an agent's CLI: its own record (stdout), its stderr, exit status and time.
@@ -30,7 +31,10 @@ func runCLI(ctx context.Context, cmd *exec.Cmd, dir, record string) (cliRun, err
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := proc.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	run := cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
 	_ = os.WriteFile(filepath.Join(dir, record), run.stdout, 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "stderr.txt"), run.stderr, 0o644)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // The cell's stream: what `toolscore cell` writes on its stdout once the adapter is done, one
@@ -69,7 +71,7 @@ func Cell(ctx context.Context, args []string) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore cell: starting the adapter: %v\n", err)
 		return 127
 	}

@@ -51,7 +51,7 @@ type engine interface {
 const (
 	LabelMarker   = "io.toolscore"          // "1" on everything of ours
 	LabelSession  = "io.toolscore.session"  // the sweep that made it
-	LabelOwner    = "io.toolscore.owner"    // host:pid of that sweep's process
+	LabelOwner    = "io.toolscore.owner"    // that sweep's process, an Owner as JSON
 	LabelDeadline = "io.toolscore.deadline" // unix time past which it is a leftover whatever its session
 	LabelCell     = "io.toolscore.cell"
 	LabelRun      = "io.toolscore.run"
@@ -126,11 +126,10 @@ func NewDocker(ctx context.Context) (*Docker, error) {
 		api.Close()
 		return nil, fmt.Errorf("no Docker daemon answered at %s: %w", api.DaemonHost(), err)
 	}
-	host, _ := os.Hostname()
 	return &Docker{
 		api:     api,
 		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid()),
-		owner:   host + ":" + strconv.Itoa(os.Getpid()),
+		owner:   Self().String(),
 		Images:  map[string]string{},
 	}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types/build"
@@ -293,7 +292,10 @@ func (d *Docker) Sweep(ctx context.Context, all bool) (int, error) {
 	return n, nil
 }
 
-// leftover says whether something labelled by a sweep belongs to a sweep that is over.
+// leftover says whether something labelled by a sweep belongs to a sweep that is over: past its
+// deadline, or made by an owner this process can see is gone. An owner it cannot judge (of
+// another machine, boot or PID namespace, or an older label that does not say) may still be
+// running, so its things are left until their deadline.
 func (d *Docker) leftover(labels map[string]string) bool {
 	if labels[LabelSession] == d.session {
 		return false
@@ -301,18 +303,12 @@ func (d *Docker) leftover(labels map[string]string) bool {
 	if dl, err := strconv.ParseInt(labels[LabelDeadline], 10, 64); err == nil && time.Now().Unix() > dl {
 		return true
 	}
-	host, pidText, ok := strings.Cut(labels[LabelOwner], ":")
-	me, _ := os.Hostname()
-	if !ok || host != me {
-		return false // another machine's sweep, still within its deadline
+	o, err := ParseOwner(labels[LabelOwner])
+	if err != nil {
+		return false
 	}
-	pid, err := strconv.Atoi(pidText)
-	return err != nil || !alive(pid)
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
+	gone, known := o.Gone()
+	return known && gone
 }
 
 // RemoveMine removes the containers of this sweep still there (none, when every run cleaned up

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/proc"
 	"github.com/toolscore/toolscore/runner/runenv"
 )
 
@@ -27,7 +28,9 @@ func (l Local) Self() string { return l.Binary }
 func (Local) WorkDir(hostDir string) string { return hostDir }
 
 // Run starts the adapter in its own process group, and afterwards kills the whole group, so a
-// proxy or server the adapter left behind never outlives the run.
+// proxy or server the adapter left behind never outlives the run. The adapter dies with this
+// process (proc.Start), and the group is on record until it is dead, for the next sweep
+// (SweepGroups) should this process be killed before it could kill the group.
 func (Local) Run(ctx context.Context, s Spec) Result {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return Result{Err: fmt.Errorf("making the run's directory: %w", err)}
@@ -44,10 +47,12 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	// killed by then, so this bounds the wait.
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return Result{Err: fmt.Errorf("starting %q: %w", s.Command[0], err)}
 	}
 	pgid := cmd.Process.Pid
+	// Without the record the run goes as well; only a sweep after a killed runner misses it.
+	forget, _ := recordGroup(pgid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -65,6 +70,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 		err = stopGroup(pgid, done)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL) // whatever is left of the group
+	forget()
 	r.Took = time.Since(start)
 	r.Stdout, r.Stderr = stdout.buf, stderr.buf
 	r.ExitCode = 0

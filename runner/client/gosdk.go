@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // GoSDK calls a tool through the official Go SDK's client, after ListTools when list is set.
@@ -18,8 +21,15 @@ func GoSDK(ctx context.Context, command []string, tool string, args map[string]a
 	if list {
 		obs.Client = "go-sdk/list-then-call"
 	}
+	// The SDK starts the proxy on this goroutine, whose thread is held until the proxy is gone
+	// (see proc.DieWithParent).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	askToStop(cmd)
+	proc.DieWithParent(cmd)
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-go-sdk", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.CommandContext(ctx, command[0], command[1:]...)}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("go-sdk could not connect: %w", err)
 	}

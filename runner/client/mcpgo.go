@@ -6,9 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // MCPGo calls a tool through github.com/mark3labs/mcp-go's client, after ListTools when list
@@ -18,7 +23,18 @@ func MCPGo(ctx context.Context, r Request, list bool) (*Observation, error) {
 	if list {
 		obs.Client = "mcp-go/list-then-call"
 	}
-	c, err := mcpclient.NewStdioMCPClient(r.Server[0], os.Environ(), r.Server[1:]...)
+	// The library starts the proxy on this goroutine, whose thread is held until the proxy is
+	// gone (see proc.DieWithParent); the command is the library's own, but tied to this run.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := mcpclient.NewStdioMCPClientWithOptions(r.Server[0], os.Environ(), r.Server[1:], transport.WithCommandFunc(
+		func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd := exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			askToStop(cmd)
+			proc.DieWithParent(cmd)
+			return cmd, nil
+		}))
 	if err != nil {
 		return nil, fmt.Errorf("mcp-go could not start the server: %w", err)
 	}

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // ProtocolVersion is the MCP revision the raw client asks for.
@@ -27,7 +30,7 @@ type RawSession struct {
 // StartRaw starts command and initializes an MCP session with it.
 func StartRaw(ctx context.Context, command []string) (*RawSession, json.RawMessage, error) {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
-	cmd.WaitDelay = 5 * time.Second
+	askToStop(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, nil, err
@@ -36,7 +39,7 @@ func StartRaw(ctx context.Context, command []string) (*RawSession, json.RawMessa
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return nil, nil, fmt.Errorf("starting %q: %w", command[0], err)
 	}
 	s := &RawSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), done: make(chan error, 1)}
@@ -189,4 +192,11 @@ func skipValue(dec *json.Decoder) error {
 func (s *RawSession) Close() error {
 	_ = s.in.Close()
 	return s.cmd.Wait()
+}
+
+// askToStop has a cancelled run ask the proxy to stop (SIGTERM) rather than kill it, so the
+// proxy can still stop the server and record how it ended; it is killed if it is not gone soon.
+func askToStop(cmd *exec.Cmd) {
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/proc"
 )
 
 // fetchOnce starts a fresh instance of the server, calls one tool with args over raw JSON-RPC
@@ -24,7 +26,7 @@ func fetchOnce(ctx context.Context, srv Server, tool string, args json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("starting the server for the decoy: %w", err)
 	}
 	defer func() {

@@ -8,17 +8,25 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/proc"
 	"github.com/toolscore/toolscore/runner/runenv"
 )
 
-// Grace is how long the server gets to exit on its own after the client closes its end (or the
-// run is cancelled) before it is sent SIGTERM, and again before SIGKILL, as the MCP stdio
-// transport asks of a client.
+// Grace is how long the server gets to exit on its own after the client closes its end before
+// it is sent SIGTERM, and again before SIGKILL, as the MCP stdio transport asks of a client.
 const Grace = 2 * time.Second
+
+// StopGrace is how long the server gets after SIGTERM when the proxy itself is told to stop (the
+// run's time is up, the sweep is stopped): less than the backends give the proxy, so that the
+// proxy still sees the server's exit and records it before it goes.
+const StopGrace = 500 * time.Millisecond
+
+// drainGrace is how long a stopped proxy waits for the last frames to reach a client that may
+// have stopped reading: each is recorded already.
+const drainGrace = 200 * time.Millisecond
 
 // Server is the command the proxy starts and wraps.
 type Server struct {
@@ -38,7 +46,8 @@ func (s Server) cmd() *exec.Cmd {
 
 // Run starts the server, relays between the client's stdio (stdin, stdout) and the server's
 // until the server exits, and returns the server's exit status (128+signal when a signal
-// killed it). The server's stderr is recorded and copied to stderr.
+// killed it). The server's stderr is recorded and copied to stderr. The transcript ends with
+// the server's exit, also when ctx is cancelled: the server is then stopped at once.
 func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if len(srv.Command) == 0 {
 		return 2, errors.New("no server command given (usage: toolscore proxy [flags] -- CMD [ARGS...])")
@@ -53,42 +62,54 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	if err != nil {
 		return 1, err
 	}
-	fromServer, err := cmd.StdoutPipe()
+	// The server's output comes through pipes of the proxy's own: cmd.Wait closes the ones it
+	// makes, and the server's exit must be seen while its last frames may still be being read.
+	fromServer, serverOut, err := os.Pipe()
 	if err != nil {
 		return 1, err
 	}
-	serverErr, err := cmd.StderrPipe()
+	defer fromServer.Close()
+	serverErr, serverErrOut, err := os.Pipe()
 	if err != nil {
+		serverOut.Close()
 		return 1, err
 	}
-	if err := cmd.Start(); err != nil {
+	defer serverErr.Close()
+	cmd.Stdout, cmd.Stderr = serverOut, serverErrOut
+	err = proc.Start(cmd)
+	serverOut.Close()
+	serverErrOut.Close()
+	if err != nil {
 		tee.Write(&Record{Dir: Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
 		return 127, fmt.Errorf("starting the server %q: %w", srv.Command[0], err)
 	}
 	tee.Write(&Record{Dir: Event, Event: "start", Detail: map[string]any{
-		"command": srv.Command, "pid": cmd.Process.Pid, "fault": cfg.FaultName, "tool": cfg.Tool,
-		"schema": cfg.Schema, "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
+		"command": srv.Command, "pid": cmd.Process.Pid, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(),
+		"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
 	}})
 	p := New(cfg, tee)
 
 	exited := make(chan struct{})
-	var stopOnce sync.Once
-	// stop asks the server to go the way an MCP client would: stdin is already closed, then
-	// SIGTERM after a grace period, then SIGKILL.
-	stop := func(why string) {
-		stopOnce.Do(func() {
-			go func() {
-				for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-					select {
-					case <-exited:
-						return
-					case <-time.After(Grace):
-					}
-					tee.Write(&Record{Dir: Event, Event: "server-signalled", Note: fmt.Sprintf("%s; sent %v", why, sig)})
-					_ = cmd.Process.Signal(sig)
-				}
-			}()
-		})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	send := func(why string, sig syscall.Signal) {
+		p.record(&Record{Dir: Event, Event: "server-signalled", Note: fmt.Sprintf("%s; sent %v", why, sig)})
+		_ = cmd.Process.Signal(sig)
+	}
+	// stopAfter stops the server the way an MCP client does (its stdin is closed already):
+	// SIGTERM after grace, then SIGKILL after grace again, unless it exits first.
+	stopAfter := func(why string, grace time.Duration, sigs ...syscall.Signal) {
+		for _, sig := range sigs {
+			select {
+			case <-exited:
+				return
+			case <-time.After(grace):
+			}
+			send(why, sig)
+		}
 	}
 	go func() {
 		err := p.ClientToServer(ctx, stdin, toServer)
@@ -96,29 +117,31 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		if err != nil {
 			note = err.Error()
 		}
-		tee.Write(&Record{Dir: Event, Event: "client-closed", Note: note})
+		p.record(&Record{Dir: Event, Event: "client-closed", Note: note})
 		_ = toServer.Close()
-		stop("the server was still running after the client closed its end")
+		stopAfter("the server was still running after the client closed its end", Grace, syscall.SIGTERM, syscall.SIGKILL)
 	}()
 	go func() {
 		select {
 		case <-ctx.Done():
+			p.record(&Record{Dir: Event, Event: "proxy-stopped", Note: "the proxy was told to stop (the run's time ran out, or the sweep was stopped); it stops the server now"})
 			_ = toServer.Close()
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			stop("the run was cancelled")
+			send("the proxy was told to stop", syscall.SIGTERM)
+			stopAfter("the server was still running after SIGTERM", StopGrace, syscall.SIGKILL)
 		case <-exited:
 		}
 	}()
 
-	var stderrDone sync.WaitGroup
-	stderrDone.Add(1)
+	relayed := make(chan error, 1)
+	go func() { relayed <- p.ServerToClient(ctx, fromServer, stdout) }()
+	stderrDone := make(chan struct{})
 	go func() {
-		defer stderrDone.Done()
+		defer close(stderrDone)
 		lr := newLineReader(serverErr)
 		for {
 			line, err := lr.next()
 			if len(line) > 0 {
-				tee.Write(&Record{Dir: ServerStderr, Wire: line})
+				p.record(&Record{Dir: ServerStderr, Wire: line})
 				if stderr != nil {
 					_, _ = stderr.Write(line)
 				}
@@ -129,10 +152,14 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		}
 	}()
 
-	relayErr := p.ServerToClient(ctx, fromServer, stdout)
-	stderrDone.Wait()
-	waitErr := cmd.Wait()
-	close(exited)
+	<-exited
+	// What the server wrote before it went is read to its end, unless the proxy is stopped
+	// and the client does not take it: then every frame read is recorded, and that is all.
+	var relayErr error
+	if err, ok := drained(ctx, relayed); ok {
+		relayErr = err
+	}
+	drained(ctx, stderrDone)
 
 	code, detail := exitStatus(cmd.ProcessState, waitErr)
 	unanswered := p.Unanswered()
@@ -141,11 +168,24 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		note = fmt.Sprintf("the server exited with %d request(s) unanswered", len(unanswered))
 	}
 	detail["unanswered"] = unanswered
-	tee.Write(&Record{Dir: Event, Event: "server-exit", Note: note, Detail: detail})
-	if relayErr != nil {
-		return code, relayErr
+	p.end(&Record{Dir: Event, Event: "server-exit", Note: note, Detail: detail})
+	return code, relayErr
+}
+
+// drained waits for ch; once ctx is done, only for drainGrace more.
+func drained[T any](ctx context.Context, ch <-chan T) (T, bool) {
+	select {
+	case v := <-ch:
+		return v, true
+	case <-ctx.Done():
 	}
-	return code, nil
+	select {
+	case v := <-ch:
+		return v, true
+	case <-time.After(drainGrace):
+		var zero T
+		return zero, false
+	}
 }
 
 func exitStatus(ps *os.ProcessState, waitErr error) (int, map[string]any) {

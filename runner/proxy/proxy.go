@@ -47,6 +47,11 @@ type Proxy struct {
 	decide  *rand.Rand
 	matched int
 	version string // the protocol version the client asked for
+
+	// endMu is held to write a record, and taken whole to write the last one: the session's
+	// end (the server's exit) is the transcript's last record.
+	endMu sync.RWMutex
+	ended bool
 }
 
 // call is a request the proxy waits to see answered.
@@ -76,6 +81,44 @@ func New(cfg Config, tee *Tee) *Proxy {
 	}
 }
 
+// record writes r to the transcript, unless the session has ended.
+func (p *Proxy) record(r *Record) {
+	p.endMu.RLock()
+	defer p.endMu.RUnlock()
+	if !p.ended {
+		p.tee.Write(r)
+	}
+}
+
+// end writes the session's last record.
+func (p *Proxy) end(r *Record) {
+	p.endMu.Lock()
+	defer p.endMu.Unlock()
+	p.tee.Write(r)
+	p.ended = true
+}
+
+// send writes a frame to its peer and records it. The record never waits on the write, which
+// may block for good (a peer that stops reading, and the proxy killed in it); a small frame is
+// recorded first, a large one (whose record goes to the disk at once) while it is written, so
+// the peer does not wait on the disk. Both are done before the next frame, which keeps the
+// records in order.
+func (p *Proxy) send(to io.Writer, frame []byte, rec *Record) error {
+	if len(frame) < 64<<10 {
+		p.record(rec)
+		_, err := to.Write(frame)
+		return err
+	}
+	recorded := make(chan struct{})
+	go func() {
+		p.record(rec)
+		close(recorded)
+	}()
+	_, err := to.Write(frame)
+	<-recorded
+	return err
+}
+
 // ClientToServer relays the client's frames to the server until the client's end closes,
 // noting the requests whose answers the proxy must look at.
 func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer) error {
@@ -86,16 +129,10 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer
 		if len(frame) > 0 {
 			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: frame}
 			p.noteRequest(frame, rec)
-			// The frame goes out before it is recorded, to keep the disk off the round trip;
-			// records carry the time the proxy read them, which orders them causally.
-			if werr == nil {
-				_, werr = to.Write(frame)
-				p.tee.Write(rec)
-				if werr != nil {
-					p.tee.Write(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
-				}
-			} else {
-				p.tee.Write(rec)
+			if werr != nil {
+				p.record(rec)
+			} else if werr = p.send(to, frame, rec); werr != nil {
+				p.record(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
 		}
 		if err != nil {
@@ -164,8 +201,8 @@ func (p *Proxy) noteRequest(frame []byte, rec *Record) {
 }
 
 // ServerToClient relays the server's frames to the client until the server's end closes,
-// applying the schema mode and the fault on the way. If the client stops reading, the server's
-// output is still drained and recorded so the server never blocks on us.
+// applying the schema mode and the fault on the way. Once the client's end is closed, the
+// server's output is still read and recorded, so the server never blocks on us.
 func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer) error {
 	lr := newLineReader(from)
 	var werr error
@@ -173,14 +210,10 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			out, rec := p.answer(ctx, frame)
-			if werr == nil {
-				_, werr = to.Write(out)
-				p.tee.Write(rec)
-				if werr != nil {
-					p.tee.Write(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + werr.Error()})
-				}
-			} else {
-				p.tee.Write(rec)
+			if werr != nil {
+				p.record(rec)
+			} else if werr = p.send(to, out, rec); werr != nil {
+				p.record(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + werr.Error()})
 			}
 		}
 		if err != nil {
@@ -251,7 +284,7 @@ func (p *Proxy) noteNegotiated(frame []byte) {
 	p.mu.Lock()
 	asked := p.version
 	p.mu.Unlock()
-	p.tee.Write(&Record{Dir: Event, Event: "negotiated", Detail: map[string]any{
+	p.record(&Record{Dir: Event, Event: "negotiated", Detail: map[string]any{
 		"client_asked": asked, "server_chose": msg.Result.ProtocolVersion, "server_info": msg.Result.ServerInfo,
 	}})
 }

@@ -1,0 +1,50 @@
+// Package proc starts the processes of a run so that they die with the process that started
+// them, however it dies: the kernel sends each child SIGKILL when its parent goes (Pdeathsig).
+// Each process of a run starts the next this way (runner, adapter, proxy, server), so killing
+// any of them takes down everything it started, down the chain.
+package proc
+
+import (
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// Start starts cmd with the death signal set, from a thread that lives as long as this process:
+// the kernel ties the signal to the thread that forked the child, not to the process, and a Go
+// thread can end while the process lives on (when a goroutine locked to it exits).
+func Start(cmd *exec.Cmd) error {
+	DieWithParent(cmd)
+	done := make(chan error, 1)
+	starts <- start{cmd, done}
+	return <-done
+}
+
+// DieWithParent sets cmd's death signal, for a library that starts cmd itself. The goroutine
+// that makes the library start it must hold its thread (runtime.LockOSThread) until cmd has
+// exited, for the reason Start gives.
+func DieWithParent(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+}
+
+type start struct {
+	cmd  *exec.Cmd
+	done chan<- error
+}
+
+var starts = make(chan start)
+
+// The starter is there from the start, so it is no goroutine of whoever calls Start first.
+func init() { go starter() }
+
+// starter forks every child of Start on one thread, locked and never released, so the thread
+// (and with it every child's link to this process) ends only when the process does.
+func starter() {
+	runtime.LockOSThread()
+	for s := range starts {
+		s.done <- s.cmd.Start()
+	}
+}
