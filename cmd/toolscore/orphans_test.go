@@ -116,7 +116,6 @@ func TestNextRunKillsLeftGroups(t *testing.T) {
 	os.WriteFile(manifest, []byte(`name: forks
 server:
   command: [sh, -c, 'sleep 600 & exec "$0" hostile', `+strconv.Quote(os.Args[0])+`]
-  env: {TOOLSCORE_AS_MAIN: "1"}
 tool: hang
 faults: [clean]
 schema_modes: [hidden]
