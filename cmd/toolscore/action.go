@@ -317,7 +317,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 		path = scenarios.LedgerPath
 	} else {
 		var err error
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = scenario.ReadFile(path); err != nil {
 			return nil, err
 		}
 	}

@@ -83,7 +83,7 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	if a.Scenario != "" {
 		path = a.Scenario
 		var err error
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = scenario.ReadFile(path); err != nil {
 			fmt.Fprintf(stderr, "toolscore run: %v\n", err)
 			return nil, nil, "", exitUsage
 		}

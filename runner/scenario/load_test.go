@@ -2,9 +2,13 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -810,5 +814,73 @@ clients:
 	}
 	if s.Clients[2].Image != "registry.example/team/client:1" || s.Server.Install != "npm install -g my-server@1.0.0" {
 		t.Errorf("image %q, install %q", s.Clients[2].Image, s.Server.Install)
+	}
+}
+
+// aliasBomb is a manifest whose arguments hold the billion laughs: levels lists of ten, each
+// entry an alias of the level below, so the last level expands to 10^levels strings.
+func aliasBomb(levels int) []byte {
+	var b strings.Builder
+	b.WriteString("name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\narguments:\n")
+	b.WriteString("  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < levels; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	return []byte(b.String())
+}
+
+// TestLoadRefusesAliasBomb: an alias bomb in arguments is refused at load, at the alias that
+// crosses the budget and naming its field, and refusing it costs little memory: nothing is
+// expanded (before the limit it loaded, and its arguments expanded when sent to a run).
+func TestLoadRefusesAliasBomb(t *testing.T) {
+	data := aliasBomb(9) // 10^9 strings once expanded
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load("bomb.yaml", data, known)
+	runtime.ReadMemStats(&after)
+	want := "bomb.yaml:12:12: arguments.l4[0]: aliases expand the manifest by more than 64 KiB here (an alias bomb?); write the values out instead"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error:\n%v\nwant:\n%s", err, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("refusing a %d-byte bomb allocated %d MiB", len(data), alloc>>20)
+	}
+	// Aliases that add a little load as before.
+	if _, err := Load("small.yaml", aliasBomb(3), known); err != nil {
+		t.Errorf("100 values through aliases: %v", err)
+	}
+}
+
+// TestLoadSizeLimits: a manifest file over MaxFileSize is refused without being read whole, and
+// arguments or decoy_args over MaxArgumentsSize as JSON are refused at their field.
+func TestLoadSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	f, _ := os.Create(big)
+	f.Truncate(50 << 20) // 50 MiB of NUL bytes, sparse: cheap to make, costly to read whole
+	f.Close()
+	_, err := ReadFile(big)
+	if want := big + ":1:1: the manifest is 50 MiB, over the limit of 1 MiB (a manifest is a few KiB; is this the right file?)"; err == nil || err.Error() != want {
+		t.Errorf("ReadFile: %v\nwant %s", err, want)
+	}
+	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is 1 MiB, over the limit") {
+		t.Errorf("Load: %v", err)
+	}
+	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nschema_modes: [hidden]\nclients: [raw]\n"
+	blob := strings.Repeat("x", MaxArgumentsSize)
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"arguments", head + "faults: [clean]\narguments: {account_id: " + blob + "}\n",
+			"args.yaml:7:1: arguments: is 64 KiB as JSON, over the limit of 64 KiB (it reaches every run in an environment variable or an argument, which Linux caps at 128 KiB)"},
+		{"decoy_args", head + "faults:\n  - name: corrupt-plausible\n    decoy_args: {account_id: " + blob + "}\n",
+			"args.yaml:8:5: faults[0].decoy_args: is 64 KiB as JSON, over the limit of 64 KiB"},
+	} {
+		_, err := Load("args.yaml", []byte(tc.yaml), known)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	if data, err := ReadFile(filepath.Join("..", "..", "scenarios", "ledger.yaml")); err != nil || len(data) > MaxFileSize/100 {
+		t.Errorf("the embedded scenario: %d bytes, %v; want far under the limit", len(data), err)
 	}
 }
