@@ -231,7 +231,7 @@ func readInputs(gha *githubactions.Action) (actionInputs, error) {
 	for _, n := range []struct {
 		name string
 		to   *int
-	}{{"runs", &in.sweep.Runs}, {"parallel", &in.sweep.Parallel}} {
+	}{{"runs", &in.sweep.Runs}, {"max-runs", &in.sweep.MaxRuns}, {"parallel", &in.sweep.Parallel}} {
 		if v := gha.GetInput(n.name); v != "" {
 			i, err := strconv.Atoi(v)
 			if err != nil || i < 1 {

@@ -576,6 +576,8 @@ func TestActionUsage(t *testing.T) {
 		{"merge nothing", map[string]string{"merge": "shards/*"}, `::error::toolscore: input merge: nothing matches "shards/*"`},
 		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop" (known: clean,`},
 		{"bad shard", map[string]string{"shard": "4/3", "backend": "local"}, "::error::toolscore: nothing ran: a usage or manifest error, printed in the group above"},
+		{"max-runs", map[string]string{"max-runs": "-1"}, `::error::toolscore: input max-runs "-1": want a whole number of 1 or more`},
+		{"over max-runs", map[string]string{"scenario": "good.yaml", "backend": "local", "max-runs": "1"}, "::error::toolscore: nothing ran: a usage or manifest error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newActionRun(t, ws, nil, "schedule.json")
