@@ -337,14 +337,12 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if res.Cancelled {
 		return RunRecord{}, false
 	}
-	var transcript []proxy.Entry
-	if f, err := os.Open(filepath.Join(dir, "tee.jsonl")); err == nil {
-		transcript, _ = proxy.ReadTranscript(f)
-		f.Close()
-	}
-	g := grade.SDK(res, transcript)
+	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	var g grade.Grade
 	if agent {
 		g = grade.Agent(res, transcript, sc.Truth)
+	} else {
+		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
 		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
@@ -362,10 +360,10 @@ func ModelKeyEnv(c scenario.Client) string {
 	return client.ModelKeyEnv[c.Name]
 }
 
-// redact replaces secret wherever it appears in a run's output and in the files of its directory.
+// redact replaces secret wherever it appears in a run's output and in the files of its directory
+// (the adapter's stdout among them).
 func redact(dir string, res *backend.Result, secret string) {
 	mask := []byte("[masked]")
-	res.Stdout = bytes.ReplaceAll(res.Stdout, []byte(secret), mask)
 	res.Stderr = bytes.ReplaceAll(res.Stderr, []byte(secret), mask)
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
