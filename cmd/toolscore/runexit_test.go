@@ -46,7 +46,7 @@ expect:
 		{"unmet expectation", unmet, 1, "", "expect"},
 		{"missing file", filepath.Join(dir, "nope.yaml"), 2, "nope.yaml", ""},
 		{"alias bomb", bomb, 2, bomb + ":12:12: arguments.l4[0]: aliases expand the manifest by more than 64 KiB here", ""},
-		{"huge manifest", huge, 2, huge + ":1:1: the manifest is 2 MiB, over the limit of 1 MiB", ""},
+		{"huge manifest", huge, 2, huge + ":1:1: the manifest is 2 MiB, over the limit of 128 KiB", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
@@ -26,9 +27,14 @@ const (
 
 // Limits on what a manifest may hold, so that a hostile or mistaken one costs little to refuse.
 const (
-	// MaxFileSize bounds the manifest file: parsing costs some 30 times the file in memory, and
-	// a real manifest is a few KiB (scenarios/ledger.yaml is under 2 KiB).
-	MaxFileSize = 1 << 20
+	// MaxFileSize bounds the manifest file: a real one is a few KiB (scenarios/ledger.yaml is
+	// under 2 KiB), this leaves room for the largest arguments, and the YAML parser's cost grows
+	// faster than the file (a 128 KiB mapping of 12,000 keys takes it 0.8 s and 67 MiB).
+	MaxFileSize = 128 << 10
+	// MaxNesting bounds how deeply flow collections ([...] and {...}) nest: the parser's cost
+	// grows with the square of the depth (64 KiB of brackets took it 18 GiB), and a manifest
+	// needs a few levels.
+	MaxNesting = 64
 	// MaxArgumentsSize bounds the JSON of arguments and of a fault's decoy_args: they reach every
 	// run in an environment variable or a command-line argument, which Linux caps at 128 KiB.
 	MaxArgumentsSize = 64 << 10
@@ -89,9 +95,13 @@ func Load(path string, data []byte, known Known) (*Scenario, error) {
 		parents: map[*token.Token]string{},
 		anchors: map[string]ast.Node{},
 	}
+	tokens := lexer.Tokenize(string(data))
+	if err := l.checkNesting(tokens); err != nil {
+		return nil, err
+	}
 	// Duplicate keys are allowed here and reported by walk, which knows
 	// the path of the mapping they are in.
-	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+	f, err := parser.Parse(tokens, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		return nil, l.fromYAML(err)
 	}
@@ -236,6 +246,24 @@ func keyName(k ast.MapKeyNode) string {
 		return v.Value.GetToken().Value
 	}
 	return k.GetToken().Value
+}
+
+// checkNesting refuses flow collections nested deeper than MaxNesting, before they are parsed;
+// the lexer that finds them costs what the file's size does.
+func (l *loader) checkNesting(tokens token.Tokens) error {
+	depth := 0
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			if depth++; depth > MaxNesting {
+				return &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
+					Msg: fmt.Sprintf("[ and { nested more than %d deep; a manifest needs a few levels", MaxNesting)}
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			depth--
+		}
+	}
+	return nil
 }
 
 // checkAliases refuses a manifest whose aliases, expanded, would add more than MaxAliasExpansion

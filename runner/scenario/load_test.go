@@ -861,10 +861,10 @@ func TestLoadSizeLimits(t *testing.T) {
 	f.Truncate(50 << 20) // 50 MiB of NUL bytes, sparse: cheap to make, costly to read whole
 	f.Close()
 	_, err := ReadFile(big)
-	if want := big + ":1:1: the manifest is 50 MiB, over the limit of 1 MiB (a manifest is a few KiB; is this the right file?)"; err == nil || err.Error() != want {
+	if want := big + ":1:1: the manifest is 50 MiB, over the limit of 128 KiB (a manifest is a few KiB; is this the right file?)"; err == nil || err.Error() != want {
 		t.Errorf("ReadFile: %v\nwant %s", err, want)
 	}
-	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is 1 MiB, over the limit") {
+	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is 128 KiB, over the limit") {
 		t.Errorf("Load: %v", err)
 	}
 	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nschema_modes: [hidden]\nclients: [raw]\n"
@@ -880,7 +880,30 @@ func TestLoadSizeLimits(t *testing.T) {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
-	if data, err := ReadFile(filepath.Join("..", "..", "scenarios", "ledger.yaml")); err != nil || len(data) > MaxFileSize/100 {
+	if data, err := ReadFile(filepath.Join("..", "..", "scenarios", "ledger.yaml")); err != nil || len(data) > MaxFileSize/32 {
 		t.Errorf("the embedded scenario: %d bytes, %v; want far under the limit", len(data), err)
+	}
+}
+
+// TestLoadRefusesDeepNesting: brackets nested past MaxNesting are refused where they cross it,
+// before the parser (whose cost grows with the square of the depth) sees them; nesting up to it
+// loads, and brackets inside a quoted string are text.
+func TestLoadRefusesDeepNesting(t *testing.T) {
+	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"
+	deep := head + "arguments: {a: " + strings.Repeat("[", 60000) + strings.Repeat("]", 60000) + "}\n"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load("deep.yaml", []byte(deep), known)
+	runtime.ReadMemStats(&after)
+	if want := "deep.yaml:7:79: [ and { nested more than 64 deep; a manifest needs a few levels"; err == nil || err.Error() != want {
+		t.Errorf("error: %v\nwant %s", err, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("refusing %d KiB of brackets allocated %d MiB", len(deep)>>10, alloc>>20)
+	}
+	ok := head + "arguments: {a: " + strings.Repeat("[", MaxNesting-1) + strings.Repeat("]", MaxNesting-1) + `, b: "` + strings.Repeat("[", 100) + `"}` + "\n"
+	if _, err := Load("ok.yaml", []byte(ok), known); err != nil {
+		t.Errorf("nesting of %d: %v", MaxNesting, err)
 	}
 }
