@@ -31,9 +31,8 @@ const (
 	// under 2 KiB), this leaves room for the largest arguments, and the YAML parser's cost grows
 	// faster than the file (a 128 KiB mapping of 12,000 keys takes it 0.8 s and 67 MiB).
 	MaxFileSize = 128 << 10
-	// MaxNesting bounds how deeply flow collections ([...] and {...}) nest: the parser's cost
-	// grows with the square of the depth (64 KiB of brackets took it 18 GiB), and a manifest
-	// needs a few levels.
+	// MaxNesting bounds how deeply lists and mappings nest: the parser's cost grows with the
+	// square of the depth (64 KiB of brackets took it 18 GiB), and a manifest needs a few levels.
 	MaxNesting = 64
 	// MaxArgumentsSize bounds the JSON of arguments and of a fault's decoy_args: they reach every
 	// run in an environment variable or a command-line argument, which Linux caps at 128 KiB.
@@ -248,19 +247,38 @@ func keyName(k ast.MapKeyNode) string {
 	return k.GetToken().Value
 }
 
-// checkNesting refuses flow collections nested deeper than MaxNesting, before they are parsed;
-// the lexer that finds them costs what the file's size does.
+// checkNesting refuses collections nested deeper than MaxNesting, before they are parsed: flow
+// ones by their brackets, block ones by the columns their entries and keys start at (so "- - -"
+// on one line counts too). The lexer that finds them costs what the file's size does.
 func (l *loader) checkNesting(tokens token.Tokens) error {
-	depth := 0
-	for _, tk := range tokens {
+	flow := 0
+	var block []int // columns of the block collections open here, innermost last
+	for i, tk := range tokens {
+		col := tk.Position.Column
 		switch tk.Type {
 		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > MaxNesting {
-				return &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
-					Msg: fmt.Sprintf("[ and { nested more than %d deep; a manifest needs a few levels", MaxNesting)}
-			}
+			flow++
 		case token.SequenceEndType, token.MappingEndType:
-			depth--
+			flow--
+			continue
+		case token.SequenceEntryType:
+		case token.MappingValueType:
+			if flow > 0 || i == 0 {
+				continue
+			}
+			col = tokens[i-1].Position.Column // the key's
+		default:
+			continue
+		}
+		if tk.Type == token.SequenceEntryType || tk.Type == token.MappingValueType {
+			for len(block) > 0 && block[len(block)-1] >= col {
+				block = block[:len(block)-1]
+			}
+			block = append(block, col)
+		}
+		if flow > MaxNesting || len(block) > MaxNesting {
+			return &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
+				Msg: fmt.Sprintf("collections nested more than %d deep; a manifest needs a few levels", MaxNesting)}
 		}
 	}
 	return nil

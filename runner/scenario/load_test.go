@@ -885,9 +885,9 @@ func TestLoadSizeLimits(t *testing.T) {
 	}
 }
 
-// TestLoadRefusesDeepNesting: brackets nested past MaxNesting are refused where they cross it,
-// before the parser (whose cost grows with the square of the depth) sees them; nesting up to it
-// loads, and brackets inside a quoted string are text.
+// TestLoadRefusesDeepNesting: brackets, or block entries, nested past MaxNesting are refused
+// where they cross it, before the parser (whose cost grows with the square of the depth) sees
+// them; nesting up to it loads, and brackets inside a quoted string are text.
 func TestLoadRefusesDeepNesting(t *testing.T) {
 	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"
 	deep := head + "arguments: {a: " + strings.Repeat("[", 60000) + strings.Repeat("]", 60000) + "}\n"
@@ -896,8 +896,12 @@ func TestLoadRefusesDeepNesting(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := Load("deep.yaml", []byte(deep), known)
 	runtime.ReadMemStats(&after)
-	if want := "deep.yaml:7:79: [ and { nested more than 64 deep; a manifest needs a few levels"; err == nil || err.Error() != want {
+	if want := "deep.yaml:7:79: collections nested more than 64 deep; a manifest needs a few levels"; err == nil || err.Error() != want {
 		t.Errorf("error: %v\nwant %s", err, want)
+	}
+	dashes := head + "arguments:\n  a:\n    " + strings.Repeat("- ", 60000) + "x\n"
+	if _, err := Load("dashes.yaml", []byte(dashes), known); err == nil || err.Error() != "dashes.yaml:9:129: collections nested more than 64 deep; a manifest needs a few levels" {
+		t.Errorf("block nesting: %v", err)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("refusing %d KiB of brackets allocated %d MiB", len(deep)>>10, alloc>>20)
@@ -905,5 +909,14 @@ func TestLoadRefusesDeepNesting(t *testing.T) {
 	ok := head + "arguments: {a: " + strings.Repeat("[", MaxNesting-1) + strings.Repeat("]", MaxNesting-1) + `, b: "` + strings.Repeat("[", 100) + `"}` + "\n"
 	if _, err := Load("ok.yaml", []byte(ok), known); err != nil {
 		t.Errorf("nesting of %d: %v", MaxNesting, err)
+	}
+	var block strings.Builder
+	block.WriteString(head + "arguments:\n")
+	for i := range MaxNesting - 3 { // with arguments and the two entries below: MaxNesting
+		block.WriteString(strings.Repeat(" ", i+1) + "k:\n")
+	}
+	block.WriteString(strings.Repeat(" ", MaxNesting) + "- - x\n")
+	if _, err := Load("block.yaml", []byte(block.String()), known); err != nil {
+		t.Errorf("block nesting of %d: %v", MaxNesting, err)
 	}
 }
