@@ -211,19 +211,6 @@ func (d *Reader) enter() error {
 	return nil
 }
 
-// Array reads the next value, which must be an array, calling element with the reader at each
-// element, which element must consume.
-func (d *Reader) Array(element func() error) error {
-	c, err := d.peekValue()
-	if err != nil {
-		return err
-	}
-	if c != '[' {
-		return d.syntax("expected an array, got %s", kindName(c))
-	}
-	return d.elements(element)
-}
-
 func (d *Reader) elements(element func() error) error {
 	if err := d.enter(); err != nil {
 		return err
