@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,76 +123,89 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			res.Unavailable = append(res.Unavailable, tally.Unavailable{Client: c.ID(), Reason: why})
 		}
 	}
-	var jobs []job
 	// Runs are numbered over the whole matrix, unavailable clients included, so a run lands in
 	// the same shard whatever could run on the other machines.
-	for i, c := range sc.Cells() {
+	cells := sc.Cells()
+	idx := make([]int, len(cells)) // matrix cell -> its entry in res.Cells, or -1
+	total := 0
+	for i, c := range cells {
+		idx[i] = -1
 		if _, ok := o.Unavailable[c.Client.ID()]; ok {
 			continue
 		}
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
 		// shards keep the unsharded order of cells.
-		idx := len(res.Cells)
+		idx[i] = len(res.Cells)
+		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport,
-			Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
-		for r := 1; r <= sc.Runs; r++ {
-			if inShard(i*sc.Runs+r-1, o.Shard, o.Shards) {
-				jobs = append(jobs, job{cell: c, run: r, cellIdx: idx})
-			}
-		}
+			Planned: planned})
+		total += planned
 	}
 	var outputSchema []byte
 	if len(sc.OutputSchema) > 0 {
 		outputSchema, _ = json.Marshal(sc.OutputSchema)
 	}
 	if o.Progress != nil {
-		o.Progress.Started(len(jobs))
+		o.Progress.Started(total)
 	}
 
 	var mu sync.Mutex
 	w := bufio.NewWriter(runsFile)
 	var werr error
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
+	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
+	// same whatever the number of runs planned.
+jobs:
+	for i, c := range cells {
+		if idx[i] < 0 {
+			continue
 		}
-		p.Go(func() {
+		step := max(o.Shards, 1)
+		for r := firstRun(i, sc.Runs, o.Shard, o.Shards); r <= sc.Runs; r += step {
 			if ctx.Err() != nil {
-				return
+				break jobs
 			}
-			if o.Progress != nil {
-				mu.Lock()
-				o.Progress.RunStarted(j.cell, j.run)
-				mu.Unlock()
-			}
-			rec, ok := runOne(ctx, o, j, outputSchema)
-			if !ok {
-				return // cancelled midway: not a finished run
-			}
-			line, _ := json.Marshal(rec)
-			mu.Lock()
-			defer mu.Unlock()
-			if werr == nil {
-				w.Write(append(line, '\n'))
-				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
-			}
-			c := res.Cells[j.cellIdx]
-			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
-			if rec.ModelView != "" {
-				answers := []string{rec.Answer}
-				if rec.Flagged {
-					answers = append(answers, grade.AnswerFlagged)
+			j := job{cell: c, run: r, cellIdx: idx[i]}
+			p.Go(func() {
+				if ctx.Err() != nil {
+					return
 				}
-				c.AddAgent(rec.ModelView, answers...)
+				if o.Progress != nil {
+					mu.Lock()
+					o.Progress.RunStarted(j.cell, j.run)
+					mu.Unlock()
+				}
+				rec, ok := runOne(ctx, o, j, outputSchema)
+				if !ok {
+					return // cancelled midway: not a finished run
+				}
+				line, _ := json.Marshal(rec)
+				mu.Lock()
+				defer mu.Unlock()
+				if werr == nil {
+					w.Write(append(line, '\n'))
+					werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+				}
+				c := res.Cells[j.cellIdx]
+				c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+				if rec.ModelView != "" {
+					answers := []string{rec.Answer}
+					if rec.Flagged {
+						answers = append(answers, grade.AnswerFlagged)
+					}
+					c.AddAgent(rec.ModelView, answers...)
+				}
+				if rec.Observation != nil && rec.Observation.Library != "" {
+					c.Library = rec.Observation.Library
+				}
+				if o.Progress != nil {
+					o.Progress.RunDone(j.cell, j.run, rec.Outcome, c.Runs == c.Planned, c)
+				}
+			})
+			if sc.Runs-r < step {
+				break // the next run would be past the last (and r + step might overflow)
 			}
-			if rec.Observation != nil && rec.Observation.Library != "" {
-				c.Library = rec.Observation.Library
-			}
-			if o.Progress != nil {
-				o.Progress.RunDone(j.cell, j.run, rec.Outcome, c.Runs == c.Planned, c)
-			}
-		})
+		}
 	}
 	p.Wait()
 	res.Finished = time.Now().UTC()
@@ -206,18 +221,46 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 // are numbered in order, cell by cell and run by run within a cell, and run k belongs to the
 // shard k % shards + 1, so each cell's runs spread over the shards. shards 0 is the whole matrix.
 func ShardRuns(cellIdx, runs, shard, shards int) int {
-	n := 0
-	for r := range runs {
-		if inShard(cellIdx*runs+r, shard, shards) {
-			n++
-		}
+	if shards <= 0 {
+		return runs
 	}
-	return n
+	first := firstRun(cellIdx, runs, shard, shards)
+	if first > runs {
+		return 0
+	}
+	return (runs-first)/shards + 1
 }
 
-// inShard says whether run k (0-based, over the whole matrix) belongs to shard of shards.
-func inShard(k, shard, shards int) bool {
-	return shards <= 0 || k%shards == shard-1
+// firstRun is the first run (1-based) of cell cellIdx that falls in shard, or more than runs
+// when none does; the next ones follow every shards runs.
+func firstRun(cellIdx, runs, shard, shards int) int {
+	if shards <= 0 {
+		return 1
+	}
+	// The cell's first run is cellIdx*runs, 0-based over the whole matrix; its remainder is
+	// taken without overflow, however large runs is.
+	hi, lo := bits.Mul64(uint64(cellIdx), uint64(runs))
+	k := int(bits.Rem64(hi, lo, uint64(shards)))
+	return (shard-1-k+shards)%shards + 1
+}
+
+// PlannedRuns is how many runs a sweep of cells cells of runs runs each has in shard of shards
+// (every run when shards is 0), as many as math.MaxInt when the product overflows.
+func PlannedRuns(cells, runs, shard, shards int) int {
+	if cells <= 0 || runs <= 0 {
+		return 0
+	}
+	if runs > math.MaxInt/cells {
+		return math.MaxInt
+	}
+	total := cells * runs
+	if shards <= 0 {
+		return total
+	}
+	if total < shard {
+		return 0
+	}
+	return (total-shard)/shards + 1
 }
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server.
@@ -308,14 +351,12 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
-	var transcript []proxy.Entry
-	if f, err := os.Open(filepath.Join(dir, "tee.jsonl")); err == nil {
-		transcript, _ = proxy.ReadTranscript(f)
-		f.Close()
-	}
-	g := grade.SDK(res, transcript)
+	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	var g grade.Grade
 	if agent {
 		g = grade.Agent(res, transcript, sc.Truth)
+	} else {
+		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
 		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
@@ -346,7 +387,7 @@ func ModelKeyEnv(c scenario.Client) string {
 }
 
 // redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
-// the files of its directory.
+// the files of its directory (the adapter's stdout among them).
 func redact(dir string, res *backend.Result, secrets []string) {
 	var olds [][]byte
 	for _, s := range secrets {
@@ -369,7 +410,6 @@ func redact(dir string, res *backend.Result, secrets []string) {
 		}
 		return b, changed
 	}
-	res.Stdout, _ = replace(res.Stdout)
 	res.Stderr, _ = replace(res.Stderr)
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {

@@ -226,11 +226,10 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	// As Run: stdout is the cell's stream, read as it comes; stderr is kept.
 	var stderr bytes.Buffer
 	pr, pw := io.Pipe()
-	var stdout []byte
 	whole := false
 	streamed := make(chan struct{})
 	go func() {
-		stdout, whole = backend.ReadStream(pr, dir)
+		whole = backend.ReadStream(pr, dir)
 		close(streamed)
 	}()
 	read := make(chan struct{})
@@ -277,17 +276,13 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	if !whole {
 		return st, fmt.Errorf("the cell exited 0 but its stream was not whole: %s", enginebench.Tail(stderr.Bytes(), 500))
 	}
-	if _, err := tsclient.ParseObservation(stdout); err != nil {
+	if _, err := tsclient.ReadObservation(filepath.Join(dir, backend.StdoutFile), nil); err != nil {
+		stdout, _ := os.ReadFile(filepath.Join(dir, backend.StdoutFile))
 		return st, fmt.Errorf("no observation: %v: %s", err, enginebench.Tail(stdout, 300))
 	}
 	// Split "exit" by the transcript (which came out in the stream): when the proxy started
 	// and when the server had exited.
-	f, err := os.Open(filepath.Join(dir, "tee.jsonl"))
-	if err != nil {
-		return st, fmt.Errorf("no transcript came out: %w", err)
-	}
-	tr, err := proxy.ReadTranscript(f)
-	f.Close()
+	tr, err := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
 	if err != nil || len(tr) == 0 {
 		return st, fmt.Errorf("the transcript: %v (%d entries)", err, len(tr))
 	}

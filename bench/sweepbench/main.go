@@ -42,6 +42,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/scenario"
@@ -432,7 +433,7 @@ func loop(ctx context.Context, jobs []job, parallel int, out string, sc *scenari
 		return s, errors.New("the manifest has an output_schema; the loop does not write it")
 	}
 	base := os.Environ()
-	stdouts := make([][]byte, len(jobs))
+	stdouts := make([]string, len(jobs))
 	errs := make([]error, len(jobs))
 	cpus := make([]time.Duration, len(jobs))
 	sem := make(chan struct{}, parallel)
@@ -452,7 +453,16 @@ func loop(ctx context.Context, jobs []job, parallel int, out string, sc *scenari
 			cmd := exec.CommandContext(ctx, j.command[0], j.command[1:]...)
 			cmd.Dir = dir
 			cmd.Env = append(append(append(base, "TMPDIR="+dir), j.env...), req.Env()...)
-			stdouts[i], errs[i] = cmd.Output()
+			// As the local backend does: the adapter's stdout goes to a file in the run's directory.
+			stdouts[i] = filepath.Join(dir, backend.StdoutFile)
+			f, err := os.Create(stdouts[i])
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cmd.Stdout = f
+			errs[i] = cmd.Run()
+			f.Close()
 			cpus[i] = cpu(cmd.ProcessState)
 		}()
 	}
@@ -468,7 +478,7 @@ func loop(ctx context.Context, jobs []job, parallel int, out string, sc *scenari
 			continue
 		}
 		s.runs++
-		if o, err := client.ParseObservation(stdouts[i]); err == nil {
+		if o, err := client.ReadObservation(stdouts[i], nil); err == nil {
 			s.n++
 			s.obs[i] = string(mustJSON(o))
 		}

@@ -252,7 +252,7 @@ func readInputs(gha *githubactions.Action) (actionInputs, error) {
 	for _, n := range []struct {
 		name string
 		to   *int
-	}{{"runs", &in.sweep.Runs}, {"parallel", &in.sweep.Parallel}} {
+	}{{"runs", &in.sweep.Runs}, {"max-runs", &in.sweep.MaxRuns}, {"parallel", &in.sweep.Parallel}} {
 		if v := gha.GetInput(n.name); v != "" {
 			i, err := strconv.Atoi(v)
 			if err != nil || i < 1 {
@@ -339,7 +339,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 		path = scenarios.LedgerPath
 	} else {
 		var err error
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = scenario.ReadFile(path); err != nil {
 			return nil, err
 		}
 	}

@@ -580,6 +580,8 @@ func TestActionUsage(t *testing.T) {
 		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop" (known: clean,`},
 		{"bad shard", map[string]string{"shard": "4/3", "backend": "local"}, "::error::toolscore: nothing ran: a usage or manifest error, printed in the group above"},
 		{"server that cannot start", map[string]string{"scenario": "noserver.yaml", "backend": "local"}, `::error::toolscore: nothing ran: a usage or manifest error, printed in the group above: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
+		{"max-runs", map[string]string{"max-runs": "-1"}, `::error::toolscore: input max-runs "-1": want a whole number of 1 or more`},
+		{"over max-runs", map[string]string{"scenario": "good.yaml", "backend": "local", "max-runs": "1"}, "::error::toolscore: nothing ran: a usage or manifest error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newActionRun(t, ws, nil, "schedule.json")

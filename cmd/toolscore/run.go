@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,6 +33,10 @@ const (
 	exitInterrupted = 130
 )
 
+// defaultMaxRuns is the largest sweep toolscore run starts unless --max-runs says more: ten
+// times the embedded scenario's whole matrix, hours of runs; more is likely a typo in runs.
+const defaultMaxRuns = 10000
+
 func runCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -41,6 +47,7 @@ func runCmd(ctx context.Context, args []string) int {
 	faults := fs.String("faults", "", "only these faults, comma-separated")
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
+	maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
 	shard := fs.String("shard", "", "run only slice i of n of the runs, as i/n (merge the shards' outputs with toolscore merge)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
@@ -61,7 +68,7 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	a := sweepArgs{
 		Clients: splitList(*clients), Faults: splitList(*faults), Schemas: splitList(*schemas),
-		Runs: *runs, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out, FailOn: failOn,
+		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out, FailOn: failOn,
 	}
 	if len(positional) == 1 {
 		a.Scenario = positional[0]
@@ -76,6 +83,7 @@ type sweepArgs struct {
 	Scenario                 string // manifest path; "" is the embedded scenarios/ledger.yaml
 	Clients, Faults, Schemas []string
 	Runs, Parallel           int
+	MaxRuns                  int    // the largest sweep to start; 0 is defaultMaxRuns
 	Shard                    string // "i/n", or "" for every run
 	Backend, Out             string
 	FailOn                   report.FailOn // what makes the exit code 1; "" is expect
@@ -90,7 +98,7 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	if a.Scenario != "" {
 		path = a.Scenario
 		var err error
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = scenario.ReadFile(path); err != nil {
 			fmt.Fprintf(stderr, "toolscore run: %v\n", err)
 			return nil, nil, "", exitUsage
 		}
@@ -113,8 +121,8 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 		}
 		return nil, sc, "", exitUsage
 	}
-	if a.Runs < 0 || a.Parallel < 0 {
-		fmt.Fprintln(stderr, "toolscore run: --runs and --parallel must be positive")
+	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
+		fmt.Fprintln(stderr, "toolscore run: --runs, --max-runs and --parallel must be positive")
 		return nil, sc, "", exitUsage
 	}
 	shard, shards, err := parseShard(a.Shard)
@@ -124,6 +132,10 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	}
 	if a.Runs > 0 {
 		sc.Runs = a.Runs
+	}
+	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, defaultMaxRuns)); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, sc, "", exitUsage
 	}
 	par := a.Parallel
 	if par == 0 {
@@ -227,6 +239,28 @@ func expectationsFail(r *tally.Results, failOn report.FailOn, stderr io.Writer) 
 			open, plural(open, "expectation was not", "expectations were not"))
 	}
 	return missed > 0 && failOn.Unmet() || open > 0 && failOn.Unchecked()
+}
+
+// checkSweepSize refuses a sweep of more than limit runs in this shard, before anything is made
+// for it. A matrix of more cells than limit is refused too, sharded or not: every cell runs at
+// least once somewhere, and each is counted in memory.
+func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
+	cells := sc.CellCount()
+	planned := runner.PlannedRuns(cells, sc.Runs, shard, shards)
+	var what string
+	switch {
+	case planned <= limit && cells <= limit:
+		return nil
+	case planned <= limit:
+		what = fmt.Sprintf("%d cells (each runs at least once, in some shard)", cells)
+	case planned == math.MaxInt:
+		what = fmt.Sprintf("more runs than can be counted (%d cells × %d runs)", cells, sc.Runs)
+	case shards > 0:
+		what = fmt.Sprintf("%d runs in shard %d/%d (%d cells × %d runs, over %d shards)", planned, shard, shards, cells, sc.Runs, shards)
+	default:
+		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
+	}
+	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
 }
 
 // parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.

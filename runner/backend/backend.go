@@ -23,9 +23,16 @@ type Spec struct {
 	Network string
 }
 
+// StdoutFile is the file in a run's directory that holds the adapter's stdout: its observation
+// is the last line. It is streamed there, never held in memory, so an observation of any size
+// is kept whole; a cell's own work files of that name are not taken.
+const StdoutFile = "stdout"
+
 // Result is what came of a run. A crash, a timeout or a dead adapter is a result, not an error.
 type Result struct {
-	Stdout   []byte
+	// Stdout is the path of the file holding the adapter's stdout (StdoutFile in the run's
+	// directory); it may not exist when the adapter never started.
+	Stdout   string
 	Stderr   []byte
 	ExitCode int
 	// TimedOut is true when the run's timeout stopped it; Cancelled when the sweep was.
@@ -38,7 +45,7 @@ type Result struct {
 	Err error
 }
 
-// maxOutput caps what is kept of a run's stdout and stderr; an observation is one line.
+// maxOutput caps what is kept of a run's stderr, which only its last lines are read of.
 const maxOutput = 16 << 20
 
 // capped is an io.Writer that keeps the first max bytes and counts the rest.

@@ -38,12 +38,30 @@ const EnvCellStream = "TOOLSCORE_CELL_STREAM"
 // InCell runs an adapter of toolscore's own in this process, its stdout kept, then writes the
 // cell's stream to stdout. The exit status is the adapter's.
 func InCell(adapter func(stdout io.Writer) int) int {
-	out := &capped{max: maxOutput}
+	out, err := stdoutFile()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore: keeping the adapter's output: %v\n", err)
+		return 1
+	}
+	defer out.Close()
 	code := adapter(out)
-	if err := writeStream(os.Stdout, ".", out.buf, code); err != nil {
+	if err := writeStream(os.Stdout, ".", out, code); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore: writing the run's files out: %v\n", err)
 	}
 	return code
+}
+
+// stdoutFile keeps the adapter's stdout in the cell until the stream is written: a file that
+// is unlinked at once, so it costs no memory whatever its size and is not one of the run's files.
+func stdoutFile() (*os.File, error) {
+	f, err := os.CreateTemp(".", ".stdout-*")
+	if err != nil {
+		if f, err = os.CreateTemp("", "toolscore-stdout-*"); err != nil {
+			return nil, err
+		}
+	}
+	os.Remove(f.Name())
+	return f, nil
 }
 
 // CellCommand is what a cell container runs for the adapter command: toolscore's own adapters
@@ -66,7 +84,12 @@ func Cell(ctx context.Context, args []string) int {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
-	out := &capped{max: maxOutput}
+	out, err := stdoutFile()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore cell: keeping the adapter's output: %v\n", err)
+		return 127
+	}
+	defer out.Close()
 	cmd.Stdout = out
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
@@ -86,7 +109,7 @@ func Cell(ctx context.Context, args []string) int {
 			}
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	code := 0
 	var ee *exec.ExitError
@@ -100,15 +123,15 @@ func Cell(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore cell: %v\n", err)
 		code = 1
 	}
-	if err := writeStream(os.Stdout, ".", out.buf, code); err != nil {
+	if err := writeStream(os.Stdout, ".", out, code); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore cell: writing the run's files out: %v\n", err)
 	}
 	return code
 }
 
-// writeStream writes the cell's stream: every regular file under dir, the adapter's stdout, the
-// exit status.
-func writeStream(w io.Writer, dir string, stdout []byte, code int) error {
+// writeStream writes the cell's stream: every regular file under dir, the adapter's stdout (all
+// of stdout, read from its start; nil for none), the exit status.
+func writeStream(w io.Writer, dir string, stdout *os.File, code int) error {
 	tw := tar.NewWriter(w)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -137,14 +160,26 @@ func writeStream(w io.Writer, dir string, stdout []byte, code int) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range []struct {
-		name string
-		body []byte
-	}{{streamStdout, stdout}, {streamExit, []byte(strconv.Itoa(code))}} {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body)), Typeflag: tar.TypeReg}); err != nil {
+	var out io.Reader = strings.NewReader("")
+	var size int64
+	if stdout != nil {
+		info, err := stdout.Stat()
+		if err != nil {
 			return err
 		}
-		if _, err := tw.Write(e.body); err != nil {
+		size = info.Size()
+		out = io.NewSectionReader(stdout, 0, size)
+	}
+	exit := strconv.Itoa(code)
+	for _, e := range []struct {
+		name string
+		size int64
+		body io.Reader
+	}{{streamStdout, size, out}, {streamExit, int64(len(exit)), strings.NewReader(exit)}} {
+		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o644, Size: e.size, Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		if _, err := io.CopyN(tw, e.body, e.size); err != nil {
 			return err
 		}
 	}
@@ -152,30 +187,29 @@ func writeStream(w io.Writer, dir string, stdout []byte, code int) error {
 }
 
 // ReadStream reads the cell's stream from r as it comes, writing the work directory's files
-// into dir. It returns the adapter's stdout, and whether the stream was whole. It reads r to
-// its end whatever it holds, so the cell's output never backs up. Exported for
+// into dir and the adapter's stdout to StdoutFile there. It says whether the stream was whole.
+// It reads r to its end whatever it holds, so the cell's output never backs up. Exported for
 // bench/dockerbench, whose copy of Run must read the same stream.
-func ReadStream(r io.Reader, dir string) (stdout []byte, whole bool) {
+func ReadStream(r io.Reader, dir string) (whole bool) {
 	defer io.Copy(io.Discard, r)
-	out := &capped{max: maxOutput}
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			return out.buf, false
+			return false
 		}
 		switch {
 		case h.Name == streamExit:
-			b, err := io.ReadAll(tr)
+			b, err := io.ReadAll(io.LimitReader(tr, 32))
 			_, perr := strconv.Atoi(string(b))
-			return out.buf, err == nil && perr == nil
+			return err == nil && perr == nil
 		case h.Name == streamStdout:
-			if _, err := io.Copy(out, tr); err != nil {
-				return out.buf, false
+			if err := writeFile(filepath.Join(dir, StdoutFile), tr); err != nil {
+				return false
 			}
 		case strings.HasPrefix(h.Name, streamWork) && h.Typeflag == tar.TypeReg:
 			if err := extractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
-				return out.buf, false
+				return false
 			}
 		}
 	}
@@ -188,10 +222,17 @@ func extractFile(r io.Reader, dir, name string) error {
 	if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 		return nil
 	}
+	if name == StdoutFile {
+		return nil // the adapter's stdout comes from the stream's own entry, never from the cell's files
+	}
 	dst := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
+	return writeFile(dst, r)
+}
+
+func writeFile(dst string, r io.Reader) error {
 	f, err := os.Create(dst)
 	if err != nil {
 		return err

@@ -19,13 +19,18 @@ func TestStreamRoundTrip(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 3<<20)
 	os.WriteFile(filepath.Join(src, "tee.jsonl"), big, 0o644)
 	os.WriteFile(filepath.Join(src, "claude-code", "home", "settings.json"), []byte("{}"), 0o644)
+	// The adapter's stdout, in a file whose offset is at its end as the adapter left it, and
+	// a work file that claims to be it.
+	out, _ := os.CreateTemp(t.TempDir(), "stdout")
+	out.WriteString(`{"client":"raw"}` + "\n")
+	os.WriteFile(filepath.Join(src, StdoutFile), []byte("forged"), 0o644)
 	var stream bytes.Buffer
-	if err := writeStream(&stream, src, []byte(`{"client":"raw"}`+"\n"), 3); err != nil {
+	if err := writeStream(&stream, src, out, 3); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	stdout, whole := ReadStream(&stream, dst)
-	if !whole || string(stdout) != `{"client":"raw"}`+"\n" {
+	whole := ReadStream(&stream, dst)
+	if stdout, _ := os.ReadFile(filepath.Join(dst, StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
 		t.Fatalf("whole %v, stdout %q", whole, stdout)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "tee.jsonl")); !bytes.Equal(b, big) {
@@ -45,13 +50,13 @@ func TestStreamCutOrHostile(t *testing.T) {
 	var stream bytes.Buffer
 	writeStream(&stream, src, nil, 0)
 	cut := stream.Bytes()[:stream.Len()-2100] // into the stdout entry, before the exit entry
-	if _, whole := ReadStream(bytes.NewReader(cut), t.TempDir()); whole {
+	if whole := ReadStream(bytes.NewReader(cut), t.TempDir()); whole {
 		t.Error("a cut stream was taken as whole")
 	}
 
 	var hostile bytes.Buffer
 	tw := tar.NewWriter(&hostile)
-	for _, name := range []string{"work/../escaped", "work//abs", "work/ok"} {
+	for _, name := range []string{"work/../escaped", "work//abs", "work/ok", "work/" + StdoutFile} {
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
 		tw.Write([]byte("x"))
 	}
@@ -61,7 +66,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	parent := t.TempDir()
 	dst := filepath.Join(parent, "run")
 	os.Mkdir(dst, 0o755)
-	if _, whole := ReadStream(&hostile, dst); !whole {
+	if whole := ReadStream(&hostile, dst); !whole {
 		t.Error("the hostile stream is well-formed and ends with exit")
 	}
 	if _, err := os.Stat(filepath.Join(parent, "escaped")); err == nil {
@@ -70,9 +75,12 @@ func TestStreamCutOrHostile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "ok")); err != nil {
 		t.Error("a plain name was not written")
 	}
+	if _, err := os.Stat(filepath.Join(dst, StdoutFile)); err == nil {
+		t.Error("a work file of the cell was taken as the adapter's stdout")
+	}
 
 	garbage := strings.NewReader(strings.Repeat("not a tar stream ", 10000))
-	if _, whole := ReadStream(garbage, t.TempDir()); whole || garbage.Len() != 0 {
+	if whole := ReadStream(garbage, t.TempDir()); whole || garbage.Len() != 0 {
 		t.Errorf("garbage: whole %v, %d bytes left unread", whole, garbage.Len())
 	}
 }

@@ -205,6 +205,8 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		defer cancel()
 		_ = d.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	}()
+	// Whatever this run's adapter prints, and nothing an earlier sweep into the same directory left.
+	_ = os.Remove(filepath.Join(s.Dir, StdoutFile))
 	// The copy-in is skipped when there is nothing to copy: the image has the work directory,
 	// owned by the user the cell runs as, and the run has no input files.
 	d.mu.Lock()
@@ -231,11 +233,10 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	_ = att.CloseWrite() // the adapter reads nothing: stdin is closed at once
 	stderr := &capped{max: maxOutput}
 	pr, pw := io.Pipe()
-	var stdout []byte
 	whole := false
 	streamed := make(chan struct{})
 	go func() {
-		stdout, whole = ReadStream(pr, s.Dir)
+		whole = ReadStream(pr, s.Dir)
 		close(streamed)
 	}()
 	read := make(chan struct{})
@@ -273,7 +274,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	}
 	<-streamed
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = stdout, stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), stderr.buf
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {

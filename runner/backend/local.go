@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -41,7 +42,13 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	// directory are its own, and the rest is what the run defines.
 	cmd.Env = append(append(runenv.Allowed(os.Environ()), "HOME="+s.Dir, "TMPDIR="+s.Dir), s.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	stdoutPath := filepath.Join(s.Dir, StdoutFile)
+	stdout, err := os.Create(stdoutPath)
+	if err != nil {
+		return Result{Err: fmt.Errorf("making the file for the adapter's output: %w", err)}
+	}
+	defer stdout.Close()
+	stderr := &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// The pipes' copying goroutines may wait on a grandchild holding them open; the group is
 	// killed by then, so this bounds the wait.
@@ -59,7 +66,6 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	var r Result
-	var err error
 	select {
 	case err = <-done:
 	case <-timer.C:
@@ -72,7 +78,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL) // whatever is left of the group
 	forget()
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = stdout.buf, stderr.buf
+	r.Stdout, r.Stderr = stdoutPath, stderr.buf
 	r.ExitCode = 0
 	var exit *exec.ExitError
 	switch {

@@ -3,10 +3,16 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/toolscore/toolscore/runner/jsonstream"
 )
 
 // Observation is what one client did with one tools/call.
@@ -16,6 +22,9 @@ type Observation struct {
 	// Returned is the tools/call result as the library handed it to its caller, re-encoded as
 	// JSON; empty when the library raised instead.
 	Returned json.RawMessage `json:"returned,omitempty"`
+	// ReturnedLarge stands for Returned when it is over jsonstream.KeepLimit: the whole value
+	// is in the run's stdout file, and a record keeps its prefix, size and hash.
+	ReturnedLarge *jsonstream.Excerpt `json:"returned_large,omitempty"`
 	// Raised is the error the library raised, verbatim.
 	Raised *Raised `json:"raised,omitempty"`
 	// Listed is true when the adapter listed the tools before calling.
@@ -73,6 +82,10 @@ type ModelView struct {
 	// definition in that request.
 	Block   json.RawMessage `json:"block,omitempty"`
 	ToolDef json.RawMessage `json:"tool_def,omitempty"`
+	// BlockLarge and ToolDefLarge stand for a block or a definition over jsonstream.KeepLimit in
+	// a record: the agent's own files in the run's directory hold them whole.
+	BlockLarge   *jsonstream.Excerpt `json:"block_large,omitempty"`
+	ToolDefLarge *jsonstream.Excerpt `json:"tool_def_large,omitempty"`
 	// Called is the name the agent exposed the tool under and the model called.
 	Called string `json:"called,omitempty"`
 }
@@ -82,21 +95,156 @@ type Raised struct {
 	Class   string `json:"class"`
 	Code    *int64 `json:"code,omitempty"`
 	Message string `json:"message"`
+	// MessageLarge stands for a message over jsonstream.KeepLimit (a library that quoted the
+	// whole result in its error); Message is then empty.
+	MessageLarge *jsonstream.Excerpt `json:"message_large,omitempty"`
 }
 
-// ParseObservation reads the adapter's observation: the last non-empty line of its stdout.
-func ParseObservation(stdout []byte) (*Observation, error) {
-	lines := bytes.Split(bytes.TrimSpace(stdout), []byte("\n"))
-	last := lines[len(lines)-1]
-	if len(last) == 0 {
+// Text is the message as a person reads it: whole, or its first KiB for a large one.
+func (r *Raised) Text() string {
+	if r.MessageLarge != nil {
+		return r.MessageLarge.Prefix + "…"
+	}
+	return r.Message
+}
+
+// ReadObservation reads the adapter's observation from the file holding its stdout: its last
+// non-empty line. The file is read as a stream, whatever its size: when returned is given, it is
+// called with the reader at the observation's returned value, which it must consume; a value over
+// jsonstream.KeepLimit (returned, a raised message) is kept as an excerpt.
+func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Observation, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errors.New("the adapter printed no observation")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the adapter's output: %w", err)
+	}
+	defer f.Close()
+	start, end, err := lastLine(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading the adapter's output: %w", err)
+	}
+	if start == end {
 		return nil, errors.New("the adapter printed no observation")
 	}
 	var o Observation
-	if err := json.Unmarshal(last, &o); err != nil {
+	d := jsonstream.NewReader(io.NewSectionReader(f, start, end-start))
+	err = d.Object(func(key string) error {
+		switch key {
+		case "client":
+			return small(d, &o.Client)
+		case "library":
+			return small(d, &o.Library)
+		case "listed":
+			return small(d, &o.Listed)
+		case "raised":
+			return readRaised(d, &o.Raised)
+		case "agent":
+			// An agent's view is decoded whole: its grader reads every part of it.
+			raw, err := d.Raw(math.MaxInt)
+			if err == nil {
+				err = json.Unmarshal(raw, &o.Agent)
+			}
+			return err
+		case "returned":
+			k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+			read := d.Skip
+			if returned != nil {
+				read = func() error { return returned(d) }
+			}
+			if err := d.Capture(k, read); err != nil {
+				return err
+			}
+			o.Returned, o.ReturnedLarge = nil, nil
+			if b, whole := k.Whole(); whole {
+				o.Returned = b
+			} else {
+				o.ReturnedLarge = k.Excerpt()
+			}
+			return nil
+		}
+		return d.Skip()
+	})
+	if err == nil {
+		if _, end := d.Peek(); end != io.EOF {
+			err = errors.New("more after the observation's object")
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("the adapter's observation is not JSON: %w", err)
 	}
-	if o.Returned == nil && o.Raised == nil && o.Agent == nil {
+	if o.Returned == nil && o.ReturnedLarge == nil && o.Raised == nil && o.Agent == nil {
 		return nil, errors.New("the adapter's observation has neither returned nor raised (nor, for an agent, what the model saw)")
 	}
 	return &o, nil
+}
+
+// lastLine finds the last line of r that is not blank, reading it through once.
+func lastLine(r io.Reader) (start, end int64, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var off, lineStart int64
+	blank := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(bytes.TrimSpace(chunk)) > 0 {
+			blank = false
+		}
+		off += int64(len(chunk))
+		if !blank && (err == nil || err == io.EOF) {
+			start, end = lineStart, off
+		}
+		if err == nil {
+			lineStart, blank = off, true
+		}
+		if err == io.EOF {
+			return start, end, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return 0, 0, err
+		}
+	}
+}
+
+// small decodes a member that is never large into v.
+func small(d *jsonstream.Reader, v any) error {
+	raw, err := d.Raw(jsonstream.KeepLimit)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// readRaised reads a raised error, its message kept whole or as an excerpt.
+func readRaised(d *jsonstream.Reader, to **Raised) error {
+	if c, err := d.Peek(); err == nil && c == 'n' {
+		*to = nil
+		return d.Skip()
+	}
+	r := &Raised{}
+	*to = r
+	return d.Object(func(key string) error {
+		switch key {
+		case "class":
+			return small(d, &r.Class)
+		case "code":
+			return small(d, &r.Code)
+		case "message":
+			if c, err := d.Peek(); err == nil && c == 'n' {
+				return d.Skip()
+			}
+			k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+			if err := d.String(k); err != nil {
+				return err
+			}
+			r.Message, r.MessageLarge = "", nil
+			if b, whole := k.Whole(); whole {
+				r.Message = string(b)
+			} else {
+				r.MessageLarge = k.Excerpt()
+			}
+			return nil
+		}
+		return d.Skip()
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/jsonstream"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -40,8 +41,9 @@ const (
 func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	var g Grade
 	request, answer := proxy.TargetAnswer(transcript)
-	wireResult, wireError := g.noteWire(answer)
-	obs, perr := client.ParseObservation(res.Stdout)
+	wire := g.noteWire(answer, true)
+	wireResult, wireError := wire.resultRaw, wire.rpcError
+	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs
 	switch {
 	case res.OOMKilled:
@@ -79,8 +81,22 @@ func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	}
 	g.ModelView = v.Kind
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
+	g.Evidence = clip(g.Evidence, maxEvidence)
 	g.Answer, g.Flagged = GradeAnswer(a.Answer, truth, g.Introduced, callArguments(request))
+	// Graded: what is too large to repeat in every record is stood for by an excerpt.
+	v.Block, v.BlockLarge = shrink(v.Block)
+	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
 	return g
+}
+
+// shrink keeps b when it is small, else an excerpt of it.
+func shrink(b json.RawMessage) (json.RawMessage, *jsonstream.Excerpt) {
+	if len(b) <= jsonstream.KeepLimit {
+		return b, nil
+	}
+	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	k.Write(b)
+	return nil, k.Excerpt()
 }
 
 // agentOutcome compares what the model got with what was on the wire.

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
@@ -47,7 +48,25 @@ func ran(kind, excerpt string, isError bool, answer string) backend.Result {
 			ToolDef: json.RawMessage(`{"name":"mcp__scenario__get_account_balance","description":"Returns the balance of one ledger account.","input_schema":{"type":"object","properties":{"account_id":{"type":"string"}}}}`)},
 		Answer: answer}}
 	line, _ := json.Marshal(obs)
-	return backend.Result{Stdout: append(line, '\n')}
+	return backend.Result{Stdout: stdoutFile(append(line, '\n'))}
+}
+
+// testDir holds the adapters' stdout files of the tests; TestMain removes it.
+var testDir string
+
+func TestMain(m *testing.M) {
+	testDir, _ = os.MkdirTemp("", "grade-test-")
+	code := m.Run()
+	os.RemoveAll(testDir)
+	os.Exit(code)
+}
+
+// stdoutFile is a file holding an adapter's stdout, as a backend leaves it.
+func stdoutFile(b []byte) string {
+	f, _ := os.CreateTemp(testDir, "stdout-")
+	f.Write(b)
+	f.Close()
+	return f.Name()
 }
 
 const (
@@ -104,10 +123,11 @@ func TestAgentGrades(t *testing.T) {
 			func() backend.Result {
 				r := ran("structured", cleanJSON, false, "The tool returned: "+cleanJSON)
 				var o client.Observation
-				json.Unmarshal(r.Stdout, &o)
+				b, _ := os.ReadFile(r.Stdout)
+				json.Unmarshal(b, &o)
 				o.Agent.ModelView.ToolDef = json.RawMessage(`{"name":"x","description":"returns account_id, balance_minor, currency and as_of","input_schema":{}}`)
 				line, _ := json.Marshal(o)
-				return backend.Result{Stdout: line}
+				return backend.Result{Stdout: stdoutFile(line)}
 			}(), transcript(cleanResult, nil, true), Passed, "structured", AnswerTruth, false, nil, true},
 		{"hung", backend.Result{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
 		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},

@@ -5,13 +5,16 @@ package grade
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"reflect"
+	"io"
+	"math"
 	"strings"
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/jsonstream"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -31,8 +34,11 @@ type Grade struct {
 	Outcome string `json:"outcome"`
 	// Evidence is one line a person reads: the exception text, or what differed.
 	Evidence string `json:"evidence,omitempty"`
-	// Wire is the answer exactly as the proxy sent it to the client, when there was one.
-	Wire string `json:"wire,omitempty"`
+	// Wire is the answer exactly as the proxy sent it to the client, when there was one; an
+	// answer over jsonstream.KeepLimit is stood for by WireLarge instead (prefix, size and
+	// SHA-256 of its exact bytes, newline included, as the transcript holds them).
+	Wire      string              `json:"wire,omitempty"`
+	WireLarge *jsonstream.Excerpt `json:"wire_large,omitempty"`
 	// Introduced lists the values the fault put on the wire.
 	Introduced  []fault.Introduced  `json:"introduced,omitempty"`
 	Observation *client.Observation `json:"observation,omitempty"`
@@ -43,12 +49,20 @@ type Grade struct {
 	Flagged   bool   `json:"flagged,omitempty"`
 }
 
-// SDK grades a run of an SDK-level client.
+// maxEvidence bounds the evidence line, which every report and results.json example repeats.
+const maxEvidence = 2000
+
+// SDK grades a run of an SDK-level client. It reads the answer on the wire and the observation
+// as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
 func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	var g Grade
 	_, answer := proxy.TargetAnswer(transcript)
-	wireResult, wireError := g.noteWire(answer)
-	obs, perr := client.ParseObservation(res.Stdout)
+	wire := g.noteWire(answer, false)
+	var got digested
+	obs, perr := client.ReadObservation(res.Stdout, func(d *jsonstream.Reader) (err error) {
+		got, err = readPayload(d)
+		return err
+	})
 	g.Observation = obs
 	switch {
 	case res.OOMKilled:
@@ -71,36 +85,78 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 			g.Evidence += ": " + tail
 		}
 	case obs.Raised != nil:
-		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Message
-		if wireError != nil {
+		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
+		if wire.rpcError != nil {
 			g.Outcome = RPCError
 		}
-	case wireResult == nil:
+	case wire.result == nil:
 		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
 	default:
-		if diff := differs(obs.Returned, wireResult); diff != "" {
+		if diff := differs(got, *wire.result); diff != "" {
 			g.Outcome, g.Evidence = Altered, diff
 		} else {
 			g.Outcome = Passed
 		}
 	}
+	g.Evidence = clip(g.Evidence, maxEvidence)
 	return g
 }
 
-// noteWire records the answer the proxy sent (nil: none came) as the run's evidence, and
-// returns its result and its JSON-RPC error, either nil when absent.
-func (g *Grade) noteWire(answer *proxy.Entry) (result, rpcErr json.RawMessage) {
+// wireAnswer is what the answer on the wire held: its result (nil when it had none) and its
+// JSON-RPC error (nil when absent).
+type wireAnswer struct {
+	result    *digested
+	resultRaw json.RawMessage // the result's bytes, when asked for
+	rpcError  json.RawMessage
+}
+
+// noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
+// as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
+// whose grader decodes it.
+func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
 	if answer == nil {
-		return nil, nil
+		return w
 	}
-	g.Wire = strings.TrimRight(string(answer.Wire), "\r\n")
 	g.Introduced = answer.Introduced
-	var msg struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+	r, err := answer.OpenWire()
+	if err != nil {
+		g.Wire = "(the answer could not be read back from the transcript: " + err.Error() + ")"
+		return w
 	}
-	_ = json.Unmarshal(answer.Wire, &msg)
-	return msg.Result, msg.Error
+	defer r.Close()
+	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	all := io.TeeReader(r, k)
+	d := jsonstream.NewReader(all)
+	err = d.Object(func(key string) error {
+		switch {
+		case strings.EqualFold(key, "result") && raw:
+			b, err := d.Raw(math.MaxInt)
+			w.resultRaw, w.result = b, &digested{}
+			return err
+		case strings.EqualFold(key, "result"):
+			p, err := readPayload(d)
+			w.result = &p
+			return err
+		case strings.EqualFold(key, "error"):
+			b, err := d.Raw(jsonstream.KeepLimit)
+			if errors.Is(err, jsonstream.ErrTooLarge) {
+				b, err = json.RawMessage(`{"message":"(too large to keep)"}`), nil
+			}
+			w.rpcError = b
+			return err
+		}
+		return d.Skip()
+	})
+	if _, end := d.Peek(); err != nil || end != io.EOF {
+		w = wireAnswer{} // not one JSON object: no result, no error, as encoding/json would say
+	}
+	_, _ = io.Copy(io.Discard, all)
+	if b, whole := k.Whole(); whole {
+		g.Wire = strings.TrimRight(string(b), "\r\n")
+	} else {
+		g.WireLarge = k.Excerpt()
+	}
+	return w
 }
 
 // payload is the part of a tools/call result that a fault changes and a client must pass on;
@@ -111,32 +167,113 @@ type payload struct {
 	IsError           bool `json:"isError"`
 }
 
+// digested is a payload read as a stream: each part as a digest of what it means (see
+// jsonstream.Reader.Digest), with its bytes kept when small, for the evidence.
+type digested struct {
+	content, structured part
+	isError             bool
+	// notObject says why the result could not be read as one (encoding/json's words).
+	notObject string
+}
+
+type part struct {
+	sum [32]byte
+	raw *jsonstream.Keeper
+}
+
+// A missing content list and an empty one are the same result, as are a missing and a null
+// structuredContent.
+var noContent, noStructured = constPart("[]"), constPart("null")
+
+func constPart(s string) part {
+	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	sum, _ := jsonstream.NewReader(io.TeeReader(strings.NewReader(s), k)).Digest()
+	return part{sum: sum, raw: k}
+}
+
+// readPayload reads a result into its payload; a value that is well-formed JSON but not a
+// result object is noted in notObject, not an error.
+func readPayload(d *jsonstream.Reader) (digested, error) {
+	p := digested{content: noContent, structured: noStructured}
+	c, err := d.Peek()
+	switch {
+	case err != nil:
+		return p, d.Skip()
+	case c == 'n':
+		return p, d.Skip()
+	case c != '{':
+		p.notObject = "json: cannot unmarshal " + map[byte]string{'[': "array", '"': "string", 't': "bool", 'f': "bool"}[c] + " into a tools/call result"
+		if c >= '0' && c <= '9' || c == '-' {
+			p.notObject = "json: cannot unmarshal number into a tools/call result"
+		}
+		return p, d.Skip()
+	}
+	err = d.Object(func(key string) error {
+		c, _ := d.Peek()
+		switch {
+		case strings.EqualFold(key, "content") && c == 'n':
+			p.content = noContent
+			return d.Skip()
+		case strings.EqualFold(key, "content"):
+			return readPart(d, &p.content)
+		case strings.EqualFold(key, "structuredContent"):
+			return readPart(d, &p.structured)
+		case strings.EqualFold(key, "isError"):
+			switch c {
+			case 't', 'f':
+				p.isError = c == 't'
+			case 'n':
+			default:
+				p.notObject = "json: isError is not true or false"
+			}
+		}
+		return d.Skip()
+	})
+	return p, err
+}
+
+func readPart(d *jsonstream.Reader, to *part) error {
+	p := part{raw: jsonstream.NewKeeper(jsonstream.KeepLimit)}
+	err := d.Capture(p.raw, func() (err error) {
+		p.sum, err = d.Digest()
+		return err
+	})
+	*to = p
+	return err
+}
+
 // differs says how what the client returned differs from what was on the wire, or "".
-func differs(returned, wire json.RawMessage) string {
-	var got, want payload
-	if err := decode(returned, &got); err != nil {
-		return "the client's result is not a JSON object: " + err.Error()
+func differs(got, want digested) string {
+	if got.notObject != "" {
+		return "the client's result is not a JSON object: " + got.notObject
 	}
-	if err := decode(wire, &want); err != nil {
-		return "the wire result is not a JSON object: " + err.Error()
-	}
-	if want.Content == nil {
-		want.Content = []any{} // a missing content list and an empty one are the same result
-	}
-	if got.Content == nil {
-		got.Content = []any{}
+	if want.notObject != "" {
+		return "the wire result is not a JSON object: " + want.notObject
 	}
 	var diffs []string
-	if !reflect.DeepEqual(got.Content, want.Content) {
-		diffs = append(diffs, "content "+brief(got.Content)+" where the wire had "+brief(want.Content))
+	if got.content.sum != want.content.sum {
+		diffs = append(diffs, "content "+got.content.brief()+" where the wire had "+want.content.brief())
 	}
-	if !reflect.DeepEqual(got.StructuredContent, want.StructuredContent) {
-		diffs = append(diffs, "structuredContent "+brief(got.StructuredContent)+" where the wire had "+brief(want.StructuredContent))
+	if got.structured.sum != want.structured.sum {
+		diffs = append(diffs, "structuredContent "+got.structured.brief()+" where the wire had "+want.structured.brief())
 	}
-	if got.IsError != want.IsError {
-		diffs = append(diffs, fmt.Sprintf("isError %v where the wire had %v", got.IsError, want.IsError))
+	if got.isError != want.isError {
+		diffs = append(diffs, fmt.Sprintf("isError %v where the wire had %v", got.isError, want.isError))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// brief shows a part as compact JSON, cut at 200 bytes; a large one by its first bytes.
+func (p part) brief() string {
+	b, whole := p.raw.Whole()
+	if !whole {
+		return p.raw.Head(200) + fmt.Sprintf("… (%d bytes)", p.raw.Len())
+	}
+	var v any
+	if decode(b, &v) != nil {
+		return clip(string(b), 200)
+	}
+	return brief(v)
 }
 
 func decode(b json.RawMessage, v any) error {
@@ -151,6 +288,16 @@ func brief(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := jsonstream.NewKeeper(n)
+	k.Write([]byte(s))
+	return k.Head(n) + "…"
 }
 
 func lastLine(b []byte) string {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -10,48 +9,245 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/toolscore/toolscore/runner/jsonstream"
 )
 
-// Entry is one transcript record as read back, with the wire bytes decoded.
+// What ReadTranscript keeps in memory: a message up to keepMessage, while the kept ones add up
+// to no more than keepTotal; any other is read from the file again when it is needed, so a
+// 48 MiB answer (or a flood of messages) costs a buffer, not a copy.
+const (
+	keepMessage = 1 << 20
+	keepTotal   = 8 << 20
+)
+
+// Entry is one transcript record as read back, with the wire bytes decoded. A message too large
+// to keep has no Wire: Large stands for it, and OpenWire reads it from the file. Original (what
+// a fault replaced) is not read back.
 type Entry struct {
 	Record
-	WireText     *string `json:"wire"`
-	WireBase64   *string `json:"wire_base64"`
-	OriginalText *string `json:"original"`
+	Large *jsonstream.Excerpt
+	env   envelope // of a large message, worked out as it was read
+	envOK bool
+	file  string // where a large message is: the string at offset at of file
+	at    int64
+	b64   bool
 }
 
-// ReadTranscript reads a tee file back, sorted by time (the order things happened). A line that
-// is not a record (one cut short when the proxy was killed in the middle of writing it) is
-// passed over, and the first such is the error.
-func ReadTranscript(r io.Reader) ([]Entry, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<30)
+// ReadTranscript reads a tee file back, sorted by time (the order things happened). A record
+// that cannot be read (one cut short when the proxy was killed in the middle of writing it) is
+// passed over, from its start to the end of its line, and the first such is the error returned
+// with every record that could be read.
+func ReadTranscript(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d := jsonstream.NewReader(f)
 	var out []Entry
 	var bad error
-	for n := 1; sc.Scan(); n++ {
+	t := &reading{path: path}
+	for n := 1; ; n++ {
+		if _, err = d.Peek(); err == io.EOF {
+			break
+		}
+		start := t.base + d.Offset()
 		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			if bad == nil {
-				bad = fmt.Errorf("transcript line %d: %w", n, err)
-			}
+		if err == nil {
+			e, err = t.entry(d)
+		}
+		if err == nil {
+			out = append(out, e)
 			continue
 		}
-		switch {
-		case e.WireText != nil:
-			e.Wire = []byte(*e.WireText)
-		case e.WireBase64 != nil:
-			e.Wire, _ = base64.StdEncoding.DecodeString(*e.WireBase64)
+		if bad == nil {
+			bad = fmt.Errorf("transcript record %d: %w", n, err)
 		}
-		if e.OriginalText != nil {
-			e.Original = []byte(*e.OriginalText)
+		// Records are one per line (JSON strings hold no raw newline): go on at the next line.
+		next, ok := lineAfter(f, start)
+		if !ok {
+			break
 		}
-		out = append(out, e)
+		if _, err := f.Seek(next, io.SeekStart); err != nil {
+			break
+		}
+		t.base, d = next, jsonstream.NewReader(f)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	if sc.Err() != nil {
-		return out, sc.Err()
-	}
 	return out, bad
+}
+
+// lineAfter is the offset just past the first newline at or after start in f, if there is one.
+func lineAfter(f *os.File, start int64) (int64, bool) {
+	buf := make([]byte, 64<<10)
+	for at := start; ; at += int64(len(buf)) {
+		n, err := f.ReadAt(buf, at)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return at + int64(i) + 1, true
+		}
+		if err != nil {
+			return 0, false
+		}
+	}
+}
+
+// reading is the state of ReadTranscript: how much it kept, and a buffer for each message's first
+// bytes, grown as needed and used again.
+type reading struct {
+	path string
+	base int64 // the file offset the reader started at
+	kept int
+	head []byte
+}
+
+// entry reads one record: the wire bytes as a stream, every other member as it is, decoded
+// together at the end.
+func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
+	var e Entry
+	rest := []byte{'{'}
+	err := d.Object(func(key string) error {
+		switch key {
+		case "wire", "wire_base64":
+			e.file, e.at, e.b64 = t.path, t.base+d.Offset(), key == "wire_base64"
+			return t.wire(d, &e)
+		case "original":
+			return d.Skip()
+		}
+		raw, err := d.Raw(keepMessage)
+		if errors.Is(err, jsonstream.ErrTooLarge) {
+			return nil // no member of a record but the wire is that large: not one of ours
+		}
+		if err != nil {
+			return err
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		k, _ := json.Marshal(key)
+		rest = append(append(append(rest, k...), ':'), raw...)
+		return nil
+	})
+	if err != nil {
+		return e, err
+	}
+	return e, json.Unmarshal(append(rest, '}'), &e.Record) // Wire is json:"-": left as read
+}
+
+// wire reads the wire bytes of e: kept when small, else stood for by an excerpt and an envelope.
+func (t *reading) wire(d *jsonstream.Reader, e *Entry) error {
+	s, err := d.StringReader()
+	if err != nil {
+		return err
+	}
+	r := s
+	if e.b64 {
+		r = base64.NewDecoder(base64.StdEncoding, s)
+	}
+	n, err := t.readHead(r)
+	if err != nil {
+		return err
+	}
+	if n <= keepMessage && t.kept+n <= keepTotal {
+		t.kept += n
+		e.Wire = bytes.Clone(t.head[:n])
+		_, err = io.Copy(io.Discard, s) // the rest of the string: nothing, or base64 padding
+		return err
+	}
+	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	all := io.TeeReader(io.MultiReader(bytes.NewReader(t.head[:n]), r), k)
+	e.env, e.envOK = streamEnvelope(all)
+	if _, err := io.Copy(io.Discard, all); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, s)
+	e.Large = k.Excerpt()
+	return err
+}
+
+// readHead reads r into t.head up to keepMessage+1 bytes, so a message that fits is known to.
+func (t *reading) readHead(r io.Reader) (int, error) {
+	n := 0
+	for {
+		if n == len(t.head) {
+			if n > keepMessage {
+				return n, nil
+			}
+			grown := make([]byte, min(max(2*n, 64<<10), keepMessage+1))
+			copy(grown, t.head[:n])
+			t.head = grown
+		}
+		m, err := r.Read(t.head[n:])
+		n += m
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// streamEnvelope is parseEnvelope for a message read as a stream: only the id and the method.
+// Like parseEnvelope it takes any object, keeping what it found before a part that is not JSON.
+func streamEnvelope(r io.Reader) (env envelope, ok bool) {
+	d := jsonstream.NewReader(r)
+	c, err := d.Peek()
+	if err != nil || c != '{' {
+		return env, false
+	}
+	_ = d.Object(func(key string) error {
+		switch key {
+		case "id":
+			id, err := d.Raw(1 << 10)
+			env.ID = id
+			if errors.Is(err, jsonstream.ErrTooLarge) {
+				return nil
+			}
+			return err
+		case "method":
+			var m bytes.Buffer
+			err := d.String(&m)
+			env.Method = m.String()
+			return err
+		}
+		return d.Skip()
+	})
+	return env, true
+}
+
+// OpenWire reads the message's wire bytes, from memory or, for a large one, from the file.
+func (e *Entry) OpenWire() (io.ReadCloser, error) {
+	if e.Large == nil {
+		return io.NopCloser(bytes.NewReader(e.Wire)), nil
+	}
+	f, err := os.Open(e.file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(e.at, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s, err := jsonstream.NewReader(f).StringReader()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("reading a message back from %s: %w", e.file, err)
+	}
+	if e.b64 {
+		s = base64.NewDecoder(base64.StdEncoding, s)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{s, f}, nil
+}
+
+func (e *Entry) envelope() (envelope, bool) {
+	if e.Large != nil {
+		return e.env, e.envOK
+	}
+	return parseEnvelope(e.Wire)
 }
 
 // TargetAnswer finds the last target tools/call the client made and the answer the proxy sent
@@ -63,8 +259,8 @@ func TargetAnswer(entries []Entry) (request, answer *Entry) {
 			request, answer = e, nil
 		}
 		if request != nil && answer == nil && e.Dir == ServerToClient {
-			if env, ok := parseEnvelope(e.Wire); ok && env.Method == "" {
-				if req, _ := parseEnvelope(request.Wire); idKey(req.ID) == idKey(env.ID) {
+			if env, ok := e.envelope(); ok && env.Method == "" {
+				if req, _ := request.envelope(); idKey(req.ID) == idKey(env.ID) {
 					answer = e
 				}
 			}

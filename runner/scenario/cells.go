@@ -40,6 +40,11 @@ func (s *Scenario) Cells() []Cell {
 	return cells
 }
 
+// CellCount is how many cells Cells returns, without making them.
+func (s *Scenario) CellCount() int {
+	return len(s.SchemaModes) * len(s.Faults) * len(s.Clients)
+}
+
 // Matches says whether the expectation applies to the cell. A client
 // selector without a version matches every version of that client.
 func (e Expect) Matches(c Cell) bool {

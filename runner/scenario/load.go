@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
@@ -22,11 +25,67 @@ const (
 	DefaultTimeout = 30 * time.Second
 )
 
+// Limits on what a manifest may hold, so that a hostile or mistaken one costs little to refuse.
+const (
+	// MaxFileSize bounds the manifest file: a real one is a few KiB (scenarios/ledger.yaml is
+	// under 2 KiB), this leaves room for the largest arguments, and the YAML parser's cost grows
+	// faster than the file (a 128 KiB mapping of 12,000 keys takes it 0.8 s and 67 MiB).
+	MaxFileSize = 128 << 10
+	// MaxNesting bounds how deeply lists and mappings nest: the parser's cost grows with the
+	// square of the depth (64 KiB of brackets took it 18 GiB), and a manifest needs a few levels.
+	MaxNesting = 64
+	// MaxArgumentsSize bounds the JSON of arguments and of a fault's decoy_args: they reach every
+	// run in an environment variable or a command-line argument, which Linux caps at 128 KiB.
+	MaxArgumentsSize = 64 << 10
+	// MaxAliasExpansion bounds what aliases may add to the manifest once expanded: plenty for
+	// reusing a few mappings, and an alias bomb (a few lines that expand to gigabytes) stops at it.
+	MaxAliasExpansion = 64 << 10
+)
+
+// ReadFile reads a manifest file, refusing one over MaxFileSize without reading all of it.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		size := int64(len(data))
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		return nil, tooLarge(path, size)
+	}
+	return data, nil
+}
+
+func tooLarge(path string, size int64) *Error {
+	return &Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("the manifest is %s, over the limit of %s (a manifest is a few KiB; is this the right file?)", sizeText(size), sizeText(MaxFileSize))}
+}
+
+// sizeText writes a size in bytes the way a person reads it: 512 bytes, 64 KiB, 1.5 MiB.
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+}
+
 // Load parses the manifest in data, checks it against the known names and
 // fills in defaults. path only names the file in errors. Every problem is
 // found here, before anything runs: the error is an *Error, or several joined
 // with errors.Join, each naming file:line:col and the field.
 func Load(path string, data []byte, known Known) (*Scenario, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(path, int64(len(data)))
+	}
 	l := &loader{
 		file:    path,
 		known:   known,
@@ -35,9 +94,13 @@ func Load(path string, data []byte, known Known) (*Scenario, error) {
 		parents: map[*token.Token]string{},
 		anchors: map[string]ast.Node{},
 	}
+	tokens := lexer.Tokenize(string(data))
+	if err := l.checkNesting(tokens); err != nil {
+		return nil, err
+	}
 	// Duplicate keys are allowed here and reported by walk, which knows
 	// the path of the mapping they are in.
-	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+	f, err := parser.Parse(tokens, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		return nil, l.fromYAML(err)
 	}
@@ -47,6 +110,10 @@ func Load(path string, data []byte, known Known) (*Scenario, error) {
 	}
 	l.walk(body, "", nil)
 	if len(l.errs) > 0 {
+		return nil, l.result()
+	}
+	// Before decoding, which would expand every alias.
+	if l.checkAliases(body); len(l.errs) > 0 {
 		return nil, l.result()
 	}
 	var s Scenario
@@ -178,6 +245,103 @@ func keyName(k ast.MapKeyNode) string {
 		return v.Value.GetToken().Value
 	}
 	return k.GetToken().Value
+}
+
+// checkNesting refuses collections nested deeper than MaxNesting, before they are parsed: flow
+// ones by their brackets, block ones by the columns their entries and keys start at (so "- - -"
+// on one line counts too). The lexer that finds them costs what the file's size does.
+func (l *loader) checkNesting(tokens token.Tokens) error {
+	flow := 0
+	var block []int // columns of the block collections open here, innermost last
+	for i, tk := range tokens {
+		col := tk.Position.Column
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			flow--
+			continue
+		case token.SequenceEntryType:
+		case token.MappingValueType:
+			if flow > 0 || i == 0 {
+				continue
+			}
+			col = tokens[i-1].Position.Column // the key's
+		default:
+			continue
+		}
+		if tk.Type == token.SequenceEntryType || tk.Type == token.MappingValueType {
+			for len(block) > 0 && block[len(block)-1] >= col {
+				block = block[:len(block)-1]
+			}
+			block = append(block, col)
+		}
+		if flow > MaxNesting || len(block) > MaxNesting {
+			return &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
+				Msg: fmt.Sprintf("collections nested more than %d deep; a manifest needs a few levels", MaxNesting)}
+		}
+	}
+	return nil
+}
+
+// checkAliases refuses a manifest whose aliases, expanded, would add more than MaxAliasExpansion
+// to it, at the alias that crosses the limit. It counts without expanding: the size of each
+// anchor's value is worked out once, where it is defined, and costs what its text does (plus one
+// for each value, so a bomb of empty values is counted too).
+func (l *loader) checkAliases(body ast.Node) {
+	const over = MaxAliasExpansion + 1
+	sizes := map[string]int{} // anchor name -> size of its value, expanded, so far in the file
+	added := 0
+	var size func(n ast.Node) int
+	size = func(n ast.Node) int {
+		if n == nil || added > MaxAliasExpansion {
+			return 0
+		}
+		total := 1
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			name := v.Name.GetToken().Value
+			delete(sizes, name) // an alias inside the anchor's own value expands to nothing
+			sizes[name] = size(v.Value)
+			return sizes[name]
+		case *ast.AliasNode:
+			n := sizes[v.Value.GetToken().Value]
+			if added = min(added+n, over); added > MaxAliasExpansion {
+				l.aliasError(v)
+			}
+			return n
+		case *ast.TagNode:
+			return size(v.Value)
+		case *ast.MappingKeyNode:
+			return size(v.Value)
+		case *ast.MappingValueNode:
+			total += size(v.Key) + size(v.Value)
+		case *ast.MappingNode:
+			for _, p := range v.Values {
+				total = min(total+size(p), over)
+			}
+		case *ast.SequenceNode:
+			for _, item := range v.Values {
+				total = min(total+size(item), over)
+			}
+		default:
+			if tk := n.GetToken(); tk != nil {
+				total += len(tk.Value)
+			}
+		}
+		return min(total, over)
+	}
+	size(body)
+}
+
+func (l *loader) aliasError(v *ast.AliasNode) {
+	msg := fmt.Sprintf("aliases expand the manifest by more than %s here (an alias bomb?); write the values out instead", sizeText(MaxAliasExpansion))
+	if path, ok := l.paths[v.GetToken()]; ok {
+		l.errorf(path, "%s", msg)
+		return
+	}
+	tk := v.GetToken()
+	l.errs = append(l.errs, &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column, Msg: msg})
 }
 
 // node returns the value at path, looking through an alias, or nil. What
@@ -331,6 +495,9 @@ func describeNode(n ast.Node) string {
 	case nil:
 		return "nothing"
 	case *ast.StringNode:
+		if len(v.Value) > 80 {
+			return fmt.Sprintf("a string of %s starting %q", sizeText(int64(len(v.Value))), strings.ToValidUTF8(v.Value[:60], ""))
+		}
 		return fmt.Sprintf("the string %q", v.Value)
 	case *ast.LiteralNode:
 		return "a block of text"

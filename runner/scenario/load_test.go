@@ -2,9 +2,13 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -851,5 +855,109 @@ clients:
 	}
 	if s.Clients[2].Image != "registry.example/team/client:1" || s.Server.Install != "npm install -g my-server@1.0.0" {
 		t.Errorf("image %q, install %q", s.Clients[2].Image, s.Server.Install)
+	}
+}
+
+// aliasBomb is a manifest whose arguments hold the billion laughs: levels lists of ten, each
+// entry an alias of the level below, so the last level expands to 10^levels strings.
+func aliasBomb(levels int) []byte {
+	var b strings.Builder
+	b.WriteString("name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\narguments:\n")
+	b.WriteString("  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < levels; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	return []byte(b.String())
+}
+
+// TestLoadRefusesAliasBomb: an alias bomb in arguments is refused at load, at the alias that
+// crosses the budget and naming its field, and refusing it costs little memory: nothing is
+// expanded (before the limit it loaded, and its arguments expanded when sent to a run).
+func TestLoadRefusesAliasBomb(t *testing.T) {
+	data := aliasBomb(9) // 10^9 strings once expanded
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load("bomb.yaml", data, known)
+	runtime.ReadMemStats(&after)
+	want := "bomb.yaml:12:12: arguments.l4[0]: aliases expand the manifest by more than 64 KiB here (an alias bomb?); write the values out instead"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error:\n%v\nwant:\n%s", err, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("refusing a %d-byte bomb allocated %d MiB", len(data), alloc>>20)
+	}
+	// Aliases that add a little load as before.
+	if _, err := Load("small.yaml", aliasBomb(3), known); err != nil {
+		t.Errorf("100 values through aliases: %v", err)
+	}
+}
+
+// TestLoadSizeLimits: a manifest file over MaxFileSize is refused without being read whole, and
+// arguments or decoy_args over MaxArgumentsSize as JSON are refused at their field.
+func TestLoadSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	f, _ := os.Create(big)
+	f.Truncate(50 << 20) // 50 MiB of NUL bytes, sparse: cheap to make, costly to read whole
+	f.Close()
+	_, err := ReadFile(big)
+	if want := big + ":1:1: the manifest is 50 MiB, over the limit of 128 KiB (a manifest is a few KiB; is this the right file?)"; err == nil || err.Error() != want {
+		t.Errorf("ReadFile: %v\nwant %s", err, want)
+	}
+	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is 128 KiB, over the limit") {
+		t.Errorf("Load: %v", err)
+	}
+	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nschema_modes: [hidden]\nclients: [raw]\n"
+	blob := strings.Repeat("x", MaxArgumentsSize)
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"arguments", head + "faults: [clean]\narguments: {account_id: " + blob + "}\n",
+			"args.yaml:7:1: arguments: is 64 KiB as JSON, over the limit of 64 KiB (it reaches every run in an environment variable or an argument, which Linux caps at 128 KiB)"},
+		{"decoy_args", head + "faults:\n  - name: corrupt-plausible\n    decoy_args: {account_id: " + blob + "}\n",
+			"args.yaml:8:5: faults[0].decoy_args: is 64 KiB as JSON, over the limit of 64 KiB"},
+	} {
+		_, err := Load("args.yaml", []byte(tc.yaml), known)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	if data, err := ReadFile(filepath.Join("..", "..", "scenarios", "ledger.yaml")); err != nil || len(data) > MaxFileSize/32 {
+		t.Errorf("the embedded scenario: %d bytes, %v; want far under the limit", len(data), err)
+	}
+}
+
+// TestLoadRefusesDeepNesting: brackets, or block entries, nested past MaxNesting are refused
+// where they cross it, before the parser (whose cost grows with the square of the depth) sees
+// them; nesting up to it loads, and brackets inside a quoted string are text.
+func TestLoadRefusesDeepNesting(t *testing.T) {
+	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"
+	deep := head + "arguments: {a: " + strings.Repeat("[", 60000) + strings.Repeat("]", 60000) + "}\n"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load("deep.yaml", []byte(deep), known)
+	runtime.ReadMemStats(&after)
+	if want := "deep.yaml:7:79: collections nested more than 64 deep; a manifest needs a few levels"; err == nil || err.Error() != want {
+		t.Errorf("error: %v\nwant %s", err, want)
+	}
+	dashes := head + "arguments:\n  a:\n    " + strings.Repeat("- ", 60000) + "x\n"
+	if _, err := Load("dashes.yaml", []byte(dashes), known); err == nil || err.Error() != "dashes.yaml:9:129: collections nested more than 64 deep; a manifest needs a few levels" {
+		t.Errorf("block nesting: %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("refusing %d KiB of brackets allocated %d MiB", len(deep)>>10, alloc>>20)
+	}
+	ok := head + "arguments: {a: " + strings.Repeat("[", MaxNesting-1) + strings.Repeat("]", MaxNesting-1) + `, b: "` + strings.Repeat("[", 100) + `"}` + "\n"
+	if _, err := Load("ok.yaml", []byte(ok), known); err != nil {
+		t.Errorf("nesting of %d: %v", MaxNesting, err)
+	}
+	var block strings.Builder
+	block.WriteString(head + "arguments:\n")
+	for i := range MaxNesting - 3 { // with arguments and the two entries below: MaxNesting
+		block.WriteString(strings.Repeat(" ", i+1) + "k:\n")
+	}
+	block.WriteString(strings.Repeat(" ", MaxNesting) + "- - x\n")
+	if _, err := Load("block.yaml", []byte(block.String()), known); err != nil {
+		t.Errorf("block nesting of %d: %v", MaxNesting, err)
 	}
 }

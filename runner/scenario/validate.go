@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -20,6 +21,7 @@ func (l *loader) check(s *Scenario) {
 	l.requireText("name", s.Name, "give the scenario a name")
 	l.checkServer(s.Server)
 	l.requireText("tool", s.Tool, "name the tool every run calls")
+	l.checkJSONSize("arguments", s.Arguments)
 	l.checkTruth(s.Truth)
 	l.checkOutputSchema(s.OutputSchema)
 	l.checkFaults(s.Faults)
@@ -140,6 +142,21 @@ func (l *loader) checkTruth(truth []string) {
 	}
 }
 
+// checkJSONSize checks that a mapping sent to every run as JSON can be sent, and is not too large
+// to travel in an environment variable or an argument.
+func (l *loader) checkJSONSize(path string, v map[string]any) {
+	if len(v) == 0 {
+		return
+	}
+	b, err := json.Marshal(v)
+	switch {
+	case err != nil:
+		l.errorf(path, "cannot be sent as JSON: %v", err)
+	case len(b) > MaxArgumentsSize:
+		l.errorf(path, "is %s as JSON, over the limit of %s (it reaches every run in an environment variable or an argument, which Linux caps at 128 KiB)", sizeText(int64(len(b))), sizeText(MaxArgumentsSize))
+	}
+}
+
 func (l *loader) checkOutputSchema(schema map[string]any) {
 	if !l.present("output_schema") {
 		return
@@ -181,6 +198,7 @@ func (l *loader) checkFaults(faults []Fault) {
 		if f.Latency < 0 {
 			l.errorf(p+".latency", "must not be negative, got %s", f.Latency)
 		}
+		l.checkJSONSize(p+".decoy_args", f.DecoyArgs)
 	}
 }
 

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// TestSweepSizeChecked: a sweep over --max-runs (cells × runs, in this shard) stops before
+// anything runs, with exit 2 and an error naming the numbers and the flag; raised, a billion runs
+// per cell in a tiny shard runs just the shard's.
+func TestSweepSizeChecked(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"runs flag", []string{"--runs", "1000000000"},
+			"toolscore run: the sweep would make 308000000000 runs (308 cells × 1000000000 runs), over the limit of 10000 runs; narrow it with --clients, --faults, --schema, --runs or --shard, or raise the limit with --max-runs 308000000000 (the action's input max-runs)"},
+		{"shard", []string{"--clients", "raw", "--runs", "50", "--shard", "1/2", "--max-runs", "500"},
+			"the sweep would make 550 runs in shard 1/2 (22 cells × 50 runs, over 2 shards), over the limit of 500 runs"},
+		{"overflow", []string{"--runs", "9223372036854775807"},
+			"the sweep would make more runs than can be counted (308 cells × 9223372036854775807 runs), over the limit of 10000 runs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
+			_, stderr, code := toolscore(t, tmp, append([]string{"run", "--backend", "local", "--out", out}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want 2), stderr lacks %q:\n%s", code, tc.want, stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a sweep over the limit still made its output directory")
+			}
+		})
+	}
+	out := filepath.Join(tmp, "tiny-shard")
+	_, stderr, code := toolscore(t, tmp, "run", "--backend", "local", "--out", out, "--clients", "raw", "--faults", "clean", "--schema", "hidden",
+		"--runs", "1000000000", "--max-runs", "2000000000", "--shard", "3/500000000")
+	res, err := readResults(filepath.Join(out, "results.json"))
+	if code == 2 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", code, err, stderr)
+	}
+	if c := res.Cells[0]; c.Planned != 2 || c.Runs != 2 {
+		t.Errorf("the shard planned %d runs and ran %d; want 2 (runs 3 and 500000003 of a billion)", c.Planned, c.Runs)
+	}
+}
+
+// TestJobsMadeLazily: a sweep of a billion runs, interrupted after its first, allocates no more
+// than a few runs' worth: the runs are made as workers free up, never listed up front (a list of
+// a billion jobs would take hundreds of GB).
+func TestJobsMadeLazily(t *testing.T) {
+	sc, err := scenario.Load("lazy.yaml", []byte("name: lazy\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"), scenario.Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Runs = 1_000_000_000
+	self, _ := os.Executable()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := runner.Run(ctx, runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, Out: t.TempDir(), Parallel: 2,
+		Progress: cancelAfterFirst{cancel}})
+	runtime.ReadMemStats(&after)
+	if err != nil || !res.Interrupted || res.Cells[0].Runs < 1 || res.Cells[0].Planned != sc.Runs {
+		t.Fatalf("err %v, interrupted %v, cell %+v", err, res.Interrupted, res.Cells[0])
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("an interrupted sweep of %d planned runs (%d finished) allocated %d MiB", sc.Runs, res.Cells[0].Runs, alloc>>20)
+	} else {
+		t.Logf("%d runs finished, %d KiB allocated", res.Cells[0].Runs, alloc>>10)
+	}
+}
+
+// cancelAfterFirst interrupts the sweep as its first run ends.
+type cancelAfterFirst struct{ cancel context.CancelFunc }
+
+func (cancelAfterFirst) Started(int)                                             {}
+func (cancelAfterFirst) RunStarted(scenario.Cell, int)                           {}
+func (p cancelAfterFirst) RunDone(scenario.Cell, int, string, bool, *tally.Cell) { p.cancel() }
