@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
 )
 
 // Descriptor is everything toolscore knows about one client or agent. Each registers one, in
@@ -84,7 +84,10 @@ func Register(d Descriptor) {
 	}
 	names := make([]string, len(paths))
 	for i, p := range paths {
-		names[i] = strings.TrimSuffix(d.Name+"/"+p, "/")
+		names[i] = d.Name
+		if p != "" {
+			names[i] += "/" + p
+		}
 		if _, dup := byName[names[i]]; dup {
 			panic(fmt.Sprintf("client.Register: %q registered twice", names[i]))
 		}
@@ -144,14 +147,7 @@ func Images() []Image {
 }
 
 // Names lists every name a manifest may use, built in or contained, sorted.
-func Names() []string {
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(byName)) }
 
 // AgentNames lists the agents, sorted.
 func AgentNames() []string {
