@@ -16,7 +16,7 @@ import (
 func TestRegistry(t *testing.T) {
 	node, python := []string{"node", "/opt/adapter/adapter.mjs"}, []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py"}
 	agent := func(name string) []string { return []string{"/opt/toolscore/toolscore", "agent", name} }
-	for _, w := range []struct {
+	table := []struct {
 		name, image, keyEnv string
 		agent, inProcess    bool
 		argv                []string
@@ -35,7 +35,8 @@ func TestRegistry(t *testing.T) {
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
-	} {
+	}
+	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)
 		if !ok {
 			t.Errorf("%s is not registered", w.name)
@@ -53,19 +54,33 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s resolves to path %q, want %q", w.name, path, want)
 		}
 	}
-	want := "claude-code codex gemini-cli go-sdk/call go-sdk/list-then-call mcp-go/call mcp-go/list-then-call python-sdk/call python-sdk/list-then-call raw ts-client-v2/call ts-client-v2/list-then-call ts-sdk/call ts-sdk/list-then-call"
-	if got := strings.Join(client.Names(), " "); got != want {
-		t.Errorf("Names() = %s\nwant      %s", got, want)
+	// The listings are sorted, hold every name above, and nothing that does not resolve: a new
+	// client adds itself to them with no change here.
+	names := client.Names()
+	if !slices.IsSorted(names) || !slices.IsSorted(client.AgentNames()) {
+		t.Errorf("Names() %v or AgentNames() %v is not sorted", names, client.AgentNames())
 	}
-	if got := strings.Join(client.AgentNames(), " "); got != "claude-code codex gemini-cli" {
-		t.Errorf("AgentNames() = %s", got)
+	for _, w := range table {
+		if !slices.Contains(names, w.name) || slices.Contains(client.AgentNames(), w.name) != w.agent {
+			t.Errorf("%s: in Names() %v, in AgentNames() %v", w.name, slices.Contains(names, w.name), slices.Contains(client.AgentNames(), w.name))
+		}
+	}
+	for _, n := range names {
+		if _, _, ok := client.Lookup(n); !ok {
+			t.Errorf("Names() lists %s, which does not resolve", n)
+		}
 	}
 	var images []string
 	for _, im := range client.Images() {
 		images = append(images, im.Dir)
 	}
-	if got := strings.Join(images, " "); got != "claude-code codex gemini-cli python-sdk ts-client-v2 ts-sdk" {
-		t.Errorf("Images() = %s", got)
+	if !slices.IsSorted(images) || len(slices.Compact(slices.Clone(images))) != len(images) {
+		t.Errorf("Images() = %v, want each directory once, sorted", images)
+	}
+	for _, w := range table {
+		if w.image != "" && !slices.Contains(images, w.image) {
+			t.Errorf("Images() = %v lacks %s", images, w.image)
+		}
 	}
 	if _, _, ok := client.Lookup("go-sdk"); ok {
 		t.Error("go-sdk resolves, but a client with paths is named only with one")
