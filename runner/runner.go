@@ -383,7 +383,8 @@ func ModelKeyEnv(c scenario.Client) string {
 	if c.Model != nil && c.Model.KeyEnv != "" {
 		return c.Model.KeyEnv
 	}
-	return client.ModelKeyEnv[c.Name]
+	d, _, _ := client.Lookup(c.Name)
+	return d.KeyEnv
 }
 
 // redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
@@ -429,8 +430,8 @@ func redact(dir string, res *backend.Result, secrets []string) {
 // adapterCommand starts a client adapter: a built-in one is toolscore itself, a contained one
 // is whatever its image runs.
 func adapterCommand(self, name string) []string {
-	if c, ok := client.Containeds[name]; ok {
-		return c.Command
+	if d, path, ok := client.Lookup(name); ok && d.Contained() {
+		return d.Argv(path)
 	}
 	return []string{self, "client", name}
 }

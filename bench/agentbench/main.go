@@ -5,9 +5,9 @@
 //	go run ./bench/agentbench [-runs 6] [-agents claude-code,codex] [-keep] [-keep-images] [-timeout 30m]
 //
 // It compiles the static toolscore binary into a temporary directory (CGO_ENABLED=0 go build
-// -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (those of
-// runner/client.Agents, sorted, or the -agents named) in this process with backend.ClientImage
-// and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
+// -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (every
+// agent registered in runner/client, sorted, or the -agents named) in this process with
+// backend.ClientImage and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
 // the sweep below finds (it must not build one of its own). Then, for each agent in turn: one
 // untimed bare CLI start and one untimed bare /bin/true (the warm-up; the CLI's version line is
 // read from it), half of the bare runs, the sweep
@@ -67,6 +67,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
+	// The agents register themselves as clients.
+	_ "github.com/toolscore/toolscore/runner/agent"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -102,7 +104,7 @@ type config struct {
 func main() {
 	var c config
 	flag.IntVar(&c.runs, "runs", 6, "runs per agent sweep, and bare runs of each kind per agent")
-	agents := flag.String("agents", "", "comma-separated agents to measure (default: every agent of runner/client.Agents, sorted)")
+	agents := flag.String("agents", "", "comma-separated agents to measure (default: every agent registered in runner/client, sorted)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (its path is printed)")
 	flag.BoolVar(&c.keepImages, "keep-images", false, "keep the agents' cell images this program built")
 	timeout := flag.Duration("timeout", 30*time.Minute, "give up (and stop everything started) after this long")
@@ -217,11 +219,11 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 	}
 	out := map[string]agentImage{}
 	for _, a := range b.cfg.agents {
-		c, ok := tsclient.Containeds[a]
-		if !ok {
-			return nil, fmt.Errorf("agent %s has no cell image (runner/client.Containeds)", a)
+		desc, _, _ := tsclient.Lookup(a)
+		if !desc.Contained() {
+			return nil, fmt.Errorf("agent %s has no cell image (its runner/client.Descriptor names none)", a)
 		}
-		spec, err := backend.ClientImage(c.Image, raw, "")
+		spec, err := backend.ClientImage(desc.Image, raw, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a, err)
 		}

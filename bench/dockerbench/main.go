@@ -68,6 +68,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
+	// The agents register themselves as clients: the ledger names them.
+	_ "github.com/toolscore/toolscore/runner/agent"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/scenario"

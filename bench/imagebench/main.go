@@ -72,6 +72,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/backend"
+	// The agents register themselves as clients, with their cell images.
+	_ "github.com/toolscore/toolscore/runner/agent"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 )
 
@@ -250,10 +252,8 @@ func imageName(tag string) string {
 // imageNames are the images `toolscore images build` makes, sorted as it makes them.
 func imageNames() []string {
 	names := []string{"builtin"}
-	for _, c := range tsclient.Containeds {
-		if !slices.Contains(names, c.Image) {
-			names = append(names, c.Image)
-		}
+	for _, im := range tsclient.Images() {
+		names = append(names, im.Dir)
 	}
 	slices.Sort(names)
 	return names
@@ -261,14 +261,15 @@ func imageNames() []string {
 
 // baseOf is the image the cell image named is built on ("" for scratch).
 func baseOf(name string) string {
-	switch name {
-	case "builtin":
+	if name == "builtin" {
 		return os.Getenv("TOOLSCORE_BASE_IMAGE")
-	case "python-sdk":
-		return os.Getenv("TOOLSCORE_PYTHON_IMAGE")
-	default:
-		return os.Getenv("TOOLSCORE_NODE_IMAGE")
 	}
+	for _, im := range tsclient.Images() {
+		if im.Dir == name && im.BaseEnv != "" {
+			return os.Getenv(im.BaseEnv)
+		}
+	}
+	return ""
 }
 
 // removal is what making the engine cold did.
@@ -692,8 +693,8 @@ func (b *bench) streamCase(ctx context.Context, bin string, names []string, prob
 		return err
 	}
 	specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(raw, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
-	for _, c := range tsclient.Containeds {
-		if specs[c.Image], err = backend.ClientImage(c.Image, raw, ""); err != nil {
+	for _, im := range tsclient.Images() {
+		if specs[im.Dir], err = backend.ClientImage(im, raw, ""); err != nil {
 			return err
 		}
 	}
@@ -815,8 +816,8 @@ func (b *bench) partOverhead(ctx context.Context, bin string, tags map[string]st
 	var rows []*overheadRow
 	for i, a := range adapters {
 		img := "builtin"
-		if c, ok := tsclient.Containeds[a]; ok {
-			img = c.Image
+		if d, _, _ := tsclient.Lookup(a); d.Contained() {
+			img = d.Image.Dir
 		}
 		tag := tags[img]
 		if tag == "" {

@@ -205,7 +205,7 @@ func writeManifest(dir string) (string, *scenario.Scenario, error) {
 		}
 		name, isEntry := entryName(l)
 		drop := isEntry && ((section == "faults" && name == "latency") ||
-			(section == "clients" && client.Builtins[name] == nil))
+			(section == "clients" && !builtIn(name)))
 		if !drop {
 			kept = append(kept, l)
 			continue
@@ -243,7 +243,7 @@ func writeManifest(dir string) (string, *scenario.Scenario, error) {
 		}
 	}
 	for _, c := range sc.Clients {
-		if client.Builtins[c.Name] == nil {
+		if !builtIn(c.Name) {
 			return "", nil, fmt.Errorf("%s still has client %s, which is not built in: the embedded manifest changed shape", path, c.Name)
 		}
 	}
@@ -628,3 +628,9 @@ func shortAll(argv []string, tmp string) []string {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// builtIn says whether the client named runs inside toolscore itself (no cell image of its own).
+func builtIn(name string) bool {
+	d, _, ok := client.Lookup(name)
+	return ok && !d.Contained()
+}

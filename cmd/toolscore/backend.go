@@ -31,7 +31,7 @@ func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	local := backend.Local{Binary: self}
 	localOnly := missingKeys(sc)
 	for _, c := range sc.Clients {
-		if _, ok := client.Containeds[c.Name]; ok {
+		if d, _, _ := client.Lookup(c.Name); d.Contained() {
 			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
 		}
 	}
@@ -85,7 +85,8 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		key := c.Image + "|" + c.Version + "|" + client.Containeds[c.Name].Image
+		cd, _, _ := client.Lookup(c.Name)
+		key := c.Image + "|" + c.Version + "|" + cd.Image.Dir
 		m, ok := images[key]
 		if !ok {
 			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, log)
@@ -116,16 +117,16 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 // binary layered on), with the command server's install step layered on when there is one.
 func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, install string, bin []byte, log io.Writer) (string, error) {
 	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-	switch cont, contained := client.Containeds[c.Name]; {
+	switch cd, _, _ := client.Lookup(c.Name); {
 	case c.Image != "":
 		id, err := d.ImageID(ctx, c.Image)
 		if err != nil {
 			return "", err
 		}
 		spec = backend.ReadyImage(c.Image, id, bin)
-	case contained:
+	case cd.Contained():
 		var err error
-		if spec, err = backend.ClientImage(cont.Image, bin, c.Version); err != nil {
+		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
 			return "", err
 		}
 	}

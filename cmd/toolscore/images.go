@@ -37,8 +37,8 @@ func imagesCmd(ctx context.Context, args []string) int {
 			return nil, err
 		}
 		specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
-		for _, c := range client.Containeds {
-			if specs[c.Image], err = backend.ClientImage(c.Image, bin, ""); err != nil {
+		for _, im := range client.Images() {
+			if specs[im.Dir], err = backend.ClientImage(im, bin, ""); err != nil {
 				return nil, err
 			}
 		}

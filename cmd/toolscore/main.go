@@ -7,12 +7,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
 )
 
-const usage = `toolscore: what MCP clients and agents do when a tool misbehaves
+// usage lists the commands; the agents come from the client registry.
+var usage = fmt.Sprintf(`toolscore: what MCP clients and agents do when a tool misbehaves
 
 usage:
   toolscore ledger                         the demo MCP server on stdio (always clean)
@@ -27,13 +30,13 @@ usage:
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
-  toolscore agent NAME                     run one agent adapter (claude-code, codex, gemini-cli) against the scripted model
+  toolscore agent NAME                     run one agent adapter (%s) against the scripted model
   toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
   toolscore demo                           one tools/call through each fault, printed
   toolscore version                        toolscore's version, and the clients' it drives
 
 Run "toolscore COMMAND -h" for a command's flags.
-`
+`, strings.Join(client.AgentNames(), ", "))
 
 func main() { os.Exit(mainCode(os.Args[1:])) }
 
@@ -74,16 +77,13 @@ func run(ctx context.Context, args []string) int {
 	case "clean":
 		return cleanCmd(ctx, args[1:])
 	case "client", "agent":
-		adapter := clientCmd
-		if args[0] == "agent" {
-			adapter = agentCmd
-		}
+		adapter := func(w io.Writer) int { return adapterCmd(ctx, args[0], args[1:], w) }
 		if os.Getenv(backend.EnvCellStream) == "1" {
 			// In a cell, toolscore's own adapters send the run's files out themselves: one
 			// process fewer than the wrapper.
-			return backend.InCell(func(w io.Writer) int { return adapter(ctx, args[1:], w) })
+			return backend.InCell(adapter)
 		}
-		return adapter(ctx, args[1:], os.Stdout)
+		return adapter(os.Stdout)
 	case "cell":
 		// What the docker backend starts in every cell: the adapter, then the run's files out.
 		rest := args[1:]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime"
@@ -24,12 +25,6 @@ func init() {
 	}
 }
 
-// goClients are the Go client libraries compiled in, with the clients that use them.
-var goClients = []struct{ clients, module string }{
-	{"go-sdk/*", "github.com/modelcontextprotocol/go-sdk"},
-	{"mcp-go/*", "github.com/mark3labs/mcp-go"},
-}
-
 // versionCmd prints toolscore's version and what the clients it drives are by default: the
 // Go libraries compiled in, and what each cell image installs (a manifest's version installs
 // another).
@@ -45,35 +40,32 @@ func versionCmd(w io.Writer) int {
 			}
 		}
 	}
-	fmt.Fprintf(tw, "  raw\ttoolscore's own JSON-RPC\n")
-	for _, g := range goClients {
-		v := deps[g.module]
-		if v == "" {
-			v = "unknown"
+	var own, libraries, contained []client.Descriptor
+	for _, d := range client.Descriptors() {
+		switch {
+		case d.Contained():
+			contained = append(contained, d)
+		case d.Module == "":
+			own = append(own, d)
+		default:
+			libraries = append(libraries, d)
 		}
-		fmt.Fprintf(tw, "  %s\t%s %s\n", g.clients, g.module, v)
+	}
+	// toolscore's own client first, then the Go libraries compiled in.
+	for _, d := range own {
+		fmt.Fprintf(tw, "  %s\ttoolscore's own JSON-RPC\n", d.Label())
+	}
+	for _, d := range libraries {
+		fmt.Fprintf(tw, "  %s\t%s %s\n", d.Label(), d.Module, cmp.Or(deps[d.Module], "unknown"))
 	}
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nclients in cell images (docker backend), unless the manifest names a version:")
-	clients := map[string][]string{} // image -> clients
-	for name, c := range client.Containeds {
-		clients[c.Image] = append(clients[c.Image], name)
-	}
-	images := make([]string, 0, len(clients))
-	for im := range clients {
-		images = append(images, im)
-	}
-	slices.Sort(images)
+	slices.SortFunc(contained, func(a, b client.Descriptor) int { return strings.Compare(a.Image.Dir, b.Image.Dir) })
 	code := 0
-	for _, im := range images {
-		names := clients[im]
-		slices.Sort(names)
-		label := strings.Join(names, ", ")
-		if len(names) > 1 && !slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, im+"/") }) {
-			label = im + "/*"
-		}
-		p, err := backend.ImagePin(im)
+	for _, d := range contained {
+		label := d.Label()
+		p, err := backend.ImagePin(d.Image.Dir)
 		if err != nil {
 			fmt.Fprintf(tw, "  %s\t%v\n", label, err)
 			code = 1

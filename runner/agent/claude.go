@@ -24,6 +24,16 @@ func defaultPrompt(r client.Request) string {
 	return "Call the tool " + r.Tool + " and tell me what it returned."
 }
 
+func init() {
+	client.Register(client.Descriptor{Name: "claude-code", Agent: true, KeyEnv: "ANTHROPIC_API_KEY",
+		// The agent's version is the CLI's (the Dockerfile pins the default).
+		Image:   client.Image{Dir: "claude-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CLAUDE_CODE_VERSION"},
+		Command: cliInImage("claude-code"),
+		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+			return ClaudeCode(ctx, r)
+		}})
+}
+
 // ClaudeCode runs Claude Code headless (claude -p, stream-json) with a fresh home holding only
 // the scenario's MCP server, no built-in tools, telemetry, auto-update and non-essential traffic
 // off, against the scripted Anthropic model on 127.0.0.1. The CLI is TOOLSCORE_CLAUDE

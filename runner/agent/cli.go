@@ -16,6 +16,11 @@ import (
 	"github.com/toolscore/toolscore/runner/proc"
 )
 
+// cliInImage is how an agent starts in its cell image: toolscore's own agent adapter
+// (toolscore agent NAME), which runs the CLI installed there. Each agent registers as a client
+// from an init in its own file, so a program that runs agents imports this package.
+func cliInImage(name string) []string { return []string{"/opt/toolscore/toolscore", "agent", name} }
+
 // cliRun is one run of an agent's CLI: its own record (stdout), its stderr, exit status and time.
 type cliRun struct {
 	stdout, stderr []byte

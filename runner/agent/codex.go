@@ -26,6 +26,15 @@ const codexKeyEnv = "TOOLSCORE_CODEX_API_KEY"
 // whatever that code prints, not the client layer's rendering of the result.
 const scriptedCodexModel = "gpt-5.5"
 
+func init() {
+	client.Register(client.Descriptor{Name: "codex", Agent: true, KeyEnv: "OPENAI_API_KEY",
+		Image:   client.Image{Dir: "codex", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CODEX_VERSION"},
+		Command: cliInImage("codex"),
+		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+			return Codex(ctx, r)
+		}})
+}
+
 // Codex runs the Codex CLI headless (codex exec --json) with a fresh home and CODEX_HOME
 // holding only the scenario's MCP server (its tools approved), a model provider pointed at the
 // scripted Responses API on 127.0.0.1, built-in tools, analytics, feedback and update checks

@@ -14,6 +14,15 @@ import (
 	"github.com/toolscore/toolscore/runner/model"
 )
 
+func init() {
+	client.Register(client.Descriptor{Name: "gemini-cli", Agent: true, KeyEnv: "GEMINI_API_KEY",
+		Image:   client.Image{Dir: "gemini-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "GEMINI_CLI_VERSION"},
+		Command: cliInImage("gemini-cli"),
+		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+			return GeminiCLI(ctx, r)
+		}})
+}
+
 // GeminiCLI runs Gemini CLI headless (gemini -p, stream-json, yolo approval) with a fresh home
 // whose ~/.gemini/settings.json holds only the scenario's MCP server (trusted), no built-in
 // tools, telemetry, usage statistics, auto-update and checkpointing off, against the scripted

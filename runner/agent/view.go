@@ -4,36 +4,14 @@
 package agent
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/toolscore/toolscore/runner/client"
 )
-
-// Adapter runs one agent through one scenario.
-type Adapter func(ctx context.Context, r client.Request) (*client.Observation, error)
-
-// Adapters are the agents by manifest name (client.Agents names the same ones).
-var Adapters = map[string]Adapter{
-	"claude-code": ClaudeCode,
-	"codex":       Codex,
-	"gemini-cli":  GeminiCLI,
-}
-
-// Names lists the agents, sorted.
-func Names() []string {
-	var n []string
-	for k := range Adapters {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
 
 // Classify names the kind of a model view from the tool result as the model got it: whether
 // the agent flagged it as an error, and its text parts. JSON (an object or an array) in a part

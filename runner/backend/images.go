@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +24,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/toolscore/toolscore/runner/client"
 )
 
 //go:embed images
@@ -183,39 +187,30 @@ func BuiltinImage(binary []byte, baseImage string) ImageSpec {
 	return s
 }
 
-// ClientImage is the cell image of a contained adapter (runner/client.Containeds): its library
-// (or agent CLI) installed on a node or python base, the static toolscore binary layered on.
-// version, when set, installs that version of the library or CLI instead of the pinned one. The base images can be
-// overridden with TOOLSCORE_NODE_IMAGE and TOOLSCORE_PYTHON_IMAGE (CI without a registry).
-func ClientImage(dir string, binary []byte, version string) (ImageSpec, error) {
-	s := ImageSpec{Name: dir, Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{}, Network: true}
-	base, versionArg := "", ""
-	switch dir {
-	case "ts-sdk", "ts-client-v2":
-		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "SDK_VERSION"
-		// One adapter script serves both TypeScript lines.
-		adapter, err := imageFiles.ReadFile("images/ts-sdk/adapter.mjs")
-		if err != nil {
-			return s, err
-		}
-		s.Extra["adapter.mjs"] = adapter
-	case "python-sdk":
-		base, versionArg = os.Getenv("TOOLSCORE_PYTHON_IMAGE"), "MCP_VERSION"
-	case "claude-code":
-		// The agent's version is the CLI's (the Dockerfile pins the default).
-		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CLAUDE_CODE_VERSION"
-	case "codex":
-		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "CODEX_VERSION"
-	case "gemini-cli":
-		base, versionArg = os.Getenv("TOOLSCORE_NODE_IMAGE"), "GEMINI_CLI_VERSION"
-	default:
-		return s, fmt.Errorf("no cell image %q", dir)
+// ClientImage is the cell image of a contained client (runner/client.Image): its library (or
+// agent CLI) installed on a node or python base, the static toolscore binary layered on. version,
+// when set, installs that version of the library or CLI instead of the pinned one. The base
+// image is replaced by the one im.BaseEnv names when that is set (CI without a registry).
+func ClientImage(im client.Image, binary []byte, version string) (ImageSpec, error) {
+	s := ImageSpec{Name: im.Dir, Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{}, Network: true}
+	if _, err := fs.Stat(imageFiles, "images/"+im.Dir+"/Dockerfile"); im.Dir == "" || err != nil {
+		return s, fmt.Errorf("no cell image %q", im.Dir)
 	}
-	if base != "" {
+	for _, f := range im.Borrow {
+		b, err := imageFiles.ReadFile("images/" + f)
+		if err != nil {
+			return s, fmt.Errorf("cell image %s borrows %s: %w", im.Dir, f, err)
+		}
+		s.Extra[path.Base(f)] = b
+	}
+	if base := os.Getenv(im.BaseEnv); im.BaseEnv != "" && base != "" {
 		s.Args["BASE_IMAGE"] = base
 	}
 	if version != "" {
-		s.Args[versionArg] = version
+		if im.VersionArg == "" {
+			return s, fmt.Errorf("cell image %s installs no other version than its own (no version argument)", im.Dir)
+		}
+		s.Args[im.VersionArg] = version
 	}
 	return s, nil
 }

@@ -15,9 +15,18 @@ import (
 	"github.com/toolscore/toolscore/runner/proc"
 )
 
+const goSDKModule = "github.com/modelcontextprotocol/go-sdk"
+
+func init() {
+	Register(Descriptor{Name: "go-sdk", Paths: CallPaths, Module: goSDKModule,
+		Run: func(ctx context.Context, r Request, path string) (*Observation, error) {
+			return GoSDK(ctx, r.Server, r.Tool, r.Arguments, path == PathListThenCall)
+		}})
+}
+
 // GoSDK calls a tool through the official Go SDK's client, after ListTools when list is set.
 func GoSDK(ctx context.Context, command []string, tool string, args map[string]any, list bool) (*Observation, error) {
-	obs := &Observation{Client: "go-sdk/call", Library: "github.com/modelcontextprotocol/go-sdk " + moduleVersion("github.com/modelcontextprotocol/go-sdk"), Listed: list}
+	obs := &Observation{Client: "go-sdk/call", Library: goSDKModule + " " + moduleVersion(goSDKModule), Listed: list}
 	if list {
 		obs.Client = "go-sdk/list-then-call"
 	}

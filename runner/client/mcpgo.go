@@ -16,10 +16,19 @@ import (
 	"github.com/toolscore/toolscore/runner/proc"
 )
 
+const mcpGoModule = "github.com/mark3labs/mcp-go"
+
+func init() {
+	Register(Descriptor{Name: "mcp-go", Paths: CallPaths, Module: mcpGoModule,
+		Run: func(ctx context.Context, r Request, path string) (*Observation, error) {
+			return MCPGo(ctx, r, path == PathListThenCall)
+		}})
+}
+
 // MCPGo calls a tool through github.com/mark3labs/mcp-go's client, after ListTools when list
 // is set.
 func MCPGo(ctx context.Context, r Request, list bool) (*Observation, error) {
-	obs := &Observation{Client: "mcp-go/call", Library: "github.com/mark3labs/mcp-go " + moduleVersion("github.com/mark3labs/mcp-go"), Listed: list}
+	obs := &Observation{Client: "mcp-go/call", Library: mcpGoModule + " " + moduleVersion(mcpGoModule), Listed: list}
 	if list {
 		obs.Client = "mcp-go/list-then-call"
 	}

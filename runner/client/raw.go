@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -13,6 +14,49 @@ import (
 
 	"github.com/toolscore/toolscore/runner/proc"
 )
+
+func init() {
+	Register(Descriptor{Name: "raw", Run: func(ctx context.Context, r Request, _ string) (*Observation, error) { return Raw(ctx, r) }})
+}
+
+// Raw calls the tool over bare JSON-RPC and reports the result exactly as it was on the wire,
+// or the JSON-RPC error as raised: the yardstick every library is compared with. An answer it
+// cannot decode, or a server that closes before answering, is raised too: that is what it saw.
+func Raw(ctx context.Context, r Request) (*Observation, error) {
+	s, _, err := StartRaw(ctx, r.Server)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
+	frame, err := s.Request(ctx, "tools/call", map[string]any{"name": r.Tool, "arguments": r.Arguments})
+	var closed *ClosedError
+	if errors.As(err, &closed) {
+		// What the client saw is the observation, as a library reports it: a raised error.
+		obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
+		return obs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(frame, &msg); err != nil {
+		obs.Raised = &Raised{Class: "undecodable-answer", Message: fmt.Sprintf("the answer to tools/call came (%d bytes) but does not decode: %v", len(frame), err)}
+		return obs, nil
+	}
+	if msg.Error != nil {
+		obs.Raised = &Raised{Class: "jsonrpc-error", Code: &msg.Error.Code, Message: msg.Error.Message}
+		return obs, nil
+	}
+	obs.Returned = msg.Result
+	return obs, nil
+}
 
 // ProtocolVersion is the MCP revision the raw client asks for.
 const ProtocolVersion = "2025-11-25"

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	// The agents register themselves as clients.
+	_ "github.com/toolscore/toolscore/runner/agent"
+	"github.com/toolscore/toolscore/runner/client"
+)
+
+// adapterCmd runs one of toolscore's own adapters under the runner's contract: verb "client" a
+// built-in client, verb "agent" an agent (TOOLSCORE_PROMPT added: the agent CLI headless
+// against the scenario's server and the scripted model). The request comes in the TOOLSCORE_*
+// variables, the observation goes out as one JSON line (for an agent, with what the model was
+// shown and what the agent answered).
+func adapterCmd(ctx context.Context, verb string, args []string, stdout io.Writer) int {
+	agents := verb == "agent"
+	names, known, vars := client.Names(), "built in", []string{client.EnvServer, client.EnvTool, client.EnvArguments}
+	if agents {
+		names, known, vars = client.AgentNames(), "known", append(vars, client.EnvPrompt)
+	}
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "usage: toolscore %s NAME (one of %v), with %s and %s set\n", verb, names, strings.Join(vars[:len(vars)-1], ", "), vars[len(vars)-1])
+		return 2
+	}
+	d, path, ok := client.Lookup(args[0])
+	if !ok || d.Run == nil || d.Agent != agents {
+		fmt.Fprintf(os.Stderr, "toolscore %s: unknown %s %q (%s: %v)\n", verb, verb, args[0], known, names)
+		return 2
+	}
+	req, err := client.RequestFromEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore %s: %v\n", verb, err)
+		return 2
+	}
+	obs, err := d.Run(ctx, req, path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore %s %s: %v\n", verb, args[0], err)
+		return 1
+	}
+	obs.Client = args[0]
+	if err := json.NewEncoder(stdout).Encode(obs); err != nil {
+		fmt.Fprintf(os.Stderr, "toolscore %s: %v\n", verb, err)
+		return 1
+	}
+	return 0
+}

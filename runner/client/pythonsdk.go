@@ -1,0 +1,8 @@
+package client
+
+// The official Python SDK (PyPI mcp) in its cell image, driven by images/python-sdk/adapter.py.
+func init() {
+	Register(Descriptor{Name: "python-sdk", Paths: CallPaths,
+		Image:   Image{Dir: "python-sdk", BaseEnv: "TOOLSCORE_PYTHON_IMAGE", VersionArg: "MCP_VERSION"},
+		Command: []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py"}})
+}
