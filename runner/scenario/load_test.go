@@ -24,626 +24,231 @@ var known = Known{
 
 const knownFaults = "(known: clean, error, rpc-error, empty, truncate, corrupt, corrupt-plausible, type-swap, drop-required, wrong-container, latency)"
 
+// TestLoadRejects loads each malformed manifest in testdata/reject under the name bad.yaml, the
+// way a user's file would be named in the message, and checks every line:col it reports.
 func TestLoadRejects(t *testing.T) {
 	tests := []struct {
-		name string
-		yaml string
+		file string // in testdata/reject
 		want string
 	}{
 		{
-			name: "empty file",
-			yaml: "",
+			file: "empty-file.yaml",
 			want: "bad.yaml:1:1: the manifest is empty",
 		},
 		{
-			name: "only comments",
-			yaml: "# nothing yet\n",
+			file: "only-comments.yaml",
 			want: "bad.yaml:1:1: the manifest is empty",
 		},
 		{
-			name: "syntax error",
-			yaml: "name: t\nfaults: [clean\n",
+			file: "syntax-error.yaml",
 			want: "bad.yaml:2:9: sequence end token ']' not found",
 		},
 		{
-			name: "two documents",
-			yaml: "name: t\n---\nname: u\n",
+			file: "two-documents.yaml",
 			want: "bad.yaml:2:1: a manifest holds one YAML document, and another one starts here",
 		},
 		{
-			name: "not a mapping",
-			yaml: "- clean\n- corrupt\n",
+			file: "not-a-mapping.yaml",
 			want: "bad.yaml:1:1: expected a mapping, got a list",
 		},
 		{
-			name: "unknown top-level field",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-runz: 3
-`,
+			file: "unknown-top-level-field.yaml",
 			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
-			name: "duplicate key",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-name: u
-`,
+			file: "duplicate-key.yaml",
 			want: "bad.yaml:4:1: name: duplicate key (already set on line 1)",
 		},
 		{
-			name: "undefined alias",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-arguments: *args
-`,
+			file: "undefined-alias.yaml",
 			want: "bad.yaml:4:12: arguments: alias *args refers to no anchor defined above it",
 		},
 		{
-			name: "missing name, tool and server",
-			yaml: `faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "missing-name-tool-and-server.yaml",
 			want: "bad.yaml:1:1: name: missing (give the scenario a name)\n" +
 				"bad.yaml:1:1: server: missing (builtin: ledger, or command: [program, args...])\n" +
 				"bad.yaml:1:1: tool: missing (name the tool every run calls)",
 		},
 		{
-			name: "empty tool",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: ""
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "empty-tool.yaml",
 			want: "bad.yaml:3:7: tool: must not be empty",
 		},
 		{
-			name: "server with builtin and command",
-			yaml: `name: t
-server:
-  builtin: ledger
-  command: [./server]
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "server-with-builtin-and-command.yaml",
 			want: "bad.yaml:2:1: server: builtin and command cannot be combined; pick one",
 		},
 		{
-			name: "server with neither",
-			yaml: `name: t
-server: {}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "server-with-neither.yaml",
 			want: "bad.yaml:2:1: server: say how to start the server (builtin: ledger, or command: [program, args...])",
 		},
 		{
-			name: "unknown builtin",
-			yaml: `name: t
-server:
-  builtin: ledgr
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "unknown-builtin.yaml",
 			want: `bad.yaml:3:12: server.builtin: unknown builtin server "ledgr" (known: ledger)`,
 		},
 		{
-			name: "env on a builtin",
-			yaml: `name: t
-server:
-  builtin: ledger
-  env: {DEBUG: "1"}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "env-on-a-builtin.yaml",
 			want: "bad.yaml:4:3: server.env: only applies to a command server",
 		},
 		{
-			name: "env with a bad name, a reserved one, a bad from_env and a mapping without one",
-			yaml: `name: t
-server:
-  command: [./server]
-  env:
-    BAD-NAME: x
-    TOOLSCORE_SERVER: x
-    KEY: {from_env: "not a name"}
-    OTHER: {}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "env-with-a-bad-name-a-reserved-one-a-bad-from-env-and-a-mapping-without-one.yaml",
 			want: `bad.yaml:5:5: server.env.BAD-NAME: "BAD-NAME" is not an environment variable name` + "\n" +
 				`bad.yaml:6:5: server.env.TOOLSCORE_SERVER: TOOLSCORE_ variables are the client contract's; give the server another name` + "\n" +
 				`bad.yaml:7:21: server.env.KEY.from_env: "not a name" is not an environment variable name` + "\n" +
 				`bad.yaml:8:5: server.env.OTHER: write a string, or {from_env: NAME} to pass the runner's variable NAME on`,
 		},
 		{
-			name: "env from_env misspelt",
-			yaml: `name: t
-server:
-  command: [./server]
-  env: {KEY: {from_envv: API_KEY}}
-tool: get_balance
-`,
+			file: "env-from-env-misspelt.yaml",
 			want: "bad.yaml:4:15: server.env.KEY.from_envv: unknown field (known: from_env)",
 		},
 		{
-			name: "env value is a list",
-			yaml: `name: t
-server:
-  command: [./server]
-  env:
-    KEY: [a, b]
-tool: get_balance
-`,
+			file: "env-value-is-a-list.yaml",
 			want: "bad.yaml:5:5: server.env.KEY: expected a string or {from_env: NAME}, got a list",
 		},
 		{
-			name: "empty command",
-			yaml: `name: t
-server:
-  command: []
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "empty-command.yaml",
 			want: "bad.yaml:3:3: server.command: must name the program to run",
 		},
 		{
-			name: "command is a string",
-			yaml: `name: t
-server:
-  command: ./server --stdio
-tool: get_balance
-`,
+			file: "command-is-a-string.yaml",
 			want: `bad.yaml:3:12: server.command: expected a list, got the string "./server --stdio"`,
 		},
 		{
-			name: "unknown fault",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - clean
-  - error
-  - corupt
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "unknown-fault.yaml",
 			want: `bad.yaml:7:5: faults[2]: unknown fault "corupt" ` + knownFaults,
 		},
 		{
-			name: "unknown fault in the mapping form",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - name: latencyy
-    latency: 2s
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "unknown-fault-in-the-mapping-form.yaml",
 			want: `bad.yaml:5:11: faults[0].name: unknown fault "latencyy" ` + knownFaults,
 		},
 		{
-			name: "fault without a name",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - clean
-  - latency: 2s
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "fault-without-a-name.yaml",
 			want: "bad.yaml:6:5: faults[1]: name is missing",
 		},
 		{
-			name: "empty fault entry",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - clean
-  -
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "empty-fault-entry.yaml",
 			want: "bad.yaml:6:3: faults[1]: empty entry (write a fault name)",
 		},
 		{
-			name: "fault written as a list",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - [clean, error]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "fault-written-as-a-list.yaml",
 			want: "bad.yaml:5:5: faults[0]: expected a fault name or a mapping with a name, got a list",
 		},
 		{
-			name: "misspelt fault option",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - clean
-  - name: error
-    probabilty: 0.5
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "misspelt-fault-option.yaml",
 			want: "bad.yaml:7:5: faults[1].probabilty: unknown field (known: name, probability, nth, seed, latency, decoy_args)",
 		},
 		{
-			name: "probability above 1",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - name: error
-    probability: 1.5
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "probability-above-1.yaml",
 			want: "bad.yaml:6:18: faults[0].probability: must be between 0 and 1, got 1.5",
 		},
 		{
-			name: "probability as a word",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - name: error
-    probability: often
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "probability-as-a-word.yaml",
 			want: `bad.yaml:6:18: faults[0].probability: expected a number, got the string "often"`,
 		},
 		{
-			name: "nth zero and seed fractional",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - {name: error, nth: 0, seed: 1.5}
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "nth-zero-and-seed-fractional.yaml",
 			want: "bad.yaml:5:24: faults[0].nth: must be 1 or more, got 0\n" +
 				"bad.yaml:5:33: faults[0].seed: expected a whole number, got the number 1.5",
 		},
 		{
-			name: "bad latency",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - name: latency
-    latency: 2 seconds
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "bad-latency.yaml",
 			want: `bad.yaml:6:14: faults[0].latency: invalid duration "2 seconds" (write a number with a unit, like 30s or 1m30s)`,
 		},
 		{
-			name: "duplicate fault",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults:
-  - clean
-  - corrupt
-  - name: clean
-    seed: 3
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "duplicate-fault.yaml",
 			want: `bad.yaml:7:11: faults[2].name: duplicate fault "clean" (first at faults[0])`,
 		},
 		{
-			name: "no faults",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: []
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "no-faults.yaml",
 			want: "bad.yaml:4:1: faults: the matrix needs at least one fault " + knownFaults,
 		},
 		{
-			name: "schema modes is a string",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: hidden
-clients: [raw]
-`,
+			file: "schema-modes-is-a-string.yaml",
 			want: `bad.yaml:5:15: schema_modes: expected a list, got the string "hidden"`,
 		},
 		{
-			name: "unknown and duplicate schema modes",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden, hiden, hidden]
-clients: [raw]
-`,
+			file: "unknown-and-duplicate-schema-modes.yaml",
 			want: `bad.yaml:5:24: schema_modes[1]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
 				`bad.yaml:5:31: schema_modes[2]: duplicate schema mode "hidden" (first at schema_modes[0])`,
 		},
 		{
-			name: "no schema modes",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-clients: [raw]
-`,
+			file: "no-schema-modes.yaml",
 			want: "bad.yaml:1:1: schema_modes: the matrix needs at least one schema mode (known: hidden, published, as-is)",
 		},
 		{
-			name: "unknown client",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients:
-  - raw
-  - name: go-sdk
-    version: 1.8.0
-`,
+			file: "unknown-client.yaml",
 			want: `bad.yaml:8:11: clients[1].name: unknown client "go-sdk" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)`,
 		},
 		{
-			name: "duplicate client",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients:
-  - raw
-  - go-sdk/call
-  - name: raw
-`,
+			file: "duplicate-client.yaml",
 			want: `bad.yaml:9:11: clients[2].name: duplicate client "raw" (first at clients[0])`,
 		},
 		{
-			name: "misspelt client field",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients:
-  - {name: go-sdk/call, versoin: 1.8.0}
-`,
+			file: "misspelt-client-field.yaml",
 			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model)",
 		},
 		{
-			name: "model on an SDK client",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients:
-  - name: go-sdk/call
-    model: {name: m, url: "http://127.0.0.1:9"}
-`,
+			file: "model-on-an-sdk-client.yaml",
 			want: `bad.yaml:8:5: clients[0].model: only an agent takes a model; "go-sdk/call" is not one (agents: claude-code)`,
 		},
 		{
-			name: "model without a usable url or key variable",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients:
-  - name: claude-code
-    model:
-      name: some-model
-      url: "vendor.example/v1"
-      key_env: "MY-KEY"
-`,
+			file: "model-without-a-usable-url-or-key-variable.yaml",
 			want: `bad.yaml:10:12: clients[0].model.url: the model needs the base URL of the vendor's API (http or https), got "vendor.example/v1"` + "\n" +
 				`bad.yaml:11:16: clients[0].model.key_env: "MY-KEY" is not an environment variable name`,
 		},
 		{
-			name: "install on a builtin server",
-			yaml: `name: t
-server: {builtin: ledger, install: "npm i -g x"}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "install-on-a-builtin-server.yaml",
 			want: `bad.yaml:2:36: server.install: only applies to a command server`,
 		},
 		{
-			name: "runs below one",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-runs: 0
-`,
+			file: "runs-below-one.yaml",
 			want: "bad.yaml:7:7: runs: must be 1 or more, got 0",
 		},
 		{
-			name: "runs as a word",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-runs: three
-`,
+			file: "runs-as-a-word.yaml",
 			want: `bad.yaml:7:7: runs: expected a whole number, got the string "three"`,
 		},
 		{
-			name: "runs fractional",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-runs: 2.5
-`,
+			file: "runs-fractional.yaml",
 			want: "bad.yaml:7:7: runs: expected a whole number, got the number 2.5",
 		},
 		{
-			name: "timeout without a unit",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-timeout: 30
-`,
+			file: "timeout-without-a-unit.yaml",
 			want: "bad.yaml:7:10: timeout: expected a duration like 30s or 1m30s, got the number 30",
 		},
 		{
-			name: "zero timeout and parallel",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-timeout: 0s
-parallel: 0
-`,
+			file: "zero-timeout-and-parallel.yaml",
 			want: "bad.yaml:7:10: timeout: must be more than zero, got 0s\n" +
 				"bad.yaml:8:11: parallel: must be 1 or more, got 0",
 		},
 		{
-			name: "empty and duplicate truth",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-truth: ["40718.77", "", 40718.77]
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "empty-and-duplicate-truth.yaml",
 			want: "bad.yaml:4:21: truth[1]: must not be empty (every answer would contain it)\n" +
 				`bad.yaml:4:25: truth[2]: duplicate value "40718.77" (first at truth[0])`,
 		},
 		{
-			name: "output schema not an object",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-output_schema:
-  type: array
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-`,
+			file: "output-schema-not-an-object.yaml",
 			want: `bad.yaml:5:9: output_schema.type: must be "object" (MCP requires an object schema), got the string "array"`,
 		},
 		{
-			name: "unknown outcome",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-expect:
-  - client: raw
-    outcome: pass
-`,
+			file: "unknown-outcome.yaml",
 			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)`,
 		},
 		{
-			name: "missing outcome",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-expect:
-  - {client: raw}
-`,
+			file: "missing-outcome.yaml",
 			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)",
 		},
 		{
-			name: "expectation outside the matrix",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean, corrupt]
-schema_modes: [hidden]
-clients: [raw, go-sdk/call]
-expect:
-  - {client: ts-sdk/call, fault: "*", outcome: passed}
-  - {fault: latency, outcome: hung}
-  - {schema: published, outcome: threw}
-`,
+			file: "expectation-outside-the-matrix.yaml",
 			want: `bad.yaml:8:14: expect[0].client: "ts-sdk/call" is not among the scenario's clients (raw, go-sdk/call)` + "\n" +
 				`bad.yaml:9:13: expect[1].fault: "latency" is not among the scenario's faults (clean, corrupt)` + "\n" +
 				`bad.yaml:10:14: expect[2].schema: "published" is not among the scenario's schema modes (hidden)`,
 		},
 		{
-			name: "duplicate expectation",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean, corrupt]
-schema_modes: [hidden]
-clients: [raw]
-expect:
-  - {fault: corrupt, outcome: threw}
-  - {client: "*", fault: corrupt, outcome: passed}
-`,
+			file: "duplicate-expectation.yaml",
 			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault and schema)",
 		},
 		{
-			name: "several problems, in file order",
-			yaml: `name: t
-server: {builtin: ledger}
-tool: get_balance
-faults: [clean, corupt]
-schema_modes: [hiden]
-clients: [rav]
-runs: 0
-`,
+			file: "several-problems-in-file-order.yaml",
 			want: `bad.yaml:4:17: faults[1]: unknown fault "corupt" ` + knownFaults + "\n" +
 				`bad.yaml:5:16: schema_modes[0]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
 				`bad.yaml:6:11: clients[0]: unknown client "rav" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)` + "\n" +
@@ -651,8 +256,12 @@ runs: 0
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Load("bad.yaml", []byte(tt.yaml), known)
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "reject", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load("bad.yaml", data, known)
 			if err == nil {
 				t.Fatalf("Load succeeded with %+v, want error:\n%s", s, tt.want)
 			}
