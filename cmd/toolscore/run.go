@@ -77,7 +77,11 @@ func runCmd(ctx context.Context, args []string) int {
 	if len(positional) == 1 {
 		a.Scenario = positional[0]
 	}
-	_, _, code, _ := runSweep(ctx, a, os.Stdout, os.Stderr)
+	sc, err := loadScenario(a.Scenario)
+	if err != nil {
+		return loadFailed(os.Stderr, err)
+	}
+	_, _, code, _ := sweepScenario(ctx, a, sc, os.Stdout, os.Stderr)
 	return code
 }
 
@@ -86,16 +90,6 @@ func runCmd(ctx context.Context, args []string) int {
 type sweepArgs struct {
 	action.SweepInputs
 	FailOn report.FailOn // what makes the exit code 1; "" is expect
-}
-
-// runSweep does what toolscore run does once its flags are parsed: it loads the manifest and
-// runs its sweep (sweepScenario).
-func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *tally.Results, out string, code int, err error) {
-	sc, err := loadScenario(a.Scenario)
-	if err != nil {
-		return nil, "", loadFailed(stderr, err), err
-	}
-	return sweepScenario(ctx, a, sc, stdout, stderr)
 }
 
 // loadScenario loads a manifest as toolscore run does; "" is the embedded ledger.
@@ -131,10 +125,10 @@ func printLines(stderr io.Writer, err error) {
 	}
 }
 
-// sweepScenario does the rest of toolscore run once sc is loaded: it filters the scenario,
-// picks the backend, runs the matrix, writes results.json, summary.md and runs.jsonl into out,
-// and prints the text report on stdout. code is run's exit code; res is nil when nothing ran,
-// and err says what stopped the sweep.
+// sweepScenario does what toolscore run does once its flags are read and sc is loaded (the
+// action runs it too): it filters the scenario, picks the backend, runs the matrix, writes
+// results.json, summary.md and runs.jsonl into out, and prints the text report on stdout.
+// code is run's exit code; res is nil when nothing ran, and err says what stopped the sweep.
 func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, stderr io.Writer) (res *tally.Results, out string, code int, err error) {
 	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
 	usage := func(err error) (*tally.Results, string, int, error) {
