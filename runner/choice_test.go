@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/toolscore/toolscore/runner/agent" // the agents, linked as in the toolscore binary
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
