@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -186,7 +187,7 @@ func inspect(out string) (largest int64, outcomes []string, err error) {
 			largest = max(largest, size)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	b, err := os.ReadFile(outdir.Results(out))
 	if err != nil {
 		return 0, nil, err
 	}

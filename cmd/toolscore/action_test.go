@@ -14,6 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/action"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/report/prcomment"
 	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
@@ -238,9 +240,9 @@ func TestActionPullRequest(t *testing.T) {
 	if strings.Contains(summary, "Changes against the baseline") {
 		t.Errorf("a summary with no baseline has a baseline section")
 	}
-	full, err := os.ReadFile(filepath.Join(ws, "toolscore-out", "pr", jobSummaryFile))
+	full, err := os.ReadFile(filepath.Join(ws, "toolscore-out", "pr", action.JobSummaryFile))
 	if err != nil || string(full) != summary {
-		t.Errorf("%s (%v) is not the job summary", jobSummaryFile, err)
+		t.Errorf("%s (%v) is not the job summary", action.JobSummaryFile, err)
 	}
 
 	wantOut := map[string]string{
@@ -292,7 +294,7 @@ func TestActionPullRequest(t *testing.T) {
 
 	// A committed baseline (toolscore baseline's format) in which go-sdk/call validated
 	// type-swap: under fail-on change, that cell is news, annotated on the client's line.
-	res, err := readResults(filepath.Join(ws, "toolscore-out", "pr", "results.json"))
+	res, err := outdir.ReadResults(filepath.Join(ws, "toolscore-out", "pr", "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,46 +599,6 @@ func TestActionUsage(t *testing.T) {
 				t.Errorf("a usage error wrote a summary or outputs")
 			}
 		})
-	}
-}
-
-func TestManifestFile(t *testing.T) {
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "a", "m.yaml"), "x")
-	cwd, _ := os.Getwd()
-	for _, tc := range []struct{ path, want string }{
-		{filepath.Join(ws, "a", "m.yaml"), "a/m.yaml"},
-		{filepath.Join(ws, "a", "..", "a", "m.yaml"), "a/m.yaml"},
-		{filepath.Join(ws, "..", "elsewhere.yaml"), ""},
-		{"", ""}, // the embedded ledger, in a workspace that is not toolscore's
-	} {
-		if got := manifestFile(tc.path, ws); got != tc.want {
-			t.Errorf("manifestFile(%q) = %q, want %q", tc.path, got, tc.want)
-		}
-	}
-	// In toolscore's own repository the embedded ledger is scenarios/ledger.yaml.
-	if got := manifestFile("", filepath.Join(cwd, "..", "..")); got != "scenarios/ledger.yaml" {
-		t.Errorf("manifestFile of the embedded ledger in this repository = %q", got)
-	}
-}
-
-func TestPullNumber(t *testing.T) {
-	for _, tc := range []struct {
-		event string
-		want  int
-	}{
-		{`{"number": 7, "pull_request": {"number": 7}}`, 7},
-		{`{"pull_request": {"number": 9}}`, 9},
-		{`{"number": 3, "pull_request": {}}`, 3},
-		{`{"issue": {"number": 5}}`, 0},
-		{`{"pull_request": {"number": 1.5}}`, 0},
-		{`{}`, 0},
-	} {
-		var ev map[string]any
-		json.Unmarshal([]byte(tc.event), &ev)
-		if got := pullNumber(ev); got != tc.want {
-			t.Errorf("pullNumber(%s) = %d, want %d", tc.event, got, tc.want)
-		}
 	}
 }
 

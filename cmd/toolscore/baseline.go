@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"time"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -37,7 +35,7 @@ func baselineCmd(ctx context.Context, args []string) int {
 	var path string
 	switch len(positional) {
 	case 0:
-		if path, err = newestResults("toolscore-out"); err != nil {
+		if path, err = outdir.Newest(); err != nil {
 			return fail("%v", err)
 		}
 	case 1:
@@ -46,7 +44,7 @@ func baselineCmd(ctx context.Context, args []string) int {
 		fs.Usage()
 		return fail("want at most one results.json, got %d arguments", len(positional))
 	}
-	res, err := readBase(path)
+	res, err := outdir.ReadCounts(path)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -68,27 +66,4 @@ func baselineCmd(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), report.Plain(res.Scenario), path)
 	return 0
-}
-
-// newestResults finds the results.json that the latest toolscore run or merge wrote under dir.
-func newestResults(dir string) (string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "*", "results.json"))
-	if err != nil {
-		return "", err
-	}
-	var newest string
-	var when time.Time
-	for _, m := range matches {
-		st, err := os.Stat(m)
-		if err != nil {
-			continue
-		}
-		if newest == "" || st.ModTime().After(when) {
-			newest, when = m, st.ModTime()
-		}
-	}
-	if newest == "" {
-		return "", errors.New("no results under ./" + dir + ": name the results.json (or its directory) to take the baseline from")
-	}
-	return newest, nil
 }

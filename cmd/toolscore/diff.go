@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -42,11 +41,11 @@ func diffCmd(ctx context.Context, args []string) int {
 		return fail("unknown --format %q (want text, md or json)", *format)
 	}
 	basePath, newPath := positional[0], positional[1]
-	base, err := readBase(basePath)
+	base, err := outdir.ReadCounts(basePath)
 	if err != nil {
 		return fail("%v", err)
 	}
-	cur, err := readBase(newPath)
+	cur, err := outdir.ReadCounts(newPath)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -176,31 +175,4 @@ func cellsWord(n int) string {
 		return "cell"
 	}
 	return "cells"
-}
-
-// readBase reads the counts of path: a results.json, a directory holding one, or a baseline
-// file that toolscore baseline wrote. Every error names the file.
-func readBase(path string) (*tally.Results, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading results: %w", err)
-	}
-	var peek struct {
-		Format string `json:"format"`
-	}
-	// A file that does not even parse is left to readResults, which says where it breaks.
-	if json.Unmarshal(data, &peek) != nil || peek.Format == "" {
-		return readResults(path)
-	}
-	var b tally.Baseline
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%s is not a toolscore baseline: %w", path, err)
-	}
-	if err := b.Check(); err != nil {
-		return nil, fmt.Errorf("%s is not a usable toolscore baseline: %w", path, err)
-	}
-	return b.Results(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/hostile"
 	"github.com/toolscore/toolscore/runner/report/prcomment"
 	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
@@ -153,7 +154,7 @@ func TestHostileReports(t *testing.T) {
 			}
 			checkWorkflowLog(t, stdout, a.stderr)
 			checkMarkdown(t, "the job summary", summary, "", "")
-			checkMarkdown(t, jobSummaryFile, readFile(t, filepath.Join(ws, "action", jobSummaryFile)), "", "")
+			checkMarkdown(t, action.JobSummaryFile, readFile(t, filepath.Join(ws, "action", action.JobSummaryFile)), "", "")
 			comments := api.Comments(42)
 			if len(comments) != 1 {
 				t.Fatalf("%d comments, want 1", len(comments))

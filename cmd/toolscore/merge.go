@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"time"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -26,139 +24,44 @@ func mergeCmd(ctx context.Context, args []string) int {
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore merge: "+format+"\n", a...)
-		return 2
+		return exitUsage
 	}
 	failOn, err := runFailOn(*failOnFlag)
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
+		return exitUsage
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
-		return fail("name the output directories of toolscore run to merge")
+		fmt.Fprintln(os.Stderr, "toolscore merge: name the output directories of toolscore run to merge")
+		return exitUsage
 	}
-	if *out == "" {
-		*out = filepath.Join("toolscore-out", "merged-"+time.Now().Format("20060102-150405"))
-	}
-	outAbs, err := filepath.Abs(*out)
-	if err != nil {
-		return fail("--out %s: %v", *out, err)
-	}
-
-	var inputs []*tally.Results
-	given := map[string]string{} // absolute path -> as given
-	for i, dir := range dirs {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return fail("%s: %v", dir, err)
-		}
-		if first, ok := given[abs]; ok {
-			return fail("%s is given twice (as %s and %s): its runs would be counted twice", abs, first, dir)
-		}
-		given[abs] = dir
-		if abs == outAbs {
-			return fail("--out %s is one of the inputs; merge into another directory", *out)
-		}
-		res, err := readResults(filepath.Join(dir, "results.json"))
-		if err != nil {
-			return fail("%v", err)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "runs.jsonl")); err != nil {
-			return fail("%s has results.json but no runs.jsonl: %v", dir, err)
-		}
-		if i > 0 && res.Scenario != inputs[0].Scenario {
-			return fail("%s and %s hold different scenarios (%q and %q); merge outputs of one scenario only",
-				dirs[0], dir, inputs[0].Scenario, res.Scenario)
-		}
-		rebaseTees(res, abs, outAbs)
-		inputs = append(inputs, res)
-	}
-	merged, err := tally.Merge(inputs...)
-	if err != nil {
-		return fail("%v", err)
-	}
-
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
-		return 1
-	}
-	if err := concatRuns(filepath.Join(*out, "runs.jsonl"), dirs); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
-		return 1
-	}
-	if err := writeOutputs(*out, merged); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
-		return 1
-	}
-	if err := report.Text(os.Stdout, merged); err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
-	}
-	fmt.Fprintf(os.Stderr, "merged %d outputs into %s\n", len(dirs), filepath.Join(*out, "results.json"))
-	if expectationsFail(merged, failOn, os.Stderr) {
-		return 1
-	}
-	return 0
+	_, _, code, _ := mergeOutputs(*out, dirs, failOn, os.Stdout, os.Stderr)
+	return code
 }
 
-// rebaseTees makes each example's transcript path, relative to the input directory it came
-// from, relative to the merged output instead, so it still leads to the file.
-func rebaseTees(res *tally.Results, from, to string) {
-	for _, c := range res.Cells {
-		if c == nil {
-			continue
-		}
-		for o, ex := range c.Examples {
-			if ex.Tee == "" || filepath.IsAbs(ex.Tee) {
-				continue
-			}
-			if rel, err := filepath.Rel(to, filepath.Join(from, ex.Tee)); err == nil {
-				ex.Tee = filepath.ToSlash(rel)
-				c.Examples[o] = ex
-			}
-		}
+// mergeOutputs does what toolscore merge does once its flags are read: it merges dirs into out
+// ("" is a new directory under ./toolscore-out) and prints the text report on stdout. code is
+// merge's exit code; res is nil when nothing was merged, and err says why it stopped.
+func mergeOutputs(out string, dirs []string, failOn report.FailOn, stdout, stderr io.Writer) (res *tally.Results, dir string, code int, err error) {
+	if out == "" {
+		out = outdir.Stamped("merged-")
 	}
-}
-
-// concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
-// was; a file whose last line lacks its newline gets one, so lines never run together.
-func concatRuns(path string, dirs []string) error {
-	dst, err := os.Create(path)
+	merged, err := outdir.Merge(out, dirs)
 	if err != nil {
-		return fmt.Errorf("creating the merged runs.jsonl: %w", err)
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, exitUsage, err
 	}
-	for _, dir := range dirs {
-		if err := appendRuns(dst, filepath.Join(dir, "runs.jsonl")); err != nil {
-			dst.Close()
-			return err
-		}
+	if err := outdir.WriteMerged(out, dirs, merged); err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, 1, err
 	}
-	return dst.Close()
-}
-
-func appendRuns(dst io.Writer, path string) error {
-	src, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("reading runs: %w", err)
+	if err := report.Text(stdout, merged); err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
 	}
-	defer src.Close()
-	n, err := io.Copy(dst, src)
-	if err != nil {
-		return fmt.Errorf("copying %s: %w", path, err)
+	fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
+	if expectationsFail(merged, failOn, stderr) {
+		return merged, out, exitUnmet, nil
 	}
-	if n == 0 {
-		return nil
-	}
-	last := make([]byte, 1)
-	if _, err := src.ReadAt(last, n-1); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	if last[0] != '\n' {
-		if _, err := dst.Write([]byte("\n")); err != nil {
-			return fmt.Errorf("writing the merged runs.jsonl: %w", err)
-		}
-	}
-	return nil
+	return merged, out, exitOK, nil
 }

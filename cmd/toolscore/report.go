@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -46,10 +44,7 @@ func reportCmd(ctx context.Context, args []string) int {
 		return 2
 	}
 	path := positional[0]
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
-	res, err := readResults(path)
+	res, err := outdir.ReadResults(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
 		return 2
@@ -64,36 +59,4 @@ func reportCmd(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// readResults reads a results.json; every error names the file, and a JSON syntax error says
-// where in it.
-func readResults(path string) (*tally.Results, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading results: %w", err)
-	}
-	var res tally.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			line, col := lineCol(data, syntax.Offset)
-			return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %w", path, line, col, err)
-		}
-		return nil, fmt.Errorf("%s is not a toolscore results.json: %w", path, err)
-	}
-	if res.Scenario == "" {
-		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
-	}
-	return &res, nil
-}
-
-// lineCol turns a json.SyntaxError's offset (the bytes read, the bad one included) into the
-// 1-based line and column of the bad byte.
-func lineCol(data []byte, offset int64) (line, col int) {
-	offset = min(max(offset-1, 0), int64(len(data)))
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -190,7 +191,7 @@ func TestMerge(t *testing.T) {
 	if md, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || !strings.Contains(string(md), "| type-swap | passed 6/6 | threw 4/6, passed 2/6 |") {
 		t.Errorf("summary.md (%v):\n%s", err, md)
 	}
-	got, err := readResults(filepath.Join(out, "results.json"))
+	got, err := outdir.ReadResults(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,16 +9,17 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -67,75 +68,93 @@ func runCmd(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	a := sweepArgs{
-		Clients: splitList(*clients), Faults: splitList(*faults), Schemas: splitList(*schemas),
-		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out, FailOn: failOn,
+		SweepInputs: action.SweepInputs{
+			Clients: *clients, Faults: *faults, Schemas: *schemas,
+			Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
+		},
+		FailOn: failOn,
 	}
 	if len(positional) == 1 {
 		a.Scenario = positional[0]
 	}
-	_, _, _, code := runSweep(ctx, a, os.Stdout, os.Stderr)
+	sc, err := loadScenario(a.Scenario)
+	if err != nil {
+		return loadFailed(os.Stderr, err)
+	}
+	_, _, code, _ := sweepScenario(ctx, a, sc, os.Stdout, os.Stderr)
 	return code
 }
 
-// sweepArgs are what toolscore run takes from its flags, so the action can run the same sweep
-// (runSweep, not sweep: report_test.go has a sweep helper).
+// sweepArgs are what toolscore run takes from its flags: the sweep the action's inputs name
+// too, and what fails it.
 type sweepArgs struct {
-	Scenario                 string // manifest path; "" is the embedded scenarios/ledger.yaml
-	Clients, Faults, Schemas []string
-	Runs, Parallel           int
-	MaxRuns                  int    // the largest sweep to start; 0 is defaultMaxRuns
-	Shard                    string // "i/n", or "" for every run
-	Backend, Out             string
-	FailOn                   report.FailOn // what makes the exit code 1; "" is expect
+	action.SweepInputs
+	FailOn report.FailOn // what makes the exit code 1; "" is expect
 }
 
-// runSweep does what toolscore run does once its flags are parsed: it loads and filters the
-// scenario, picks the backend, runs the matrix, writes results.json, summary.md and runs.jsonl
-// into out, and prints the text report on stdout. code is run's exit code; res is nil when
-// nothing ran, and sc too when the manifest did not load.
-func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *tally.Results, sc *scenario.Scenario, out string, code int) {
-	path, data := scenarios.LedgerPath, scenarios.Ledger
-	if a.Scenario != "" {
-		path = a.Scenario
+// loadScenario loads a manifest as toolscore run does; "" is the embedded ledger.
+func loadScenario(path string) (*scenario.Scenario, error) {
+	data := scenarios.Ledger
+	if path == "" {
+		path = scenarios.LedgerPath
+	} else {
 		var err error
 		if data, err = scenario.ReadFile(path); err != nil {
-			fmt.Fprintf(stderr, "toolscore run: %v\n", err)
-			return nil, nil, "", exitUsage
+			return nil, err
 		}
 	}
-	sc, err := scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
-	if err != nil {
-		for _, e := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintln(stderr, e)
-		}
-		return nil, nil, "", exitUsage
-	}
-	if err := sc.Filter(a.Clients, a.Faults, a.Schemas); err != nil {
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
+}
+
+// loadFailed prints why a manifest did not load, and returns run's exit code for it: manifest
+// errors one a line as file:line:col: message, the way editors read them; any other (a file
+// that cannot be read) after the command's name.
+func loadFailed(stderr io.Writer, err error) int {
+	if len(scenario.Errors(err)) > 0 {
+		printLines(stderr, err)
+	} else {
 		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, sc, "", exitUsage
+	}
+	return exitUsage
+}
+
+// printLines prints each line of err on a line of its own.
+func printLines(stderr io.Writer, err error) {
+	for _, e := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(stderr, e)
+	}
+}
+
+// sweepScenario does what toolscore run does once its flags are read and sc is loaded (the
+// action runs it too): it filters the scenario, picks the backend, runs the matrix, writes
+// results.json, summary.md and runs.jsonl into out, and prints the text report on stdout.
+// code is run's exit code; res is nil when nothing ran, and err says what stopped the sweep.
+func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, stderr io.Writer) (res *tally.Results, out string, code int, err error) {
+	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
+	usage := func(err error) (*tally.Results, string, int, error) {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, "", exitUsage, err
+	}
+	if err := sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas)); err != nil {
+		return usage(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
 	if err != nil {
-		for _, e := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintln(stderr, e)
-		}
-		return nil, sc, "", exitUsage
+		printLines(stderr, err)
+		return nil, "", exitUsage, err
 	}
 	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
-		fmt.Fprintln(stderr, "toolscore run: --runs, --max-runs and --parallel must be positive")
-		return nil, sc, "", exitUsage
+		return usage(errors.New("--runs, --max-runs and --parallel must be positive"))
 	}
 	shard, shards, err := parseShard(a.Shard)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, sc, "", exitUsage
+		return usage(err)
 	}
 	if a.Runs > 0 {
 		sc.Runs = a.Runs
 	}
 	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, defaultMaxRuns)); err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, sc, "", exitUsage
+		return usage(err)
 	}
 	par := a.Parallel
 	if par == 0 {
@@ -146,31 +165,33 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	}
 	out = a.Out
 	if out == "" {
-		out = filepath.Join("toolscore-out", time.Now().Format("20060102-150405"))
+		out = outdir.Stamped("")
+	}
+	fail := func(code int, err error) (*tally.Results, string, int, error) {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, out, code, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, sc, out, 1
+		return fail(1, err)
 	}
-	be, why, unavailable, done, err := chooseBackend(ctx, a.Backend, self, sc, stderr)
+	choice, err := runner.ChooseBackend(ctx, a.Backend, self, sc, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		if errors.Is(err, errUsage) {
-			return nil, sc, out, exitUsage
+		if errors.Is(err, runner.ErrUnknownBackend) {
+			return fail(exitUsage, err)
 		}
-		return nil, sc, out, 1
+		return fail(1, err)
 	}
-	defer done()
+	defer choice.Done()
+	be, why, unavailable := choice.Backend, choice.Why, choice.Unavailable
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
 	if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
 		if setup {
-			return nil, sc, out, exitUsage
+			return fail(exitUsage, err)
 		}
-		return nil, sc, out, 1
+		return fail(1, err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
@@ -197,28 +218,27 @@ func runSweep(ctx context.Context, a sweepArgs, stdout, stderr io.Writer) (res *
 	})
 	prog.finish()
 	if res == nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, sc, out, 1
+		return fail(1, err)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "toolscore run:", err) // the counts so far are still written below
 	}
-	if werr := writeOutputs(out, res); werr != nil {
+	if werr := outdir.Write(out, res); werr != nil {
 		fmt.Fprintln(stderr, "toolscore run:", werr)
-		return res, sc, out, 1
+		return res, out, 1, werr
 	}
 	if err := report.Text(stdout, res); err != nil {
 		fmt.Fprintln(stderr, "toolscore run:", err)
 	}
-	fmt.Fprintf(stderr, "results: %s\n", filepath.Join(out, "results.json"))
+	fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
 	switch {
 	case res.Interrupted:
 		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
-		return res, sc, out, exitInterrupted
+		return res, out, exitInterrupted, nil
 	case expectationsFail(res, a.FailOn, stderr):
-		return res, sc, out, exitUnmet
+		return res, out, exitUnmet, nil
 	}
-	return res, sc, out, exitOK
+	return res, out, exitOK, nil
 }
 
 // runFailOn reads --fail-on of run and merge, which have no baseline to change against.
@@ -236,7 +256,7 @@ func expectationsFail(r *tally.Results, failOn report.FailOn, stderr io.Writer) 
 	_, missed, open := tally.Count(r.Expectations)
 	if open > 0 && !failOn.Unchecked() {
 		fmt.Fprintf(stderr, "warning: %d %s checked by this sweep (listed in the report); fail-on unchecked makes that fail\n",
-			open, plural(open, "expectation was not", "expectations were not"))
+			open, report.Plural(open, "expectation was not", "expectations were not"))
 	}
 	return missed > 0 && failOn.Unmet() || open > 0 && failOn.Unchecked()
 }
@@ -278,27 +298,6 @@ func parseShard(s string) (shard, shards int, err error) {
 		return 0, 0, fmt.Errorf("--shard %q: want 1 ≤ i ≤ n, e.g. 1/%d to %d/%d", s, max(n, 1), max(n, 1), max(n, 1))
 	}
 	return i, n, nil
-}
-
-func unmet(r *tally.Results) int {
-	_, n, _ := tally.Count(r.Expectations)
-	return n
-}
-
-// writeOutputs writes results.json and summary.md beside runs.jsonl.
-func writeOutputs(dir string, res *tally.Results) error {
-	write := func(name string, render func(io.Writer, *tally.Results) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := render(f, res); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		return f.Close()
-	}
-	return errors.Join(write("results.json", report.JSON), write("summary.md", report.Markdown))
 }
 
 // parseInterspersed lets the scenario path come before, between or after the flags.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 				if _, stderr, code := toolscore(t, tmp, args(dir, "--shard", shard)...); code != 0 {
 					t.Fatalf("shard %s: exit %d\n%s", shard, code, stderr)
 				}
-				res, err := readResults(filepath.Join(dir, "results.json"))
+				res, err := outdir.ReadResults(filepath.Join(dir, "results.json"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -56,11 +57,11 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 				t.Fatalf("merge: exit %d\n%s", code, stderr)
 			}
 
-			want, err := readResults(filepath.Join(whole, "results.json"))
+			want, err := outdir.ReadResults(filepath.Join(whole, "results.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := readResults(filepath.Join(tmp, "merged", "results.json"))
+			got, err := outdir.ReadResults(filepath.Join(tmp, "merged", "results.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +103,7 @@ func TestShardFlagErrors(t *testing.T) {
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d (want 2), stderr lacks %q:\n%s", code, tc.want, stderr)
 			}
-			if _, err := readResults(filepath.Join(out, "results.json")); err == nil {
+			if _, err := outdir.ReadResults(filepath.Join(out, "results.json")); err == nil {
 				t.Error("a bad --shard still ran the sweep")
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -45,7 +46,7 @@ func TestSweepSizeChecked(t *testing.T) {
 	out := filepath.Join(tmp, "tiny-shard")
 	_, stderr, code := toolscore(t, tmp, "run", "--backend", "local", "--out", out, "--clients", "raw", "--faults", "clean", "--schema", "hidden",
 		"--runs", "1000000000", "--max-runs", "2000000000", "--shard", "3/500000000")
-	res, err := readResults(filepath.Join(out, "results.json"))
+	res, err := outdir.ReadResults(filepath.Join(out, "results.json"))
 	if code == 2 || err != nil {
 		t.Fatalf("exit %d, %v\n%s", code, err, stderr)
 	}

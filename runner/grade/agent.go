@@ -25,6 +25,12 @@ const (
 	NoCall = "no-call"
 )
 
+// Outcomes returns every outcome a run can be graded with: an SDK-level client's, then those
+// an agent adds.
+func Outcomes() []string {
+	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, Rejected, NoCall}
+}
+
 // Grades of an agent's final answer (issue 6), counted per cell with Flagged alongside.
 const (
 	AnswerTruth      = "truth"       // it states a value of the scenario's truth

@@ -124,7 +124,7 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 		return
 	}
 	n := len(cmp.Changes)
-	fmt.Fprintf(b, "Compared with %s: %d %s changed.\n\n", where, n, plural(n, "cell", "cells"))
+	fmt.Fprintf(b, "Compared with %s: %d %s changed.\n\n", where, n, Plural(n, "cell", "cells"))
 	multi := manyTransports(r)
 	b.WriteString("| client | fault | schema |")
 	if multi {
@@ -182,11 +182,11 @@ func Verdict(r *tally.Results, cmp *Comparison) string {
 		if n := len(cmp.Changes); n == 0 {
 			parts = append(parts, "no cell changed against the baseline")
 		} else {
-			parts = append(parts, fmt.Sprintf("%d %s changed against the baseline", n, plural(n, "cell", "cells")))
+			parts = append(parts, fmt.Sprintf("%d %s changed against the baseline", n, Plural(n, "cell", "cells")))
 		}
 	}
 	if n := len(r.Unavailable); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s unavailable", n, plural(n, "client", "clients")))
+		parts = append(parts, fmt.Sprintf("%d %s unavailable", n, Plural(n, "client", "clients")))
 	}
 	if r.Interrupted {
 		parts = append(parts, "interrupted")
@@ -315,13 +315,13 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 		var what []string
 		for _, k := range []string{"unmet expectation", "changed cell", "unchecked expectation", "unavailable client"} {
 			if n := kinds[k]; n > 0 {
-				what = append(what, fmt.Sprintf("%d %s", n, plural(n, k, k+"s")))
+				what = append(what, fmt.Sprintf("%d %s", n, Plural(n, k, k+"s")))
 			}
 		}
 		all = append(all, Annotation{Level: "notice", File: in.File,
 			Title: fmt.Sprintf("%d more in the job summary", left),
 			Message: fmt.Sprintf("%d more %s not annotated here (%s): GitHub shows at most %d errors and %d warnings per step. The job summary lists every one.",
-				left, plural(left, "finding is", "findings are"), strings.Join(what, ", "), budget.Errors, budget.Warnings)})
+				left, Plural(left, "finding is", "findings are"), strings.Join(what, ", "), budget.Errors, budget.Warnings)})
 	}
 	return all
 }
@@ -472,7 +472,8 @@ func Annotate(a *githubactions.Action, list []Annotation) {
 // characters, with no control characters or bidirectional overrides (see plain).
 func text(s string) string { return plain(truncate(s, MaxEscaped)) }
 
-func plural(n int, one, many string) string {
+// Plural is one when n is 1, else many: the noun after a count, as in "1 cell", "2 cells".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -20,10 +20,16 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message())
+}
+
+// Message is the problem without its place: the field, if any, and what is wrong with it, as
+// an annotation on the line shows it.
+func (e *Error) Message() string {
 	if e.Field == "" {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+		return e.Msg
 	}
-	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Field, e.Msg)
+	return e.Field + ": " + e.Msg
 }
 
 // Errors returns every *Error in err, which may be several joined, so that

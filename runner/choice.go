@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -8,20 +8,31 @@ import (
 	"os"
 	"time"
 
-	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
-var errUsage = errors.New("usage")
+// ErrUnknownBackend is a backend name ChooseBackend does not know: a usage error.
+var ErrUnknownBackend = errors.New("unknown backend")
 
-// chooseBackend picks where runs execute: the named backend; for "" docker when a daemon
+// Choice is where a sweep's runs execute, and what comes with it.
+type Choice struct {
+	Backend Backend
+	// Why says why this backend, for the log and the report.
+	Why string
+	// Unavailable are the clients that cannot run here, by ID, each with the reason.
+	Unavailable map[string]string
+	// Done cleans up once the sweep is over, and says if it left anything behind.
+	Done func()
+}
+
+// ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
 // answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
-// test never runs beside the runner by surprise. It says why, and returns what to do when the
-// sweep is over.
-func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (runner.Backend, string, map[string]string, func(), error) {
+// test never runs beside the runner by surprise. On docker it builds every client's cell image
+// first. self is the toolscore binary; what it does is logged to log.
+func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
 	if n, err := backend.SweepGroups(); err != nil {
 		fmt.Fprintln(log, "toolscore:", err)
@@ -29,7 +40,7 @@ func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
 	}
 	local := backend.Local{Binary: self}
-	localOnly := missingKeys(sc)
+	localOnly := MissingKeys(sc)
 	for _, c := range sc.Clients {
 		if d, _, _ := client.Lookup(c.Name); d.Contained() {
 			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
@@ -37,10 +48,10 @@ func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	}
 	switch name {
 	case "local":
-		return local, "asked for with --backend local", localOnly, func() {}, nil
+		return Choice{local, "asked for with --backend local", localOnly, func() {}}, nil
 	case "docker", "", "auto":
 	default:
-		return nil, "", nil, nil, fmt.Errorf("%w: unknown backend %q (known: docker, local)", errUsage, name)
+		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
 	}
 	d, unavailable, done, err := dockerBackend(ctx, self, sc, log)
 	if err == nil {
@@ -48,12 +59,12 @@ func chooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return d, why, unavailable, done, nil
+		return Choice{d, why, unavailable, done}, nil
 	}
 	if name != "" {
-		return nil, "", nil, nil, err
+		return Choice{}, err
 	}
-	return local, "no Docker backend: " + err.Error(), localOnly, func() {}, nil
+	return Choice{local, "no Docker backend: " + err.Error(), localOnly, func() {}}, nil
 }
 
 // dockerBackend connects, sweeps what dead sweeps left, and makes sure every client's cell
@@ -73,7 +84,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
 	d.Sandbox = sandbox(sc)
-	unavailable := missingKeys(sc)
+	unavailable := MissingKeys(sc)
 	// Clients that share an image (the built-in ones, two versions of none) look it up once:
 	// each lookup hashes the whole binary.
 	type made struct {
@@ -152,15 +163,15 @@ func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, instal
 	return with, nil
 }
 
-// missingKeys lists the clients whose real model has no key in this environment: they cannot
+// MissingKeys lists the clients whose real model has no key in this environment: they cannot
 // run, and say why.
-func missingKeys(sc *scenario.Scenario) map[string]string {
+func MissingKeys(sc *scenario.Scenario) map[string]string {
 	out := map[string]string{}
 	for _, c := range sc.Clients {
 		if c.Model == nil {
 			continue
 		}
-		if env := runner.ModelKeyEnv(c); os.Getenv(env) == "" {
+		if env := ModelKeyEnv(c); os.Getenv(env) == "" {
 			out[c.ID()] = "its model needs an API key in " + env + ", which is not set"
 		}
 	}

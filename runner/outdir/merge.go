@@ -1,0 +1,123 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// Merge reads the output directories dirs, of one scenario (shards of a matrix, or more runs
+// of the same cells), and adds their counts up, with each example's transcript path made
+// relative to out, where WriteMerged will put them. It writes nothing: every error here is one
+// of the inputs.
+func Merge(out string, dirs []string) (*tally.Results, error) {
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	var inputs []*tally.Results
+	given := map[string]string{} // absolute path -> as given
+	for i, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		if first, ok := given[abs]; ok {
+			return nil, fmt.Errorf("%s is given twice (as %s and %s): its runs would be counted twice", abs, first, dir)
+		}
+		given[abs] = dir
+		if abs == outAbs {
+			return nil, fmt.Errorf("--out %s is one of the inputs; merge into another directory", out)
+		}
+		res, err := ReadResults(Results(dir))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(dir, RunsFile)); err != nil {
+			return nil, fmt.Errorf("%s has %s but no %s: %w", dir, ResultsFile, RunsFile, err)
+		}
+		if i > 0 && res.Scenario != inputs[0].Scenario {
+			return nil, fmt.Errorf("%s and %s hold different scenarios (%q and %q); merge outputs of one scenario only",
+				dirs[0], dir, inputs[0].Scenario, res.Scenario)
+		}
+		rebaseTees(res, abs, outAbs)
+		inputs = append(inputs, res)
+	}
+	return tally.Merge(inputs...)
+}
+
+// WriteMerged makes the output directory out of what Merge added up from dirs: their
+// runs.jsonl one after the other, then results.json and summary.md of the whole.
+func WriteMerged(out string, dirs []string, merged *tally.Results) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := concatRuns(filepath.Join(out, RunsFile), dirs); err != nil {
+		return err
+	}
+	return Write(out, merged)
+}
+
+// rebaseTees makes each example's transcript path, relative to the input directory it came
+// from, relative to the merged output instead, so it still leads to the file.
+func rebaseTees(res *tally.Results, from, to string) {
+	for _, c := range res.Cells {
+		if c == nil {
+			continue
+		}
+		for o, ex := range c.Examples {
+			if ex.Tee == "" || filepath.IsAbs(ex.Tee) {
+				continue
+			}
+			if rel, err := filepath.Rel(to, filepath.Join(from, ex.Tee)); err == nil {
+				ex.Tee = filepath.ToSlash(rel)
+				c.Examples[o] = ex
+			}
+		}
+	}
+}
+
+// concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
+// was; a file whose last line lacks its newline gets one, so lines never run together.
+func concatRuns(path string, dirs []string) error {
+	dst, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the merged %s: %w", RunsFile, err)
+	}
+	for _, dir := range dirs {
+		if err := appendRuns(dst, filepath.Join(dir, RunsFile)); err != nil {
+			dst.Close()
+			return err
+		}
+	}
+	return dst.Close()
+}
+
+func appendRuns(dst io.Writer, path string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading runs: %w", err)
+	}
+	defer src.Close()
+	n, err := io.Copy(dst, src)
+	if err != nil {
+		return fmt.Errorf("copying %s: %w", path, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	last := make([]byte, 1)
+	if _, err := src.ReadAt(last, n-1); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if last[0] != '\n' {
+		if _, err := dst.Write([]byte("\n")); err != nil {
+			return fmt.Errorf("writing the merged %s: %w", RunsFile, err)
+		}
+	}
+	return nil
+}

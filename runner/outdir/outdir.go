@@ -1,0 +1,147 @@
+// Package outdir holds a sweep's output directory: results.json, summary.md and runs.jsonl,
+// written, read back and merged.
+package outdir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// The files of an output directory; the runner writes RunsFile as the runs finish, Write the
+// other two once the counts are done.
+const (
+	ResultsFile = "results.json" // the counts, as report.JSON writes them
+	SummaryFile = "summary.md"   // the same as a Markdown report
+	RunsFile    = "runs.jsonl"   // one record a run, with its evidence
+)
+
+// Root is where output directories go when the command names none.
+const Root = "toolscore-out"
+
+// Results is the path of results.json in the output directory dir.
+func Results(dir string) string { return filepath.Join(dir, ResultsFile) }
+
+// Stamped is a new output directory under Root, named prefix and the time, e.g.
+// toolscore-out/merged-20260331-120000.
+func Stamped(prefix string) string {
+	return filepath.Join(Root, prefix+time.Now().Format("20060102-150405"))
+}
+
+// Write writes results.json and summary.md into dir, beside runs.jsonl.
+func Write(dir string, res *tally.Results) error {
+	write := func(name string, render func(io.Writer, *tally.Results) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := render(f, res); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		return f.Close()
+	}
+	return errors.Join(write(ResultsFile, report.JSON), write(SummaryFile, report.Markdown))
+}
+
+// ReadResults reads a results.json, or the one in the output directory path; every error
+// names the file, and a JSON syntax error says where in it.
+func ReadResults(path string) (*tally.Results, error) {
+	path = resultsPath(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	return parseResults(path, data)
+}
+
+func parseResults(path string, data []byte) (*tally.Results, error) {
+	var res tally.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			line, col := lineCol(data, syntax.Offset)
+			return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %w", path, line, col, err)
+		}
+		return nil, fmt.Errorf("%s is not a toolscore results.json: %w", path, err)
+	}
+	if res.Scenario == "" {
+		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
+	}
+	return &res, nil
+}
+
+// ReadCounts reads the counts of path: a results.json, an output directory holding one, or a
+// baseline file that toolscore baseline wrote. Every error names the file; a missing one is
+// fs.ErrNotExist.
+func ReadCounts(path string) (*tally.Results, error) {
+	path = resultsPath(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	var peek struct {
+		Format string `json:"format"`
+	}
+	// A file that does not even parse is left to parseResults, which says where it breaks.
+	if json.Unmarshal(data, &peek) != nil || peek.Format == "" {
+		return parseResults(path, data)
+	}
+	var b tally.Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s is not a toolscore baseline: %w", path, err)
+	}
+	if err := b.Check(); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore baseline: %w", path, err)
+	}
+	return b.Results(), nil
+}
+
+// resultsPath is path, or the results.json in it when path is a directory.
+func resultsPath(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return Results(path)
+	}
+	return path
+}
+
+// lineCol turns a json.SyntaxError's offset (the bytes read, the bad one included) into the
+// 1-based line and column of the bad byte.
+func lineCol(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset-1, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// Newest is the results.json that the latest sweep or merge wrote under Root.
+func Newest() (string, error) {
+	matches, err := filepath.Glob(Results(filepath.Join(Root, "*")))
+	if err != nil {
+		return "", err
+	}
+	var newest string
+	var when time.Time
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil {
+			continue
+		}
+		if newest == "" || st.ModTime().After(when) {
+			newest, when = m, st.ModTime()
+		}
+	}
+	if newest == "" {
+		return "", errors.New("no results under ./" + Root + ": name the results.json (or its directory) to take the baseline from")
+	}
+	return newest, nil
+}
