@@ -77,9 +77,12 @@ type RunRecord struct {
 	Client    string `json:"client"`
 	Fault     string `json:"fault"`
 	Schema    string `json:"schema"`
+	Protocol  string `json:"protocol"`
 	Transport string `json:"transport"`
 	Run       int    `json:"run"`
-	Seed      uint64 `json:"seed"`
+	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
+	Negotiated string `json:"negotiated,omitempty"`
+	Seed       uint64 `json:"seed"`
 	grade.Grade
 	Millis   int64  `json:"ms"`
 	ExitCode int    `json:"exit_code"`
@@ -137,8 +140,8 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		// shards keep the unsharded order of cells.
 		idx[i] = len(res.Cells)
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
-		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport,
-			Planned: planned})
+		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
+			Protocol: string(c.Protocol), Transport: c.Transport, Planned: planned})
 		total += planned
 	}
 	var outputSchema []byte
@@ -188,6 +191,7 @@ jobs:
 				}
 				c := res.Cells[j.cellIdx]
 				c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+				c.AddNegotiated(rec.Negotiated)
 				if rec.ModelView != "" {
 					answers := []string{rec.Answer}
 					if rec.Flagged {
@@ -304,6 +308,9 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if schemaFile != "" {
 		proxyCmd = append(proxyCmd, "--output-schema", schemaFile)
 	}
+	if p := j.cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
+		proxyCmd = append(proxyCmd, "--protocol", string(p))
+	}
 	var env []string
 	if sc.Server.Builtin == "" {
 		// The values travel in the adapter's environment, never on a command line; the proxy
@@ -359,7 +366,8 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
-		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
+		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Protocol: string(j.cell.Protocol),
+		Transport: j.cell.Transport, Negotiated: proxy.Negotiated(transcript),
 		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
@@ -439,8 +447,8 @@ func adapterCommand(self, name string) []string {
 // crashedRun records a run that could not even be set up.
 func crashedRun(j job, rel string, err error) RunRecord {
 	return RunRecord{
-		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Transport: j.cell.Transport,
-		Run: j.run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Protocol: string(j.cell.Protocol),
+		Transport: j.cell.Transport, Run: j.run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

@@ -306,3 +306,19 @@ func EndWithout(path, why string, detail map[string]any) (bool, error) {
 	tee.Write(&Record{Dir: Event, Event: "no-server-exit", Note: why, Detail: detail})
 	return true, tee.Close()
 }
+
+// Negotiated is the protocol version a run's handshake settled on: the last negotiated event's
+// choice, or "" when the transcript has none.
+func Negotiated(entries []Entry) string {
+	v := ""
+	for _, e := range entries {
+		if e.Dir == Event && e.Event == "negotiated" {
+			if d, ok := e.Detail.(map[string]any); ok {
+				if s, ok := d["server_chose"].(string); ok {
+					v = s
+				}
+			}
+		}
+	}
+	return v
+}
