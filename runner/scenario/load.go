@@ -421,6 +421,15 @@ func (l *loader) errorf(path, format string, args ...any) {
 	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// keyErrorf records a problem with the key at path rather than its value (a misspelt key).
+func (l *loader) keyErrorf(path, format string, args ...any) {
+	line, col := l.pos(path)
+	if k := l.nodes[path].key; k != nil {
+		line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
+	}
+	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
 // result returns the recorded problems in file order.
 func (l *loader) result() error {
 	slices.SortStableFunc(l.errs, func(a, b *Error) int {
