@@ -222,10 +222,16 @@ func article(kind string) string {
 // Duration is a time.Duration written as "2s" in JSON and YAML.
 type Duration time.Duration
 
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+func (d Duration) String() string { return time.Duration(d).String() }
 
-// UnmarshalJSON reads a duration string; a bare number has no unit, so it is refused.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalJSON reads a duration string; a bare number has no unit, so it is refused, and null
+// keeps the default, as it does for every other option.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("want a duration like 2s or 150ms, got %s", b)
