@@ -34,7 +34,7 @@ const (
 	// MaxNesting bounds how deeply lists and mappings nest: the parser's cost grows with the
 	// square of the depth (64 KiB of brackets took it 18 GiB), and a manifest needs a few levels.
 	MaxNesting = 64
-	// MaxArgumentsSize bounds the JSON of arguments and of a fault's decoy_args: they reach every
+	// MaxArgumentsSize bounds the JSON of arguments and of a fault's options: they reach every
 	// run in an environment variable or a command-line argument, which Linux caps at 128 KiB.
 	MaxArgumentsSize = 64 << 10
 	// MaxAliasExpansion bounds what aliases may add to the manifest once expanded: plenty for
