@@ -298,12 +298,9 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	if f.Nth > 0 {
 		proxyCmd = append(proxyCmd, "--nth", strconv.Itoa(f.Nth))
 	}
-	if f.Latency > 0 {
-		proxyCmd = append(proxyCmd, "--latency", f.Latency.String())
-	}
-	if len(f.DecoyArgs) > 0 {
-		b, _ := json.Marshal(f.DecoyArgs)
-		proxyCmd = append(proxyCmd, "--decoy-args", string(b))
+	if len(f.Options) > 0 {
+		b, _ := json.Marshal(f.Options) // the loader checked that they marshal
+		proxyCmd = append(proxyCmd, "--options", string(b))
 	}
 	if schemaFile != "" {
 		proxyCmd = append(proxyCmd, "--output-schema", schemaFile)

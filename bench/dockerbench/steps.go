@@ -77,12 +77,9 @@ func plan(sc *scenario.Scenario) []job {
 			if f.Nth > 0 {
 				p = append(p, "--nth", strconv.Itoa(f.Nth))
 			}
-			if f.Latency > 0 {
-				p = append(p, "--latency", f.Latency.String())
-			}
-			if len(f.DecoyArgs) > 0 {
-				b, _ := json.Marshal(f.DecoyArgs)
-				p = append(p, "--decoy-args", string(b))
+			if len(f.Options) > 0 {
+				b, _ := json.Marshal(f.Options)
+				p = append(p, "--options", string(b))
 			}
 			if outputSchema != nil {
 				p = append(p, "--output-schema", filepath.Join(work, "output-schema.json"))

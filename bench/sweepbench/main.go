@@ -238,7 +238,7 @@ func writeManifest(dir string) (string, *scenario.Scenario, error) {
 		return "", nil, fmt.Errorf("the manifest written to %s does not load: %w", path, err)
 	}
 	for _, f := range sc.Faults {
-		if f.Name == "latency" || f.Latency > 0 {
+		if f.Name == "latency" || f.Options["latency"] != nil {
 			return "", nil, fmt.Errorf("%s still has a latency fault: the embedded manifest changed shape", path)
 		}
 	}
@@ -309,19 +309,16 @@ func plan(sc *scenario.Scenario, self string) []job {
 			if f.Nth > 0 {
 				opts = append(opts, "--nth", strconv.Itoa(f.Nth))
 			}
-			if f.Latency > 0 {
-				opts = append(opts, "--latency", f.Latency.String())
-			}
-			if len(f.DecoyArgs) > 0 {
-				b, _ := json.Marshal(f.DecoyArgs)
-				opts = append(opts, "--decoy-args", string(b))
+			if len(f.Options) > 0 {
+				b, _ := json.Marshal(f.Options)
+				opts = append(opts, "--options", string(b))
 			}
 			// A manifest output_schema would be written by the runner to OUT/output-schema.json;
 			// the ledger manifest has none, and run() refuses one (see below).
 			j := job{
 				rel: filepath.Join("runs", slug(c.Key()), "run-"+strconv.Itoa(r)), proxy: p, opts: opts,
 				command: []string{self, "client", c.Client.Name}, tool: sc.Tool, args: sc.Arguments,
-				timeout: sc.Timeout.Std(), decoy: len(f.DecoyArgs) > 0,
+				timeout: sc.Timeout.Std(), decoy: f.Options["decoy_args"] != nil,
 			}
 			if sc.Server.Builtin != "" {
 				j.target = []string{self, sc.Server.Builtin}

@@ -28,7 +28,7 @@ func demoCmd(ctx context.Context, args []string) int {
 	for _, name := range fault.Names() {
 		cmd := []string{self, "proxy", "--fault", name, "--tool", "get_account_balance", "--schema", *schema}
 		if name == "latency" {
-			cmd = append(cmd, "--latency", "300ms")
+			cmd = append(cmd, "--options", `{"latency":"300ms"}`)
 		}
 		cmd = append(cmd, "--", self, "ledger")
 		start := time.Now()

@@ -35,7 +35,7 @@ func TestGoSDKSeesEveryFault(t *testing.T) {
 					t.Parallel()
 					var extra []string
 					if name == "latency" {
-						extra = []string{"--latency", "50ms"}
+						extra = []string{"--options", `{"latency":"50ms"}`}
 					}
 					cmd, _ := proxyCommand(t, name, schema, extra...)
 					_, wire, _ := rawExchange(t, cmd)

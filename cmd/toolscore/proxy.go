@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/toolscore/toolscore/runner/fault"
@@ -24,10 +25,9 @@ func proxyCmd(ctx context.Context, args []string) int {
 	probability := fs.Float64("probability", 1, "the chance a matching call is faulted, 0..1")
 	nth := fs.Int("nth", 0, "fault only the N-th matching call (0: every one)")
 	seed := fs.Uint64("seed", 1, "decides which calls fire and every value a fault makes up")
-	latency := fs.Duration("latency", 0, "how late the latency fault answers (default 2s)")
 	schema := fs.String("schema", "hidden", "what to do to outputSchema in tools/list: hidden, published or as-is")
 	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
-	decoyArgs := fs.String("decoy-args", "", "corrupt-plausible: JSON arguments of a real neighbouring record to present instead")
+	options := fs.String("options", "", "the fault's own settings as a JSON `object`, e.g. {\"latency\":\"300ms\"}")
 	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
 	var env []string
 	fs.Func("env", "pass the proxy's variable `NAME` on to the server (repeatable); the server sees only these, PATH, HOME, TMPDIR and the locale", func(name string) error {
@@ -45,26 +45,13 @@ func proxyCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore proxy: "+format+"\n", a...)
 		return 2
 	}
-	opts := map[string]any{}
-	if *latency != 0 {
-		if *faultName != "latency" {
-			return fail("--latency applies to --fault latency only, not %q", *faultName)
-		}
-		opts["latency"] = latency.String()
-	}
-	if *decoyArgs != "" {
-		if *faultName != "corrupt-plausible" {
-			return fail("--decoy-args applies to --fault corrupt-plausible only, not %q", *faultName)
-		}
-		if !json.Valid([]byte(*decoyArgs)) {
-			return fail("--decoy-args is not valid JSON: %s", *decoyArgs)
-		}
-		opts["decoy_args"] = json.RawMessage(*decoyArgs)
-	}
-	optJSON, _ := json.Marshal(opts)
-	f, err := fault.New(*faultName, optJSON)
-	if err != nil {
+	if !slices.Contains(fault.Names(), *faultName) {
+		_, err := fault.New(*faultName, nil)
 		return fail("--fault: %v", err)
+	}
+	f, err := fault.New(*faultName, json.RawMessage(*options))
+	if err != nil {
+		return fail("--options: %v", err)
 	}
 	if *probability < 0 || *probability > 1 {
 		return fail("--probability must be between 0 and 1, got %g", *probability)

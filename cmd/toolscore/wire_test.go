@@ -204,7 +204,7 @@ func TestEveryFaultOnTheWire(t *testing.T) {
 				t.Parallel()
 				var extra []string
 				if name == "latency" {
-					extra = []string{"--latency", "150ms"}
+					extra = []string{"--options", `{"latency":"150ms"}`}
 				}
 				cmd, teePath := proxyCommand(t, name, schema, extra...)
 				list, call, took := rawExchange(t, cmd)

@@ -3,6 +3,7 @@ package fault
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,6 +18,17 @@ type CorruptPlausible struct {
 }
 
 func init() { Register("corrupt-plausible", &CorruptPlausible{}) }
+
+func (f *CorruptPlausible) check() *OptionError {
+	if string(f.DecoyArgs) == "null" {
+		f.DecoyArgs = nil
+	}
+	var args map[string]any
+	if len(f.DecoyArgs) > 0 && json.Unmarshal(f.DecoyArgs, &args) != nil {
+		return &OptionError{Option: "decoy_args", Err: errors.New(`want the tool's arguments as an object, like {"account_id": "ACC-4476"}`)}
+	}
+	return nil
+}
 
 func (f *CorruptPlausible) Apply(ctx context.Context, c *Call) (*Effect, error) {
 	if len(f.DecoyArgs) > 0 && c.Fetch != nil {

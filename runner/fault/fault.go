@@ -6,9 +6,12 @@ package fault
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,8 +66,12 @@ type Introduced struct {
 
 var registry = map[string]Fault{}
 
-// Register makes a fault available by name; its value's type is the template New copies.
+// Register makes a fault available by name; its value, a pointer to a struct of its settings,
+// is the template New copies.
 func Register(name string, f Fault) {
+	if t := reflect.TypeOf(f); t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic("fault: " + name + " must be registered as a pointer to a struct")
+	}
 	if _, dup := registry[name]; dup {
 		panic("fault: registered twice: " + name)
 	}
@@ -81,41 +88,157 @@ func Names() []string {
 	return names
 }
 
-// New returns a fresh fault of the named kind with its settings decoded from options (JSON, may
-// be empty).
+// New returns a fresh fault of the named kind with its settings decoded from options, a JSON
+// object of the fault's own settings (may be empty). A problem with one option is an
+// *OptionError naming it.
 func New(name string, options json.RawMessage) (Fault, error) {
 	tmpl, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	t := reflect.TypeOf(tmpl)
-	var f Fault
-	if t.Kind() == reflect.Pointer {
-		v := reflect.New(t.Elem())
-		v.Elem().Set(reflect.ValueOf(tmpl).Elem())
-		f = v.Interface().(Fault)
-	} else {
-		f = tmpl
+	v := reflect.New(reflect.TypeOf(tmpl).Elem())
+	v.Elem().Set(reflect.ValueOf(tmpl).Elem())
+	var opts map[string]json.RawMessage
+	if len(options) > 0 {
+		if err := json.Unmarshal(options, &opts); err != nil {
+			return nil, fmt.Errorf("fault %s: options: %w", name, valueError(err))
+		}
 	}
-	if len(options) > 0 && string(options) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(options)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(f); err != nil {
-			return nil, fmt.Errorf("fault %q: bad options: %w", name, err)
+	fields := settings(v.Elem())
+	for _, key := range slices.Sorted(maps.Keys(opts)) {
+		field, ok := fields[key]
+		if !ok {
+			return nil, &OptionError{Fault: name, Option: key, Options: Options(name)}
+		}
+		if err := json.Unmarshal(opts[key], field.Addr().Interface()); err != nil {
+			return nil, &OptionError{Fault: name, Option: key, Options: Options(name), Err: valueError(err)}
+		}
+	}
+	f := v.Interface().(Fault)
+	if c, ok := f.(checker); ok {
+		if err := c.check(); err != nil {
+			err.Fault, err.Options = name, Options(name)
+			return nil, err
 		}
 	}
 	return f, nil
 }
 
+// Check says whether options would make a good fault of the named kind, for a caller (the
+// manifest loader) that checks them before anything runs.
+func Check(name string, options json.RawMessage) error {
+	_, err := New(name, options)
+	return err
+}
+
+// Options lists the settings the named fault takes, as they are spelled in options.
+func Options(name string) []string {
+	tmpl, ok := registry[name]
+	if !ok {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(settings(reflect.ValueOf(tmpl).Elem())))
+}
+
+// settings maps each option's name (its JSON tag) to the struct field it sets.
+func settings(v reflect.Value) map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out[name] = v.Field(i)
+		}
+	}
+	return out
+}
+
+// checker is a fault whose settings need more than their types to be right (a latency is not
+// negative); the error it returns names the option.
+type checker interface {
+	check() *OptionError
+}
+
+// OptionError is a fault's objection to one option: one it does not take (Err is nil), or a
+// value it cannot use.
+type OptionError struct {
+	Fault   string
+	Option  string
+	Options []string // the options the fault takes
+	Err     error
+}
+
+func (e *OptionError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("fault %s, option %s: %v", e.Fault, e.Option, e.Err)
+	}
+	takes := "it takes none"
+	if len(e.Options) > 0 {
+		takes = "its options: " + strings.Join(e.Options, ", ")
+	}
+	return fmt.Sprintf("fault %s has no option %q (%s)", e.Fault, e.Option, takes)
+}
+
+// Unwrap returns what is wrong with the value, nil for an option the fault does not take.
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// KnownOptions lists the options the fault takes, for a caller that words its own message.
+func (e *OptionError) KnownOptions() []string { return e.Options }
+
+// valueError words encoding/json's complaint about a value's type as what the option wants.
+func valueError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := te.Type.Kind().String()
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		want = "a whole number"
+	case reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Map, reflect.Struct:
+		want = "an object"
+	case reflect.Slice:
+		want = "a list"
+	}
+	return fmt.Errorf("want %s, got %s", want, article(te.Value))
+}
+
+// article puts "a" or "an" before the JSON kind encoding/json names ("number 1.5" stays as is).
+func article(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "number "):
+		return "the " + kind
+	case strings.HasPrefix(kind, "object"), strings.HasPrefix(kind, "array"):
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // Duration is a time.Duration written as "2s" in JSON and YAML.
 type Duration time.Duration
 
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+func (d Duration) String() string { return time.Duration(d).String() }
 
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalJSON reads a duration string; a bare number has no unit, so it is refused, and null
+// keeps the default, as it does for every other option.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration like 2s or 150ms, got %s", b)
+	}
+	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("want a duration like 2s or 150ms, got %q", b)
+		return fmt.Errorf("want a duration like 2s or 150ms, got %q", s)
 	}
 	*d = Duration(v)
 	return nil

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -14,4 +15,11 @@ func init() { Register("latency", &Latency{Latency: Duration(2 * time.Second)}) 
 
 func (f *Latency) Apply(context.Context, *Call) (*Effect, error) {
 	return &Effect{Delay: time.Duration(f.Latency)}, nil
+}
+
+func (f *Latency) check() *OptionError {
+	if f.Latency < 0 {
+		return &OptionError{Option: "latency", Err: fmt.Errorf("must not be negative, got %s", time.Duration(f.Latency))}
+	}
+	return nil
 }

@@ -58,7 +58,7 @@ func TestCells(t *testing.T) {
 		t.Errorf("cell keys:\n%q\nwant:\n%q", got, want)
 	}
 	// A cell carries the whole fault, options included.
-	if f := cells[4].Fault; f.Name != "latency" || f.Latency.String() != "2s" || *f.Seed != 7 {
+	if f := cells[4].Fault; f.Name != "latency" || f.Options["latency"] != "2s" || *f.Seed != 7 {
 		t.Errorf("cells[4].Fault = %+v, want latency with its options", f)
 	}
 }

@@ -34,7 +34,7 @@ const (
 	// MaxNesting bounds how deeply lists and mappings nest: the parser's cost grows with the
 	// square of the depth (64 KiB of brackets took it 18 GiB), and a manifest needs a few levels.
 	MaxNesting = 64
-	// MaxArgumentsSize bounds the JSON of arguments and of a fault's decoy_args: they reach every
+	// MaxArgumentsSize bounds the JSON of arguments and of a fault's options: they reach every
 	// run in an environment variable or a command-line argument, which Linux caps at 128 KiB.
 	MaxArgumentsSize = 64 << 10
 	// MaxAliasExpansion bounds what aliases may add to the manifest once expanded: plenty for
@@ -418,6 +418,15 @@ func (l *loader) line(path string) int {
 // errorf records a problem with the field at path.
 func (l *loader) errorf(path, format string, args ...any) {
 	line, col := l.pos(path)
+	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// keyErrorf records a problem with the key at path rather than its value (a misspelt key).
+func (l *loader) keyErrorf(path, format string, args ...any) {
+	line, col := l.pos(path)
+	if k := l.nodes[path].key; k != nil {
+		line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
+	}
 	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/fault"
 )
 
 // known is what the registries would pass; the tests use the design's catalogue.
@@ -20,6 +22,8 @@ var known = Known{
 	Clients:  []string{"raw", "go-sdk/call", "ts-sdk/call", "python-sdk/call", "claude-code"},
 	Builtins: []string{"ledger"},
 	Agents:   []string{"claude-code"},
+	// The real faults check their options, as toolscore run has them do.
+	FaultOptions: fault.Check,
 }
 
 const knownFaults = "(known: clean, error, rpc-error, empty, truncate, corrupt, corrupt-plausible, type-swap, drop-required, wrong-container, latency)"
@@ -134,7 +138,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "misspelt-fault-option.yaml",
-			want: "bad.yaml:7:5: faults[1].probabilty: unknown field (known: name, probability, nth, seed, latency, decoy_args)",
+			want: "bad.yaml:7:5: faults[1].probabilty: unknown field (known: name, probability, nth, seed, message)",
 		},
 		{
 			file: "probability-above-1.yaml",
@@ -151,7 +155,20 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "bad-latency.yaml",
-			want: `bad.yaml:6:14: faults[0].latency: invalid duration "2 seconds" (write a number with a unit, like 30s or 1m30s)`,
+			want: `bad.yaml:6:14: faults[0].latency: want a duration like 2s or 150ms, got "2 seconds"`,
+		},
+		{
+			file: "negative-latency.yaml",
+			want: `bad.yaml:6:14: faults[0].latency: must not be negative, got -1s`,
+		},
+		{
+			file: "option-on-a-fault-without-options.yaml",
+			want: `bad.yaml:7:5: faults[1].latency: unknown field (known: name, probability, nth, seed)`,
+		},
+		{
+			file: "decoy-args-not-a-mapping.yaml",
+			want: `bad.yaml:6:17: faults[0].decoy_args: want the tool's arguments as an object, like {"account_id": "ACC-4476"}` + "\n" +
+				`bad.yaml:7:5: faults[0].latency: unknown field (known: name, probability, nth, seed, decoy_args)`,
 		},
 		{
 			file: "duplicate-fault.yaml",
@@ -308,13 +325,12 @@ server: {builtin: ledger}
 tool: get_balance
 faults:
   - clean
-  - {name: corrupt}
+  - {name: corrupt-plausible, decoy_args: {account_id: ACC-4476, page: 2}}
   - name: latency
     latency: 1500ms
     probability: 0.25
     nth: 2
     seed: -7
-    decoy_args: {account_id: ACC-4476, page: 2}
 schema_modes: [as-is]
 clients:
   - raw
@@ -327,14 +343,13 @@ clients:
 	quarter, seed := 0.25, int64(-7)
 	wantFaults := []Fault{
 		{Name: "clean", Line: 5},
-		{Name: "corrupt", Line: 6},
-		{Name: "latency", Latency: Duration(1500 * time.Millisecond), Probability: &quarter, Nth: 2, Seed: &seed,
-			DecoyArgs: map[string]any{"account_id": "ACC-4476", "page": uint64(2)}, Line: 7},
+		{Name: "corrupt-plausible", Options: map[string]any{"decoy_args": map[string]any{"account_id": "ACC-4476", "page": uint64(2)}}, Line: 6},
+		{Name: "latency", Options: map[string]any{"latency": "1500ms"}, Probability: &quarter, Nth: 2, Seed: &seed, Line: 7},
 	}
 	if !reflect.DeepEqual(s.Faults, wantFaults) {
 		t.Errorf("Faults = %+v\nwant %+v", s.Faults, wantFaults)
 	}
-	wantClients := []Client{{Name: "raw", Line: 15}, {Name: "go-sdk/call", Version: "1.8.0", Line: 16}}
+	wantClients := []Client{{Name: "raw", Line: 14}, {Name: "go-sdk/call", Version: "1.8.0", Line: 15}}
 	if !reflect.DeepEqual(s.Clients, wantClients) {
 		t.Errorf("Clients = %+v, want %+v", s.Clients, wantClients)
 	}

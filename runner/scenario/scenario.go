@@ -4,12 +4,14 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 )
 
@@ -97,16 +99,17 @@ func (s *Scenario) ServerEnv(lookup func(string) (string, bool)) (env, secrets [
 	return env, secrets, errors.Join(errs...)
 }
 
-// Fault is one fault of the matrix with its options; zero options leave the
-// choice to the fault itself. Options that a fault does not use are checked
-// by the fault package, which knows them, not here.
+// Fault is one fault of the matrix: the settings every fault has, which decide when it fires,
+// and Options, the fault's own settings. Zero options leave the choice to the fault itself;
+// Known.FaultOptions checks them, so this package needs no fault.
 type Fault struct {
-	Name        string         `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the fault, e.g. clean, corrupt, latency."`
-	Probability *float64       `yaml:"probability,omitempty" json:"probability,omitempty" jsonschema:"minimum=0,maximum=1" jsonschema_description:"Chance that the fault fires on an eligible call; unset means always."`
-	Nth         int            `yaml:"nth,omitempty" json:"nth,omitempty" jsonschema:"minimum=1" jsonschema_description:"Only the nth call to the tool (from 1) is eligible; unset means every call."`
-	Seed        *int64         `yaml:"seed,omitempty" json:"seed,omitempty" jsonschema_description:"Seed that decides what fires and how values are perturbed; the same seed gives the same bytes."`
-	Latency     Duration       `yaml:"latency,omitempty" json:"latency,omitempty" jsonschema_description:"How late the latency fault answers."`
-	DecoyArgs   map[string]any `yaml:"decoy_args,omitempty" json:"decoy_args,omitempty" jsonschema_description:"Arguments that fetch the neighbouring record a plausible corruption answers with."`
+	Name        string   `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the fault, e.g. clean, corrupt, latency."`
+	Probability *float64 `yaml:"probability,omitempty" json:"probability,omitempty" jsonschema:"minimum=0,maximum=1" jsonschema_description:"Chance that the fault fires on an eligible call; unset means always."`
+	Nth         int      `yaml:"nth,omitempty" json:"nth,omitempty" jsonschema:"minimum=1" jsonschema_description:"Only the nth call to the tool (from 1) is eligible; unset means every call."`
+	Seed        *int64   `yaml:"seed,omitempty" json:"seed,omitempty" jsonschema_description:"Seed that decides what fires and how values are perturbed; the same seed gives the same bytes."`
+	// Options are every other key of the fault's mapping (latency: 1500ms, decoy_args: {...}),
+	// handed to the fault as one JSON object.
+	Options map[string]any `yaml:"-" json:"-"`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
@@ -116,12 +119,31 @@ type Fault struct {
 // does not recurse into Fault.UnmarshalYAML.
 type faultOptions Fault
 
-// UnmarshalYAML accepts a fault written as its bare name or as a mapping.
+// UnmarshalYAML accepts a fault written as its bare name or as a mapping; the mapping's keys
+// other than the settings every fault has are its Options.
 func (f *Fault) UnmarshalYAML(unmarshal func(any) error) error {
 	var opts faultOptions
 	err := decodeShorthand(unmarshal, &opts.Name, &opts, "a fault name or a mapping with a name")
+	// goccy/go-yaml reports unknown keys only once every known one is decoded, so this error
+	// says no more than that the fault has options of its own.
+	if _, ok := errors.AsType[*yaml.UnknownFieldError](err); ok {
+		err = nil
+	}
+	if err != nil {
+		*f = Fault(opts)
+		return err
+	}
+	var all map[string]any
+	if unmarshal(&all) == nil {
+		for _, k := range fieldNames("faults[]") {
+			delete(all, k)
+		}
+		if len(all) > 0 {
+			opts.Options = all
+		}
+	}
 	*f = Fault(opts)
-	return err
+	return nil
 }
 
 // Client is one client or agent adapter of the matrix.
@@ -260,6 +282,11 @@ type Known struct {
 	Builtins []string
 	// Agents are the clients that take a model (nil: not checked).
 	Agents []string
+	// FaultOptions checks options, a JSON object, as the named fault takes them (fault.Check);
+	// nil accepts any. The loader hands it one option at a time, so that its error is reported
+	// at that option's line. An error with a KnownOptions method (fault.OptionError) that
+	// unwraps to nil is about an option the fault does not take.
+	FaultOptions func(name string, options json.RawMessage) error
 }
 
 // Duration is a time.Duration written as a Go duration string ("2s",

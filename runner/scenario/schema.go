@@ -32,8 +32,12 @@ func Schema() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// JSONSchemaExtend lets a fault be written as its bare name, as Load does.
+// JSONSchemaExtend lets a fault be written as its bare name, as Load does, and lets its mapping
+// carry the fault's own options: the fault package knows them and Load has it check them, so
+// the schema names them only in words rather than keep a second list.
 func (Fault) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.AdditionalProperties = nil
+	s.Description = "A fault with its settings. Any other key is an option of the fault itself, e.g. latency: 1500ms for latency or decoy_args: {account_id: ACC-4476} for corrupt-plausible (the README's fault table lists them); toolscore checks them when it loads the manifest."
 	shorthand(s, "Name of the fault, with default options.")
 }
 

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -93,18 +94,11 @@ func (l *loader) checkEnv(env map[string]EnvValue) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		p, v := "server.env."+name, env[name]
 		// A name's error points at the name, not at its value.
-		atName := func(msg string) {
-			line, col := l.pos(p)
-			if k := l.nodes[p].key; k != nil {
-				line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
-			}
-			l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: p, Msg: msg})
-		}
 		switch {
 		case !envName.MatchString(name):
-			atName(fmt.Sprintf("%q is not an environment variable name", name))
+			l.keyErrorf(p, "%q is not an environment variable name", name)
 		case strings.HasPrefix(name, "TOOLSCORE_"):
-			atName("TOOLSCORE_ variables are the client contract's; give the server another name")
+			l.keyErrorf(p, "TOOLSCORE_ variables are the client contract's; give the server another name")
 		}
 		switch l.node(p).(type) {
 		case *ast.MappingNode, *ast.MappingValueNode:
@@ -180,7 +174,8 @@ func (l *loader) checkFaults(faults []Fault) {
 		f := &faults[i]
 		p := fmt.Sprintf("faults[%d]", i)
 		f.Line = l.line(p)
-		if l.checkEntryName(p, f.Name, "fault", l.known.Faults) {
+		named := l.checkEntryName(p, f.Name, "fault", l.known.Faults)
+		if named {
 			if j, dup := seen[f.Name]; dup {
 				l.errorf(l.namePath(p), "duplicate fault %q (first at faults[%d])", f.Name, j)
 			} else {
@@ -196,11 +191,48 @@ func (l *loader) checkFaults(faults []Fault) {
 			l.errorf(p+".nth", "must be 1 or more, got %d", f.Nth)
 		}
 		l.wholeNumber(p + ".seed")
-		if f.Latency < 0 {
-			l.errorf(p+".latency", "must not be negative, got %s", f.Latency)
+		if named {
+			l.checkFaultOptions(p, f)
 		}
-		l.checkJSONSize(p+".decoy_args", f.DecoyArgs)
 	}
+}
+
+// checkFaultOptions has the fault check its options one by one, so each problem points at its
+// own key, and checks that all of them together can travel to the proxy.
+func (l *loader) checkFaultOptions(p string, f *Fault) {
+	if len(f.Options) == 0 {
+		return
+	}
+	largest, size := "", 0
+	for _, key := range slices.Sorted(maps.Keys(f.Options)) {
+		one, err := json.Marshal(map[string]any{key: f.Options[key]})
+		if err != nil {
+			l.errorf(p+"."+key, "cannot be sent as JSON: %v", err)
+			continue
+		}
+		if len(one) > size {
+			largest, size = key, len(one)
+		}
+		if len(one) > MaxArgumentsSize || l.known.FaultOptions == nil {
+			continue
+		}
+		err = l.known.FaultOptions(f.Name, one)
+		var opt interface {
+			KnownOptions() []string
+			Unwrap() error
+		}
+		switch {
+		case err == nil:
+		case !errors.As(err, &opt):
+			l.errorf(p+"."+key, "%v", err)
+		case opt.Unwrap() == nil:
+			l.keyErrorf(p+"."+key, "unknown field%s", knownList(append(fieldNames("faults[]"), opt.KnownOptions()...)))
+		default:
+			l.errorf(p+"."+key, "%v", opt.Unwrap())
+		}
+	}
+	// The options are measured together, since they travel together, and blamed on the largest.
+	l.checkJSONSize(p+"."+largest, f.Options)
 }
 
 func (l *loader) checkSchemaModes(modes []SchemaMode) {
