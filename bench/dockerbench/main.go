@@ -177,7 +177,7 @@ func run(ctx context.Context, c config) error {
 	b := &bench{cfg: c, api: api, sess: enginebench.NewSession(api), tmp: tmp}
 	defer b.sess.RemoveLeft()
 
-	if b.self, err = buildToolscore(ctx, tmp, c.bin); err != nil {
+	if b.self, err = enginebench.Toolscore(ctx, tmp, c.bin); err != nil {
 		return err
 	}
 	if b.image, err = b.ensureImage(ctx); err != nil {
@@ -257,37 +257,6 @@ func run(ctx context.Context, c config) error {
 }
 
 // --- building, the image, the scenario -------------------------------------------------------
-
-// buildToolscore compiles the static toolscore binary from the module holding this program, unless given.
-func buildToolscore(ctx context.Context, dir, bin string) (string, error) {
-	out := filepath.Join(dir, "toolscore")
-	if bin != "" {
-		if _, err := backend.StaticBinary(bin); err != nil {
-			return "", err
-		}
-		b, err := os.ReadFile(bin)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(out, b, 0o755); err != nil {
-			return "", err
-		}
-		fmt.Printf("toolscore: %s, copied to $TMP/toolscore\n", bin)
-		return out, nil
-	}
-	root, err := enginebench.ModuleRoot(ctx)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("CGO_ENABLED=0 go build ./cmd/toolscore: %w\n%s", err, b)
-	}
-	fmt.Printf("built: (cd %s && CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore), TMP=%s\n", root, dir)
-	return out, nil
-}
 
 // ensureImage runs `toolscore images build` and takes the built-in clients' cell image from
 // its output: one `TAG built ...|up to date` line per image. Images of other clients (built
