@@ -229,7 +229,7 @@ var variants = []struct {
 	v          variant
 	head, what string
 }{
-	{cellAsIs, "cell", "the copy of backend.Docker.Run: its calls, order and configuration"},
+	{cellAsIs, "cell", "backend.Docker.Run's calls in its order, timed, in its configuration (backend.CellConfig)"},
 	{sandboxVersion, "sandbox+ver", "the floor's command and calls (create, wait, start, exit, remove) in the cell's Config/HostConfig"},
 	{bareFloor, "floor", "the floor: create {network none}, wait, start, exit, remove"},
 }
