@@ -5,7 +5,6 @@ package runner
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -91,12 +90,6 @@ type RunRecord struct {
 	Tee string `json:"tee"`
 }
 
-type job struct {
-	cell    scenario.Cell
-	run     int
-	cellIdx int
-}
-
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
 // cancelled midway (then Interrupted is set and the rest are not run).
 func Run(ctx context.Context, o Options) (*tally.Results, error) {
@@ -111,9 +104,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
-	runsFile, err := os.Create(filepath.Join(o.Out, "runs.jsonl"))
+	runsFile, err := os.Create(filepath.Join(o.Out, outdir.RunsFile))
 	if err != nil {
-		return nil, fmt.Errorf("creating runs.jsonl: %w", err)
+		return nil, fmt.Errorf("creating %s: %w", outdir.RunsFile, err)
 	}
 	defer runsFile.Close()
 
@@ -128,25 +121,17 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	// Runs are numbered over the whole matrix, unavailable clients included, so a run lands in
 	// the same shard whatever could run on the other machines.
-	cells := sc.Cells()
-	idx := make([]int, len(cells)) // matrix cell -> its entry in res.Cells, or -1
 	total := 0
-	for i, c := range cells {
-		idx[i] = -1
+	for i, c := range sc.Cells() {
 		if _, ok := o.Unavailable[c.Client.ID()]; ok {
 			continue
 		}
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
-		// shards keep the unsharded order of cells.
-		idx[i] = len(res.Cells)
+		// shards keep the unsharded order of cells (Job.Index).
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
 			Protocol: string(c.Protocol), Transport: c.Transport, Planned: planned})
 		total += planned
-	}
-	var outputSchema []byte
-	if len(sc.OutputSchema) > 0 {
-		outputSchema, _ = json.Marshal(sc.OutputSchema)
 	}
 	if o.Progress != nil {
 		o.Progress.Started(total)
@@ -158,65 +143,54 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
 	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
 	// same whatever the number of runs planned.
-jobs:
-	for i, c := range cells {
-		if idx[i] < 0 {
-			continue
+	for j := range o.Jobs() {
+		if ctx.Err() != nil {
+			break
 		}
-		step := max(o.Shards, 1)
-		for r := firstRun(i, sc.Runs, o.Shard, o.Shards); r <= sc.Runs; r += step {
+		p.Go(func() {
 			if ctx.Err() != nil {
-				break jobs
+				return
 			}
-			j := job{cell: c, run: r, cellIdx: idx[i]}
-			p.Go(func() {
-				if ctx.Err() != nil {
-					return
-				}
-				if o.Progress != nil {
-					mu.Lock()
-					o.Progress.RunStarted(j.cell, j.run)
-					mu.Unlock()
-				}
-				rec, ok := runOne(ctx, o, j, outputSchema)
-				if !ok {
-					return // cancelled midway: not a finished run
-				}
-				line, _ := json.Marshal(rec)
+			if o.Progress != nil {
 				mu.Lock()
-				defer mu.Unlock()
-				if werr == nil {
-					w.Write(append(line, '\n'))
-					werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
-				}
-				c := res.Cells[j.cellIdx]
-				c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
-				c.AddNegotiated(rec.Negotiated)
-				if rec.ModelView != "" {
-					answers := []string{rec.Answer}
-					if rec.Flagged {
-						answers = append(answers, grade.AnswerFlagged)
-					}
-					c.AddAgent(rec.ModelView, answers...)
-				}
-				if rec.Observation != nil && rec.Observation.Library != "" {
-					c.Library = rec.Observation.Library
-				}
-				if o.Progress != nil {
-					o.Progress.RunDone(j.cell, j.run, rec.Outcome, c.Runs == c.Planned, c)
-				}
-			})
-			if sc.Runs-r < step {
-				break // the next run would be past the last (and r + step might overflow)
+				o.Progress.RunStarted(j.Cell, j.Run)
+				mu.Unlock()
 			}
-		}
+			rec, ok := runOne(ctx, o, j)
+			if !ok {
+				return // cancelled midway: not a finished run
+			}
+			line, _ := json.Marshal(rec)
+			mu.Lock()
+			defer mu.Unlock()
+			if werr == nil {
+				w.Write(append(line, '\n'))
+				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+			}
+			c := res.Cells[j.Index]
+			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+			c.AddNegotiated(rec.Negotiated)
+			if rec.ModelView != "" {
+				answers := []string{rec.Answer}
+				if rec.Flagged {
+					answers = append(answers, grade.AnswerFlagged)
+				}
+				c.AddAgent(rec.ModelView, answers...)
+			}
+			if rec.Observation != nil && rec.Observation.Library != "" {
+				c.Library = rec.Observation.Library
+			}
+			if o.Progress != nil {
+				o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
+			}
+		})
 	}
 	p.Wait()
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
 	res.Expectations = tally.Check(sc, res)
 	if werr != nil {
-		return res, fmt.Errorf("writing runs.jsonl: %w", werr)
+		return res, fmt.Errorf("writing %s: %w", outdir.RunsFile, werr)
 	}
 	return res, nil
 }
@@ -268,82 +242,18 @@ func PlannedRuns(cells, runs, shard, shards int) int {
 }
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server.
-func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunRecord, bool) {
+func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	sc := o.Scenario
-	rel := filepath.Join("runs", slug(j.cell.Key()), "run-"+strconv.Itoa(j.run))
+	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return crashedRun(j, rel, fmt.Errorf("making the run's directory: %w", err)), true
 	}
-	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
-	var schemaFile string
-	if outputSchema != nil {
-		// The run's inputs are files in its directory, so every backend can carry them in.
-		if err := os.WriteFile(filepath.Join(dir, "output-schema.json"), outputSchema, 0o644); err != nil {
-			return crashedRun(j, rel, fmt.Errorf("writing the output schema: %w", err)), true
-		}
-		schemaFile = filepath.Join(work, "output-schema.json")
+	// The run's inputs are files in its directory, so every backend can carry them in.
+	if err := o.WriteInputs(dir); err != nil {
+		return crashedRun(j, rel, err), true
 	}
-	seed := uint64(1)
-	if j.cell.Fault.Seed != nil {
-		seed = uint64(*j.cell.Fault.Seed)
-	}
-	seed += uint64(j.run - 1) // each run draws afresh, and the same sweep draws the same
-	proxyCmd := []string{self, "proxy", "--fault", j.cell.Fault.Name, "--tool", sc.Tool, "--schema", string(j.cell.Schema),
-		"--seed", strconv.FormatUint(seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
-	f := j.cell.Fault
-	if f.Probability != nil {
-		proxyCmd = append(proxyCmd, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
-	}
-	if f.Nth > 0 {
-		proxyCmd = append(proxyCmd, "--nth", strconv.Itoa(f.Nth))
-	}
-	if len(f.Options) > 0 {
-		b, _ := json.Marshal(f.Options) // the loader checked that they marshal
-		proxyCmd = append(proxyCmd, "--options", string(b))
-	}
-	if schemaFile != "" {
-		proxyCmd = append(proxyCmd, "--output-schema", schemaFile)
-	}
-	if p := j.cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
-		proxyCmd = append(proxyCmd, "--protocol", string(p))
-	}
-	var env []string
-	if sc.Server.Builtin == "" {
-		// The values travel in the adapter's environment, never on a command line; the proxy
-		// passes on only the variables named.
-		for _, kv := range o.ServerEnv {
-			name, _, _ := strings.Cut(kv, "=")
-			proxyCmd = append(proxyCmd, "--env", name)
-			env = append(env, kv)
-		}
-	}
-	proxyCmd = append(proxyCmd, "--")
-	if sc.Server.Builtin != "" {
-		proxyCmd = append(proxyCmd, self, sc.Server.Builtin)
-	} else {
-		proxyCmd = append(proxyCmd, sc.Server.Command...)
-	}
-	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
-	agent := client.IsAgent(j.cell.Client.Name)
-	if agent {
-		req.Prompt = sc.Prompt
-	}
-	network := ""
-	if m := j.cell.Client.Model; m != nil {
-		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(ModelKeyEnv(j.cell.Client))
-		network = cmp.Or(m.Network, "bridge")
-	}
-	spec := backend.Spec{
-		Dir:     dir,
-		Client:  j.cell.Client.ID(),
-		Cell:    j.cell.Key(),
-		Run:     j.run,
-		Command: adapterCommand(self, j.cell.Client.Name),
-		Env:     append(env, req.Env()...),
-		Timeout: sc.Timeout.Std(),
-		Network: network,
-	}
+	spec, req := o.Spec(j, dir)
 	res := o.Backend.Run(ctx, spec)
 	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
 	// not the run's files, not its output.
@@ -357,15 +267,15 @@ func runOne(ctx context.Context, o Options, j job, outputSchema []byte) (RunReco
 	}
 	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
 	var g grade.Grade
-	if agent {
+	if client.IsAgent(j.Cell.Client.Name) {
 		g = grade.Agent(res, transcript, sc.Truth)
 	} else {
 		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
-		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Protocol: string(j.cell.Protocol),
-		Transport: j.cell.Transport, Negotiated: proxy.Negotiated(transcript),
-		Run: j.run, Seed: seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
+		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
+		Transport: j.Cell.Transport, Negotiated: proxy.Negotiated(transcript),
+		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
 }
@@ -442,10 +352,10 @@ func adapterCommand(self, name string) []string {
 }
 
 // crashedRun records a run that could not even be set up.
-func crashedRun(j job, rel string, err error) RunRecord {
+func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
-		Client: j.cell.Client.ID(), Fault: j.cell.Fault.Name, Schema: string(j.cell.Schema), Protocol: string(j.cell.Protocol),
-		Transport: j.cell.Transport, Run: j.run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
+		Transport: j.Cell.Transport, Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

@@ -73,10 +73,7 @@ import (
 	"github.com/toolscore/toolscore/scenarios"
 )
 
-const (
-	cellPrefix = "toolscore/cell-"
-	cellUser   = "1000:1000"
-)
+const cellPrefix = "toolscore/cell-"
 
 // The CLI each agent's image installs (runner/backend/images/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
@@ -86,13 +83,12 @@ var cliOf = map[string]struct{ env, name string }{
 	"gemini-cli":  {"TOOLSCORE_GEMINI", "gemini"},
 }
 
-// The hardening of a cell (runner/backend/docker.go, Sandbox's defaults).
-const (
-	cellMemory = 1 << 30
-	cellCPUs   = 1
-	cellPids   = 256
-	cellNoFile = 1024
-)
+// cellHardening is how backend.Docker.Run confines a cell with the default sandbox (its
+// backend.CellConfig): the user it runs as and the host config, which a bare container gets too.
+func cellHardening() (user string, host *container.HostConfig) {
+	cfg, host := backend.CellConfig("", backend.Sandbox{}, backend.Spec{})
+	return cfg.User, host
+}
 
 type config struct {
 	runs       int
@@ -255,7 +251,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		// The cell's work directory is HOME when the image has it made for the cell user (as
 		// the cell's own runs have it); /tmp otherwise.
 		im.home = "/tmp"
-		if labels[backend.LabelWorkdir] == cellUser {
+		if user, _ := cellHardening(); backend.Prepared(labels[backend.LabelWorkdir], user) {
 			im.home = backend.CellWorkDir
 		}
 		fmt.Printf("image: %s %s (%s; bare: %s, HOME=%s)\n", tag, im.state, a, strings.Join(im.cli, " "), im.home)
@@ -308,8 +304,10 @@ func (b *bench) measure(ctx context.Context, bin string, images map[string]agent
 	fmt.Printf("== per-run time of each agent cell: %d runs, parallel 1, next to %d bare CLI starts and %d bare /bin/true of its image ==\n", n, n, n)
 	fmt.Printf("  sweep  $TMP/toolscore run $TMP/NAME.yaml --backend docker --clients NAME --faults clean --schema hidden --runs %d --parallel 1 --out $TMP/sweep-NAME\n", n)
 	fmt.Println("         ($TMP/NAME.yaml: the embedded ledger scenario with clients: [NAME], runs: 1, timeout: 60s)")
-	fmt.Printf("  bare   Engine API: create {Image, Cmd, User %s, Env HOME, TMPDIR; HostConfig{NetworkMode: none, CapDrop: ALL,\n", cellUser)
-	fmt.Printf("         no-new-privileges, Memory=MemorySwap %d MiB, %d CPU, PidsLimit %d, nofile %d}}, wait (next-exit), start, the exit, remove\n", cellMemory>>20, cellCPUs, cellPids, cellNoFile)
+	user, host := cellHardening()
+	fmt.Printf("  bare   Engine API: create {Image, Cmd, User %s, Env HOME, TMPDIR; HostConfig{NetworkMode: %s, CapDrop: %s,\n", user, host.NetworkMode, strings.Join(host.CapDrop, ","))
+	fmt.Printf("         %s, Memory=MemorySwap %d MiB, %g CPU, PidsLimit %d, nofile %d}}, wait (next-exit), start, the exit, remove\n",
+		strings.Join(host.SecurityOpt, ","), host.Memory>>20, float64(host.NanoCPUs)/1e9, *host.PidsLimit, host.Ulimits[0].Soft)
 	fmt.Printf("  order  per agent: 1 untimed bare CLI and /bin/true, %d of each (alternating), the sweep, %d of each\n", n/2, n-n/2)
 	var rows []*row
 	for _, a := range b.cfg.agents {
@@ -450,23 +448,16 @@ func writeManifest(path, agent string) error {
 	return os.WriteFile(path, []byte(text[:i+1]+"clients: ["+agent+"]\nruns: 1\ntimeout: 60s\n"), 0o644)
 }
 
-// bare runs CMD in a fresh container of the agent's image, hardened as a cell: it returns create
-// to the exit and, when asked (or when it fails), what it printed, read after the exit.
+// bare runs CMD in a fresh container of the agent's image, hardened as a cell (cellHardening)
+// but with none of a cell's labels, attachments or stream: it returns create to the exit and,
+// when asked (or when it fails), what it printed, read after the exit.
 func (b *bench) bare(ctx context.Context, im agentImage, cmd []string, output bool) (took time.Duration, out string, err error) {
-	pids := int64(cellPids)
+	user, host := cellHardening()
 	t0 := time.Now()
 	id, err := b.sess.Create(ctx,
-		&container.Config{Image: im.tag, Cmd: cmd, User: cellUser, WorkingDir: im.home,
+		&container.Config{Image: im.tag, Cmd: cmd, User: user, WorkingDir: im.home,
 			Env: []string{"TMPDIR=" + im.home, "HOME=" + im.home}},
-		&container.HostConfig{
-			NetworkMode: "none",
-			SecurityOpt: []string{"no-new-privileges"},
-			CapDrop:     []string{"ALL"},
-			Resources: container.Resources{
-				Memory: cellMemory, MemorySwap: cellMemory, NanoCPUs: cellCPUs * 1e9, PidsLimit: &pids,
-				Ulimits: []*container.Ulimit{{Name: "nofile", Soft: cellNoFile, Hard: cellNoFile}},
-			},
-		})
+		host)
 	if err != nil {
 		return 0, "", err
 	}

@@ -67,11 +67,13 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
+	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	// The agents register themselves as clients: the ledger names them.
 	_ "github.com/toolscore/toolscore/runner/agent"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -148,11 +150,12 @@ type bench struct {
 	tmp   string
 	self  string
 	image string
-	// prepared is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
-	// the work directory is the cell user's, so a run without input files is not copied in.
-	prepared bool
-	sc       *scenario.Scenario
-	plan     []job
+	// workdir is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
+	// whom the work directory belongs to (see backend.Prepared).
+	workdir string
+	sc      *scenario.Scenario
+	opts    runner.Options // the runner's plan: its jobs, each run's spec and inputs
+	plan    []runner.Job
 }
 
 func run(ctx context.Context, c config) error {
@@ -174,7 +177,7 @@ func run(ctx context.Context, c config) error {
 	b := &bench{cfg: c, api: api, sess: enginebench.NewSession(api), tmp: tmp}
 	defer b.sess.RemoveLeft()
 
-	if b.self, err = buildToolscore(ctx, tmp, c.bin); err != nil {
+	if b.self, err = enginebench.Toolscore(ctx, tmp, c.bin); err != nil {
 		return err
 	}
 	if b.image, err = b.ensureImage(ctx); err != nil {
@@ -183,7 +186,9 @@ func run(ctx context.Context, c config) error {
 	if b.sc, err = loadScenario(c.runs); err != nil {
 		return err
 	}
-	b.plan = plan(b.sc)
+	if b.opts, b.plan, err = plan(b.sc); err != nil {
+		return err
+	}
 	n := len(b.plan)
 	fmt.Printf("scenario: %s (embedded), --faults %s: %d clients × %d faults × %d schema modes = %d cells × %d runs = %d runs per sweep\n",
 		scenarios.LedgerPath, faultList, len(b.sc.Clients), len(b.sc.Faults), len(b.sc.SchemaModes), len(b.sc.Cells()), c.runs, n)
@@ -252,37 +257,6 @@ func run(ctx context.Context, c config) error {
 }
 
 // --- building, the image, the scenario -------------------------------------------------------
-
-// buildToolscore compiles the static toolscore binary from the module holding this program, unless given.
-func buildToolscore(ctx context.Context, dir, bin string) (string, error) {
-	out := filepath.Join(dir, "toolscore")
-	if bin != "" {
-		if _, err := backend.StaticBinary(bin); err != nil {
-			return "", err
-		}
-		b, err := os.ReadFile(bin)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(out, b, 0o755); err != nil {
-			return "", err
-		}
-		fmt.Printf("toolscore: %s, copied to $TMP/toolscore\n", bin)
-		return out, nil
-	}
-	root, err := enginebench.ModuleRoot(ctx)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("CGO_ENABLED=0 go build ./cmd/toolscore: %w\n%s", err, b)
-	}
-	fmt.Printf("built: (cd %s && CGO_ENABLED=0 go build -o $TMP/toolscore ./cmd/toolscore), TMP=%s\n", root, dir)
-	return out, nil
-}
 
 // ensureImage runs `toolscore images build` and takes the built-in clients' cell image from
 // its output: one `TAG built ...|up to date` line per image. Images of other clients (built
@@ -411,7 +385,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	}
 	s.setup, s.teardown = header.Sub(t0), t0.Add(s.wall).Sub(lastCell)
 
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	f, err := os.Open(filepath.Join(out, outdir.RunsFile))
 	if err != nil {
 		return s, err
 	}

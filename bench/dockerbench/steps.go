@@ -1,10 +1,8 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +19,7 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
+	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -35,86 +34,29 @@ type steps map[string]time.Duration
 // copy-in and copy-out are made only when Run makes them.
 var cellSteps = []string{"create", "copy-in", "attach", "wait", "start", "exit", "  start→proxy", "  session", "  proxy→exit", "stream", "inspect", "copy-out", "remove"}
 
-// cellUser is the default sandbox's user, whom a prepared image's work directory belongs to.
-const cellUser = "1000:1000"
+// --- the plan: each run as the runner builds it for the docker backend -----------------------
 
-// --- the plan: each run as runner.runOne builds it for the docker backend ---------------------
-
-type job struct {
-	rel     string // runs/<slug>/run-N
-	client  string
-	cell    string
-	run     int
-	command []string
-	env     []string
-	timeout time.Duration
-	schema  []byte // the manifest's output_schema, written to the run's directory as runOne does
+// plan is the runner's plan of the sweep (runner.Options.Jobs), listed: the same cells, runs
+// and seeds; each run's command, environment and input files come from the runner too
+// (Options.Spec, Options.WriteInputs), with the docker backend's Self (/opt/toolscore/toolscore)
+// and WorkDir (/run/toolscore).
+func plan(sc *scenario.Scenario) (runner.Options, []runner.Job, error) {
+	env, _, err := sc.ServerEnv(os.LookupEnv)
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
+	// Only the backend's Self and WorkDir are asked: runs go through cellRun, not its Run.
+	o := runner.Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	return o, slices.Collect(o.Jobs()), nil
 }
 
-// plan expands the scenario the way runner.Run does (cells in order, runs 1..Runs) and builds
-// each run's command and environment the way runner.runOne does, with the docker backend's
-// Self (/opt/toolscore/toolscore) and WorkDir (/run/toolscore).
-func plan(sc *scenario.Scenario) []job {
-	self, work := backend.CellBinary, backend.CellWorkDir
-	var outputSchema []byte
-	if len(sc.OutputSchema) > 0 {
-		outputSchema, _ = json.Marshal(sc.OutputSchema)
-	}
-	var jobs []job
-	for _, c := range sc.Cells() {
-		for r := 1; r <= sc.Runs; r++ {
-			seed := uint64(1)
-			if c.Fault.Seed != nil {
-				seed = uint64(*c.Fault.Seed)
-			}
-			seed += uint64(r - 1)
-			p := []string{self, "proxy", "--fault", c.Fault.Name, "--tool", sc.Tool, "--schema", string(c.Schema),
-				"--seed", strconv.FormatUint(seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
-			f := c.Fault
-			if f.Probability != nil {
-				p = append(p, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
-			}
-			if f.Nth > 0 {
-				p = append(p, "--nth", strconv.Itoa(f.Nth))
-			}
-			if len(f.Options) > 0 {
-				b, _ := json.Marshal(f.Options)
-				p = append(p, "--options", string(b))
-			}
-			if outputSchema != nil {
-				p = append(p, "--output-schema", filepath.Join(work, "output-schema.json"))
-			}
-			var env []string
-			if sc.Server.Builtin == "" {
-				env, _, _ = sc.ServerEnv(os.LookupEnv)
-				for _, kv := range env {
-					name, _, _ := strings.Cut(kv, "=")
-					p = append(p, "--env", name)
-				}
-			}
-			p = append(p, "--")
-			if sc.Server.Builtin != "" {
-				p = append(p, self, sc.Server.Builtin)
-			} else {
-				p = append(p, sc.Server.Command...)
-			}
-			req := tsclient.Request{Server: p, Tool: sc.Tool, Arguments: sc.Arguments}
-			jobs = append(jobs, job{
-				rel:    filepath.Join("runs", slug(c.Key()), "run-"+strconv.Itoa(r)),
-				client: c.Client.Name, cell: c.Key(), run: r,
-				command: []string{self, "client", c.Client.Name},
-				env:     append(env, req.Env()...),
-				timeout: sc.Timeout.Std(),
-				schema:  outputSchema,
-			})
-		}
-	}
-	return jobs
-}
-
-// slug is runner.slug: a cell key as a directory name.
-func slug(key string) string {
-	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
+// cellConfig is the container backend.Docker.Run creates for a run (backend.CellConfig, the
+// default sandbox), labelled as this benchmark's: with the session's label, which Create adds,
+// the same number of labels as a sweep's, but not io.toolscore, so no sweep takes it for its own.
+func cellConfig(image string, spec backend.Spec) (*container.Config, *container.HostConfig) {
+	cfg, host := backend.CellConfig(image, backend.Sandbox{}, spec)
+	cfg.Labels[enginebench.Label+".owner"] = "x"
+	return cfg, host
 }
 
 // --- a copy of backend.Docker.Run, timed step by step -----------------------------------------
@@ -131,54 +73,19 @@ func slug(key string) string {
 // The variant sandboxVersion is the floor's command (toolscore version) in the cell's
 // configuration, without attach, copies, stream or inspect, to tell the sandbox's cost from
 // the rest.
-func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (steps, error) {
+func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant) (steps, error) {
 	st := steps{}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
 	}
-	if j.schema != nil {
-		if err := os.WriteFile(filepath.Join(dir, "output-schema.json"), j.schema, 0o644); err != nil {
-			return st, err
-		}
+	if err := b.opts.WriteInputs(dir); err != nil {
+		return st, err
 	}
+	spec, _ := b.opts.Spec(j, dir)
 	t := time.Now()
 	lap := func(name string) time.Time { now := time.Now(); st[name] = now.Sub(t); t = now; return now }
 
-	pids := int64(256)
-	deadline := time.Now().Add(j.timeout + 2*time.Minute).Unix()
-	cmd, cellEnv := backend.CellCommand(j.command)
-	cfg := &container.Config{
-		Image:        b.image,
-		Cmd:          cmd,
-		Env:          append(append([]string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}, cellEnv...), j.env...),
-		WorkingDir:   backend.CellWorkDir,
-		User:         cellUser,
-		AttachStdin:  true,
-		AttachStdout: true,
-		AttachStderr: true,
-		OpenStdin:    true,
-		StdinOnce:    true,
-		Tty:          false,
-		// With the session's label, which Create adds, the same number of labels as a sweep's,
-		// but not io.toolscore: no sweep takes it for its own.
-		Labels: map[string]string{
-			enginebench.Label + ".owner": "x", backend.LabelDeadline: strconv.FormatInt(deadline, 10),
-			backend.LabelCell: j.cell, backend.LabelRun: strconv.Itoa(j.run),
-		},
-	}
-	host := &container.HostConfig{
-		NetworkMode: "none",
-		SecurityOpt: []string{"no-new-privileges"},
-		AutoRemove:  false,
-		Resources: container.Resources{
-			Memory:     1 << 30,
-			MemorySwap: 1 << 30,
-			NanoCPUs:   1e9,
-			PidsLimit:  &pids,
-			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: 1024, Hard: 1024}},
-		},
-		CapDrop: []string{"ALL"},
-	}
+	cfg, host := cellConfig(b.image, spec)
 	if v == sandboxVersion {
 		cfg.Cmd = []string{backend.CellBinary, "version"}
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
@@ -196,8 +103,8 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	if v == sandboxVersion {
 		return b.sandboxRest(ctx, id, st, t)
 	}
-	if !b.prepared || backend.HasFiles(dir) {
-		in, err := tarDir(dir)
+	if !backend.Prepared(b.workdir, cfg.User) || backend.HasFiles(dir) {
+		in, err := backend.TarDir(dir)
 		if err != nil {
 			return st, err
 		}
@@ -243,8 +150,8 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 		code = w.StatusCode
 	case err := <-waitErr:
 		return st, fmt.Errorf("wait: %w", err)
-	case <-time.After(j.timeout):
-		return st, fmt.Errorf("the cell did not exit within %s", j.timeout)
+	case <-time.After(spec.Timeout):
+		return st, fmt.Errorf("the cell did not exit within %s", spec.Timeout)
 	}
 	select {
 	case <-read:
@@ -261,7 +168,7 @@ func (b *bench) cellRun(ctx context.Context, j job, dir string, v variant) (step
 	lap("inspect")
 	if !whole {
 		// Run copies out what a cell that could not send its stream left.
-		if err := copyOut(ictx, b, id, dir); err != nil {
+		if err := backend.CopyOut(ictx, b.api, id, dir); err != nil {
 			return st, fmt.Errorf("copy-out: %w", err)
 		}
 		lap("copy-out")
@@ -308,48 +215,6 @@ func (b *bench) sandboxRest(ctx context.Context, id string, st steps, t time.Tim
 	return st, err
 }
 
-// copyOut is backend.Docker.copyOut: the run directory's files from the cell into dir, the
-// same calls.
-func copyOut(ctx context.Context, b *bench, id, dir string) error {
-	rc, _, err := b.api.CopyFromContainer(ctx, id, backend.CellWorkDir+"/.")
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	return backend.ExtractArchive(rc, dir)
-}
-
-// tarDir is backend's tarDir: the run's host directory as the cell's work directory.
-func tarDir(dir string) (io.Reader, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})
-	_ = tw.WriteHeader(&tar.Header{Name: "run/toolscore/", Mode: 0o755, Typeflag: tar.TypeDir, Uid: 1000, Gid: 1000})
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: "run/toolscore/" + e.Name(), Mode: 0o644, Size: int64(len(data)), Uid: 1000, Gid: 1000, Typeflag: tar.TypeReg}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(data); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	return &buf, nil
-}
-
 // --- the profile -------------------------------------------------------------------------------
 
 type variant int
@@ -364,7 +229,7 @@ var variants = []struct {
 	v          variant
 	head, what string
 }{
-	{cellAsIs, "cell", "the copy of backend.Docker.Run: its calls, order and configuration"},
+	{cellAsIs, "cell", "backend.Docker.Run's calls in its order, timed, in its configuration (backend.CellConfig)"},
 	{sandboxVersion, "sandbox+ver", "the floor's command and calls (create, wait, start, exit, remove) in the cell's Config/HostConfig"},
 	{bareFloor, "floor", "the floor: create {network none}, wait, start, exit, remove"},
 }
@@ -392,14 +257,14 @@ func (b *bench) mixedBatch(ctx context.Context, par int, out string) (map[varian
 				if v == bareFloor {
 					st, err = b.floorAPI(ctx)
 				} else {
-					st, err = b.cellRun(ctx, j, filepath.Join(out, strconv.Itoa(int(v)), j.rel), v)
+					st, err = b.cellRun(ctx, j, filepath.Join(out, strconv.Itoa(int(v)), j.Dir()), v)
 				}
 				st["run"] = time.Since(t)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
 					if firstErr == nil {
-						firstErr = fmt.Errorf("%s, %s run %d: %w", variantHead(v), j.cell, j.run, err)
+						firstErr = fmt.Errorf("%s, %s run %d: %w", variantHead(v), j.Cell.Key(), j.Run, err)
 					}
 					return
 				}
@@ -420,18 +285,18 @@ func variantHead(v variant) string {
 	return "?"
 }
 
-// imagePrepared says what backend.Docker.Run decides from the image's labels: its work
-// directory belongs to the cell user, so a run with no input files is not copied in.
-func (b *bench) imagePrepared(ctx context.Context) (string, bool, error) {
+// workdirOwner is what backend.Docker.Run reads from the image's labels: whom its work
+// directory belongs to ("" when it has none), so that a run with no input files is not
+// copied in when that is the cell user (backend.Prepared).
+func (b *bench) workdirOwner(ctx context.Context) (string, error) {
 	info, err := b.api.ImageInspect(ctx, b.image)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
-	label := ""
-	if info.Config != nil {
-		label = info.Config.Labels[backend.LabelWorkdir]
+	if info.Config == nil {
+		return "", nil
 	}
-	return label, label != "" && label == cellUser, nil
+	return info.Config.Labels[backend.LabelWorkdir], nil
 }
 
 // profileSteps runs the plan through the timed copy of the run loop, its variants and the API
@@ -440,18 +305,27 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 	n := len(b.plan)
 	fmt.Println()
 	fmt.Printf("== where a run's time goes: %d runs in each of %d variants, one mixed queue per parallelism (the variants take turns) ==\n", n, len(variants))
-	label, prepared, err := b.imagePrepared(ctx)
+	label, err := b.workdirOwner(ctx)
 	if err != nil {
 		return fmt.Errorf("inspecting the cell image: %w", err)
 	}
-	b.prepared = prepared
-	cmd, env := backend.CellCommand(b.plan[0].command)
-	inputs := 0
-	for _, j := range b.plan {
-		if j.schema != nil {
-			inputs++
-		}
+	b.workdir = label
+	// Every run of a sweep has the same input files and runs as the same user.
+	probe := filepath.Join(b.tmp, "inputs")
+	if err := os.MkdirAll(probe, 0o755); err != nil {
+		return err
 	}
+	if err := b.opts.WriteInputs(probe); err != nil {
+		return err
+	}
+	inputs := 0
+	if backend.HasFiles(probe) {
+		inputs = n
+	}
+	spec, _ := b.opts.Spec(b.plan[0], probe)
+	cfg, _ := cellConfig(b.image, spec)
+	prepared := backend.Prepared(label, cfg.User)
+	cmd, env := backend.CellCommand(spec.Command)
 	copyIn := "made (the image's work directory is not the cell user's)"
 	switch {
 	case prepared && inputs == 0:

@@ -2,9 +2,9 @@
 //
 //	go run ./bench/hugesweep [-mib 48] [-parallel 1] [-bin PATH] [-keep]
 //
-// It builds toolscore once into a temporary directory (or takes -bin) and writes a manifest
-// there: the hostile built-in server's huge tool with arguments {mib: N}, fault clean, schema
-// as-is, clients raw and mcp-go/call, one run each. It runs
+// It builds the static toolscore binary once into a temporary directory (or copies -bin there)
+// and writes a manifest there: the hostile built-in server's huge tool with arguments {mib: N},
+// fault clean, schema as-is, clients raw and mcp-go/call, one run each. It runs
 //
 //	$TMP/toolscore run $TMP/huge.yaml --backend local --parallel P --out $TMP/out
 //
@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
@@ -39,7 +40,7 @@ import (
 func main() {
 	mib := flag.Int("mib", 48, "size of the huge answer's text, in MiB")
 	parallel := flag.Int("parallel", 1, "runs at once")
-	bin := flag.String("bin", "", "an already built toolscore binary (default: go build ./cmd/toolscore)")
+	bin := flag.String("bin", "", "an already built static toolscore binary (default: CGO_ENABLED=0 go build ./cmd/toolscore)")
 	keep := flag.Bool("keep", false, "keep the temporary directory (its path is printed)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up (and stop the sweep) after this long")
 	flag.Parse()
@@ -53,22 +54,14 @@ func main() {
 }
 
 func run(ctx context.Context, mib, parallel int, bin string, keep bool) error {
-	name := os.Args[0]
-	if strings.Contains(name, "go-build") {
-		name = "go run ./bench/hugesweep"
-	}
-	fmt.Printf("$ %s\n", strings.Join(append([]string{name}, os.Args[1:]...), " "))
+	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/hugesweep"))
 	fmt.Printf("go %s %s/%s, %d CPUs\n", strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	tmp, err := os.MkdirTemp("", "hugesweep-")
+	tmp, cleanup, err := enginebench.TempDir("hugesweep-", keep)
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Printf("temporary directory (kept): %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	self, err := build(ctx, tmp, bin)
+	defer cleanup()
+	self, err := enginebench.Toolscore(ctx, tmp, bin)
 	if err != nil {
 		return err
 	}
@@ -126,7 +119,7 @@ wait:
 	if err != nil {
 		return err
 	}
-	recMax, runsSize, err := records(filepath.Join(out, "runs.jsonl"))
+	recMax, runsSize, err := records(filepath.Join(out, outdir.RunsFile))
 	if err != nil {
 		return err
 	}
@@ -231,25 +224,4 @@ func records(path string) (largest, total int64, err error) {
 			return largest, total, nil
 		}
 	}
-}
-
-// build compiles toolscore from the module holding this program, unless given one.
-func build(ctx context.Context, dir, bin string) (string, error) {
-	if bin != "" {
-		fmt.Printf("toolscore: %s\n", bin)
-		return filepath.Abs(bin)
-	}
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	out := filepath.Join(dir, "toolscore")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/toolscore: %w\n%s", err, b)
-	}
-	fmt.Printf("built: (cd %s && go build -o %s ./cmd/toolscore)\n", root, out)
-	return out, nil
 }

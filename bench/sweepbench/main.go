@@ -2,17 +2,19 @@
 //
 //	go run ./bench/sweepbench [-parallel 2] [-repeats 3] [-warmup 1] [-bin PATH] [-keep]
 //
-// It builds toolscore once into a temporary directory and writes a manifest there: the embedded
+// It builds the static toolscore binary once into a temporary directory (CGO_ENABLED=0 go build
+// -o $TMP/toolscore ./cmd/toolscore) and writes a manifest there: the embedded
 // scenarios/ledger.yaml without its latency fault (a sleep, which would hide the overhead) and
 // without the clients that are not built into toolscore (they run only on the docker backend),
 // with runs: 3. Then, alternating A/B/A/B... in one process so machine noise hits both alike, it times
 //
 //	A  sweep  $TMP/toolscore run $TMP/ledger.yaml --backend local --parallel P --out $TMP/sweep-N
 //	          (the whole command's wall time, as a user sees it)
-//	B  loop   the same cells × runs, each run exactly the command the runner starts for it,
-//	          $TMP/toolscore client NAME with TOOLSCORE_SERVER (the proxy flags runner.runOne
-//	          builds), TOOLSCORE_TOOL and TOOLSCORE_ARGUMENTS, in the run's directory, from a
-//	          pool of P goroutines behind a semaphore; only each run's stdout is kept
+//	B  loop   the same cells × runs, each run exactly the command the runner starts for it (its
+//	          plan: runner.Options.Jobs and Spec), $TMP/toolscore client NAME with
+//	          TOOLSCORE_SERVER (the proxy and its flags), TOOLSCORE_TOOL and TOOLSCORE_ARGUMENTS,
+//	          in the run's directory, from a pool of P goroutines behind a semaphore; only each
+//	          run's stdout is kept
 //
 // and prints, per repeat, both wall times, their ratio and the runner's overhead per run
 // ((A-B)/runs), then the median ratio against the target 1.15. Both sides must produce one
@@ -42,9 +44,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
+	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -55,7 +60,7 @@ func main() {
 	parallel := flag.Int("parallel", 2, "runs at once, on both sides")
 	repeats := flag.Int("repeats", 3, "timed A/B pairs")
 	warmup := flag.Int("warmup", 1, "untimed A/B pairs before the timed ones")
-	bin := flag.String("bin", "", "an already built toolscore binary (default: go build ./cmd/toolscore)")
+	bin := flag.String("bin", "", "an already built static toolscore binary (default: CGO_ENABLED=0 go build ./cmd/toolscore)")
 	keep := flag.Bool("keep", false, "keep the temporary directory (its path is printed)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up (and stop every process started) after this long")
 	flag.Parse()
@@ -72,36 +77,19 @@ func main() {
 	}
 }
 
-// commandLine is how the program was invoked, with go run's temporary binary named as the
-// package it was built from.
-func commandLine() string {
-	name := os.Args[0]
-	if strings.Contains(name, "go-build") {
-		name = "go run ./bench/sweepbench"
-	}
-	return strings.Join(append([]string{name}, os.Args[1:]...), " ")
-}
-
 func run(ctx context.Context, parallel, repeats, warmup int, bin string, keep bool) error {
-	fmt.Printf("$ %s\n", commandLine())
+	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/sweepbench"))
 	fmt.Printf("go %s %s/%s, %d CPUs, GOMAXPROCS %d; parallel %d, %d timed A/B pairs after %d warm-up pair(s)\n",
 		strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		parallel, repeats, warmup)
 
-	tmp, err := os.MkdirTemp("", "sweepbench-")
+	// The runner names itself by os.Executable, which has every symlink resolved; so does TempDir.
+	tmp, cleanup, err := enginebench.TempDir("sweepbench-", keep)
 	if err != nil {
 		return err
 	}
-	// The runner names itself by os.Executable, which has every symlink resolved; so must we.
-	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return err
-	}
-	if keep {
-		fmt.Printf("temporary directory (kept): %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	self, err := build(ctx, tmp, bin)
+	defer cleanup()
+	self, err := enginebench.Toolscore(ctx, tmp, bin)
 	if err != nil {
 		return err
 	}
@@ -109,27 +97,31 @@ func run(ctx context.Context, parallel, repeats, warmup int, bin string, keep bo
 	if err != nil {
 		return err
 	}
-	jobs := plan(sc, self)
+	o, jobs, err := plan(sc, self)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("manifest: %s = %s without the latency fault, built-in clients only, runs: %d: %d faults × %d schema modes × %d clients = %d cells × %d runs = %d runs\n",
 		short(manifest, tmp), scenarios.LedgerPath, sc.Runs, len(sc.Faults), len(sc.SchemaModes), len(sc.Clients), len(sc.Cells()), sc.Runs, len(jobs))
 	fmt.Println()
 	fmt.Printf("  A sweep  %s\n", strings.Join(shortAll(sweepArgv(self, manifest, parallel, "$TMP/sweep-N"), tmp), " "))
 	fmt.Printf("  B loop   %d workers, per run (cwd and TMPDIR the run's directory, as the local backend sets them):\n", parallel)
-	ex := jobs[0]
+	// The longest command line: show it.
+	var ex backend.Spec
+	var exReq client.Request
 	for _, j := range jobs {
-		if j.decoy { // the longest command line: show it
-			ex = j
-			break
+		spec, req := o.Spec(j, filepath.Join("$TMP/loop-N", j.Dir()))
+		if len(req.Server) > len(exReq.Server) {
+			ex, exReq = spec, req
 		}
 	}
-	exDir := filepath.Join("$TMP/loop-N", ex.rel)
-	fmt.Printf("           %s=%s \\\n", client.EnvServer, shellQuote(string(mustJSON(shortAll(ex.server(exDir), tmp)))))
-	fmt.Printf("           %s=%s %s=%s \\\n", client.EnvTool, sc.Tool, client.EnvArguments, shellQuote(string(mustJSON(sc.Arguments))))
-	fmt.Printf("           %s\n", strings.Join(shortAll(ex.command, tmp), " "))
+	fmt.Printf("           %s=%s \\\n", client.EnvServer, shellQuote(string(mustJSON(shortAll(exReq.Server, tmp)))))
+	fmt.Printf("           %s=%s %s=%s \\\n", client.EnvTool, exReq.Tool, client.EnvArguments, shellQuote(string(mustJSON(exReq.Arguments))))
+	fmt.Printf("           %s\n", strings.Join(shortAll(ex.Command, tmp), " "))
 	fmt.Println()
 
 	var rows []row
-	loadBefore = loadAvg()
+	loadBefore = enginebench.LoadAvg()
 	for i := -warmup; i < repeats; i++ {
 		n := i + 1
 		label := strconv.Itoa(n)
@@ -141,7 +133,7 @@ func run(ctx context.Context, parallel, repeats, warmup int, bin string, keep bo
 		if err != nil {
 			return fmt.Errorf("repeat %s, sweep: %w", label, err)
 		}
-		b, err := loop(ctx, jobs, parallel, filepath.Join(tmp, "loop-"+strconv.Itoa(n)), sc)
+		b, err := loop(ctx, o, jobs, parallel, filepath.Join(tmp, "loop-"+strconv.Itoa(n)))
 		if err != nil {
 			return fmt.Errorf("repeat %s, loop: %w", label, err)
 		}
@@ -158,34 +150,6 @@ func run(ctx context.Context, parallel, repeats, warmup int, bin string, keep bo
 }
 
 // --- building and the manifest -------------------------------------------------------------
-
-// build compiles toolscore from the module holding this program, unless given one.
-func build(ctx context.Context, dir, bin string) (string, error) {
-	out := filepath.Join(dir, "toolscore")
-	if bin != "" { // copied in, so both sides and the printed commands name $TMP/toolscore
-		b, err := os.ReadFile(bin)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(out, b, 0o755); err != nil {
-			return "", err
-		}
-		fmt.Printf("toolscore: %s, copied to %s\n", bin, out)
-		return out, nil
-	}
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolscore")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/toolscore: %w\n%s", err, b)
-	}
-	fmt.Printf("built: (cd %s && go build -o %s ./cmd/toolscore)\n", root, out)
-	return out, nil
-}
 
 var runsLine = regexp.MustCompile(`(?m)^runs:.*$`)
 
@@ -274,79 +238,16 @@ func entryName(line string) (string, bool) {
 
 // --- the plan: what the runner starts per run ----------------------------------------------
 
-// job is one run as runner.runOne starts it, its directory relative to the output directory.
-type job struct {
-	rel     string   // runs/<slug>/run-N
-	proxy   []string // self proxy --fault F --tool T --schema S --seed N
-	opts    []string // the fault's options, which runOne puts after --tee
-	target  []string // the server command after "--"
-	env     []string // the server's own environment (a command server's env)
-	command []string // self client NAME
-	tool    string
-	args    map[string]any
-	timeout time.Duration
-	decoy   bool
-}
-
-// plan expands the scenario the way runner.Run does (cells in order, runs 1..Runs) and builds
-// each run's command the way runner.runOne does.
-func plan(sc *scenario.Scenario, self string) []job {
-	var jobs []job
-	for _, c := range sc.Cells() {
-		for r := 1; r <= sc.Runs; r++ {
-			seed := uint64(1)
-			if c.Fault.Seed != nil {
-				seed = uint64(*c.Fault.Seed)
-			}
-			seed += uint64(r - 1)
-			p := []string{self, "proxy", "--fault", c.Fault.Name, "--tool", sc.Tool, "--schema", string(c.Schema),
-				"--seed", strconv.FormatUint(seed, 10)}
-			f := c.Fault
-			var opts []string
-			if f.Probability != nil {
-				opts = append(opts, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
-			}
-			if f.Nth > 0 {
-				opts = append(opts, "--nth", strconv.Itoa(f.Nth))
-			}
-			if len(f.Options) > 0 {
-				b, _ := json.Marshal(f.Options)
-				opts = append(opts, "--options", string(b))
-			}
-			// A manifest output_schema would be written by the runner to OUT/output-schema.json;
-			// the ledger manifest has none, and run() refuses one (see below).
-			j := job{
-				rel: filepath.Join("runs", slug(c.Key()), "run-"+strconv.Itoa(r)), proxy: p, opts: opts,
-				command: []string{self, "client", c.Client.Name}, tool: sc.Tool, args: sc.Arguments,
-				timeout: sc.Timeout.Std(), decoy: f.Options["decoy_args"] != nil,
-			}
-			if sc.Server.Builtin != "" {
-				j.target = []string{self, sc.Server.Builtin}
-			} else {
-				j.target = sc.Server.Command
-				j.env, _, _ = sc.ServerEnv(os.LookupEnv)
-				for _, kv := range j.env {
-					name, _, _ := strings.Cut(kv, "=")
-					j.opts = append(j.opts, "--env", name)
-				}
-			}
-			jobs = append(jobs, j)
-		}
+// plan is the runner's plan of the sweep on the local backend with self as the toolscore
+// binary (runner.Options.Jobs), listed: the same cells, runs and seeds, and each run's command
+// and environment from Options.Spec.
+func plan(sc *scenario.Scenario, self string) (runner.Options, []runner.Job, error) {
+	env, _, err := sc.ServerEnv(os.LookupEnv)
+	if err != nil {
+		return runner.Options{}, nil, err
 	}
-	return jobs
-}
-
-// server is TOOLSCORE_SERVER for a run in dir: the proxy, its tee in dir, then the server.
-// The flag order is runOne's: --tee follows --seed, the fault's options follow --tee.
-func (j job) server(dir string) []string {
-	argv := append(slices.Clone(j.proxy), "--tee", filepath.Join(dir, "tee.jsonl"))
-	argv = append(append(argv, j.opts...), "--")
-	return append(argv, j.target...)
-}
-
-// slug is runner.slug: a cell key as a directory name.
-func slug(key string) string {
-	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
+	o := runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, ServerEnv: env}
+	return o, slices.Collect(o.Jobs()), nil
 }
 
 // --- the two sides -------------------------------------------------------------------------
@@ -367,7 +268,7 @@ func sweepArgv(self, manifest string, parallel int, out string) []string {
 }
 
 // sweep times `toolscore run` as a user runs it, then reads the observations from runs.jsonl.
-func sweep(ctx context.Context, jobs []job, self, manifest string, parallel int, out, tmp string) (side, error) {
+func sweep(ctx context.Context, jobs []runner.Job, self, manifest string, parallel int, out, tmp string) (side, error) {
 	var s side
 	cmd := exec.CommandContext(ctx, self, sweepArgv(self, manifest, parallel, out)[1:]...)
 	cmd.Dir = tmp
@@ -381,36 +282,31 @@ func sweep(ctx context.Context, jobs []job, self, manifest string, parallel int,
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		s.note = "exit 1: an expectation did not hold"
 	case err != nil:
-		return s, fmt.Errorf("%v\n%s", err, tail(stderr.Bytes(), 2000))
+		return s, fmt.Errorf("%v\n%s", err, enginebench.Tail(stderr.Bytes(), 2000))
 	}
 	s.cpu = cpu(cmd.ProcessState)
 	if !bytes.Contains(stderr.Bytes(), []byte(" on the local backend")) {
-		return s, fmt.Errorf("the sweep did not say it ran on the local backend:\n%s", tail(stderr.Bytes(), 2000))
+		return s, fmt.Errorf("the sweep did not say it ran on the local backend:\n%s", enginebench.Tail(stderr.Bytes(), 2000))
 	}
 
-	// Map each record back to its job by cell key and run number.
-	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	// Map each record back to its job by its run's directory, where its transcript is.
+	f, err := os.Open(filepath.Join(out, outdir.RunsFile))
 	if err != nil {
 		return s, err
 	}
 	defer f.Close()
-	type rec struct {
-		Client, Fault, Schema, Transport string
-		Run                              int
-		Observation                      *client.Observation `json:"observation"`
-	}
-	byKey := map[string]string{}
+	byDir := map[string]string{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var r rec
+		var r runner.RunRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return s, fmt.Errorf("runs.jsonl: %w", err)
+			return s, fmt.Errorf("%s: %w", outdir.RunsFile, err)
 		}
 		s.runs++
 		if r.Observation != nil {
 			s.n++
-			byKey[filepath.Join("runs", slug(r.Client+"|"+r.Fault+"|"+r.Schema+"|"+r.Transport), "run-"+strconv.Itoa(r.Run))] = string(mustJSON(r.Observation))
+			byDir[filepath.Dir(r.Tee)] = string(mustJSON(r.Observation))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -418,17 +314,14 @@ func sweep(ctx context.Context, jobs []job, self, manifest string, parallel int,
 	}
 	s.obs = make([]string, len(jobs))
 	for k, j := range jobs {
-		s.obs[k] = byKey[j.rel]
+		s.obs[k] = byDir[j.Dir()]
 	}
 	return s, nil
 }
 
 // loop runs every job directly, parallel at a time, keeping each run's stdout.
-func loop(ctx context.Context, jobs []job, parallel int, out string, sc *scenario.Scenario) (side, error) {
+func loop(ctx context.Context, o runner.Options, jobs []runner.Job, parallel int, out string) (side, error) {
 	var s side
-	if len(sc.OutputSchema) > 0 {
-		return s, errors.New("the manifest has an output_schema; the loop does not write it")
-	}
 	base := os.Environ()
 	stdouts := make([]string, len(jobs))
 	errs := make([]error, len(jobs))
@@ -441,15 +334,19 @@ func loop(ctx context.Context, jobs []job, parallel int, out string, sc *scenari
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			dir := filepath.Join(out, j.rel)
+			dir := filepath.Join(out, j.Dir())
 			if err := os.MkdirAll(dir, 0o755); err != nil { // the proxy's tee lands in it
 				errs[i] = err
 				return
 			}
-			req := client.Request{Server: j.server(dir), Tool: j.tool, Arguments: j.args}
-			cmd := exec.CommandContext(ctx, j.command[0], j.command[1:]...)
+			if err := o.WriteInputs(dir); err != nil {
+				errs[i] = err
+				return
+			}
+			spec, _ := o.Spec(j, dir)
+			cmd := exec.CommandContext(ctx, spec.Command[0], spec.Command[1:]...)
 			cmd.Dir = dir
-			cmd.Env = append(append(append(base, "TMPDIR="+dir), j.env...), req.Env()...)
+			cmd.Env = append(append(base, "TMPDIR="+dir), spec.Env...)
 			// As the local backend does: the adapter's stdout goes to a file in the run's directory.
 			stdouts[i] = filepath.Join(dir, backend.StdoutFile)
 			f, err := os.Create(stdouts[i])
@@ -540,11 +437,11 @@ func printTable(rows []row, runs int) error {
 	fmt.Println("cpu s: user+sys of every process the side started (for the sweep: toolscore run and all under it)")
 	fmt.Println("obs: runs that printed an observation; identical: runs whose observation is the same on both sides")
 	fmt.Println()
-	med := median(ratios)
+	med := enginebench.Median(ratios)
 	fmt.Printf("runs per side: %d; median ratio %.3f over %d repeats; median runner overhead %.0f µs per run\n",
-		runs, med, len(ratios), median(extras))
+		runs, med, len(ratios), enginebench.Median(extras))
 	fmt.Printf("less moved by noise: fastest sweep / fastest loop = %.3f (%.3f / %.3f s); runner cpu (sweep cpu - loop cpu) / runs, median %.0f µs per run\n",
-		minOf(sweeps)/minOf(loops), minOf(sweeps), minOf(loops), median(cpus))
+		minOf(sweeps)/minOf(loops), minOf(sweeps), minOf(loops), enginebench.Median(cpus))
 	verdict := "met"
 	if med > targetRatio {
 		verdict = "MISSED"
@@ -552,7 +449,7 @@ func printTable(rows []row, runs int) error {
 	fmt.Printf("target sweep <= %.2f × loop: %s\n", targetRatio, verdict)
 	spread := max(slices.Max(sweeps)/minOf(sweeps), slices.Max(loops)/minOf(loops))
 	fmt.Printf("noise: slowest / fastest of one side over the repeats, %.2f; load average before %s, after %s\n",
-		spread, loadBefore, loadAvg())
+		spread, loadBefore, enginebench.LoadAvg())
 	if spread-1 > targetRatio-1 {
 		fmt.Printf("  the same work varied by more than the %.0f%% margin under test: this machine was busy, so the ratio is noise-bound (more -repeats, or a quiet machine)\n", (targetRatio-1)*100)
 	}
@@ -569,27 +466,6 @@ func printTable(rows []row, runs int) error {
 // loadBefore is the load average as the first pair starts.
 var loadBefore string
 
-// loadAvg is the first three fields of /proc/loadavg, or "?".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "?"
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func minOf(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
@@ -603,13 +479,6 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
 
 func short(p, tmp string) string {

@@ -155,45 +155,8 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	if img == "" {
 		return Result{Err: fmt.Errorf("no image for client %q", s.Client)}
 	}
-	sb := d.Sandbox.withDefaults()
-	if s.Network != "" {
-		sb.Network = s.Network
-	}
-	pids := sb.Pids
-	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
-	cmd, cellEnv := CellCommand(s.Command)
-	cfg := &container.Config{
-		Image:        img,
-		Cmd:          cmd,
-		Env:          append(append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, cellEnv...), s.Env...),
-		WorkingDir:   CellWorkDir,
-		User:         sb.User,
-		AttachStdin:  true,
-		AttachStdout: true,
-		AttachStderr: true,
-		OpenStdin:    true,
-		StdinOnce:    true,
-		Tty:          false,
-		Labels: map[string]string{
-			LabelMarker: "1", LabelSession: d.session, LabelOwner: d.owner,
-			LabelDeadline: strconv.FormatInt(deadline, 10), LabelCell: s.Cell, LabelRun: strconv.Itoa(s.Run),
-		},
-	}
-	host := &container.HostConfig{
-		NetworkMode: container.NetworkMode(sb.Network),
-		SecurityOpt: []string{"no-new-privileges"},
-		AutoRemove:  false,
-		Resources: container.Resources{
-			Memory:     sb.Memory,
-			MemorySwap: sb.Memory,
-			NanoCPUs:   int64(sb.CPUs * 1e9),
-			PidsLimit:  &pids,
-			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: sb.NoFile, Hard: sb.NoFile}},
-		},
-	}
-	if !sb.KeepCapabilities {
-		host.CapDrop = []string{"ALL"}
-	}
+	cfg, host := CellConfig(img, d.Sandbox, s)
+	cfg.Labels[LabelMarker], cfg.Labels[LabelSession], cfg.Labels[LabelOwner] = "1", d.session, d.owner
 	created, err := d.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
 	if err != nil {
 		return Result{Err: fmt.Errorf("creating the cell container from %s: %w", img, err), Cancelled: ctx.Err() != nil}
@@ -210,10 +173,10 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	// The copy-in is skipped when there is nothing to copy: the image has the work directory,
 	// owned by the user the cell runs as, and the run has no input files.
 	d.mu.Lock()
-	prepared := d.workdir[img] != "" && d.workdir[img] == sb.User
+	prepared := Prepared(d.workdir[img], cfg.User)
 	d.mu.Unlock()
 	if !prepared || HasFiles(s.Dir) {
-		in, err := tarDir(s.Dir)
+		in, err := TarDir(s.Dir)
 		if err != nil {
 			return Result{Err: err}
 		}
@@ -287,15 +250,70 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		return r
 	}
 	// The cell died before it could send its files (killed, out of memory): take what it left.
-	if err := d.copyOut(ictx, id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
+	if err := CopyOut(ictx, d.api, id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
 		r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
 	}
 	return r
 }
 
-// copyOut brings the run directory's files back from the cell into dir.
-func (d *Docker) copyOut(ctx context.Context, id, dir string) error {
-	rc, _, err := d.api.CopyFromContainer(ctx, id, CellWorkDir+"/.")
+// CellConfig is the container a run of s executes in: image img, the command of CellCommand
+// with the run's environment, confined by sb (a zero field is the hardened default; the spec's
+// network, when set, is used over sb's), and labelled with the run's deadline, cell and run.
+// Docker.Run creates every cell from it, adding its sweep's labels.
+func CellConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.HostConfig) {
+	sb = sb.withDefaults()
+	if s.Network != "" {
+		sb.Network = s.Network
+	}
+	pids := sb.Pids
+	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
+	cmd, cellEnv := CellCommand(s.Command)
+	cfg := &container.Config{
+		Image:        img,
+		Cmd:          cmd,
+		Env:          append(append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, cellEnv...), s.Env...),
+		WorkingDir:   CellWorkDir,
+		User:         sb.User,
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Tty:          false,
+		Labels: map[string]string{
+			LabelDeadline: strconv.FormatInt(deadline, 10), LabelCell: s.Cell, LabelRun: strconv.Itoa(s.Run),
+		},
+	}
+	host := &container.HostConfig{
+		NetworkMode: container.NetworkMode(sb.Network),
+		SecurityOpt: []string{"no-new-privileges"},
+		AutoRemove:  false,
+		Resources: container.Resources{
+			Memory:     sb.Memory,
+			MemorySwap: sb.Memory,
+			NanoCPUs:   int64(sb.CPUs * 1e9),
+			PidsLimit:  &pids,
+			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: sb.NoFile, Hard: sb.NoFile}},
+		},
+	}
+	if !sb.KeepCapabilities {
+		host.CapDrop = []string{"ALL"}
+	}
+	return cfg, host
+}
+
+// Prepared says whether an image's work directory, owned by owner (its LabelWorkdir, "" when
+// none), already belongs to user, the cell's: then a run with no input files is not copied in.
+func Prepared(owner, user string) bool { return owner != "" && owner == user }
+
+// copierFrom is the part of the Engine API CopyOut uses.
+type copierFrom interface {
+	CopyFromContainer(ctx context.Context, id, srcPath string) (io.ReadCloser, container.PathStat, error)
+}
+
+// CopyOut brings the run directory's files back from the cell id into dir.
+func CopyOut(ctx context.Context, api copierFrom, id, dir string) error {
+	rc, _, err := api.CopyFromContainer(ctx, id, CellWorkDir+"/.")
 	if err != nil {
 		return err
 	}
@@ -349,8 +367,9 @@ func HasFiles(dir string) bool {
 	return false
 }
 
-// tarDir packs the run's host directory as the cell's work directory, owned by the cell user.
-func tarDir(dir string) (io.Reader, error) {
+// TarDir packs the run's host directory as the cell's work directory, owned by the cell user:
+// what the copy-in puts at / of the cell.
+func TarDir(dir string) (io.Reader, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	_ = tw.WriteHeader(&tar.Header{Name: "run/", Mode: 0o755, Typeflag: tar.TypeDir})

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync/atomic"
 )
 
 // Anthropic is the Messages API (POST /v1/messages, streaming or not, and count_tokens), as
@@ -22,8 +21,6 @@ const (
 	SearchID = "toolu_toolscore_search"
 )
 
-var msgSeq atomic.Int64
-
 func (anthropic) handle(s *Server, w http.ResponseWriter, r *http.Request, body []byte) string {
 	path := r.URL.Path
 	switch {
@@ -36,13 +33,13 @@ func (anthropic) handle(s *Server, w http.ResponseWriter, r *http.Request, body 
 			anthropicError(w, http.StatusBadRequest, "invalid_request_error", "the body is not a Messages request: "+err.Error())
 			return "refused: " + err.Error()
 		}
-		turn := s.script.anthropicTurn(&req, body)
+		st := s.script.play(req.seen(body, s.script.Tool))
 		if req.Stream {
-			streamMessage(w, req.Model, turn, tokens(body))
+			streamMessage(w, req.Model, st, tokens(body))
 		} else {
-			writeJSON(w, http.StatusOK, message(req.Model, turn, tokens(body)))
+			writeJSON(w, http.StatusOK, message(req.Model, st, tokens(body)))
 		}
-		return turn.String()
+		return st.String()
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/models"):
 		writeJSON(w, http.StatusOK, map[string]any{"data": []any{map[string]any{"type": "model", "id": "toolscore-scripted", "display_name": "toolscore scripted model"}}, "has_more": false})
 		return "models"
@@ -162,47 +159,28 @@ func (r *MessagesRequest) FindToolResult(id string) *Block {
 	return nil
 }
 
-// turn is what the script says in one response.
-type turn struct {
-	Text     string
-	ToolName string
-	Input    any
-	ToolID   string
-}
-
-func (t turn) String() string {
-	if t.ToolName != "" {
-		return "call " + t.ToolName
+// seen reads the request into the script's form: the scripted call's tool_result; the tool,
+// once the agent offers it (some agents add a tool the search loaded to tools, others only say
+// so); the ToolSearch call that selects it, when the agent defers it.
+func (r *MessagesRequest) seen(body []byte, tool string) seen {
+	if res := r.FindToolResult(CallID); res != nil {
+		text, _ := res.ToolResultText()
+		return seen{Result: &result{Text: text, IsError: res.IsError}}
 	}
-	return "answer"
-}
-
-// anthropicTurn plays the script against one request: answer from the tool's result once it
-// is there; before that, call the tool, selecting it through the tool search first when the
-// agent defers it.
-func (sc Script) anthropicTurn(req *MessagesRequest, body []byte) turn {
-	if res := req.FindToolResult(CallID); res != nil {
-		return turn{Text: AnswerFrom(res)}
-	}
-	callable, deferred := req.ToolNames()
-	name := exposedName(callable, sc.Tool)
-	if name == "" && req.FindToolResult(SearchID) != nil {
-		// The search loaded the tool; some agents add it to tools, others only say so.
-		name = exposedName(append(deferred, mentioned(body, sc.Tool)...), sc.Tool)
+	callable, deferred := r.ToolNames()
+	name := exposedName(callable, tool)
+	if name == "" && r.FindToolResult(SearchID) != nil {
+		name = exposedName(append(deferred, mentioned(body, tool)...), tool)
 	}
 	if name != "" {
-		args := sc.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
-		return turn{ToolName: name, Input: args, ToolID: CallID}
+		return seen{Tool: name}
 	}
 	if search := exposedName(callable, "ToolSearch"); search != "" {
-		if target := exposedName(append(deferred, mentioned(body, sc.Tool)...), sc.Tool); target != "" {
-			return turn{ToolName: search, Input: map[string]any{"query": "select:" + target, "max_results": 1}, ToolID: SearchID}
+		if target := exposedName(append(deferred, mentioned(body, tool)...), tool); target != "" {
+			return seen{Search: &step{Tool: search, Input: map[string]any{"query": "select:" + target, "max_results": 1}, Search: true}}
 		}
 	}
-	return turn{Text: "I have no tool named " + sc.Tool + "."}
+	return seen{}
 }
 
 // mentioned finds prefixed names of tool anywhere in the request's strings (a deferred-tools
@@ -231,25 +209,20 @@ func mentioned(body []byte, tool string) []string {
 	return out
 }
 
-// AnswerFrom is the scripted model's final answer: it believes what it was shown, and says it
-// back verbatim (so the answer carries exactly the values the model saw).
-func AnswerFrom(res *Block) string {
-	text, _ := res.ToolResultText()
-	text = strings.TrimSpace(text)
-	switch {
-	case res.IsError:
-		return "The tool call failed: " + text
-	case text == "":
-		return "The tool returned nothing I can use."
+// blocks is the step as the response's content, and its stop reason.
+func blocks(st step) ([]map[string]any, string) {
+	if st.Tool != "" {
+		return []map[string]any{{"type": "tool_use", "id": toolUseID(st), "name": st.Tool, "input": st.Input}}, "tool_use"
 	}
-	return "The tool returned: " + text
+	return []map[string]any{{"type": "text", "text": st.Text}}, "end_turn"
 }
 
-func (t turn) blocks() ([]map[string]any, string) {
-	if t.ToolName != "" {
-		return []map[string]any{{"type": "tool_use", "id": t.ToolID, "name": t.ToolName, "input": t.Input}}, "tool_use"
+// toolUseID is the fixed id of the step's call.
+func toolUseID(st step) string {
+	if st.Search {
+		return SearchID
 	}
-	return []map[string]any{{"type": "text", "text": t.Text}}, "end_turn"
+	return CallID
 }
 
 func usage(in, out int) map[string]any {
@@ -257,40 +230,28 @@ func usage(in, out int) map[string]any {
 }
 
 // message is the non-streaming response.
-func message(model string, t turn, in int) map[string]any {
-	content, stop := t.blocks()
+func message(model string, st step, in int) map[string]any {
+	content, stop := blocks(st)
 	return map[string]any{
 		"id": fmt.Sprintf("msg_toolscore_%d", msgSeq.Add(1)), "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage(in, outTokens(t)),
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage(in, outTokens(st)),
 	}
 }
 
 // streamMessage writes the response as the Messages API's server-sent events: message_start,
 // a content block with its deltas (text_delta, or input_json_delta for a tool_use), its stop,
-// message_delta with the stop reason, message_stop. Deltas come in two pieces, as a real stream
-// splits them, so the agent's accumulation is exercised.
-func streamMessage(w http.ResponseWriter, model string, t turn, in int) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	_, stop := t.blocks()
+// message_delta with the stop reason, message_stop; deltas in two pieces.
+func streamMessage(w http.ResponseWriter, model string, st step, in int) {
+	send := startSSE(w).event
+	_, stop := blocks(st)
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": fmt.Sprintf("msg_toolscore_%d", msgSeq.Add(1)), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage(in, 1),
 	}})
-	if t.ToolName != "" {
+	if st.Tool != "" {
 		send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": t.ToolID, "name": t.ToolName, "input": map[string]any{}}})
-		args, _ := json.Marshal(t.Input)
+			"content_block": map[string]any{"type": "tool_use", "id": toolUseID(st), "name": st.Tool, "input": map[string]any{}}})
+		args, _ := json.Marshal(st.Input)
 		for _, part := range halves(string(args)) {
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 				"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
@@ -298,40 +259,15 @@ func streamMessage(w http.ResponseWriter, model string, t turn, in int) {
 	} else {
 		send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 			"content_block": map[string]any{"type": "text", "text": ""}})
-		for _, part := range halves(t.Text) {
+		for _, part := range halves(st.Text) {
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 				"delta": map[string]any{"type": "text_delta", "text": part}})
 		}
 	}
 	send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": outTokens(t)}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": outTokens(st)}})
 	send("message_stop", map[string]any{"type": "message_stop"})
-}
-
-// halves splits s in two at a rune boundary (one piece when it is too short to split).
-func halves(s string) []string {
-	r := []rune(s)
-	if len(r) < 2 {
-		return []string{s}
-	}
-	return []string{string(r[:len(r)/2]), string(r[len(r)/2:])}
-}
-
-func outTokens(t turn) int {
-	if t.ToolName != "" {
-		b, _ := json.Marshal(t.Input)
-		return len(b)/4 + 1
-	}
-	return len(t.Text)/4 + 1
-}
-
-func tokens(body []byte) int { return len(body)/4 + 1 }
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func anthropicError(w http.ResponseWriter, code int, typ, msg string) {

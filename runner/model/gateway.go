@@ -14,24 +14,12 @@ import (
 	"time"
 )
 
-// keyed is a vendor whose API the gateway can pass requests to: it knows where the vendor's key
-// goes in a request.
-type keyed interface {
-	// authorize puts key in h where the vendor expects it, after taking out every credential
-	// the agent's CLI sent (a placeholder).
-	authorize(h http.Header, key string)
-}
-
 // StartGateway serves, on a random port of 127.0.0.1, a pass-through to the vendor's API at
 // upstream (its base URL): every request the agent's CLI makes goes on unchanged but for its
 // credentials, which are replaced by key, and the answer streams back as it comes. Every request
 // is recorded exactly as the scripted model records them, so the model's view of a real run is
 // read the same way. The key is never recorded: requests are recorded without their headers.
 func StartGateway(v Vendor, upstream, key string, record io.Writer) (*Server, error) {
-	kv, ok := v.(keyed)
-	if !ok {
-		return nil, fmt.Errorf("this agent's model API cannot be passed through to a real model yet")
-	}
 	up, err := url.Parse(upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return nil, fmt.Errorf("the model's url must be an http or https base URL, got %q", upstream)
@@ -48,7 +36,7 @@ func StartGateway(v Vendor, upstream, key string, record io.Writer) (*Server, er
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(up)
 			pr.Out.Host = up.Host
-			kv.authorize(pr.Out.Header, key)
+			v.authorize(pr.Out.Header, key)
 		},
 		// Stream every event to the CLI as soon as the vendor sends it.
 		FlushInterval: -1,

@@ -31,14 +31,15 @@ func (gemini) handle(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			geminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "the body is not a generateContent request: "+err.Error())
 			return "refused: " + err.Error()
 		}
-		turn, candidate := s.script.geminiTurn(&req)
-		resp := geminiResponse(model, candidate, tokens(body), outTokens(turn))
+		st := s.script.geminiStep(&req)
+		candidate := geminiCandidate(st)
+		resp := geminiResponse(model, candidate, tokens(body), outTokens(st))
 		if method == "streamGenerateContent" {
 			streamGemini(w, r.URL.Query().Get("alt") == "sse", model, candidate, resp)
 		} else {
 			writeJSON(w, http.StatusOK, resp)
 		}
-		return turn.String()
+		return st.String()
 	case r.Method == http.MethodGet && isModel:
 		writeJSON(w, http.StatusOK, geminiModel(model))
 		return "model"
@@ -209,28 +210,34 @@ func (f *FunctionResponse) Output() (text string, isError bool) {
 	return string(f.Response), false
 }
 
-// geminiTurn plays the script against one request: a JSON-mode request (the router) gets the
-// JSON it asks for; the conversation gets the tool call, then the answer from its result.
-func (sc Script) geminiTurn(req *GeminiRequest) (turn, map[string]any) {
-	if req.WantsJSON() && req.FindFunctionResponse(GeminiCallID) == nil {
-		text := jsonFor(req.GenerationConfig)
-		return turn{Text: text}, map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}
+// geminiStep plays the script against one request; a JSON-mode request without the tool's
+// result is a side call of the CLI (its router), not a turn of the conversation, and gets the
+// JSON it asks for.
+func (sc Script) geminiStep(req *GeminiRequest) step {
+	v := req.seen(sc.Tool)
+	if req.WantsJSON() && v.Result == nil {
+		return step{Text: jsonFor(req.GenerationConfig)}
 	}
-	if p := req.FindFunctionResponse(GeminiCallID); p != nil {
-		text := GeminiAnswerFrom(p.FunctionResponse)
-		return turn{Text: text}, map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}
+	return sc.play(v)
+}
+
+// seen reads the request into the script's form: the functionResponse of the scripted call,
+// or the tool under the name the CLI declares it by.
+func (r *GeminiRequest) seen(tool string) seen {
+	if p := r.FindFunctionResponse(GeminiCallID); p != nil {
+		text, isError := p.FunctionResponse.Output()
+		return seen{Result: &result{Text: text, IsError: isError}}
 	}
-	name := GeminiExposed(req.ToolNames(), sc.Tool)
-	if name == "" {
-		text := "I have no tool named " + sc.Tool + "."
-		return turn{Text: text}, map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}
+	return seen{Tool: GeminiExposed(r.ToolNames(), tool)}
+}
+
+// geminiCandidate is the step as a candidate's content: the functionCall, or the text.
+func geminiCandidate(st step) map[string]any {
+	if st.Tool != "" {
+		return map[string]any{"role": "model", "parts": []any{
+			map[string]any{"functionCall": map[string]any{"id": GeminiCallID, "name": st.Tool, "args": st.Input}}}}
 	}
-	args := sc.Arguments
-	if args == nil {
-		args = map[string]any{}
-	}
-	return turn{ToolName: name, Input: args, ToolID: GeminiCallID}, map[string]any{"role": "model", "parts": []any{
-		map[string]any{"functionCall": map[string]any{"id": GeminiCallID, "name": name, "args": args}}}}
+	return map[string]any{"role": "model", "parts": []any{map[string]any{"text": st.Text}}}
 }
 
 // GeminiExposed is the name Gemini CLI declares the tool under: exposedName's, or its own
@@ -245,20 +252,6 @@ func GeminiExposed(names []string, tool string) string {
 		}
 	}
 	return ""
-}
-
-// GeminiAnswerFrom is the scripted model's final answer, as AnswerFrom: it says back verbatim
-// what the functionResponse carried.
-func GeminiAnswerFrom(f *FunctionResponse) string {
-	text, isError := f.Output()
-	text = strings.TrimSpace(text)
-	switch {
-	case isError:
-		return "The tool call failed: " + text
-	case text == "":
-		return "The tool returned nothing I can use."
-	}
-	return "The tool returned: " + text
 }
 
 // jsonFor answers a JSON-mode request with a value of the schema it gives: the router's
@@ -351,17 +344,9 @@ func streamGemini(w http.ResponseWriter, sse bool, model string, candidate map[s
 		writeJSON(w, http.StatusOK, chunks)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	events := startSSE(w)
 	for _, c := range chunks {
-		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		events.data(c)
 	}
 }
 

@@ -225,8 +225,8 @@ func TestGeminiSideRoutes(t *testing.T) {
 func TestGeminiWithoutTheTool(t *testing.T) {
 	var req GeminiRequest
 	_ = json.Unmarshal([]byte(`{"contents":[`+geminiUser+`],"tools":[{"functionDeclarations":[]}]}`), &req)
-	if turn, _ := script.geminiTurn(&req); turn.ToolName != "" || !strings.Contains(turn.Text, "no tool named get_account_balance") {
-		t.Errorf("turn %+v", turn)
+	if st := script.geminiStep(&req); st.Tool != "" || !strings.Contains(st.Text, "no tool named get_account_balance") {
+		t.Errorf("step %+v", st)
 	}
 	for _, c := range []struct {
 		names []string

@@ -14,17 +14,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
-
-// Script is what the scripted model does: call Tool (the server's name for it; the agent may
-// expose it under a prefixed name such as mcp__<server>__<tool>) with Arguments, then answer.
-type Script struct {
-	Tool      string
-	Arguments map[string]any
-}
 
 // Request is one request the model received, as recorded.
 type Request struct {
@@ -50,9 +43,14 @@ type Server struct {
 	recErr   error
 }
 
-// Vendor is the API a scripted model speaks; each has a handler for its routes.
+// Vendor is the API a scripted model speaks: a handler for its routes, and where its key goes
+// when the gateway passes a request on to the real API.
 type Vendor interface {
+	// handle answers one request with the script's step, and says what it did.
 	handle(s *Server, w http.ResponseWriter, r *http.Request, body []byte) string
+	// authorize puts key in h where the vendor expects it, after taking out every credential
+	// the agent's CLI sent (a placeholder).
+	authorize(h http.Header, key string)
 }
 
 // Start serves vendor's API with the script on a random port of 127.0.0.1. Every request is
@@ -128,18 +126,13 @@ func ReadRequests(r io.Reader) ([]Request, error) {
 	}
 }
 
-// exposedName finds the name under which the agent exposes tool: the tool itself, or a
-// prefixed name ending in "__"+tool or "."+tool (mcp__<server>__<tool>, <server>.<tool>...).
-func exposedName(names []string, tool string) string {
-	for _, n := range names {
-		if n == tool {
-			return n
-		}
-	}
-	for _, n := range names {
-		if strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool) {
-			return n
-		}
-	}
-	return ""
+// msgSeq numbers the responses whose ids the Messages and Gemini APIs give.
+var msgSeq atomic.Int64
+
+func tokens(body []byte) int { return len(body)/4 + 1 }
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
 }

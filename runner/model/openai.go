@@ -34,14 +34,14 @@ func (openai) handle(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			openaiError(w, http.StatusBadRequest, "invalid_request_error", "the body is not a Responses request: "+err.Error())
 			return "refused: " + err.Error()
 		}
-		t := s.script.responsesTurn(&req)
+		st := s.script.play(req.seen(s.script.Tool))
 		id := fmt.Sprintf("resp_toolscore_%d", respSeq.Add(1))
 		if req.Stream {
-			streamResponse(w, id, req.Model, t, tokens(body))
+			streamResponse(w, id, req.Model, st, req.item(id, st), tokens(body))
 		} else {
-			writeJSON(w, http.StatusOK, response(id, req.Model, "completed", []any{t.item(id)}, usageOf(tokens(body), outTokens(t.turn))))
+			writeJSON(w, http.StatusOK, response(id, req.Model, "completed", []any{req.item(id, st)}, usageOf(tokens(body), outTokens(st))))
 		}
-		return t.String()
+		return st.String()
 	case r.Method == http.MethodGet && (path == "/v1/models" || strings.HasPrefix(path, "/v1/models/")):
 		// Both list shapes: the API's ("data") and the one Codex reads for its model catalogue
 		// ("models"), empty so it keeps its built-in model info.
@@ -154,12 +154,6 @@ func (it Item) OutputParts() (parts []string, other bool) {
 		}
 	}
 	return parts, other
-}
-
-// OutputText is the output's text parts joined by newlines.
-func (it Item) OutputText() string {
-	parts, _ := it.OutputParts()
-	return strings.Join(parts, "\n")
 }
 
 // frame is what Codex puts in front of every MCP tool output it gives the model
@@ -277,65 +271,42 @@ func walkTools(tools []json.RawMessage, namespace string, f func(namespace, name
 	}
 }
 
-// rturn is a turn of the Responses script: a function call names its namespace apart; a
-// tool search is a call of its own kind.
-type rturn struct {
-	turn
-	Namespace, Name string
-	Search          bool
+// seen reads the request into the script's form: the scripted call's output (the Responses
+// API has no error flag on it; an agent that marks errors does so in the text, which is quoted
+// with the rest); the tool, under the name the agent exposes it by; the tool search, when the
+// agent offers one and has not searched yet.
+func (r *ResponsesRequest) seen(tool string) seen {
+	if out := r.FindCallOutput(ResponsesCallID); out != nil {
+		return seen{Result: &result{Text: strings.Join(out.Body(), "\n")}}
+	}
+	if q := exposedName(r.ToolNames(), tool); q != "" {
+		return seen{Tool: q}
+	}
+	if r.HasToolSearch() && r.findItem("tool_search_output", ResponsesSearchID) == nil {
+		return seen{Search: &step{Tool: "tool_search", Input: map[string]any{"query": tool, "limit": 1}, Search: true}}
+	}
+	return seen{}
 }
 
-// responsesTurn plays the script against one request: answer from the tool's output once it
-// is there; before that, call the tool under the name the agent exposes it by, searching for
-// it first when the agent defers it behind its tool search.
-func (sc Script) responsesTurn(req *ResponsesRequest) rturn {
-	if out := req.FindCallOutput(ResponsesCallID); out != nil {
-		return rturn{turn: turn{Text: AnswerFromOutput(out)}}
+// item is the step as one output item: a completed tool_search_call, function_call (named
+// apart from its namespace, when the tool is in one) or assistant message.
+func (r *ResponsesRequest) item(respID string, st step) map[string]any {
+	if st.Search {
+		return map[string]any{"type": "tool_search_call", "id": "ts_" + strings.TrimPrefix(respID, "resp_"), "call_id": ResponsesSearchID,
+			"status": "completed", "execution": "client", "arguments": st.Input}
 	}
-	if q := exposedName(req.ToolNames(), sc.Tool); q != "" {
-		args := sc.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
-		ns, name := req.splitQualified(q)
-		return rturn{turn: turn{ToolName: q, Input: args, ToolID: ResponsesCallID}, Namespace: ns, Name: name}
-	}
-	if req.HasToolSearch() && req.findItem("tool_search_output", ResponsesSearchID) == nil {
-		return rturn{turn: turn{ToolName: "tool_search", Input: map[string]any{"query": sc.Tool, "limit": 1}, ToolID: ResponsesSearchID}, Search: true}
-	}
-	return rturn{turn: turn{Text: "I have no tool named " + sc.Tool + "."}}
-}
-
-// AnswerFromOutput is the scripted model's final answer from a function_call_output: it
-// believes what it was shown and says it back verbatim (less the agent's timing frame). The
-// Responses API has no error flag on an output; an agent that marks errors does so in the
-// text, which is quoted with the rest.
-func AnswerFromOutput(out *Item) string {
-	text := strings.TrimSpace(strings.Join(out.Body(), "\n"))
-	if text == "" {
-		return "The tool returned nothing I can use."
-	}
-	return "The tool returned: " + text
-}
-
-// item is the turn as one output item: a completed function_call (with its namespace, when
-// the tool is in one) or assistant message.
-func (t rturn) item(respID string) map[string]any {
-	if t.Search {
-		return map[string]any{"type": "tool_search_call", "id": "ts_" + strings.TrimPrefix(respID, "resp_"), "call_id": t.ToolID,
-			"status": "completed", "execution": "client", "arguments": t.Input}
-	}
-	if t.ToolName != "" {
-		args, _ := json.Marshal(t.Input)
-		it := map[string]any{"type": "function_call", "id": "fc_" + strings.TrimPrefix(respID, "resp_"), "call_id": t.ToolID,
-			"name": t.Name, "arguments": string(args), "status": "completed"}
-		if t.Namespace != "" {
-			it["namespace"] = t.Namespace
+	if st.Tool != "" {
+		ns, name := r.splitQualified(st.Tool)
+		args, _ := json.Marshal(st.Input)
+		it := map[string]any{"type": "function_call", "id": "fc_" + strings.TrimPrefix(respID, "resp_"), "call_id": ResponsesCallID,
+			"name": name, "arguments": string(args), "status": "completed"}
+		if ns != "" {
+			it["namespace"] = ns
 		}
 		return it
 	}
 	return map[string]any{"type": "message", "id": "msg_" + strings.TrimPrefix(respID, "resp_"), "role": "assistant", "status": "completed",
-		"content": []any{map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}}}
+		"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}}
 }
 
 func usageOf(in, out int) map[string]any {
@@ -354,32 +325,24 @@ func response(id, model, status string, output []any, usage map[string]any) map[
 
 // streamResponse writes the response as the Responses API's server-sent events:
 // response.created, response.in_progress, the output item added, its deltas (function call
-// arguments, or a content part's text), its done events, response.completed with the usage.
-// Deltas come in two pieces, so the agent's accumulation is exercised.
-func streamResponse(w http.ResponseWriter, id, model string, t rturn, in int) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+// arguments, or a content part's text, in two pieces), its done events, response.completed
+// with the usage. Every event's data carries its type and sequence number.
+func streamResponse(w http.ResponseWriter, id, model string, st step, done map[string]any, in int) {
+	sse := startSSE(w)
 	seq := 0
 	send := func(event string, data map[string]any) {
 		data["type"] = event
 		data["sequence_number"] = seq
 		seq++
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		sse.event(event, data)
 	}
 	send("response.created", map[string]any{"response": response(id, model, "in_progress", []any{}, nil)})
 	send("response.in_progress", map[string]any{"response": response(id, model, "in_progress", []any{}, nil)})
-	done := t.item(id)
 	itemID := done["id"]
-	if t.Search {
+	switch {
+	case st.Search:
 		send("response.output_item.added", map[string]any{"output_index": 0, "item": done})
-	} else if t.ToolName != "" {
+	case st.Tool != "":
 		added := map[string]any{}
 		for k, v := range done {
 			added[k] = v
@@ -391,20 +354,20 @@ func streamResponse(w http.ResponseWriter, id, model string, t rturn, in int) {
 			send("response.function_call_arguments.delta", map[string]any{"item_id": itemID, "output_index": 0, "delta": part})
 		}
 		send("response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": 0, "arguments": args})
-	} else {
+	default:
 		send("response.output_item.added", map[string]any{"output_index": 0, "item": map[string]any{
 			"type": "message", "id": itemID, "role": "assistant", "status": "in_progress", "content": []any{}}})
 		send("response.content_part.added", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0,
 			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-		for _, part := range halves(t.Text) {
+		for _, part := range halves(st.Text) {
 			send("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "delta": part})
 		}
-		send("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": t.Text})
+		send("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": st.Text})
 		send("response.content_part.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0,
-			"part": map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}})
+			"part": map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}})
 	}
 	send("response.output_item.done", map[string]any{"output_index": 0, "item": done})
-	send("response.completed", map[string]any{"response": response(id, model, "completed", []any{done}, usageOf(in, outTokens(t.turn)))})
+	send("response.completed", map[string]any{"response": response(id, model, "completed", []any{done}, usageOf(in, outTokens(st)))})
 }
 
 func openaiError(w http.ResponseWriter, code int, typ, msg string) {

@@ -1,10 +1,11 @@
-// Package enginebench is what the benchmarks that time container runs on a shared Docker
-// engine (bench/dockerbench, bench/imagebench, bench/agentbench) do alike: connect to the
-// engine, create, label and remove their own containers, count the containers of others
-// running meanwhile, run a bare container to its exit, build the static toolscore binary, and
-// sum up the times. It is one copy so that their rule for the engine they share with sweeps
-// and test suites stays one rule: a benchmark removes the containers it created, by id and by
-// its own session's label, and nothing else; it never prunes.
+// Package enginebench is what the benchmarks do alike: build or copy the static toolscore
+// binary, name their command line and temporary directory, sum up the times; and for those that
+// time container runs on a shared Docker engine (bench/dockerbench, bench/imagebench,
+// bench/agentbench), connect to the engine, create, label and remove their own containers,
+// count the containers of others running meanwhile and run a bare container to its exit. It is
+// one copy so that their rule for the engine they share with sweeps and test suites stays one
+// rule: a benchmark removes the containers it created, by id and by its own session's label,
+// and nothing else; it never prunes.
 package enginebench
 
 import (

@@ -156,3 +156,30 @@ func RemoveImages(api *client.Client, tags []string) (removed int, errs []string
 	}
 	return removed, errs
 }
+
+// Toolscore is the toolscore binary a benchmark runs, at dir/toolscore: bin copied there when
+// given (so that what the benchmark prints names $TMP/toolscore whatever was given), else built
+// from the module the go command is run in by BuildToolscore; static either way, as users build
+// it and as a cell image needs it.
+func Toolscore(ctx context.Context, dir, bin string) (string, error) {
+	if bin == "" {
+		root, err := ModuleRoot(ctx)
+		if err != nil {
+			return "", err
+		}
+		return BuildToolscore(ctx, root, dir, "toolscore", "")
+	}
+	if _, err := backend.StaticBinary(bin); err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "toolscore")
+	if err := os.WriteFile(out, b, 0o755); err != nil {
+		return "", err
+	}
+	fmt.Printf("toolscore: %s, copied to $TMP/toolscore\n", bin)
+	return out, nil
+}
