@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/toolscore/toolscore/runner/fault"
@@ -26,6 +27,7 @@ func proxyCmd(ctx context.Context, args []string) int {
 	seed := fs.Uint64("seed", 1, "decides which calls fire and every value a fault makes up")
 	latency := fs.Duration("latency", 0, "how late the latency fault answers (default 2s)")
 	schema := fs.String("schema", "hidden", "what to do to outputSchema in tools/list: hidden, published or as-is")
+	protocol := fs.String("protocol", "as-is", "the newest MCP revision the server shows the client: as-is, "+strings.Join(proxy.Revisions, ", "))
 	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
 	decoyArgs := fs.String("decoy-args", "", "corrupt-plausible: JSON arguments of a real neighbouring record to present instead")
 	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
@@ -76,7 +78,11 @@ func proxyCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("--schema: %v", err)
 	}
-	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode}
+	newest, err := proxy.ParseProtocol(*protocol)
+	if err != nil {
+		return fail("--protocol: %v", err)
+	}
+	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode, Protocol: newest}
 	if *outputSchema != "" {
 		b, err := os.ReadFile(*outputSchema)
 		if err != nil {
