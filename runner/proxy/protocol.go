@@ -54,7 +54,8 @@ func (p *Proxy) capRequest(env envelope, frame []byte, rec *Record, c *call) (fo
 	switch {
 	case p.cfg.Protocol.legacy() && modernOnly[env.Method] && json.Valid(frame):
 		// A frame that is not JSON goes on as it is: the server answers it as it answers garbage.
-		own, _ = marshal(map[string]any{"jsonrpc": "2.0", "id": env.ID, "error": methodNotFound})
+		// Written by hand, in the order the SDKs of that era write it.
+		own = []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"error":{"code":-32601,"message":"Method not found"}}` + "\n")
 		rec.Note = fmt.Sprintf("answered by the proxy, not forwarded: a server offering up to %s does not know %s", newest, env.Method)
 		ownRec = &Record{Dir: ServerToClient, Wire: own, Note: "made up by the proxy: " + env.Method + " under protocol " + newest,
 			Introduced: []fault.Introduced{{Path: "error", Value: methodNotFound}}}
