@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -440,5 +441,37 @@ func TestServerRefusingDiscoverUnder2026(t *testing.T) {
 				t.Errorf("unavailable %q, want %q", n.Unavailable, want)
 			}
 		})
+	}
+}
+
+// TestTSSDKUnderACapOnDocker runs the TypeScript SDK client in its container against the
+// ledger behind `toolscore proxy --protocol 2025-06-18` (the server under test, until the runner
+// passes the cap itself): it asks initialize 2025-11-25 and settles for 2025-06-18, and its
+// clean call passes.
+func TestTSSDKUnderACapOnDocker(t *testing.T) {
+	engine(t)
+	manifest := filepath.Join(t.TempDir(), "capped.yaml")
+	os.WriteFile(manifest, []byte(`name: capped at 2025-06-18
+server:
+  command: [/opt/toolscore/toolscore, proxy, --protocol, "2025-06-18", --schema, as-is, --, /opt/toolscore/toolscore, ledger]
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean]
+schema_modes: [published]
+clients: [ts-sdk/list-then-call]
+runs: 1
+`), 0o644)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--out", out); code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	cells := readResultsDir(t, out).Cells
+	if len(cells) != 1 || cells[0].Outcome["passed"] != 1 {
+		t.Fatalf("cells: %+v", cells)
+	}
+	hs, n, _ := handshakes(t, filepath.Join(out, cells[0].Examples["passed"].Tee))
+	t.Logf("ts-sdk, ledger behind --protocol 2025-06-18: %s", joinHandshakes(hs))
+	if want := "initialize asked 2025-11-25 -> 2025-06-18"; joinHandshakes(hs) != want || n.Version != "2025-06-18" {
+		t.Errorf("handshakes %s, want %s (%+v)", joinHandshakes(hs), want, n)
 	}
 }
