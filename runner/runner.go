@@ -266,15 +266,18 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
 	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
-	var g grade.Grade
-	if client.IsAgent(j.Cell.Client.Name) {
+	n := proxy.Negotiated(transcript)
+	g, ok := grade.Protocol(n, transcript)
+	switch {
+	case ok:
+	case client.IsAgent(j.Cell.Client.Name):
 		g = grade.Agent(res, transcript, sc.Truth)
-	} else {
+	default:
 		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Negotiated: proxy.Negotiated(transcript),
+		Transport: j.Cell.Transport, Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true

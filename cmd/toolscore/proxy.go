@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/toolscore/toolscore/runner/fault"
@@ -26,6 +27,7 @@ func proxyCmd(ctx context.Context, args []string) int {
 	nth := fs.Int("nth", 0, "fault only the N-th matching call (0: every one)")
 	seed := fs.Uint64("seed", 1, "decides which calls fire and every value a fault makes up")
 	schema := fs.String("schema", "hidden", "what to do to outputSchema in tools/list: hidden, published or as-is")
+	protocol := fs.String("protocol", "as-is", "the newest MCP revision the server shows the client: as-is, "+strings.Join(proxy.Revisions, ", "))
 	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
 	options := fs.String("options", "", "the fault's own settings as a JSON `object`, e.g. {\"latency\":\"300ms\"}")
 	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
@@ -63,7 +65,11 @@ func proxyCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("--schema: %v", err)
 	}
-	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode}
+	newest, err := proxy.ParseProtocol(*protocol)
+	if err != nil {
+		return fail("--protocol: %v", err)
+	}
+	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode, Protocol: newest}
 	if *outputSchema != "" {
 		b, err := os.ReadFile(*outputSchema)
 		if err != nil {

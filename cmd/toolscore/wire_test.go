@@ -192,29 +192,45 @@ func isWord(b byte) bool {
 
 // TestEveryFaultOnTheWire runs every fault under every schema mode through real processes:
 // toolscore proxy around toolscore ledger, driven by a bare JSON-RPC client that checks the exact
-// bytes it receives.
+// bytes it receives. Under --protocol 2026-07-28 the client speaks 2026-07-28 (server/discover,
+// the per-request _meta, results with a resultType), under 2025-11-25 it sends initialize; both
+// with the two schema modes that change tools/list.
 func TestEveryFaultOnTheWire(t *testing.T) {
-	directList, directCall, _ := rawExchange(t, []string{os.Args[0], "ledger"})
 	if len(checkFault) != len(fault.Names()) {
 		t.Fatalf("checks for %d faults, registry has %d: %v", len(checkFault), len(fault.Names()), fault.Names())
 	}
-	for _, name := range fault.Names() {
-		for _, schema := range []string{"hidden", "published", "as-is"} {
-			t.Run(name+"/"+schema, func(t *testing.T) {
-				t.Parallel()
-				var extra []string
-				if name == "latency" {
-					extra = []string{"--options", `{"latency":"150ms"}`}
-				}
-				cmd, teePath := proxyCommand(t, name, schema, extra...)
-				list, call, took := rawExchange(t, cmd)
-				checkSchemaMode(t, schema, list, directList)
-				checkFault[name](t, decode(t, call), directCall, call)
-				if name == "latency" && took < 150*time.Millisecond {
-					t.Errorf("latency answered after %v, want at least 150ms", took)
-				}
-				checkTee(t, teePath, name, call)
-			})
+	for _, protocol := range []string{"as-is", "2026-07-28", "2025-11-25"} {
+		exchange, schemas, suffix := rawExchange, []string{"hidden", "published"}, "/"+protocol
+		switch protocol {
+		case "as-is":
+			schemas, suffix = append(schemas, "as-is"), ""
+		case modernRevision:
+			exchange = modernExchange
+		}
+		directList, directCall, _ := exchange(t, []string{os.Args[0], "ledger"})
+		for _, name := range fault.Names() {
+			for _, schema := range schemas {
+				t.Run(name+"/"+schema+suffix, func(t *testing.T) {
+					t.Parallel()
+					extra := []string{"--protocol", protocol}
+					if name == "latency" {
+						extra = append(extra, "--options", `{"latency":"150ms"}`)
+					}
+					cmd, teePath := proxyCommand(t, name, schema, extra...)
+					list, call, took := exchange(t, cmd)
+					checkSchemaMode(t, schema, list, directList)
+					checkFault[name](t, decode(t, call), directCall, call)
+					if name == "latency" && took < 150*time.Millisecond {
+						t.Errorf("latency answered after %v, want at least 150ms", took)
+					}
+					checkTee(t, teePath, name, call)
+					// A fault changes what the tool said, never the protocol's part of the result.
+					modern := bytes.Contains(call, []byte(`"resultType":"complete"`))
+					if hasResult := decode(t, call).Result != nil; modern != (hasResult && protocol == modernRevision) {
+						t.Errorf("under %s the answer's resultType is there: %v, want %v: %s", protocol, modern, !modern, call)
+					}
+				})
+			}
 		}
 	}
 }

@@ -83,6 +83,11 @@ func parseEnvelope(frame []byte) (env envelope, ok bool) {
 // members calls fn with the raw key (quotes and all) and raw value of each top-level member of
 // the JSON object in b; it is false when b is not an object or fn says stop.
 func members(b []byte, fn func(key, value []byte) bool) bool {
+	return memberSpans(b, func(key []byte, start, end int) bool { return fn(key, b[start:end]) })
+}
+
+// memberSpans is members with each value given as its place in b, b[start:end].
+func memberSpans(b []byte, fn func(key []byte, start, end int) bool) bool {
 	s := scanner{b: b}
 	s.space()
 	if !s.eat('{') {
@@ -105,7 +110,7 @@ func members(b []byte, fn func(key, value []byte) bool) bool {
 		}
 		s.space()
 		vstart := s.i
-		if !s.value() || !fn(key, b[vstart:s.i]) {
+		if !s.value() || !fn(key, vstart, s.i) {
 			return false
 		}
 		s.space()
@@ -212,6 +217,28 @@ func (s *scanner) value() bool {
 		}
 		return s.i > start
 	}
+}
+
+// withMember returns a copy of the JSON object b whose member at path (each a key, one level
+// deeper each) has the raw value v, every other byte kept; ok is false when the path is absent.
+func withMember(b []byte, v []byte, path ...string) (out []byte, ok bool) {
+	start, end := -1, -1
+	memberSpans(b, func(key []byte, s, e int) bool {
+		if k, good := jsonString(key); good && k == path[0] {
+			start, end = s, e
+		}
+		return true
+	})
+	if start < 0 {
+		return nil, false
+	}
+	if len(path) > 1 {
+		if v, ok = withMember(b[start:end], v, path[1:]...); !ok {
+			return nil, false
+		}
+	}
+	out = make([]byte, 0, len(b)-(end-start)+len(v))
+	return append(append(append(out, b[:start]...), v...), b[end:]...), true
 }
 
 // idKey normalises a JSON-RPC id (of any JSON type) into a map key.

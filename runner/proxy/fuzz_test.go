@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/toolscore/toolscore/runner/fault"
@@ -49,7 +50,7 @@ func FuzzServerToClient(f *testing.F) {
 		}
 		p := New(Config{Fault: ft, FaultName: name, Probability: 1, Seed: 1, Schema: Hidden}, nil)
 		var toServer, toClient bytes.Buffer
-		if err := p.ClientToServer(context.Background(), bytes.NewReader([]byte(clientCalls)), &toServer); err != nil {
+		if err := p.ClientToServer(context.Background(), bytes.NewReader([]byte(clientCalls)), &toServer, &toClient); err != nil {
 			t.Fatal(err)
 		}
 		if toServer.String() != clientCalls {
@@ -92,12 +93,73 @@ func FuzzClientToServer(f *testing.F) {
 	f.Add([]byte("{\"id\":{\"a\":1},\"method\":\"tools/call\",\"params\":{\"name\":\"\\u0074\"}}\n[1,2]\n\x00\xff"))
 	f.Fuzz(func(t *testing.T, client []byte) {
 		p := New(Config{Probability: 0.5, Seed: 2}, nil)
-		var toServer bytes.Buffer
-		if err := p.ClientToServer(context.Background(), bytes.NewReader(client), &toServer); err != nil {
+		var toServer, toClient bytes.Buffer
+		if err := p.ClientToServer(context.Background(), bytes.NewReader(client), &toServer, &toClient); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(toServer.Bytes(), client) {
-			t.Fatalf("client bytes changed:\nin  %q\nout %q", client, toServer.Bytes())
+		if !bytes.Equal(toServer.Bytes(), client) || toClient.Len() > 0 {
+			t.Fatalf("client bytes changed:\nin  %q\nout %q\nanswered %q", client, toServer.Bytes(), toClient.Bytes())
+		}
+	})
+}
+
+// FuzzClientToServerCapped: under a protocol cap, each client frame reaches the server byte for
+// byte, except an initialize asking for more than the cap (forwarded asking for the cap, nothing
+// else changed) and a request (valid JSON) only 2026-07-28 knows under a 2025-era cap (answered -32601 by the
+// proxy, never forwarded).
+func FuzzClientToServerCapped(f *testing.F) {
+	f.Add(uint8(1), []byte(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`+"\n"+clientCalls))
+	f.Add(uint8(2), []byte(`{"id":"a","method":"initialize","params":{"protocolVersion":"2025-06-18","protocolVersion":"9999"}}`+"\n"+`{"id":null,"method":"server/discover"}`))
+	f.Add(uint8(0), []byte(`{"id":[1],"method":"subscriptions/listen"}`+"\n"+`{"id":2,"method":"initialize","params":[]}`))
+	f.Fuzz(func(t *testing.T, pick uint8, client []byte) {
+		cap := Revisions[int(pick)%len(Revisions)]
+		p := New(Config{Protocol: Protocol(cap)}, nil)
+		var toServer, toClient bytes.Buffer
+		if err := p.ClientToServer(context.Background(), bytes.NewReader(client), &toServer, &toClient); err != nil {
+			t.Fatal(err)
+		}
+		in, out, answered := frames(client), frames(toServer.Bytes()), frames(toClient.Bytes())
+		for _, frame := range in {
+			env, ok := parseEnvelope(frame)
+			if ok && idKey(env.ID) != "" && cap < modern && modernOnly[env.Method] && json.Valid(frame) {
+				if len(answered) == 0 {
+					t.Fatalf("%s: %q was not answered by the proxy", cap, frame)
+				}
+				var msg struct {
+					ID    json.RawMessage    `json:"id"`
+					Error struct{ Code int } `json:"error"`
+				}
+				if err := json.Unmarshal(answered[0], &msg); err != nil || idKey(msg.ID) != idKey(env.ID) || msg.Error.Code != -32601 {
+					t.Fatalf("%s: answer %q to %q is not -32601 with the same id (%v)", cap, answered[0], frame, err)
+				}
+				answered = answered[1:]
+				continue
+			}
+			if len(out) == 0 {
+				t.Fatalf("%s: %q never reached the server", cap, frame)
+			}
+			got := out[0]
+			out = out[1:]
+			if bytes.Equal(got, frame) {
+				continue
+			}
+			var was, now map[string]any
+			if !ok || env.Method != "initialize" || json.Unmarshal(frame, &was) != nil || json.Unmarshal(got, &now) != nil {
+				t.Fatalf("%s: %q changed on the way to %q", cap, frame, got)
+			}
+			params, _ := now["params"].(map[string]any)
+			if params["protocolVersion"] != cap {
+				t.Fatalf("%s: initialize forwarded asking for %v:\nin  %q\nout %q", cap, params["protocolVersion"], frame, got)
+			}
+			wasParams, _ := was["params"].(map[string]any)
+			wasParams["protocolVersion"] = cap
+			if !reflect.DeepEqual(was, now) {
+				t.Fatalf("%s: initialize changed beyond its protocolVersion:\nin  %q\nout %q", cap, frame, got)
+			}
+		}
+		if len(out) > 0 || len(answered) > 0 {
+			t.Fatalf("%s: frames out of nowhere: to the server %q, to the client %q", cap, out, answered)
 		}
 	})
 }

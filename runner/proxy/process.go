@@ -85,7 +85,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	}
 	tee.Write(&Record{Dir: Event, Event: "start", Detail: map[string]any{
 		"command": srv.Command, "pid": cmd.Process.Pid, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(),
-		"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
+		"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "protocol": cfg.Protocol.name(), "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
 	}})
 	p := New(cfg, tee)
 
@@ -112,7 +112,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		}
 	}
 	go func() {
-		err := p.ClientToServer(ctx, stdin, toServer)
+		err := p.ClientToServer(ctx, stdin, toServer, stdout)
 		note := "the client closed its end"
 		if err != nil {
 			note = err.Error()

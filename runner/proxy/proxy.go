@@ -29,6 +29,8 @@ type Config struct {
 	Nth         int
 	Seed        uint64
 	Schema      SchemaMode
+	// Protocol is the newest MCP revision the server may show the client; "" is AsIsProtocol.
+	Protocol Protocol
 	// OutputSchema is published for the target tool when the server declares none.
 	OutputSchema json.RawMessage
 	// Fetch calls the target tool on a fresh server instance, for faults that want a real
@@ -46,7 +48,11 @@ type Proxy struct {
 	schemas map[string]map[string]any
 	decide  *rand.Rand
 	matched int
-	version string // the protocol version the client asked for
+
+	// clientMu is held to write to the client, which the proxy does from both directions: the
+	// server's answers, and its own to requests a server under the protocol cap would not know.
+	clientMu  sync.Mutex
+	clientErr error
 
 	// endMu is held to write a record, and taken whole to write the last one: the session's
 	// end (the server's exit) is the transcript's last record.
@@ -57,10 +63,12 @@ type Proxy struct {
 // call is a request the proxy waits to see answered.
 type call struct {
 	method string
-	tool   string
-	args   json.RawMessage
-	n      int
-	fires  bool
+	// asked and sent are the protocol revision of a handshake: as the client asked, as forwarded.
+	asked, sent string
+	tool        string
+	args        json.RawMessage
+	n           int
+	fires       bool
 }
 
 // New returns a proxy for one session; tee may be nil.
@@ -120,18 +128,22 @@ func (p *Proxy) send(to io.Writer, frame []byte, rec *Record) error {
 }
 
 // ClientToServer relays the client's frames to the server until the client's end closes,
-// noting the requests whose answers the proxy must look at.
-func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer) error {
+// noting the requests whose answers the proxy must look at. A request that a server under the
+// protocol cap would not know is answered to toClient by the proxy, and not forwarded.
+func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient io.Writer) error {
 	lr := newLineReader(from)
 	var werr error
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: frame}
-			p.noteRequest(frame, rec)
-			if werr != nil {
+			out, own, ownRec := p.noteRequest(frame, rec)
+			if own != nil {
 				p.record(rec)
-			} else if werr = p.send(to, frame, rec); werr != nil {
+				p.sendClient(toClient, own, ownRec)
+			} else if werr != nil {
+				p.record(rec)
+			} else if werr = p.send(to, out, rec); werr != nil {
 				p.record(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
 		}
@@ -144,28 +156,26 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to io.Writer
 	}
 }
 
-func (p *Proxy) noteRequest(frame []byte, rec *Record) {
+// noteRequest notes one client frame and returns the frame to forward, or the proxy's own
+// answer to send the client instead.
+func (p *Proxy) noteRequest(frame []byte, rec *Record) (forward, own []byte, ownRec *Record) {
 	env, ok := parseEnvelope(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
-		return
+		return frame, nil, nil
 	}
 	key := idKey(env.ID)
 	if key == "" || env.Method == "" {
-		return // a notification or a response to the server's own request
+		return frame, nil, nil // a notification or a response to the server's own request
+	}
+	c := &call{method: env.Method}
+	if frame, own, ownRec = p.capRequest(env, frame, rec, c); own != nil {
+		return nil, own, ownRec
 	}
 	p.mu.Lock()
-	p.pending[key] = &call{method: env.Method}
+	p.pending[key] = c
 	p.mu.Unlock()
 	switch env.Method {
-	case "initialize":
-		var params struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(env.Params, &params)
-		p.mu.Lock()
-		p.version = params.ProtocolVersion
-		p.mu.Unlock()
 	case "tools/call":
 		var name string
 		var args json.RawMessage
@@ -179,7 +189,7 @@ func (p *Proxy) noteRequest(frame []byte, rec *Record) {
 			return true
 		})
 		if p.cfg.Tool != "" && name != p.cfg.Tool {
-			return
+			return frame, nil, nil
 		}
 		p.mu.Lock()
 		p.matched++
@@ -198,6 +208,7 @@ func (p *Proxy) noteRequest(frame []byte, rec *Record) {
 		p.mu.Unlock()
 		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
 	}
+	return frame, nil, nil
 }
 
 // ServerToClient relays the server's frames to the client until the server's end closes,
@@ -205,16 +216,11 @@ func (p *Proxy) noteRequest(frame []byte, rec *Record) {
 // server's output is still read and recorded, so the server never blocks on us.
 func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer) error {
 	lr := newLineReader(from)
-	var werr error
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			out, rec := p.answer(ctx, frame)
-			if werr != nil {
-				p.record(rec)
-			} else if werr = p.send(to, out, rec); werr != nil {
-				p.record(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + werr.Error()})
-			}
+			p.sendClient(to, out, rec)
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -222,6 +228,18 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 			}
 			return fmt.Errorf("reading the server: %w", err)
 		}
+	}
+}
+
+// sendClient writes a frame to the client and records it; once a write has failed, it only
+// records.
+func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *Record) {
+	p.clientMu.Lock()
+	defer p.clientMu.Unlock()
+	if p.clientErr != nil {
+		p.record(rec)
+	} else if p.clientErr = p.send(to, frame, rec); p.clientErr != nil {
+		p.record(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + p.clientErr.Error()})
 	}
 }
 
@@ -246,7 +264,11 @@ func (p *Proxy) answer(ctx context.Context, frame []byte) ([]byte, *Record) {
 	}
 	switch c.method {
 	case "initialize":
-		p.noteNegotiated(frame)
+		if out := p.initializeAnswer(c, frame, rec); out != nil {
+			return out, rec
+		}
+	case "server/discover":
+		p.discoverAnswer(c, frame)
 	case "tools/list":
 		schemas, out, err := p.rewriteToolsList(frame)
 		p.mu.Lock()
@@ -271,22 +293,6 @@ func (p *Proxy) answer(ctx context.Context, frame []byte) ([]byte, *Record) {
 		}
 	}
 	return frame, rec
-}
-
-func (p *Proxy) noteNegotiated(frame []byte) {
-	var msg struct {
-		Result struct {
-			ProtocolVersion string `json:"protocolVersion"`
-			ServerInfo      any    `json:"serverInfo"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal(frame, &msg)
-	p.mu.Lock()
-	asked := p.version
-	p.mu.Unlock()
-	p.record(&Record{Dir: Event, Event: "negotiated", Detail: map[string]any{
-		"client_asked": asked, "server_chose": msg.Result.ProtocolVersion, "server_info": msg.Result.ServerInfo,
-	}})
 }
 
 // applyFault runs the fault on one answer; it returns the frame to send, or nil to send the
@@ -338,7 +344,7 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	case eff.RPCError != nil:
 		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": eff.RPCError})
 	case eff.Result != nil:
-		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": eff.Result})
+		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff.Result)})
 	default:
 		return nil
 	}
@@ -360,4 +366,28 @@ func (p *Proxy) Unanswered() []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// keepEnvelope gives a fault's new result the members that belong to the protocol rather than to
+// the tool (a 2026-07-28 result's resultType and _meta), where the fault made a result without
+// them: a fault changes what the tool said, never what the server is.
+func keepEnvelope(server, faulted map[string]any) map[string]any {
+	var out map[string]any
+	for _, k := range []string{"resultType", "_meta"} {
+		v, had := server[k]
+		if _, has := faulted[k]; !had || has {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(faulted)+2)
+			for fk, fv := range faulted {
+				out[fk] = fv
+			}
+		}
+		out[k] = v
+	}
+	if out == nil {
+		return faulted
+	}
+	return out
 }

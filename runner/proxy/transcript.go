@@ -307,18 +307,48 @@ func EndWithout(path, why string, detail map[string]any) (bool, error) {
 	return true, tee.Close()
 }
 
-// Negotiated is the protocol version a run's handshake settled on: the last negotiated event's
-// choice, or "" when the transcript has none.
-func Negotiated(entries []Entry) string {
-	v := ""
+// Negotiation is what a session's handshakes settled, as its transcript records it.
+type Negotiation struct {
+	// Protocol is the cap the proxy enforced: a revision, or as-is.
+	Protocol string
+	// Method is the handshake that settled the revision (initialize or server/discover), or the
+	// last one tried when none did; "" when the client made none.
+	Method      string
+	ClientAsked string
+	// Version is the revision the client was given; "" when no handshake settled one.
+	Version string
+	// Unavailable says why the server could not offer Protocol; "" when nothing showed it.
+	Unavailable string
+}
+
+// Negotiated reads what the handshakes of a transcript settled: the last one that gave the
+// client a revision, as a 2026-07-28 client that falls back to initialize makes two.
+func Negotiated(entries []Entry) Negotiation {
+	n := Negotiation{Protocol: string(AsIsProtocol)}
+	str := func(d map[string]any, k string) string {
+		s, _ := d[k].(string)
+		return s
+	}
 	for _, e := range entries {
-		if e.Dir == Event && e.Event == "negotiated" {
-			if d, ok := e.Detail.(map[string]any); ok {
-				if s, ok := d["server_chose"].(string); ok {
-					v = s
-				}
+		d, _ := e.Detail.(map[string]any)
+		switch e.Event {
+		case "start":
+			if p := str(d, "protocol"); p != "" {
+				n.Protocol = p
+			}
+		case "negotiated":
+			method, got := str(d, "method"), str(d, "negotiated")
+			if method == "" { // a transcript from before server/discover was recorded
+				method, got = "initialize", str(d, "server_chose")
+			}
+			if got != "" || n.Version == "" {
+				n.Method, n.ClientAsked, n.Version = method, str(d, "client_asked"), got
+			}
+		case "protocol-unavailable":
+			if n.Unavailable == "" {
+				n.Unavailable = e.Note
 			}
 		}
 	}
-	return v
+	return n
 }

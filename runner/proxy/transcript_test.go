@@ -116,3 +116,23 @@ func TestReadTranscriptCutRecord(t *testing.T) {
 		t.Errorf("the large message after the cut record read back as %d bytes, want the %d written", len(got), len(big))
 	}
 }
+
+// TestNegotiatedReadsOlderTranscripts: a transcript written before server/discover was recorded
+// (no method, no protocol) still reads back as an initialize under as-is.
+func TestNegotiatedReadsOlderTranscripts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tee.jsonl")
+	old := `{"time":"2026-01-01T00:00:00Z","dir":"event","event":"start","detail":{"fault":"clean"}}
+{"time":"2026-01-01T00:00:01Z","dir":"event","event":"negotiated","detail":{"client_asked":"2025-06-18","server_chose":"2025-06-18","server_info":{}}}
+`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ReadTranscript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Negotiation{Protocol: "as-is", Method: "initialize", ClientAsked: "2025-06-18", Version: "2025-06-18"}
+	if got := Negotiated(entries); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
