@@ -75,6 +75,14 @@ expect:
 	if r := readResultsDir(t, out2); len(r.Cells) != 2 || r.Cells[0].Protocol != "2025-11-25" {
 		t.Errorf("--protocols 2025-11-25 ran %d cells (first %+v), want 2 under 2025-11-25", len(r.Cells), r.Cells[0])
 	}
+	// diff and baseline are keyed by the protocol too: the narrowed sweep's cells are the
+	// whole sweep's under 2025-11-25, with other counts, and the rest are gone.
+	diff, _, code := toolscore(t, "", "diff", out, out2)
+	if code != 1 || !strings.Contains(diff, "client       fault      schema     protocol    before      now\n") ||
+		!strings.Contains(diff, "raw          clean      published  2025-11-25  passed 2/2  passed 1/1\n") ||
+		!strings.Contains(diff, "go-sdk/call  clean      published  2026-07-28  passed 2/2  not run\n") {
+		t.Errorf("toolscore diff: exit %d, want 1 and the changes by protocol:\n%s", code, diff)
+	}
 	if _, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", t.TempDir(), "--protocols", "2024-11-05"); code != 2 ||
 		!strings.Contains(stderr, `--protocols "2024-11-05": not in the scenario (protocols: 2026-07-28, 2025-11-25)`) {
 		t.Errorf("--protocols 2024-11-05: exit %d, want 2 naming the scenario's protocols:\n%s", code, stderr)
