@@ -94,6 +94,9 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	if len(sc.OutputSchema) > 0 {
 		proxyCmd = append(proxyCmd, "--output-schema", filepath.Join(work, outputSchemaFile))
 	}
+	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
+		proxyCmd = append(proxyCmd, "--protocol", string(p))
+	}
 	var env []string
 	if sc.Server.Builtin == "" {
 		// The values travel in the adapter's environment, never on a command line; the proxy

@@ -32,7 +32,7 @@ func TestPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.Filter([]string{"raw", "ts-sdk/call", "claude-code"}, []string{"clean", "corrupt-plausible", "latency"}, nil); err != nil {
+	if err := ledger.Filter([]string{"raw", "ts-sdk/call", "claude-code"}, []string{"clean", "corrupt-plausible", "latency"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ledger.Runs = 2

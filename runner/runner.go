@@ -76,9 +76,12 @@ type RunRecord struct {
 	Client    string `json:"client"`
 	Fault     string `json:"fault"`
 	Schema    string `json:"schema"`
+	Protocol  string `json:"protocol"`
 	Transport string `json:"transport"`
 	Run       int    `json:"run"`
-	Seed      uint64 `json:"seed"`
+	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
+	Negotiated string `json:"negotiated,omitempty"`
+	Seed       uint64 `json:"seed"`
 	grade.Grade
 	Millis   int64  `json:"ms"`
 	ExitCode int    `json:"exit_code"`
@@ -126,8 +129,8 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
 		// shards keep the unsharded order of cells (Job.Index).
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
-		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Transport: c.Transport,
-			Planned: planned})
+		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
+			Protocol: string(c.Protocol), Transport: c.Transport, Planned: planned})
 		total += planned
 	}
 	if o.Progress != nil {
@@ -166,6 +169,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			}
 			c := res.Cells[j.Index]
 			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
+			c.AddNegotiated(rec.Negotiated)
 			if rec.ModelView != "" {
 				answers := []string{rec.Answer}
 				if rec.Flagged {
@@ -262,14 +266,18 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
 	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
-	var g grade.Grade
-	if client.IsAgent(j.Cell.Client.Name) {
+	n := proxy.Negotiated(transcript)
+	g, ok := grade.Protocol(n, transcript)
+	switch {
+	case ok:
+	case client.IsAgent(j.Cell.Client.Name):
 		g = grade.Agent(res, transcript, sc.Truth)
-	} else {
+	default:
 		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
-		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Transport: j.Cell.Transport,
+		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
+		Transport: j.Cell.Transport, Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
@@ -349,8 +357,8 @@ func adapterCommand(self, name string) []string {
 // crashedRun records a run that could not even be set up.
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
-		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Transport: j.Cell.Transport,
-		Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
+		Transport: j.Cell.Transport, Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

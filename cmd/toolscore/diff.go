@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -97,6 +98,17 @@ func beforeAfter(c tally.Change) (before, after string) {
 
 // spanTransports says whether the changes span several transports, the only time the column
 // says anything.
+// anyProtocol says whether a change lies under a protocol other than as-is, so the protocol
+// column is shown.
+func anyProtocol(changes []tally.Change) bool {
+	for _, c := range changes {
+		if c.Protocol != "" && c.Protocol != string(scenario.ProtocolAsIs) {
+			return true
+		}
+	}
+	return false
+}
+
 func spanTransports(changes []tally.Change) bool {
 	for _, c := range changes {
 		if c.Transport != changes[0].Transport {
@@ -113,9 +125,12 @@ func diffText(w io.Writer, d diffReport) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), report.Plain(d.Base), report.Plain(d.New))
-	multi := spanTransports(d.Changes)
+	multi, protocols := spanTransports(d.Changes), anyProtocol(d.Changes)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "client\tfault\tschema\t")
+	if protocols {
+		fmt.Fprint(tw, "protocol\t")
+	}
 	if multi {
 		fmt.Fprint(tw, "transport\t")
 	}
@@ -123,6 +138,9 @@ func diffText(w io.Writer, d diffReport) error {
 	for _, c := range d.Changes {
 		before, after := beforeAfter(c)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t", report.Plain(c.Client), report.Plain(c.Fault), report.Plain(c.Schema))
+		if protocols {
+			fmt.Fprintf(tw, "%s\t", report.Plain(c.Protocol))
+		}
 		if multi {
 			fmt.Fprintf(tw, "%s\t", report.Plain(c.Transport))
 		}
@@ -141,12 +159,18 @@ func diffMarkdown(w io.Writer, d diffReport) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), esc(d.Base), esc(d.New))
-	multi := spanTransports(d.Changes)
+	multi, protocols := spanTransports(d.Changes), anyProtocol(d.Changes)
 	b.WriteString("| client | fault | schema |")
+	if protocols {
+		b.WriteString(" protocol |")
+	}
 	if multi {
 		b.WriteString(" transport |")
 	}
 	b.WriteString(" before | now |\n|---|---|---|")
+	if protocols {
+		b.WriteString("---|")
+	}
 	if multi {
 		b.WriteString("---|")
 	}
@@ -154,6 +178,9 @@ func diffMarkdown(w io.Writer, d diffReport) error {
 	for _, c := range d.Changes {
 		before, after := beforeAfter(c)
 		fmt.Fprintf(&b, "| %s | %s | %s |", esc(c.Client), esc(c.Fault), esc(c.Schema))
+		if protocols {
+			fmt.Fprintf(&b, " %s |", esc(c.Protocol))
+		}
 		if multi {
 			fmt.Fprintf(&b, " %s |", esc(c.Transport))
 		}

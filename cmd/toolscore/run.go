@@ -47,6 +47,7 @@ func runCmd(ctx context.Context, args []string) int {
 	clients := fs.String("clients", "", "only these clients, comma-separated")
 	faults := fs.String("faults", "", "only these faults, comma-separated")
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
+	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
@@ -69,7 +70,7 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	a := sweepArgs{
 		SweepInputs: action.SweepInputs{
-			Clients: *clients, Faults: *faults, Schemas: *schemas,
+			Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols,
 			Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
 		},
 		FailOn: failOn,
@@ -135,7 +136,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return nil, "", exitUsage, err
 	}
-	if err := sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas)); err != nil {
+	if err := sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols)); err != nil {
 		return usage(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
@@ -280,7 +281,7 @@ func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
 	default:
 		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
 	}
-	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
+	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
 }
 
 // parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.
@@ -377,7 +378,7 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome string, cellDone
 	if cellDone {
 		p.cellsDone++
 		if !p.live {
-			fmt.Fprintf(p.w, "[%d/%d] %s × %s × %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Client), report.Plain(c.Fault), report.Plain(c.Schema), report.Plain(c.Counts()))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Coordinates()), report.Plain(c.Counts()))
 		}
 	}
 	if p.live {

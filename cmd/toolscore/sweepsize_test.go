@@ -26,7 +26,7 @@ func TestSweepSizeChecked(t *testing.T) {
 		want string
 	}{
 		{"runs flag", []string{"--runs", "1000000000"},
-			"toolscore run: the sweep would make 308000000000 runs (308 cells × 1000000000 runs), over the limit of 10000 runs; narrow it with --clients, --faults, --schema, --runs or --shard, or raise the limit with --max-runs 308000000000 (the action's input max-runs)"},
+			"toolscore run: the sweep would make 308000000000 runs (308 cells × 1000000000 runs), over the limit of 10000 runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs 308000000000 (the action's input max-runs)"},
 		{"shard", []string{"--clients", "raw", "--runs", "50", "--shard", "1/2", "--max-runs", "500"},
 			"the sweep would make 550 runs in shard 1/2 (22 cells × 50 runs, over 2 shards), over the limit of 500 runs"},
 		{"overflow", []string{"--runs", "9223372036854775807"},

@@ -18,7 +18,7 @@ import (
 func results(scenario string, outcome string, n int) *tally.Results {
 	start := time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 	return &tally.Results{Scenario: scenario, Toolscore: "test", Backend: "local", Started: start, Finished: start.Add(time.Minute),
-		Cells: []*tally.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Runs: n, Planned: n,
+		Cells: []*tally.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Runs: n, Planned: n,
 			Outcome:  map[string]int{outcome: n},
 			Examples: map[string]tally.Example{outcome: {Run: 1, Evidence: outcome, Tee: "runs/raw/run-1/tee.jsonl"}}}}}
 }

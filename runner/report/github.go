@@ -125,13 +125,19 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 	}
 	n := len(cmp.Changes)
 	fmt.Fprintf(b, "Compared with %s: %d %s changed.\n\n", where, n, Plural(n, "cell", "cells"))
-	multi := manyTransports(r)
+	d := dimsOf(r)
 	b.WriteString("| client | fault | schema |")
-	if multi {
+	if d.protocol {
+		b.WriteString(" protocol |")
+	}
+	if d.transport {
 		b.WriteString(" transport |")
 	}
 	b.WriteString(" baseline | now |\n|---|---|---|")
-	if multi {
+	if d.protocol {
+		b.WriteString("---|")
+	}
+	if d.transport {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|---|\n")
@@ -144,7 +150,10 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 			after = "not run"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
-		if multi {
+		if d.protocol {
+			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Protocol))
+		}
+		if d.transport {
 			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Transport))
 		}
 		fmt.Fprintf(b, " %s | **%s** |\n", EscapeMarkdown(before), EscapeMarkdown(after))
@@ -280,8 +289,8 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	for _, e := range unchecked(r) {
 		a := Annotation{Level: uncheckedLevel, File: in.File, Line: e.Line,
 			Title: "expectation not checked: want " + text(e.Outcome),
-			Message: fmt.Sprintf("client %s, fault %s, schema %s: want %s in every run; not checked, so neither held nor unmet: %s",
-				text(selector(e.Client)), text(selector(e.Fault)), text(selector(e.Schema)), text(e.Outcome), text(e.Unchecked))}
+			Message: fmt.Sprintf("%s: want %s in every run; not checked, so neither held nor unmet: %s",
+				selectors(e, text), text(e.Outcome), text(e.Unchecked))}
 		cands = append(cands, planned{a, "unchecked expectation"})
 	}
 	for _, u := range r.Unavailable {
@@ -339,7 +348,7 @@ func levelRank(l string) int {
 func expectationAnnotation(in AnnotationInput, e tally.Expectation, level string) Annotation {
 	title := fmt.Sprintf("expectation not met: want %s", text(e.Outcome))
 	var b strings.Builder
-	fmt.Fprintf(&b, "client %s, fault %s, schema %s: want %s in every run; got:", text(selector(e.Client)), text(selector(e.Fault)), text(selector(e.Schema)), text(e.Outcome))
+	fmt.Fprintf(&b, "%s: want %s in every run; got:", selectors(e, text), text(e.Outcome))
 	if len(e.Misses) == 0 {
 		b.WriteString(" no misses recorded")
 	}
@@ -358,7 +367,7 @@ func expectationAnnotation(in AnnotationInput, e tally.Expectation, level string
 				continue
 			}
 			shown++
-			fmt.Fprintf(&b, "\n%s × %s × %s, %s in run %d: %s", text(c.Client), text(c.Fault), text(c.Schema), text(o), ex.Run, text(ex.Evidence))
+			fmt.Fprintf(&b, "\n%s, %s in run %d: %s", text(c.Coordinates()), text(o), ex.Run, text(ex.Evidence))
 		}
 	}
 	return Annotation{Level: level, File: in.File, Line: e.Line, Title: title, Message: b.String()}
@@ -369,7 +378,7 @@ func changeAnnotation(in AnnotationInput, c tally.Change, level string) Annotati
 	if line == 0 {
 		line = faultLine(in.Scenario, c.Fault)
 	}
-	cell := fmt.Sprintf("%s × %s × %s", text(c.Client), text(c.Fault), text(c.Schema))
+	cell := text((&tally.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol}).Coordinates())
 	if in.Results != nil && manyTransports(in.Results) {
 		cell += " × " + text(c.Transport)
 	}

@@ -53,12 +53,9 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		fmt.Fprintf(&b, "\n**Interrupted:** %d of %d planned runs did not run.\n", planned-runs, planned)
 	}
 
-	multi := manyTransports(r)
+	d := dimsOf(r)
 	for _, t := range tables(r) {
-		fmt.Fprintf(&b, "\n## Schema %s", EscapeMarkdown(t.Schema))
-		if multi {
-			fmt.Fprintf(&b, ", transport %s", EscapeMarkdown(t.Transport))
-		}
+		fmt.Fprintf(&b, "\n## %s", upperFirst(d.title(t, EscapeMarkdown)))
 		b.WriteString("\n\n| fault |")
 		for _, client := range t.Clients {
 			fmt.Fprintf(&b, " %s |", EscapeMarkdown(client))
@@ -78,10 +75,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 	}
 
 	for _, t := range viewTables(r) {
-		fmt.Fprintf(&b, "\n## The model's view, schema %s", EscapeMarkdown(t.Schema))
-		if multi {
-			fmt.Fprintf(&b, ", transport %s", EscapeMarkdown(t.Transport))
-		}
+		fmt.Fprintf(&b, "\n## The model's view, %s", d.title(t, EscapeMarkdown))
 		b.WriteString("\n\nWhat each agent put in front of the model (structured, text, error, none), and how its answer graded.\n\n| fault |")
 		for _, client := range t.Clients {
 			fmt.Fprintf(&b, " %s |", EscapeMarkdown(client))
@@ -104,10 +98,32 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		}
 		for _, c := range changes {
 			fmt.Fprintf(&b, "- **%s** × %s", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault))
-			if multi {
+			if d.protocol {
+				fmt.Fprintf(&b, " × %s", EscapeMarkdown(c.Protocol))
+			}
+			if d.transport {
 				fmt.Fprintf(&b, " × %s", EscapeMarkdown(c.Transport))
 			}
 			fmt.Fprintf(&b, ": %s (hidden) → %s (published)\n", EscapeMarkdown(c.Hidden), EscapeMarkdown(c.Published))
+		}
+	}
+
+	if manyProtocols(r) {
+		b.WriteString("\n## Where changing the protocol changed the outcome\n\n")
+		changes := ProtocolChanges(r)
+		if len(changes) == 0 {
+			b.WriteString("Changing the protocol changed no outcome.\n")
+		}
+		for _, c := range changes {
+			fmt.Fprintf(&b, "- **%s** × %s × %s", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
+			if d.transport {
+				fmt.Fprintf(&b, " × %s", EscapeMarkdown(c.Transport))
+			}
+			var under []string
+			for _, u := range c.Under {
+				under = append(under, fmt.Sprintf("%s (%s)", EscapeMarkdown(u.Counts), EscapeMarkdown(u.Protocol)))
+			}
+			fmt.Fprintf(&b, ": %s\n", strings.Join(under, " → "))
 		}
 	}
 
@@ -125,9 +141,8 @@ func Markdown(w io.Writer, r *tally.Results) error {
 			b.WriteString("\nUnchecked, neither held nor unmet:\n\n")
 		}
 		for _, e := range open {
-			fmt.Fprintf(&b, "- **line %d**: client %s, fault %s, schema %s → want **%s**; unchecked: %s\n",
-				e.Line, EscapeMarkdown(selector(e.Client)), EscapeMarkdown(selector(e.Fault)), EscapeMarkdown(selector(e.Schema)),
-				EscapeMarkdown(e.Outcome), EscapeMarkdown(e.Unchecked))
+			fmt.Fprintf(&b, "- **line %d**: %s → want **%s**; unchecked: %s\n",
+				e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Outcome), EscapeMarkdown(e.Unchecked))
 		}
 	}
 
@@ -151,9 +166,8 @@ func markdownExpectation(b *strings.Builder, r *tally.Results, e tally.Expectati
 	if len(got) == 0 {
 		got = []string{"no misses recorded"}
 	}
-	fmt.Fprintf(b, "- **line %d**: client %s, fault %s, schema %s → want **%s**; got: %s\n",
-		e.Line, EscapeMarkdown(selector(e.Client)), EscapeMarkdown(selector(e.Fault)), EscapeMarkdown(selector(e.Schema)),
-		EscapeMarkdown(e.Outcome), strings.Join(got, "; "))
+	fmt.Fprintf(b, "- **line %d**: %s → want **%s**; got: %s\n",
+		e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Outcome), strings.Join(got, "; "))
 
 	shown := 0
 	for _, c := range r.Cells {
@@ -169,8 +183,7 @@ func markdownExpectation(b *strings.Builder, r *tally.Results, e tally.Expectati
 				return
 			}
 			shown++
-			fmt.Fprintf(b, "  - %s × %s × %s: %s %d/%d", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema),
-				EscapeMarkdown(o), c.Outcome[o], c.Runs)
+			fmt.Fprintf(b, "  - %s: %s %d/%d", EscapeMarkdown(c.Coordinates()), EscapeMarkdown(o), c.Outcome[o], c.Runs)
 			if ex, ok := c.Examples[o]; ok {
 				fmt.Fprintf(b, ", first in run %d", ex.Run)
 				if ex.Evidence != "" {
@@ -183,6 +196,14 @@ func markdownExpectation(b *strings.Builder, r *tally.Results, e tally.Expectati
 			b.WriteString("\n")
 		}
 	}
+}
+
+// upperFirst starts a heading with a capital: "schema hidden" is "Schema hidden".
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // byCount lists a cell's outcomes most frequent first, ties by name, as Counts orders them.

@@ -12,33 +12,34 @@ import (
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
-// table is one schema mode (and transport) of the matrix: faults down, clients across, in the
-// order each first appears in the results.
+// table is one schema mode (and protocol and transport) of the matrix: faults down, clients
+// across, in the order each first appears in the results.
 type table struct {
-	Schema, Transport string
-	Faults, Clients   []string
-	cells             map[[2]string]*tally.Cell // fault, client
+	Schema, Protocol, Transport string
+	Faults, Clients             []string
+	cells                       map[[2]string]*tally.Cell // fault, client
 }
 
 // cell returns the cell of fault × client, or nil when the sweep did not have it.
 func (t *table) cell(fault, client string) *tally.Cell { return t.cells[[2]string{fault, client}] }
 
-// tables groups the results' cells into one table per schema mode and transport.
+// tables groups the results' cells into one table per schema mode, protocol and transport.
 func tables(r *tally.Results) []*table {
 	var out []*table
-	byMode := map[[2]string]*table{}
+	byMode := map[[3]string]*table{}
 	for _, c := range r.Cells {
 		if c == nil {
 			continue
 		}
-		t, ok := byMode[[2]string{c.Schema, c.Transport}]
+		k := [3]string{c.Schema, c.Protocol, c.Transport}
+		t, ok := byMode[k]
 		if !ok {
-			t = &table{Schema: c.Schema, Transport: c.Transport, cells: map[[2]string]*tally.Cell{}}
-			byMode[[2]string{c.Schema, c.Transport}] = t
+			t = &table{Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, cells: map[[2]string]*tally.Cell{}}
+			byMode[k] = t
 			out = append(out, t)
 		}
-		k := [2]string{c.Fault, c.Client}
-		if _, dup := t.cells[k]; dup {
+		fc := [2]string{c.Fault, c.Client}
+		if _, dup := t.cells[fc]; dup {
 			continue
 		}
 		if !slices.Contains(t.Faults, c.Fault) {
@@ -47,7 +48,7 @@ func tables(r *tally.Results) []*table {
 		if !slices.Contains(t.Clients, c.Client) {
 			t.Clients = append(t.Clients, c.Client)
 		}
-		t.cells[k] = c
+		t.cells[fc] = c
 	}
 	return out
 }
@@ -68,10 +69,50 @@ func manyTransports(r *tally.Results) bool {
 	return false
 }
 
-// Change is one client × fault × transport whose outcome counts differ between the hidden and
-// the published schema mode: what publishing the outputSchema did to that client.
+// dims says which of the matrix's optional dimensions a report must name: the protocol when
+// the results hold another than as-is (every report then shows it), the transport when they
+// hold more than one.
+type dims struct{ protocol, transport bool }
+
+func dimsOf(r *tally.Results) dims {
+	return dims{protocol: showProtocol(r), transport: manyTransports(r)}
+}
+
+// showProtocol says whether any cell ran under a protocol other than as-is.
+func showProtocol(r *tally.Results) bool {
+	for _, c := range r.Cells {
+		if c != nil && c.Protocol != "" && c.Protocol != string(scenario.ProtocolAsIs) {
+			return true
+		}
+	}
+	return false
+}
+
+// title names a table's schema mode, and its protocol and transport where d says so.
+func (d dims) title(t *table, esc func(string) string) string {
+	s := "schema " + esc(t.Schema)
+	if d.protocol {
+		s += ", protocol " + esc(t.Protocol)
+	}
+	if d.transport {
+		s += ", transport " + esc(t.Transport)
+	}
+	return s
+}
+
+// selectors renders an expectation's selectors as a phrase, the protocol only when it names one.
+func selectors(e tally.Expectation, esc func(string) string) string {
+	s := fmt.Sprintf("client %s, fault %s, schema %s", esc(selector(e.Client)), esc(selector(e.Fault)), esc(selector(e.Schema)))
+	if e.Protocol != "" {
+		s += ", protocol " + esc(e.Protocol)
+	}
+	return s
+}
+
+// Change is one client × fault × protocol × transport whose outcome counts differ between the
+// hidden and the published schema mode: what publishing the outputSchema did to that client.
 type Change struct {
-	Client, Fault, Transport string
+	Client, Fault, Protocol, Transport string
 	// Hidden and Published are the cells' counts, as tally.Cell.Counts renders them.
 	Hidden, Published string
 }
@@ -84,7 +125,7 @@ func SchemaChanges(r *tally.Results) []Change {
 	published := map[string]*tally.Cell{}
 	for _, c := range r.Cells {
 		if c != nil && c.Schema == string(scenario.SchemaPublished) {
-			published[c.Client+"|"+c.Fault+"|"+c.Transport] = c
+			published[c.Client+"|"+c.Fault+"|"+c.Protocol+"|"+c.Transport] = c
 		}
 	}
 	var out []Change
@@ -92,13 +133,75 @@ func SchemaChanges(r *tally.Results) []Change {
 		if h == nil || h.Schema != string(scenario.SchemaHidden) {
 			continue
 		}
-		p := published[h.Client+"|"+h.Fault+"|"+h.Transport]
+		p := published[h.Client+"|"+h.Fault+"|"+h.Protocol+"|"+h.Transport]
 		if p == nil || h.Runs == 0 || p.Runs == 0 || sameShares(h, p) {
 			continue
 		}
-		out = append(out, Change{Client: h.Client, Fault: h.Fault, Transport: h.Transport, Hidden: h.Counts(), Published: p.Counts()})
+		out = append(out, Change{Client: h.Client, Fault: h.Fault, Protocol: h.Protocol, Transport: h.Transport, Hidden: h.Counts(), Published: p.Counts()})
 	}
 	return out
+}
+
+// ProtocolChange is one client × fault × schema mode × transport whose outcome counts differ
+// between the protocols it ran under: what the server's protocol generation did to that client.
+type ProtocolChange struct {
+	Client, Fault, Schema, Transport string
+	// Under lists each protocol with the cell's counts, in the order of the results.
+	Under []ProtocolCounts
+}
+
+// ProtocolCounts is one protocol's counts of a ProtocolChange.
+type ProtocolCounts struct{ Protocol, Counts string }
+
+// ProtocolChanges lists, in the order of the results, every client × fault × schema mode ×
+// transport whose outcomes differ between two of the protocols it finished runs under, with
+// the counts under each; shares are compared as in SchemaChanges.
+func ProtocolChanges(r *tally.Results) []ProtocolChange {
+	groups := map[string][]*tally.Cell{}
+	var order []string
+	for _, c := range r.Cells {
+		if c == nil || c.Runs == 0 {
+			continue
+		}
+		k := c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], c)
+	}
+	var out []ProtocolChange
+	for _, k := range order {
+		g := groups[k]
+		differ := false
+		for _, c := range g[1:] {
+			differ = differ || !sameShares(g[0], c)
+		}
+		if !differ {
+			continue
+		}
+		ch := ProtocolChange{Client: g[0].Client, Fault: g[0].Fault, Schema: g[0].Schema, Transport: g[0].Transport}
+		for _, c := range g {
+			ch.Under = append(ch.Under, ProtocolCounts{Protocol: c.Protocol, Counts: c.Counts()})
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// manyProtocols says whether the results hold more than one protocol, the only case where
+// ProtocolChanges can find anything.
+func manyProtocols(r *tally.Results) bool {
+	var first *tally.Cell
+	for _, c := range r.Cells {
+		switch {
+		case c == nil:
+		case first == nil:
+			first = c
+		case c.Protocol != first.Protocol:
+			return true
+		}
+	}
+	return false
 }
 
 // bothModes says whether the results have hidden and published cells, the only case where
@@ -194,7 +297,8 @@ func matches(e tally.Expectation, c *tally.Cell) bool {
 	name, _, _ := strings.Cut(c.Client, "@")
 	return (selector(e.Client) == "*" || e.Client == c.Client || e.Client == name) &&
 		(selector(e.Fault) == "*" || e.Fault == c.Fault) &&
-		(selector(e.Schema) == "*" || e.Schema == c.Schema)
+		(selector(e.Schema) == "*" || e.Schema == c.Schema) &&
+		(selector(e.Protocol) == "*" || e.Protocol == c.Protocol)
 }
 
 // truncate keeps the first limit runes of s and marks the cut with an ellipsis.
@@ -218,7 +322,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 func viewTables(r *tally.Results) []*table {
 	var out []*table
 	for _, t := range tables(r) {
-		v := &table{Schema: t.Schema, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
+		v := &table{Schema: t.Schema, Protocol: t.Protocol, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
 		for _, client := range t.Clients {
 			for _, f := range t.Faults {
 				if c := t.cell(f, client); c != nil && len(c.ModelView) > 0 {

@@ -40,7 +40,7 @@ var t0 = time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 
 // mkCell builds a cell from "outcome:count" pairs.
 func mkCell(client, fault, schema string, planned int, counts ...string) *tally.Cell {
-	c := &tally.Cell{Client: client, Fault: fault, Schema: schema, Transport: "stdio", Planned: planned, Outcome: map[string]int{}}
+	c := &tally.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio", Planned: planned, Outcome: map[string]int{}}
 	for _, oc := range counts {
 		o, n, _ := strings.Cut(oc, ":")
 		k, _ := strconv.Atoi(n)
@@ -89,8 +89,8 @@ func sample() *tally.Results {
 func TestSchemaChanges(t *testing.T) {
 	got := SchemaChanges(sample())
 	want := []Change{
-		{Client: "go-sdk/call@1.8.0", Fault: "type-swap", Transport: "stdio", Hidden: "passed 3/3", Published: "threw 3/3"},
-		{Client: "ts-sdk/call", Fault: "type-swap", Transport: "stdio", Hidden: "passed 3/3", Published: "threw 3/3"},
+		{Client: "go-sdk/call@1.8.0", Fault: "type-swap", Protocol: "as-is", Transport: "stdio", Hidden: "passed 3/3", Published: "threw 3/3"},
+		{Client: "ts-sdk/call", Fault: "type-swap", Protocol: "as-is", Transport: "stdio", Hidden: "passed 3/3", Published: "threw 3/3"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SchemaChanges:\n%+v\nwant:\n%+v", got, want)

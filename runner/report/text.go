@@ -44,10 +44,10 @@ func Text(w io.Writer, r *tally.Results) error {
 		fmt.Fprintf(&b, "interrupted: %d of %d planned runs did not run\n", planned-runs, planned)
 	}
 
-	multi := manyTransports(r)
+	d := dimsOf(r)
 	for _, t := range tables(r) {
 		b.WriteString("\n")
-		textTable(&b, t, multi)
+		textTable(&b, t, d)
 	}
 
 	if bothModes(r) {
@@ -60,10 +60,36 @@ func Text(w io.Writer, r *tally.Results) error {
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			for _, c := range changes {
 				fmt.Fprintf(tw, "  %s\t%s\t", plain(c.Client), plain(c.Fault))
-				if multi {
+				if d.protocol {
+					fmt.Fprintf(tw, "%s\t", plain(c.Protocol))
+				}
+				if d.transport {
 					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
 				}
 				fmt.Fprintf(tw, "%s (hidden) → %s (published)\n", plain(c.Hidden), plain(c.Published))
+			}
+			tw.Flush()
+		}
+	}
+
+	if manyProtocols(r) {
+		b.WriteString("\n")
+		changes := ProtocolChanges(r)
+		if len(changes) == 0 {
+			b.WriteString("Changing the protocol changed nothing.\n")
+		} else {
+			b.WriteString("Changing the protocol changed:\n")
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			for _, c := range changes {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t", plain(c.Client), plain(c.Fault), plain(c.Schema))
+				if d.transport {
+					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
+				}
+				var under []string
+				for _, u := range c.Under {
+					under = append(under, fmt.Sprintf("%s (%s)", plain(u.Counts), plain(u.Protocol)))
+				}
+				fmt.Fprintf(tw, "%s\n", strings.Join(under, " → "))
 			}
 			tw.Flush()
 		}
@@ -81,15 +107,13 @@ func Text(w io.Writer, r *tally.Results) error {
 				if len(e.Misses) > 0 {
 					got = plain(strings.Join(e.Misses, "; "))
 				}
-				fmt.Fprintf(&b, "  expect at line %d: client %s fault %s schema %s → want %s; got: %s\n",
-					e.Line, plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)), plain(e.Outcome), got)
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; got: %s\n", e.Line, textSelectors(e), plain(e.Outcome), got)
 			}
 		}
 		if len(open) > 0 {
 			fmt.Fprintf(&b, "Unchecked expectations (%d of %d), neither held nor unmet:\n", len(open), len(r.Expectations))
 			for _, e := range open {
-				fmt.Fprintf(&b, "  expect at line %d: client %s fault %s schema %s → want %s; unchecked: %s\n",
-					e.Line, plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)), plain(e.Outcome), plain(e.Unchecked))
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; unchecked: %s\n", e.Line, textSelectors(e), plain(e.Outcome), plain(e.Unchecked))
 			}
 		}
 	}
@@ -111,12 +135,19 @@ type textColumn struct {
 	width int
 }
 
-// textTable writes one schema mode's table, split into groups of clients that fit textWidth.
-func textTable(b *strings.Builder, t *table, multi bool) {
-	title := "schema " + plain(t.Schema)
-	if multi {
-		title += ", transport " + plain(t.Transport)
+// textSelectors renders an expectation's selectors the way the terminal always has
+// ("client raw fault clean schema hidden"), the protocol added when it names one.
+func textSelectors(e tally.Expectation) string {
+	s := fmt.Sprintf("client %s fault %s schema %s", plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)))
+	if e.Protocol != "" {
+		s += " protocol " + plain(e.Protocol)
 	}
+	return s
+}
+
+// textTable writes one table, split into groups of clients that fit textWidth.
+func textTable(b *strings.Builder, t *table, d dims) {
+	title := d.title(t, plain)
 	faults := textColumn{head: []string{"fault"}, width: width("fault")}
 	for _, f := range t.Faults {
 		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))

@@ -11,38 +11,61 @@ import (
 // adding streamable HTTP later does not change cell keys' shape.
 const TransportStdio = "stdio"
 
-// Cell is one point of the matrix: one client, one fault, one schema mode
+// Cell is one point of the matrix: one client, one fault, one schema mode, one protocol
 // and one transport. Every run of a cell is alike.
 type Cell struct {
 	Client    Client
 	Fault     Fault
 	Schema    SchemaMode
+	Protocol  Protocol
 	Transport string
 }
 
 // Key names the cell in results, baselines and diffs, e.g.
 // "go-sdk/call|corrupt|hidden|stdio"; it stays the same from run to run.
 func (c Cell) Key() string {
-	return c.Client.ID() + "|" + c.Fault.Name + "|" + string(c.Schema) + "|" + c.Transport
+	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), c.Transport)
+}
+
+// CellKey joins a cell's coordinates into its key. The protocol is added only when it is not
+// as-is, so the keys (and baselines) from before there was a protocol axis keep meaning the
+// same cells.
+func CellKey(client, fault, schema, protocol, transport string) string {
+	k := client + "|" + fault + "|" + schema + "|" + transport
+	if protocol != "" && Protocol(protocol) != ProtocolAsIs {
+		k += "|" + protocol
+	}
+	return k
 }
 
 // Cells expands the matrix in manifest order: schema mode outermost, then
-// fault, then client, so a report reads one schema mode at a time.
+// protocol, then fault, then client, so a report reads one schema mode and
+// protocol at a time.
 func (s *Scenario) Cells() []Cell {
-	cells := make([]Cell, 0, len(s.SchemaModes)*len(s.Faults)*len(s.Clients))
+	cells := make([]Cell, 0, s.CellCount())
 	for _, m := range s.SchemaModes {
-		for _, f := range s.Faults {
-			for _, c := range s.Clients {
-				cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Transport: TransportStdio})
+		for _, p := range s.protocols() {
+			for _, f := range s.Faults {
+				for _, c := range s.Clients {
+					cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: TransportStdio})
+				}
 			}
 		}
 	}
 	return cells
 }
 
+// protocols is the protocol axis, as-is alone for a scenario built without one.
+func (s *Scenario) protocols() []Protocol {
+	if len(s.Protocols) == 0 {
+		return []Protocol{ProtocolAsIs}
+	}
+	return s.Protocols
+}
+
 // CellCount is how many cells Cells returns, without making them.
 func (s *Scenario) CellCount() int {
-	return len(s.SchemaModes) * len(s.Faults) * len(s.Clients)
+	return len(s.SchemaModes) * len(s.protocols()) * len(s.Faults) * len(s.Clients)
 }
 
 // Matches says whether the expectation applies to the cell. A client
@@ -50,22 +73,27 @@ func (s *Scenario) CellCount() int {
 func (e Expect) Matches(c Cell) bool {
 	return (isAny(e.Client) || e.Client == c.Client.Name || e.Client == c.Client.ID()) &&
 		(isAny(e.Fault) || e.Fault == c.Fault.Name) &&
-		(isAny(e.Schema) || SchemaMode(e.Schema) == c.Schema)
+		(isAny(e.Schema) || SchemaMode(e.Schema) == c.Schema) &&
+		(isAny(e.Protocol) || Protocol(e.Protocol) == c.Protocol)
 }
 
-// Filter narrows the matrix to the named clients, faults and schema modes,
-// as given by the --client, --fault and --schema flags; an empty list keeps
-// every entry. A client is named by its name (every version) or name@version.
-// A name the scenario does not have is an error naming the flag, and then
-// nothing is narrowed.
-func (s *Scenario) Filter(clients, faults, schemas []string) error {
+// Filter narrows the matrix to the named clients, faults, schema modes and
+// protocols, as given by the --clients, --faults, --schema and --protocols
+// flags; an empty list keeps every entry. A client is named by its name
+// (every version) or name@version. A name the scenario does not have is an
+// error naming the flag, and then nothing is narrowed.
+func (s *Scenario) Filter(clients, faults, schemas, protocols []string) error {
 	keptClients, errClients := filter("--clients", "clients", s.Clients, clients, func(c Client) []string { return []string{c.ID(), c.Name} })
 	keptFaults, errFaults := filter("--faults", "faults", s.Faults, faults, func(f Fault) []string { return []string{f.Name} })
 	keptModes, errModes := filter("--schema", "schema modes", s.SchemaModes, schemas, func(m SchemaMode) []string { return []string{string(m)} })
-	if err := errors.Join(errClients, errFaults, errModes); err != nil {
+	keptProtocols, errProtocols := filter("--protocols", "protocols", s.protocols(), protocols, func(p Protocol) []string { return []string{string(p)} })
+	if err := errors.Join(errClients, errFaults, errModes, errProtocols); err != nil {
 		return err
 	}
 	s.Clients, s.Faults, s.SchemaModes = keptClients, keptFaults, keptModes
+	if len(protocols) > 0 {
+		s.Protocols = keptProtocols
+	}
 	return nil
 }
 

@@ -90,7 +90,7 @@ func TestFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadLedger(t)
-			if err := s.Filter(tt.clients, tt.faults, tt.schema); err != nil {
+			if err := s.Filter(tt.clients, tt.faults, tt.schema, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := keys(s.Cells()); !reflect.DeepEqual(got, tt.want) {
@@ -133,7 +133,7 @@ func TestFilterRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadLedger(t)
 			before := keys(s.Cells())
-			err := s.Filter(tt.clients, tt.faults, tt.schema)
+			err := s.Filter(tt.clients, tt.faults, tt.schema, nil)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("Filter error = %v, want:\n%s", err, tt.want)
 			}
@@ -168,5 +168,47 @@ func TestExpectMatches(t *testing.T) {
 		if got := tt.expect.Matches(cell); got != tt.want {
 			t.Errorf("%+v.Matches(%s) = %v, want %v", tt.expect, cell.Key(), got, tt.want)
 		}
+	}
+}
+
+func TestProtocolAxis(t *testing.T) {
+	const manifest = `name: t
+server: {builtin: ledger}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+protocols: [as-is, 2025-11-25]
+clients: [raw]
+expect:
+  - {protocol: 2025-11-25, outcome: passed}
+`
+	s, err := Load("p.yaml", []byte(manifest), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As-is keeps the key it had before there was a protocol axis, so old baselines still match.
+	want := []string{"raw|clean|hidden|stdio", "raw|clean|hidden|stdio|2025-11-25"}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, want) {
+		t.Errorf("cell keys %q, want %q", got, want)
+	}
+	cells := s.Cells()
+	if e := s.Expect[0]; e.Matches(cells[0]) || !e.Matches(cells[1]) {
+		t.Errorf("expect protocol 2025-11-25 matches as-is %v, 2025-11-25 %v; want false, true", e.Matches(cells[0]), e.Matches(cells[1]))
+	}
+	if err := s.Filter(nil, nil, nil, []string{"2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("after --protocols 2025-11-25: %q, want %q", got, want[1:])
+	}
+	err = s.Filter(nil, nil, nil, []string{"2024-11-05"})
+	if wantErr := `--protocols "2024-11-05": not in the scenario (protocols: 2025-11-25)`; err == nil || err.Error() != wantErr {
+		t.Errorf("Filter error %v, want %s", err, wantErr)
+	}
+
+	// A manifest without the key runs as-is alone, as before the axis.
+	s = loadLedger(t)
+	if !reflect.DeepEqual(s.Protocols, []Protocol{ProtocolAsIs}) {
+		t.Errorf("default protocols %q, want [as-is]", s.Protocols)
 	}
 }

@@ -57,7 +57,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-top-level-field.yaml",
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, clients, runs, timeout, parallel, expect, sandbox)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			file: "duplicate-key.yaml",
@@ -183,6 +183,19 @@ func TestLoadRejects(t *testing.T) {
 			want: `bad.yaml:5:15: schema_modes: expected a list, got the string "hidden"`,
 		},
 		{
+			file: "unknown-and-duplicate-protocols.yaml",
+			want: `bad.yaml:6:25: protocols[1]: unknown protocol "2025-11-26" (known: as-is, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)` + "\n" +
+				`bad.yaml:6:37: protocols[2]: duplicate protocol "2025-11-25" (first at protocols[0])`,
+		},
+		{
+			file: "expectation-outside-the-protocols.yaml",
+			want: `bad.yaml:9:16: expect[0].protocol: "2025-06-18" is not among the scenario's protocols (2026-07-28)`,
+		},
+		{
+			file: "no-protocols.yaml",
+			want: `bad.yaml:6:1: protocols: the matrix needs at least one protocol (known: as-is, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`,
+		},
+		{
 			file: "unknown-and-duplicate-schema-modes.yaml",
 			want: `bad.yaml:5:24: schema_modes[1]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
 				`bad.yaml:5:31: schema_modes[2]: duplicate schema mode "hidden" (first at schema_modes[0])`,
@@ -262,7 +275,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "duplicate-expectation.yaml",
-			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault and schema)",
+			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema and protocol)",
 		},
 		{
 			file: "several-problems-in-file-order.yaml",

@@ -27,6 +27,7 @@ type Scenario struct {
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
 	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
 	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
+	Protocols    []Protocol     `yaml:"protocols,omitempty" json:"protocols,omitempty" jsonschema_description:"The newest MCP protocol version the server offers, enforced by the proxy on the wire; as-is (the default) leaves the negotiation to server and client."`
 	Clients      []Client       `yaml:"clients" json:"clients" jsonschema:"required,minItems=1" jsonschema_description:"Clients or agents to run, each a name or a mapping with a name and a version."`
 	Runs         int            `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"minimum=1,default=3" jsonschema_description:"Runs per cell; outcomes are counted, so a few runs are a count, not a rate."`
 	Timeout      Duration       `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema_description:"How long one run may take before its outcome is hung; default 30s."`
@@ -225,6 +226,20 @@ func SchemaModes() []SchemaMode {
 	return []SchemaMode{SchemaHidden, SchemaPublished, SchemaAsIs}
 }
 
+// Protocol is the newest MCP protocol version the server is seen to offer: the proxy answers the
+// handshake as a server whose newest version it is. It decides what some clients check (Claude
+// Code validates differently against a 2026 server), so it is an axis of the matrix.
+type Protocol string
+
+// ProtocolAsIs leaves the handshake to server and client: whatever they negotiate.
+const ProtocolAsIs Protocol = "as-is"
+
+// Protocols returns every protocol entry a manifest may name, as-is first, then the versions
+// newest first.
+func Protocols() []Protocol {
+	return []Protocol{ProtocolAsIs, "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+}
+
 // Outcome is what an SDK-level client did with one run's result.
 type Outcome string
 
@@ -248,10 +263,11 @@ func Outcomes() []Outcome {
 // Expect is one expectation: the cells it selects must have its outcome.
 // An empty or "*" client, fault or schema selects every value.
 type Expect struct {
-	Client  string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
-	Fault   string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
-	Schema  string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
-	Outcome Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
+	Client   string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
+	Fault    string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
+	Schema   string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
+	Protocol string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
+	Outcome  Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`

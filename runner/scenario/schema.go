@@ -80,6 +80,18 @@ func (SchemaMode) JSONSchema() *jsonschema.Schema {
 	return s
 }
 
+// JSONSchema lists the protocol entries.
+func (Protocol) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{
+		Type:        "string",
+		Description: "as-is leaves the handshake to server and client; a version makes the proxy answer as a server whose newest version it is.",
+	}
+	for _, p := range Protocols() {
+		s.Enum = append(s.Enum, string(p))
+	}
+	return s
+}
+
 // JSONSchema lists the outcomes.
 func (Outcome) JSONSchema() *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "string", Description: "What the client did with a run's result."}

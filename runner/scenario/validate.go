@@ -27,6 +27,7 @@ func (l *loader) check(s *Scenario) {
 	l.checkOutputSchema(s.OutputSchema)
 	l.checkFaults(s.Faults)
 	l.checkSchemaModes(s.SchemaModes)
+	l.checkProtocols(s)
 	l.checkClients(s.Clients)
 	l.checkSettings(s)
 	l.checkExpect(s)
@@ -235,20 +236,35 @@ func (l *loader) checkFaultOptions(p string, f *Fault) {
 }
 
 func (l *loader) checkSchemaModes(modes []SchemaMode) {
-	if len(modes) == 0 {
-		l.errorf("schema_modes", "the matrix needs at least one schema mode%s", knownList(SchemaModes()))
+	checkAxis(l, "schema_modes", "schema mode", modes, SchemaModes())
+}
+
+// checkProtocols checks the protocol axis; a manifest without one runs as-is alone.
+func (l *loader) checkProtocols(s *Scenario) {
+	if !l.present("protocols") {
+		s.Protocols = []Protocol{ProtocolAsIs}
 		return
 	}
-	seen := map[SchemaMode]int{}
-	for i, m := range modes {
-		p := fmt.Sprintf("schema_modes[%d]", i)
+	checkAxis(l, "protocols", "protocol", s.Protocols, Protocols())
+}
+
+// checkAxis checks the entries of an axis whose values are a fixed list: at least one, each
+// known, none twice.
+func checkAxis[T ~string](l *loader, path, kind string, entries, known []T) {
+	if len(entries) == 0 {
+		l.errorf(path, "the matrix needs at least one %s%s", kind, knownList(known))
+		return
+	}
+	seen := map[T]int{}
+	for i, m := range entries {
+		p := fmt.Sprintf("%s[%d]", path, i)
 		switch j, dup := seen[m]; {
 		case !l.present(p):
-			l.errorf(p, "empty entry (write one of %s)", joinModes(SchemaModes()))
-		case !slices.Contains(SchemaModes(), m):
-			l.errorf(p, "unknown schema mode %q%s", m, knownList(SchemaModes()))
+			l.errorf(p, "empty entry (write one of %s)", joinNames(known))
+		case !slices.Contains(known, m):
+			l.errorf(p, "unknown %s %q%s", kind, m, knownList(known))
 		case dup:
-			l.errorf(p, "duplicate schema mode %q (first at schema_modes[%d])", m, j)
+			l.errorf(p, "duplicate %s %q (first at %s[%d])", kind, m, path, j)
 		default:
 			seen[m] = i
 		}
@@ -367,13 +383,13 @@ func (l *loader) checkExpect(s *Scenario) {
 	for _, f := range s.Faults {
 		faults = append(faults, f.Name)
 	}
-	seen := map[[3]string]int{}
+	seen := map[[4]string]int{}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		p := fmt.Sprintf("expect[%d]", i)
 		e.Line = l.line(p)
 		if !l.present(p) {
-			l.errorf(p, "empty entry (write an outcome, and the client, fault or schema it applies to)")
+			l.errorf(p, "empty entry (write an outcome, and the client, fault, schema or protocol it applies to)")
 			continue
 		}
 		switch {
@@ -389,11 +405,14 @@ func (l *loader) checkExpect(s *Scenario) {
 			l.errorf(p+".fault", "%q is not among the scenario's faults (%s)", e.Fault, strings.Join(faults, ", "))
 		}
 		if !isAny(e.Schema) && !slices.Contains(s.SchemaModes, SchemaMode(e.Schema)) {
-			l.errorf(p+".schema", "%q is not among the scenario's schema modes (%s)", e.Schema, joinModes(s.SchemaModes))
+			l.errorf(p+".schema", "%q is not among the scenario's schema modes (%s)", e.Schema, joinNames(s.SchemaModes))
 		}
-		key := [3]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema)}
+		if !isAny(e.Protocol) && !slices.Contains(s.Protocols, Protocol(e.Protocol)) {
+			l.errorf(p+".protocol", "%q is not among the scenario's protocols (%s)", e.Protocol, joinNames(s.Protocols))
+		}
+		key := [4]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol)}
 		if j, dup := seen[key]; dup {
-			l.errorf(p, "duplicate of expect[%d] (same client, fault and schema)", j)
+			l.errorf(p, "duplicate of expect[%d] (same client, fault, schema and protocol)", j)
 			continue
 		}
 		seen[key] = i
@@ -413,9 +432,9 @@ func anyOr(sel string) string {
 	return sel
 }
 
-func joinModes(modes []SchemaMode) string {
-	s := make([]string, len(modes))
-	for i, m := range modes {
+func joinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, m := range names {
 		s[i] = string(m)
 	}
 	return strings.Join(s, ", ")

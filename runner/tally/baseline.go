@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/toolscore/toolscore/runner/scenario"
 )
 
 // BaselineFormat names the baseline file's format, so a reader can tell it from results.json.
@@ -20,9 +22,12 @@ type Baseline struct {
 
 // BaselineCell is one cell's expected outcome counts.
 type BaselineCell struct {
-	Client    string         `json:"client"`
-	Fault     string         `json:"fault"`
-	Schema    string         `json:"schema"`
+	Client string `json:"client"`
+	Fault  string `json:"fault"`
+	Schema string `json:"schema"`
+	// Protocol is written only when it is not as-is, so a baseline of a sweep without a
+	// protocol axis stays byte for byte what it was before there was one.
+	Protocol  string         `json:"protocol,omitempty"`
 	Transport string         `json:"transport"`
 	Outcomes  map[string]int `json:"outcomes"`
 }
@@ -35,6 +40,9 @@ func NewBaseline(r *Results) *Baseline {
 			continue
 		}
 		bc := BaselineCell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport, Outcomes: map[string]int{}}
+		if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
+			bc.Protocol = p
+		}
 		for o, n := range c.Outcome {
 			if n != 0 {
 				bc.Outcomes[o] = n
@@ -44,7 +52,7 @@ func NewBaseline(r *Results) *Baseline {
 	}
 	slices.SortFunc(b.Cells, func(x, y BaselineCell) int {
 		return cmp.Or(cmp.Compare(x.Client, y.Client), cmp.Compare(x.Fault, y.Fault),
-			cmp.Compare(x.Schema, y.Schema), cmp.Compare(x.Transport, y.Transport))
+			cmp.Compare(x.Schema, y.Schema), cmp.Compare(x.Protocol, y.Protocol), cmp.Compare(x.Transport, y.Transport))
 	})
 	return b
 }
@@ -62,14 +70,14 @@ func (b *Baseline) Check() error {
 		if c.Client == "" || c.Fault == "" || c.Schema == "" || c.Transport == "" {
 			return fmt.Errorf("cells[%d]: want client, fault, schema and transport, got %q, %q, %q, %q", i, c.Client, c.Fault, c.Schema, c.Transport)
 		}
-		key := (&Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport}).Key()
-		if seen[key] {
-			return fmt.Errorf("cells[%d]: %s × %s × %s × %s is listed twice", i, c.Client, c.Fault, c.Schema, c.Transport)
+		cell := &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport}
+		if seen[cell.Key()] {
+			return fmt.Errorf("cells[%d]: %s × %s is listed twice", i, cell.Coordinates(), c.Transport)
 		}
-		seen[key] = true
+		seen[cell.Key()] = true
 		for o, n := range c.Outcomes {
 			if n < 0 {
-				return fmt.Errorf("cells[%d]: %s × %s × %s: outcome %s counted %d times", i, c.Client, c.Fault, c.Schema, o, n)
+				return fmt.Errorf("cells[%d]: %s: outcome %s counted %d times", i, cell.Coordinates(), o, n)
 			}
 		}
 	}
@@ -81,7 +89,7 @@ func (b *Baseline) Check() error {
 func (b *Baseline) Results() *Results {
 	r := &Results{Scenario: b.Scenario, Cells: []*Cell{}}
 	for _, bc := range b.Cells {
-		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Transport: bc.Transport, Outcome: map[string]int{}}
+		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Protocol: protocolOr(bc.Protocol), Transport: bc.Transport, Outcome: map[string]int{}}
 		for o, n := range bc.Outcomes {
 			if n != 0 {
 				c.Outcome[o] = n

@@ -1,8 +1,6 @@
 package tally
 
 import (
-	"fmt"
-
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -16,7 +14,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	}
 	var out []Expectation
 	for _, e := range sc.Expect {
-		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Outcome: string(e.Outcome)}
+		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Outcome: string(e.Outcome)}
 		selected, ran := 0, 0
 		for _, cell := range sc.Cells() {
 			if !e.Matches(cell) {
@@ -29,7 +27,8 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 					continue // a wildcard speaks of the clients that ran
 				}
 				// The named client could not run here: the expectation cannot be said to hold.
-				x.Misses = append(x.Misses, fmt.Sprintf("%s × %s × %s: not run (client unavailable)", cell.Client.ID(), cell.Fault.Name, cell.Schema))
+				c := &Cell{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol)}
+				x.Misses = append(x.Misses, c.Coordinates()+": not run (client unavailable)")
 				continue
 			}
 			if c.Runs == 0 {
@@ -37,7 +36,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 			}
 			ran++
 			if c.Outcome[string(e.Outcome)] != c.Runs {
-				x.Misses = append(x.Misses, fmt.Sprintf("%s × %s × %s: %s", c.Client, c.Fault, c.Schema, c.Counts()))
+				x.Misses = append(x.Misses, c.Coordinates()+": "+c.Counts())
 			}
 		}
 		switch {
@@ -47,7 +46,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 			x.setStatus(Held)
 		case selected == 0:
 			x.setStatus(Unchecked)
-			x.Unchecked = "it selects no cell of this sweep (the matrix was narrowed by clients, faults or schema modes)"
+			x.Unchecked = "it selects no cell of this sweep (the matrix was narrowed by clients, faults, schema modes or protocols)"
 		default:
 			x.setStatus(Unchecked)
 			x.Unchecked = "no run of the cells it selects took place in this sweep (another shard's, interrupted, or their clients unavailable)"

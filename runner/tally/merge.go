@@ -53,7 +53,7 @@ func Merge(rs ...*Results) (*Results, error) {
 			}
 			mc, ok := cells[c.Key()]
 			if !ok {
-				mc = &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport, Outcome: map[string]int{}}
+				mc = &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Outcome: map[string]int{}}
 				cells[c.Key()] = mc
 				m.Cells = append(m.Cells, mc)
 			}
@@ -102,6 +102,12 @@ func (mc *Cell) addCell(c *Cell) {
 	mc.Planned += c.Planned
 	for o, n := range c.Outcome {
 		mc.Outcome[o] += n
+	}
+	for v, n := range c.Negotiated {
+		if mc.Negotiated == nil {
+			mc.Negotiated = map[string]int{}
+		}
+		mc.Negotiated[v] += n
 	}
 	// An agent cell's model views and answers are counts too.
 	for v, n := range c.ModelView {

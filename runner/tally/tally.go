@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/scenario"
 )
 
 // Results is results.json: one scenario's sweep, counted per cell.
@@ -27,11 +29,14 @@ type Results struct {
 	Unavailable []Unavailable `json:"unavailable,omitempty"`
 }
 
-// Cell is one client × fault × schema mode × transport, with its outcome counts.
+// Cell is one client × fault × schema mode × protocol × transport, with its outcome counts.
 type Cell struct {
-	Client    string `json:"client"`
-	Fault     string `json:"fault"`
-	Schema    string `json:"schema"`
+	Client string `json:"client"`
+	Fault  string `json:"fault"`
+	Schema string `json:"schema"`
+	// Protocol is the protocol entry the proxy enforced: as-is, or the newest version the server
+	// was seen to offer.
+	Protocol  string `json:"protocol"`
 	Transport string `json:"transport"`
 	// Runs is how many runs finished; Planned how many the matrix asked for.
 	Runs    int            `json:"runs"`
@@ -46,6 +51,9 @@ type Cell struct {
 	// fault-value, no-value, other, and flagged alongside when it named the problem.
 	ModelView map[string]int `json:"model_view,omitempty"`
 	Answer    map[string]int `json:"answer,omitempty"`
+	// Negotiated counts the protocol versions the runs' handshakes settled on, as the proxy saw
+	// them ("none" when a run had no handshake), so a cap the client did not follow shows.
+	Negotiated map[string]int `json:"negotiated,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
 	durations    []time.Duration
@@ -60,11 +68,12 @@ type Example struct {
 
 // Expectation is one `expect` entry of the manifest and whether it held.
 type Expectation struct {
-	Line    int    `json:"line"`
-	Client  string `json:"client,omitempty"`
-	Fault   string `json:"fault,omitempty"`
-	Schema  string `json:"schema,omitempty"`
-	Outcome string `json:"outcome"`
+	Line     int    `json:"line"`
+	Client   string `json:"client,omitempty"`
+	Fault    string `json:"fault,omitempty"`
+	Schema   string `json:"schema,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	Outcome  string `json:"outcome"`
 	// Status is Held, Unmet or Unchecked.
 	Status string `json:"status"`
 	// Held is Status == Held, for readers of older results.
@@ -130,8 +139,49 @@ type Unavailable struct {
 	Reason string `json:"reason"`
 }
 
-// Key identifies a cell.
-func (c *Cell) Key() string { return c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport }
+// Key identifies a cell, as scenario.Cell.Key does.
+func (c *Cell) Key() string {
+	return scenario.CellKey(c.Client, c.Fault, c.Schema, c.Protocol, c.Transport)
+}
+
+// UnmarshalJSON reads a cell, taking results written before there was a protocol axis as as-is.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	type plain Cell
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	c.Protocol = protocolOr(c.Protocol)
+	return nil
+}
+
+// protocolOr is the protocol entry p, or as-is when none was written.
+func protocolOr(p string) string {
+	if p == "" {
+		return string(scenario.ProtocolAsIs)
+	}
+	return p
+}
+
+// Coordinates renders where a cell sits in the matrix for a sentence: "raw × clean × hidden",
+// with the protocol when it is not as-is.
+func (c *Cell) Coordinates() string {
+	s := c.Client + " × " + c.Fault + " × " + c.Schema
+	if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
+		s += " × " + p
+	}
+	return s
+}
+
+// AddNegotiated counts the protocol version one run negotiated ("" counts as none).
+func (c *Cell) AddNegotiated(version string) {
+	if c.Negotiated == nil {
+		c.Negotiated = map[string]int{}
+	}
+	if version == "" {
+		version = "none"
+	}
+	c.Negotiated[version]++
+}
 
 // Add counts one finished run.
 func (c *Cell) Add(outcome string, run int, evidence, tee string, took time.Duration) {
