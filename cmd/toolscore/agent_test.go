@@ -45,7 +45,7 @@ type agentWant struct {
 // checks every cell's outcome, model view, answer and flag against want, and the library it
 // ran; logs each run's time beside the CLI's own; and returns the output directory and the run
 // records that carry an agent observation (a run without one is an error).
-func agentSweep(t *testing.T, agent, library string, want func(fault, schema string) agentWant) (string, []runner.RunRecord) {
+func agentSweep(t *testing.T, agent, library string, want func(fault, schema, protocol string) agentWant) (string, []runner.RunRecord) {
 	t.Helper()
 	out := t.TempDir()
 	start := time.Now()
@@ -55,17 +55,17 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema str
 	}
 	took := time.Since(start)
 	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2 {
-		t.Fatalf("%d cells, unavailable %v; want 22 and none", len(res.Cells), res.Unavailable)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 11*2*2 {
+		t.Fatalf("%d cells, unavailable %v; want 44 and none", len(res.Cells), res.Unavailable)
 	}
 	for _, c := range res.Cells {
-		w := want(c.Fault, c.Schema)
+		w := want(c.Fault, c.Schema, c.Protocol)
 		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
-			t.Errorf("%s × %s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
-				c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
+			t.Errorf("%s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
+				c.Coordinates(), c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
 		}
 		if c.Library != library {
-			t.Errorf("%s × %s ran %q, want %s", c.Fault, c.Schema, c.Library, library)
+			t.Errorf("%s ran %q, want %s", c.Coordinates(), c.Library, library)
 		}
 	}
 	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
@@ -83,7 +83,7 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema str
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}
-		name := rec.Fault + " × " + rec.Schema
+		name := rec.Fault + " × " + rec.Schema + " × " + rec.Protocol
 		if rec.Observation == nil || rec.Observation.Agent == nil {
 			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", name, rec.Outcome, rec.Evidence, rec.Stderr)
 			continue
@@ -94,12 +94,22 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema str
 		recs = append(recs, rec)
 	}
 	sort.Strings(times)
-	t.Logf("22 runs in %s at parallel 2 (image build included when it was needed):\n%s", took.Round(time.Second), strings.Join(times, "\n"))
+	t.Logf("%d runs in %s at parallel 2 (image build included when it was needed):\n%s", len(recs), took.Round(time.Second), strings.Join(times, "\n"))
 	return out, recs
 }
 
-// claudeCodeWant is what Claude Code 2.1.332 does with each fault of the ledger scenario, found
-// by running the real CLI in its cell (scripted model, tools listed without a search step):
+// claudeCodeWant is what Claude Code 2.1.332 does with each fault of the ledger scenario under
+// each protocol, found by running the real CLI in its cell (scripted model, tools listed without
+// a search step). The protocol decides what it checks: against a server offering 2026-07-28 it
+// opens a 2026 session with server/discover and validates structuredContent against the
+// published outputSchema itself; against a 2025-era server (the proxy answers discover as one
+// does) it falls back to initialize 2025-11-25, validates nothing against the schema, and
+// instead its SDK's result schema refuses an array where an object belongs, in both modes:
+//
+//   - 2025-11-25: wrong-container is rejected with the SDK's "malformed result that failed schema
+//     validation" in both modes; every other shape fault reaches the model as it was on the
+//     wire, the schema published or not (empty as none, truncate as its text);
+//   - 2026-07-28, as follows.
 //
 //   - its client layer puts the JSON of structuredContent in front of the model, never the text
 //     block, whenever there is structuredContent (and the outputSchema is never sent to the
@@ -116,8 +126,11 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema str
 //     states the fault's values.
 //
 // The scripted model answers by quoting what it got, so the answer's grade follows the view.
-func claudeCodeWant(fault, schema string) agentWant {
-	if schema == "published" {
+func claudeCodeWant(fault, schema, protocol string) agentWant {
+	if protocol == "2025-11-25" && fault == "wrong-container" {
+		return agentWant{"rejected", "error", "no-value", true, claudeMalformed}
+	}
+	if schema == "published" && protocol != "2025-11-25" {
 		switch fault {
 		case "empty", "truncate":
 			return agentWant{"rejected", "error", "no-value", true, "Tool get_account_balance has an output schema but did not return structured content"}
@@ -145,6 +158,19 @@ func claudeCodeWant(fault, schema string) agentWant {
 	return agentWant{"passed", "structured", "truth", false, ""} // clean, latency, and the shape faults unvalidated
 }
 
+// claudeMalformed is what Claude Code tells the model of an array as structuredContent in a
+// 2025 session: its SDK's own result schema refused it.
+const claudeMalformed = `MCP server "scenario" returned a malformed result that failed schema validation: Invalid result for tools/call: [
+  {
+    "expected": "record",
+    "code": "invalid_type",
+    "path": [
+      "structuredContent"
+    ],
+    "message": "Invalid input: expected record, received array"
+  }
+]`
+
 // TestClaudeCodeOnDocker runs the real Claude Code CLI in its cell image over every fault of
 // the embedded ledger scenario in both schema modes, against the scripted model, and checks
 // each run's outcome, model view and answer against claudeCodeWant, and the evidence: the
@@ -154,10 +180,10 @@ func TestClaudeCodeOnDocker(t *testing.T) {
 	api := engine(t)
 	out, recs := agentSweep(t, "claude-code", "@anthropic-ai/claude-code 2.1.332", claudeCodeWant)
 	for _, rec := range recs {
-		name := rec.Fault + " × " + rec.Schema
+		name := rec.Fault + " × " + rec.Schema + " × " + rec.Protocol
 		a := rec.Observation.Agent
 		v := a.ModelView
-		w := claudeCodeWant(rec.Fault, rec.Schema)
+		w := claudeCodeWant(rec.Fault, rec.Schema, rec.Protocol)
 		if w.message != "" && (v.Excerpt != w.message || rec.Evidence != w.message) {
 			t.Errorf("%s: the model was told %q (evidence %q), want %q", name, v.Excerpt, rec.Evidence, w.message)
 		}
@@ -174,7 +200,7 @@ func TestClaudeCodeOnDocker(t *testing.T) {
 				t.Errorf("%s: carried_fault %v, want %v", name, v.CarriedFault, want)
 			}
 		}
-		if rec.Fault == "wrong-container" && rec.Schema == "hidden" && !strings.HasPrefix(v.Excerpt, "[") {
+		if rec.Fault == "wrong-container" && rec.Schema == "hidden" && rec.Protocol == "2026-07-28" && !strings.HasPrefix(v.Excerpt, "[") {
 			t.Errorf("wrong-container × hidden: the model got %q, want the array", v.Excerpt)
 		}
 		// The evidence: the tool result in the model's recorded request is the one reported.

@@ -160,7 +160,7 @@ func TestUncheckedExpectations(t *testing.T) {
 	narrow := []string{"run", "--backend", "local", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--runs", "1", "--out", out}
 	stdout, stderr, code := toolscore(t, "", narrow...)
 	if code != 0 || !strings.Contains(stdout, "\n1 of 4 expectations held, 3 unchecked.\nUnchecked expectations (3 of 4), neither held nor unmet:\n") ||
-		!strings.Contains(stdout, "expect at line 52: client raw fault corrupt schema * → want passed; unchecked: it selects no cell of this sweep") ||
+		!strings.Contains(stdout, "expect at line 57: client raw fault corrupt schema * → want passed; unchecked: it selects no cell of this sweep") ||
 		!strings.Contains(stderr, "warning: 3 expectations were not checked by this sweep") {
 		t.Errorf("exit %d, want 0, the unchecked listed and warned of:\n%s\n%s", code, stdout, stderr)
 	}
@@ -168,7 +168,7 @@ func TestUncheckedExpectations(t *testing.T) {
 	for _, e := range readResultsDir(t, out).Expectations {
 		got = append(got, fmt.Sprint(e.Line, " ", e.Status, " ", e.Held))
 	}
-	if want := []string{"51 held true", "52 unchecked false", "54 unchecked false", "57 unchecked false"}; !slices.Equal(got, want) {
+	if want := []string{"56 held true", "57 unchecked false", "59 unchecked false", "62 unchecked false"}; !slices.Equal(got, want) {
 		t.Errorf("expectations %q, want %q", got, want)
 	}
 	narrow[len(narrow)-1] = t.TempDir()

@@ -35,7 +35,10 @@ import (
 //     states the fault's values.
 //
 // The scripted model answers by quoting what it got, so the answer's grade follows the view.
-func codexWant(fault, schema string) agentWant {
+//
+// Codex sends initialize 2025-06-18, which both protocols of the scenario offer: the same bytes
+// reach it under each, and the protocol changes nothing.
+func codexWant(fault, schema, protocol string) agentWant {
 	switch fault {
 	case "error":
 		return agentWant{"altered", "text", "no-value", true, "upstream ledger service unavailable (503): try again later"}
@@ -61,10 +64,10 @@ func TestCodexOnDocker(t *testing.T) {
 	api := engine(t)
 	out, recs := agentSweep(t, "codex", "@openai/codex 0.171.0", codexWant)
 	for _, rec := range recs {
-		name := rec.Fault + " × " + rec.Schema
+		name := rec.Fault + " × " + rec.Schema + " × " + rec.Protocol
 		a := rec.Observation.Agent
 		v := a.ModelView
-		w := codexWant(rec.Fault, rec.Schema)
+		w := codexWant(rec.Fault, rec.Schema, rec.Protocol)
 		if w.message != "" && v.Excerpt != w.message {
 			t.Errorf("%s: the model was told %q, want %q", name, v.Excerpt, w.message)
 		}

@@ -160,11 +160,12 @@ func TestDockerMatchesLocal(t *testing.T) {
 	api := engine(t)
 	dockerOut, localOut := t.TempDir(), t.TempDir()
 	builtins := "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call"
-	if code, _, stderr := runStatic(t, "--backend", "docker", "--clients", builtins, "--runs", "1", "--parallel", "2", "--out", dockerOut); code != 0 {
+	// One protocol of the two is enough to compare backends; the cap's, which the proxy rewrites for.
+	if code, _, stderr := runStatic(t, "--backend", "docker", "--clients", builtins, "--protocols", "2025-11-25", "--runs", "1", "--parallel", "2", "--out", dockerOut); code != 0 {
 		t.Fatalf("docker sweep exited %d:\n%s", code, stderr)
 	}
 	noLeftovers(t, api, "a normal sweep")
-	if code, _, stderr := runStatic(t, "--backend", "local", "--clients", builtins, "--runs", "1", "--parallel", "2", "--out", localOut); code != 0 {
+	if code, _, stderr := runStatic(t, "--backend", "local", "--clients", builtins, "--protocols", "2025-11-25", "--runs", "1", "--parallel", "2", "--out", localOut); code != 0 {
 		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
 	}
 	d, l := readResultsDir(t, dockerOut), readResultsDir(t, localOut)
@@ -177,7 +178,7 @@ func TestDockerMatchesLocal(t *testing.T) {
 			t.Errorf("%s: docker %s, local %s %s", dc.Key(), dc.Counts(), lc.Key(), lc.Counts())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dockerOut, "runs", "raw__corrupt__hidden__stdio", "run-1", "tee.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(dockerOut, "runs", "raw__corrupt__hidden__stdio__2025-11-25", "run-1", "tee.jsonl")); err != nil {
 		t.Errorf("the transcript did not come out of the cell: %v", err)
 	}
 }

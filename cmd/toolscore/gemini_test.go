@@ -45,6 +45,8 @@ type geminiExpect struct {
 //     intact.
 //
 // The scripted model answers by quoting what it got, so the answer's grade follows the view.
+// Gemini CLI sends initialize 2025-06-18, which both protocols of the scenario offer: the same
+// bytes reach it under each, and the protocol changes nothing.
 func geminiWant(fault, schema string) geminiExpect {
 	const (
 		noStructured = "MCP error -32600: Tool get_account_balance has an output schema but did not return structured content"
@@ -91,9 +93,9 @@ func geminiWant(fault, schema string) geminiExpect {
 // own stream-json agrees, and nobody sent the outputSchema to the model.
 func TestGeminiCLIOnDocker(t *testing.T) {
 	api := engine(t)
-	out, recs := agentSweep(t, "gemini-cli", "@google/gemini-cli 0.61.0", func(f, s string) agentWant { return geminiWant(f, s).agentWant })
+	out, recs := agentSweep(t, "gemini-cli", "@google/gemini-cli 0.61.0", func(f, s, _ string) agentWant { return geminiWant(f, s).agentWant })
 	for _, rec := range recs {
-		name := rec.Fault + " × " + rec.Schema
+		name := rec.Fault + " × " + rec.Schema + " × " + rec.Protocol
 		a := rec.Observation.Agent
 		v := a.ModelView
 		w := geminiWant(rec.Fault, rec.Schema)

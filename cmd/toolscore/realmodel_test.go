@@ -92,7 +92,7 @@ timeout: 60s
 		t.Fatalf("%d cells, want 6", len(res.Cells))
 	}
 	for _, c := range res.Cells {
-		w := claudeCodeWant(c.Fault, c.Schema)
+		w := claudeCodeWant(c.Fault, c.Schema, c.Protocol)
 		if c.Client != "claude-code:claude-test-model" || c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 {
 			t.Errorf("%s × %s × %s: %s, model view %v, answer %v; want %s, %s, %s", c.Client, c.Fault, c.Schema, c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer)
 		}

@@ -21,6 +21,11 @@ import (
 //     truncate) once a schema is published;
 //   - mcp-go validates nothing, like go-sdk;
 //   - nobody catches corrupt or corrupt-plausible: they are well-formed lies.
+//
+// The protocol changes none of it. Under 2026-07-28 mcp-go opens a 2026 session with
+// server/discover (its results carry resultType) and under 2025-11-25 falls back to
+// initialize; the TypeScript and Python SDKs send initialize 2025-11-25 under both, so the same
+// bytes reach them.
 func sdkWant(client, fault, schema string) string {
 	if fault == "rpc-error" {
 		return "rpc-error"
@@ -55,12 +60,19 @@ func TestSDKClientsOnDocker(t *testing.T) {
 		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
 	}
 	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 8*11*2 {
-		t.Fatalf("%d cells, unavailable %v; want 176 and none", len(res.Cells), res.Unavailable)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 8*11*2*2 {
+		t.Fatalf("%d cells, unavailable %v; want 352 and none", len(res.Cells), res.Unavailable)
 	}
 	for _, c := range res.Cells {
 		if want := sdkWant(c.Client, c.Fault, c.Schema); c.Outcome[want] != 1 {
-			t.Errorf("%s × %s × %s: %s, want %s 1/1 (evidence: %v)", c.Client, c.Fault, c.Schema, c.Counts(), want, c.Examples)
+			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), want, c.Examples)
+		}
+		negotiated := "2025-11-25"
+		if strings.HasPrefix(c.Client, "mcp-go/") {
+			negotiated = c.Protocol
+		}
+		if c.Negotiated[negotiated] != 1 {
+			t.Errorf("%s: negotiated %v, want %s", c.Coordinates(), c.Negotiated, negotiated)
 		}
 	}
 	libraries := map[string]string{

@@ -26,11 +26,11 @@ func TestSweepSizeChecked(t *testing.T) {
 		want string
 	}{
 		{"runs flag", []string{"--runs", "1000000000"},
-			"toolscore run: the sweep would make 308000000000 runs (308 cells × 1000000000 runs), over the limit of 10000 runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs 308000000000 (the action's input max-runs)"},
+			"toolscore run: the sweep would make 616000000000 runs (616 cells × 1000000000 runs), over the limit of 10000 runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs 616000000000 (the action's input max-runs)"},
 		{"shard", []string{"--clients", "raw", "--runs", "50", "--shard", "1/2", "--max-runs", "500"},
-			"the sweep would make 550 runs in shard 1/2 (22 cells × 50 runs, over 2 shards), over the limit of 500 runs"},
+			"the sweep would make 1100 runs in shard 1/2 (44 cells × 50 runs, over 2 shards), over the limit of 500 runs"},
 		{"overflow", []string{"--runs", "9223372036854775807"},
-			"the sweep would make more runs than can be counted (308 cells × 9223372036854775807 runs), over the limit of 10000 runs"},
+			"the sweep would make more runs than can be counted (616 cells × 9223372036854775807 runs), over the limit of 10000 runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
