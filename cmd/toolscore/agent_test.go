@@ -109,19 +109,25 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema, pr
 //   - 2025-11-25: wrong-container is rejected with the SDK's "malformed result that failed schema
 //     validation" in both modes; every other shape fault reaches the model as it was on the
 //     wire, the schema published or not (empty as none, truncate as its text);
+//
 //   - 2026-07-28, as follows.
 //
 //   - its client layer puts the JSON of structuredContent in front of the model, never the text
 //     block, whenever there is structuredContent (and the outputSchema is never sent to the
 //     model: schema_sent is false in both modes);
+//
 //   - with the schema hidden it validates nothing: type-swap, drop-required and even
 //     wrong-container (an array) reach the model as they were on the wire. (The TypeScript SDK
 //     on its own throws on wrong-container in both modes; Claude Code does not.)
+//
 //   - with the schema published it rejects, by the schema, every shape fault the TypeScript SDK's
 //     list-then-call path rejects (type-swap, drop-required, wrong-container, and a result
 //     without structuredContent: empty, truncate), and tells the model it is an error;
+//
 //   - an isError result and a JSON-RPC error reach the model as errors;
+//
 //   - an empty result becomes its own placeholder "(… completed with no output)": none;
+//
 //   - corrupt and corrupt-plausible are well-formed lies: passed on, believed, and the answer
 //     states the fault's values.
 //
