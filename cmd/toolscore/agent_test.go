@@ -103,33 +103,27 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema, pr
 // a search step). The protocol decides what it checks: against a server offering 2026-07-28 it
 // opens a 2026 session with server/discover and validates structuredContent against the
 // published outputSchema itself; against a 2025-era server (the proxy answers discover as one
-// does) it falls back to initialize 2025-11-25, validates nothing against the schema, and
-// instead its SDK's result schema refuses an array where an object belongs, in both modes:
-//
-//   - 2025-11-25: wrong-container is rejected with the SDK's "malformed result that failed schema
-//     validation" in both modes; every other shape fault reaches the model as it was on the
-//     wire, the schema published or not (empty as none, truncate as its text);
-//
-//   - 2026-07-28, as follows.
+// does) it falls back to initialize 2025-11-25, validates nothing against the schema, and its
+// SDK's own result schema refuses an array where an object belongs ("malformed result that
+// failed schema validation"), in both modes. Under 2026-07-28:
 //
 //   - its client layer puts the JSON of structuredContent in front of the model, never the text
 //     block, whenever there is structuredContent (and the outputSchema is never sent to the
-//     model: schema_sent is false in both modes);
-//
+//     model: schema_sent is false in both modes; the same under 2025-11-25);
 //   - with the schema hidden it validates nothing: type-swap, drop-required and even
 //     wrong-container (an array) reach the model as they were on the wire. (The TypeScript SDK
 //     on its own throws on wrong-container in both modes; Claude Code does not.)
-//
 //   - with the schema published it rejects, by the schema, every shape fault the TypeScript SDK's
 //     list-then-call path rejects (type-swap, drop-required, wrong-container, and a result
 //     without structuredContent: empty, truncate), and tells the model it is an error;
-//
 //   - an isError result and a JSON-RPC error reach the model as errors;
-//
 //   - an empty result becomes its own placeholder "(… completed with no output)": none;
-//
 //   - corrupt and corrupt-plausible are well-formed lies: passed on, believed, and the answer
 //     states the fault's values.
+//
+// Under 2025-11-25 the same, but for the schema checks: wrong-container is rejected in both
+// modes, and every other shape fault reaches the model as it was on the wire, the schema
+// published or not (empty as none, truncate as its text).
 //
 // The scripted model answers by quoting what it got, so the answer's grade follows the view.
 func claudeCodeWant(fault, schema, protocol string) agentWant {
