@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// TestEveryClientAgainstA20250618Server: a server whose newest revision is 2025-06-18 (below
-// what most clients ask for) works with every client and agent: each is offered 2025-06-18,
-// takes it, and does with a fault what it does against a 2025-11-25 server. None is counted
-// unavailable or unsupported; the protocol shows in the counts of what was negotiated.
-func TestEveryClientAgainstA20250618Server(t *testing.T) {
+// TestEveryClientAgainstOlderServers: a server whose newest revision is 2025-06-18 (below
+// what most clients ask for), or even 2024-11-05, works with every client and agent: each is
+// offered that revision, takes it, and does with a fault what it does against a 2025-11-25
+// server. None is counted unavailable or unsupported; the protocol shows in the counts of what
+// was negotiated.
+func TestEveryClientAgainstOlderServers(t *testing.T) {
 	api := engine(t)
 	manifest := filepath.Join(t.TempDir(), "old.yaml")
 	writeFile(t, manifest, `name: a 2025-06-18 server
@@ -22,7 +23,7 @@ prompt: What is the balance of ledger account ACC-4471? Answer with the amount a
 truth: ["40718.77", "4071877"]
 faults: [clean, type-swap, wrong-container]
 schema_modes: [published]
-protocols: [2025-06-18]
+protocols: [2025-06-18, 2024-11-05]
 clients: [raw, go-sdk/call, mcp-go/list-then-call, ts-sdk/list-then-call, ts-client-v2/list-then-call, python-sdk/call, claude-code, codex, gemini-cli]
 runs: 1
 timeout: 60s
@@ -32,8 +33,8 @@ timeout: 60s
 		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
 	}
 	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 9*3 {
-		t.Fatalf("%d cells, unavailable %v; want 27 and none", len(res.Cells), res.Unavailable)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 9*3*2 {
+		t.Fatalf("%d cells, unavailable %v; want 54 and none", len(res.Cells), res.Unavailable)
 	}
 	for _, c := range res.Cells {
 		var want string
@@ -49,8 +50,8 @@ timeout: 60s
 		default:
 			want = sdkWant(c.Client, c.Fault, c.Schema)
 		}
-		if c.Outcome[want] != 1 || c.Negotiated["2025-06-18"] != 1 {
-			t.Errorf("%s: %s, negotiated %v; want %s 1/1 after negotiating 2025-06-18 (evidence %v)", c.Coordinates(), c.Counts(), c.Negotiated, want, c.Examples)
+		if c.Outcome[want] != 1 || c.Negotiated[c.Protocol] != 1 {
+			t.Errorf("%s: %s, negotiated %v; want %s 1/1 after negotiating %s (evidence %v)", c.Coordinates(), c.Counts(), c.Negotiated, want, c.Protocol, c.Examples)
 		}
 	}
 	// A client that asked for more was asked down on the wire, and the transcript says so.
