@@ -56,13 +56,18 @@ func tables(r *tally.Results) []*table {
 // manyTransports says whether the results hold more than one transport, so that reports name
 // the transport only when it tells cells apart.
 func manyTransports(r *tally.Results) bool {
+	return varies(r, func(c *tally.Cell) string { return c.Transport })
+}
+
+// varies says whether the cells of r differ in the coordinate of.
+func varies(r *tally.Results, of func(*tally.Cell) string) bool {
 	var first *tally.Cell
 	for _, c := range r.Cells {
 		switch {
 		case c == nil:
 		case first == nil:
 			first = c
-		case c.Transport != first.Transport:
+		case of(c) != of(first):
 			return true
 		}
 	}
@@ -191,17 +196,7 @@ func ProtocolChanges(r *tally.Results) []ProtocolChange {
 // manyProtocols says whether the results hold more than one protocol, the only case where
 // ProtocolChanges can find anything.
 func manyProtocols(r *tally.Results) bool {
-	var first *tally.Cell
-	for _, c := range r.Cells {
-		switch {
-		case c == nil:
-		case first == nil:
-			first = c
-		case c.Protocol != first.Protocol:
-			return true
-		}
-	}
-	return false
+	return varies(r, func(c *tally.Cell) string { return c.Protocol })
 }
 
 // bothModes says whether the results have hidden and published cells, the only case where
