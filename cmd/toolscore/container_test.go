@@ -43,7 +43,7 @@ func TestRunnerInContainer(t *testing.T) {
 	sock := strings.TrimPrefix(api.DaemonHost(), "unix://")
 	created, err := api.ContainerCreate(ctx, &container.Config{
 		Image:  tag,
-		Cmd:    []string{"run", "--runs", "1", "--clients", "raw,go-sdk/call,mcp-go/call", "--faults", "clean,corrupt,rpc-error,wrong-container", "--out", "/out"},
+		Cmd:    []string{"run", "--runs", "1", "--clients", "raw,go-sdk/call,mcp-go/call", "--faults", "clean,corrupt,rpc-error,wrong-container", "--protocols", "2026-07-28", "--out", "/out"},
 		Labels: map[string]string{backend.LabelMarker: "1"},
 	}, &container.HostConfig{NetworkMode: "none", Binds: []string{sock + ":/var/run/docker.sock"}}, nil, nil, "")
 	if err != nil {
