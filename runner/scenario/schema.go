@@ -70,33 +70,24 @@ func (EnvValue) JSONSchema() *jsonschema.Schema {
 
 // JSONSchema lists the schema modes.
 func (SchemaMode) JSONSchema() *jsonschema.Schema {
-	s := &jsonschema.Schema{
-		Type:        "string",
-		Description: "hidden removes the outputSchema, published shows the server's (or the manifest's output_schema), as-is passes what the server sends.",
-	}
-	for _, m := range SchemaModes() {
-		s.Enum = append(s.Enum, string(m))
-	}
-	return s
+	return enum(SchemaModes(), "hidden removes the outputSchema, published shows the server's (or the manifest's output_schema), as-is passes what the server sends.")
 }
 
 // JSONSchema lists the protocol entries.
 func (Protocol) JSONSchema() *jsonschema.Schema {
-	s := &jsonschema.Schema{
-		Type:        "string",
-		Description: "as-is leaves the handshake to server and client; a version makes the proxy answer as a server whose newest version it is.",
-	}
-	for _, p := range Protocols() {
-		s.Enum = append(s.Enum, string(p))
-	}
-	return s
+	return enum(Protocols(), "as-is leaves the handshake to server and client; a version makes the proxy answer as a server whose newest version it is.")
 }
 
 // JSONSchema lists the outcomes.
 func (Outcome) JSONSchema() *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "string", Description: "What the client did with a run's result."}
-	for _, o := range Outcomes() {
-		s.Enum = append(s.Enum, string(o))
+	return enum(Outcomes(), "What the client did with a run's result.")
+}
+
+// enum is a string schema that takes only values.
+func enum[T ~string](values []T, description string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: description}
+	for _, v := range values {
+		s.Enum = append(s.Enum, string(v))
 	}
 	return s
 }
