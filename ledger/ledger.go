@@ -4,9 +4,13 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,4 +100,37 @@ func listAccounts(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToo
 // Serve runs the ledger on stdin/stdout until the client closes its end.
 func Serve(ctx context.Context, version string) error {
 	return NewServer(version).Run(ctx, &mcp.StdioTransport{})
+}
+
+// HTTPPath is where ServeHTTP answers MCP.
+const HTTPPath = "/mcp"
+
+// HTTPOptions says how the ledger answers over streamable HTTP.
+type HTTPOptions struct {
+	// JSON answers a POST with one application/json body instead of an SSE stream.
+	JSON bool
+	// Stateless keeps no session: no Mcp-Session-Id, and GET and DELETE are refused, as a
+	// sessionless (2026-07-28 style) server does.
+	Stateless bool
+}
+
+// ServeHTTP runs the ledger over streamable HTTP on l until ctx ends. Its SSE streams keep
+// their events, so a client can resume with Last-Event-ID.
+func ServeHTTP(ctx context.Context, l net.Listener, version string, o HTTPOptions) error {
+	s := NewServer(version)
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		JSONResponse: o.JSON,
+		Stateless:    o.Stateless,
+		EventStore:   mcp.NewMemoryEventStore(nil),
+	}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

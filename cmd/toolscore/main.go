@@ -18,7 +18,7 @@ import (
 var usage = fmt.Sprintf(`toolscore: what MCP clients and agents do when a tool misbehaves
 
 usage:
-  toolscore ledger                         the demo MCP server on stdio (always clean)
+  toolscore ledger [--http ADDR]           the demo MCP server on stdio or streamable HTTP (always clean)
   toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
