@@ -21,6 +21,7 @@ usage:
   toolscore ledger [--http ADDR]           the demo MCP server on stdio or streamable HTTP (always clean)
   toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
+  toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string) int {
 		return 2
 	}
 	switch args[0] {
+	case "init":
+		return initCmd(ctx, args[1:])
 	case "ledger":
 		return ledgerCmd(ctx, args[1:])
 	case "hostile":

@@ -31,6 +31,16 @@ func (l *loader) check(s *Scenario) {
 	l.checkClients(s.Clients)
 	l.checkSettings(s)
 	l.checkExpect(s)
+	l.checkPlaceholders()
+}
+
+// checkPlaceholders refuses the values toolscore init left for the user to fill in.
+func (l *loader) checkPlaceholders() {
+	for _, p := range slices.Sorted(maps.Keys(l.nodes)) {
+		if n, ok := l.nodes[p].value.(*ast.StringNode); ok && strings.HasPrefix(n.Value, Placeholder) {
+			l.errorf(p, "fill this in: toolscore init could not tell what to put here (%s)", n.Value)
+		}
+	}
 }
 
 func (l *loader) requireText(path, value, hint string) {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// TestInitLedger writes a starter for the built-in ledger: it names the tool with an output
+// schema, refuses to run at the placeholder's line until it is filled, then runs.
+func TestInitLedger(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := toolscore(t, dir, "init", "--builtin", "ledger")
+	if code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{"builtin: ledger", "tool: get_account_balance", "list_accounts (publishes an output schema)", "schema_modes: [hidden, published]", "  - wrong-container"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	if _, stderr, code := toolscore(t, dir, "init", "--builtin", "ledger"); code != 1 || !strings.Contains(stderr, "never overwrites") {
+		t.Errorf("a second init exited %d (%s); want 1, refusing to overwrite", code, stderr)
+	}
+	line := 1 + strings.Count(text[:strings.Index(text, "account_id: \"FILL IN")], "\n")
+	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local")
+	if want := regexp.MustCompile(`scenario\.yaml:` + itoa(line) + `:\d+: arguments\.account_id: fill this in`); code != 2 || !want.MatchString(stderr) {
+		t.Fatalf("running the unfilled starter exited %d with %q; want 2 and an error at line %d", code, stderr, line)
+	}
+	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "ACC-4471")
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local", "--clients", "raw,go-sdk/list-then-call", "--faults", "clean,type-swap", "--runs", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Cells) != 8 {
+		t.Fatalf("got %d cells; want 8 (2 clients x 2 faults x 2 schema modes)", len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		if c.Client == "raw" && c.Counts() != "passed 1/1" {
+			t.Errorf("raw %s %s: %s; want passed 1/1", c.Fault, c.Schema, c.Counts())
+		}
+	}
+}
+
+// TestInitThirdParty writes starters for a real server from npm: by default the tool that
+// publishes an output schema; for one that publishes none, the note, the schema faults left
+// out, and the hidden mode alone. Filled in, it runs.
+func TestInitThirdParty(t *testing.T) {
+	server := everythingServer(t)
+	dir := t.TempDir()
+	stdout, stderr, code := toolscore(t, dir, "init", "--out", "-", "--", "node", server, "stdio")
+	if code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "tool: get-structured-content") {
+		t.Errorf("init picked another tool than the one with an output schema:\n%s", stdout)
+	}
+	_, stderr, code = toolscore(t, dir, "init", "--tool", "echo", "--", "node", server, "stdio")
+	if code != 0 {
+		t.Fatalf("init --tool echo exited %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	text := string(b)
+	for _, want := range []string{"echo publishes no output schema", "# - type-swap", "schema_modes: [hidden]", `message: "FILL IN`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := scenario.Load("starter.yaml", b, scenario.Known{}); err == nil || !strings.Contains(err.Error(), "arguments.message: fill this in") {
+		t.Errorf("loading the unfilled starter: %v; want the placeholder refused", err)
+	}
+	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "hello")
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local", "--clients", "raw", "--faults", "clean,corrupt", "--runs", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
+	}
+	for _, c := range readResultsDir(t, out).Cells {
+		if c.Counts() != "passed 1/1" {
+			t.Errorf("raw %s: %s; want passed 1/1", c.Fault, c.Counts())
+		}
+	}
+}
+
+// everythingServer installs the real @modelcontextprotocol/server-everything from npm into a
+// temporary directory and returns its entry point.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@modelcontextprotocol/server-everything@2026.8.31")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,249 @@
+package scenario
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Placeholder starts every value toolscore init could not fill in; the loader refuses a
+// manifest that still holds one, at its line, so a starter cannot run until it is filled.
+const Placeholder = "FILL IN"
+
+// StarterTool is one tool as a server lists it, for a starter manifest.
+type StarterTool struct {
+	Name         string
+	Description  string
+	InputSchema  map[string]any
+	OutputSchema map[string]any
+}
+
+// Starter is what a starter manifest is written from: the server as a manifest names it, its
+// tools as it listed them, and the tool to call (empty: the first that publishes an output
+// schema, else the first).
+type Starter struct {
+	Name   string
+	Server Server
+	Tools  []StarterTool
+	Tool   string
+}
+
+// schemaFaults need an outputSchema to mean anything: they break the structured result against it.
+var schemaFaults = []string{"type-swap", "drop-required", "wrong-container"}
+
+// starterFaults are the faults a starter manifest runs, in the balance study's order.
+var starterFaults = []string{"clean", "error", "rpc-error", "empty", "truncate", "corrupt", "type-swap", "drop-required", "wrong-container", "latency"}
+
+// starterClients are the clients a starter manifest runs: every SDK path and the agents.
+var starterClients = []string{"raw", "go-sdk/call", "go-sdk/list-then-call", "mcp-go/call", "mcp-go/list-then-call",
+	"ts-sdk/call", "ts-sdk/list-then-call", "ts-client-v2/call", "ts-client-v2/list-then-call",
+	"python-sdk/call", "python-sdk/list-then-call", "claude-code", "codex", "gemini-cli"}
+
+// Write renders the starter manifest: valid against the manifest's JSON Schema, and loadable
+// once every Placeholder is replaced. Everything the server said (names, descriptions,
+// schemas) is quoted as YAML or folded into single comment lines, so it cannot add keys.
+func (st Starter) Write() ([]byte, error) {
+	if len(st.Tools) == 0 {
+		return nil, fmt.Errorf("the server lists no tools, so there is nothing to call")
+	}
+	pick, err := st.pick()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	comment := func(text string) { line("# %s", oneLine(text)) }
+
+	line("# Written by toolscore init. Fill in every %q value, then run: toolscore run THIS_FILE", Placeholder)
+	line("# The manifest's JSON Schema, for an editor: schema/scenario.schema.json in toolscore's repository.")
+	line("name: %s", quote(cmp.Or(st.Name, pick.Name)))
+	line("server:")
+	switch {
+	case st.Server.Builtin != "":
+		line("  builtin: %s", quote(st.Server.Builtin))
+	default:
+		line("  command: %s", flow(st.Server.Command))
+	}
+	line("")
+	comment("The tools the server lists (one is called per scenario; copy this file for another):")
+	for _, t := range st.Tools {
+		note := "no output schema"
+		if len(t.OutputSchema) > 0 {
+			note = "publishes an output schema"
+		}
+		comment(fmt.Sprintf("  %s (%s): %s", t.Name, note, t.Description))
+	}
+	line("tool: %s", quote(pick.Name))
+	args := arguments(pick.InputSchema)
+	if len(args) > 0 {
+		line("arguments:")
+		if err := nested(&b, args, "  "); err != nil {
+			return nil, err
+		}
+	} else {
+		comment("The tool requires no arguments; add them under arguments: if a call needs some.")
+	}
+	line("prompt: %s", quote(fmt.Sprintf("Use the %s tool and tell me exactly what it returned.", pick.Name)))
+	comment("truth: the values a right answer contains, so agents' answers can be graded, e.g. [\"40718.77\"].")
+	hasSchema := len(pick.OutputSchema) > 0
+	if !hasSchema {
+		comment(fmt.Sprintf("%s publishes no output schema: the schema faults (%s) and the published mode need one.", pick.Name, strings.Join(schemaFaults, ", ")))
+		comment("Write the shape of its structuredContent here to publish it, then uncomment them:")
+		comment("output_schema: {type: object, properties: {...}, required: [...]}")
+	}
+	line("faults:")
+	for _, f := range starterFaults {
+		switch {
+		case !hasSchema && slices.Contains(schemaFaults, f):
+			line("  # - %s", f)
+		case f == "latency":
+			line("  - {name: latency, latency: 1s}")
+		default:
+			line("  - %s", f)
+		}
+	}
+	if hasSchema {
+		line("schema_modes: [hidden, published]")
+	} else {
+		line("schema_modes: [hidden]  # add published with an output_schema")
+	}
+	line("clients:")
+	for _, c := range starterClients {
+		line("  - %s", c)
+	}
+	line("runs: 3")
+	line("timeout: 30s")
+	return b.Bytes(), nil
+}
+
+func (st Starter) pick() (StarterTool, error) {
+	if st.Tool != "" {
+		for _, t := range st.Tools {
+			if t.Name == st.Tool {
+				return t, nil
+			}
+		}
+		names := make([]string, len(st.Tools))
+		for i, t := range st.Tools {
+			names[i] = t.Name
+		}
+		return StarterTool{}, fmt.Errorf("the server lists no tool %q; it lists %s", st.Tool, strings.Join(names, ", "))
+	}
+	for _, t := range st.Tools {
+		if len(t.OutputSchema) > 0 {
+			return t, nil
+		}
+	}
+	return st.Tools[0], nil
+}
+
+// arguments fills the required properties of an input schema: from its examples, default,
+// const or enum, an object's own required properties, else a Placeholder naming what is asked.
+func arguments(schema map[string]any) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	out := map[string]any{}
+	for _, r := range asList(schema["required"]) {
+		name, ok := r.(string)
+		if !ok {
+			continue
+		}
+		p, _ := props[name].(map[string]any)
+		out[name] = value(name, p)
+	}
+	return out
+}
+
+func value(name string, p map[string]any) any {
+	if ex := asList(p["examples"]); len(ex) > 0 {
+		return ex[0]
+	}
+	for _, k := range []string{"example", "default", "const"} {
+		if v, ok := p[k]; ok {
+			return v
+		}
+	}
+	if e := asList(p["enum"]); len(e) > 0 {
+		return e[0]
+	}
+	if p["type"] == "object" {
+		if _, ok := p["required"]; ok {
+			return arguments(p)
+		}
+	}
+	what := name
+	if d, ok := p["description"].(string); ok && d != "" {
+		what += ", " + d
+	}
+	if t, ok := p["type"].(string); ok {
+		what += " (" + t + ")"
+	}
+	return Placeholder + ": " + oneLine(what)
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// nested writes a mapping in block style, one key a line, each value as YAML flow.
+func nested(b *bytes.Buffer, m map[string]any, indent string) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v, err := flowValue(m[k])
+		if err != nil {
+			return fmt.Errorf("argument %s: %w", k, err)
+		}
+		fmt.Fprintf(b, "%s%s: %s\n", indent, quote(k), v)
+	}
+	return nil
+}
+
+// flowValue renders a JSON value as one line of YAML: JSON is YAML, and keeps every string quoted.
+func flowValue(v any) (string, error) {
+	j, err := json.Marshal(v)
+	return string(j), err
+}
+
+func flow(list []string) string {
+	s, _ := flowValue(list)
+	return s
+}
+
+// quote renders a string as a YAML scalar that reads back as the same string.
+func quote(s string) string {
+	out, err := yaml.Marshal(s)
+	if err != nil || strings.ContainsAny(s, "\n\r") || strings.Count(string(out), "\n") > 1 {
+		j, _ := json.Marshal(s)
+		return string(j)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// oneLine folds text from a server into one printable line for a comment: control and
+// format characters (newlines, bidi controls) become spaces, and it is cut at 160 runes.
+func oneLine(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			r = ' '
+		}
+		if n == 160 {
+			b.WriteString("...")
+			break
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}

@@ -1,0 +1,49 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStarterHostile: a server's names, descriptions and schema text cannot add keys to the
+// starter, and the manifest reads back with the tool's name as the server gave it.
+func TestStarterHostile(t *testing.T) {
+	name := "get: {x}\n\"'#"
+	st := Starter{Name: "hostile\nfaults: []", Server: Server{Command: []string{"srv", "--flag: x"}}, Tools: []StarterTool{{
+		Name:        name,
+		Description: "line one\nschema_modes: [as-is]\r\n\u202e# tail",
+		InputSchema: map[string]any{
+			"type":     "object",
+			"required": []any{"a\nb: c", "n", "mode", "filled"},
+			"properties": map[string]any{
+				"n":      map[string]any{"type": "integer", "description": "count\nruns: 99"},
+				"mode":   map[string]any{"enum": []any{"fast", "slow"}},
+				"filled": map[string]any{"type": "object", "required": []any{"k"}, "properties": map[string]any{"k": map[string]any{"default": 7}}},
+			},
+		},
+	}}}
+	b, err := st.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.ContainsRune(l, '\u202e') || strings.HasPrefix(l, "schema_modes: [as-is]") || strings.HasPrefix(l, "runs: 99") {
+			t.Errorf("hostile text escaped its line: %q", l)
+		}
+	}
+	_, err = Load("starter.yaml", b, Known{})
+	if err == nil || !strings.Contains(err.Error(), "fill this in") {
+		t.Fatalf("the unfilled starter loaded: %v", err)
+	}
+	filled := strings.NewReplacer(`"FILL IN: a b: c"`, `"x"`, `"FILL IN: n, count runs: 99 (integer)"`, `3`).Replace(string(b))
+	sc, err := Load("starter.yaml", []byte(filled), Known{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, filled)
+	}
+	if sc.Tool != name || sc.Name != "hostile\nfaults: []" || len(sc.Faults) != 7 || len(sc.SchemaModes) != 1 {
+		t.Errorf("read back tool %q, name %q, %d faults, modes %v", sc.Tool, sc.Name, len(sc.Faults), sc.SchemaModes)
+	}
+	if sc.Arguments["mode"] != "fast" || sc.Arguments["filled"].(map[string]any)["k"] != uint64(7) && sc.Arguments["filled"].(map[string]any)["k"] != int64(7) {
+		t.Errorf("arguments %v; want mode from the enum, filled.k from its default", sc.Arguments)
+	}
+}
