@@ -21,20 +21,22 @@ func (*Corrupt) Apply(_ context.Context, c *Call) (*Effect, error) {
 	if s := structured(c.Result); s != nil {
 		ns := make(map[string]any, len(s))
 		for _, k := range sortedKeys(s) {
-			v := s[k]
+			// Only numbers and strings change; v is compared through changed, never with !=, as
+			// a list or an object in the result is not comparable.
+			v, changed := s[k], false
 			switch x := v.(type) {
 			case json.Number:
 				n := perturbNumber(c.Rand, x)
 				newDigits[digitsOf(x.String())] = digitsOf(n.String())
-				v = n
+				v, changed = n, n != x
 			case string:
 				if !isDate(x) && digitsOf(x) != "" {
 					n := otherDigit(c.Rand, x)
 					newDigits[digitsOf(x)] = digitsOf(n)
-					v = n
+					v, changed = n, n != x
 				}
 			}
-			if v != s[k] {
+			if changed {
 				intro = append(intro, Introduced{Path: path("structuredContent", k), Value: v, Was: s[k]})
 			}
 			ns[k] = v
