@@ -67,20 +67,28 @@ func runSeed(f scenario.Fault, run int) uint64 {
 }
 
 // WriteInputs writes a run's input files into its directory dir, from where every backend
-// carries them in: the manifest's output schema, when it has one.
+// carries them in: the manifest's output schema of each tool that has one.
 func (o Options) WriteInputs(dir string) error {
-	if len(o.Scenario.OutputSchema) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(o.Scenario.OutputSchema)
-	if err := os.WriteFile(filepath.Join(dir, outputSchemaFile), b, 0o644); err != nil {
-		return fmt.Errorf("writing the output schema: %w", err)
+	for _, t := range o.Scenario.Calls() {
+		if len(t.OutputSchema) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(t.OutputSchema)
+		if err := os.WriteFile(filepath.Join(dir, outputSchemaFile(t)), b, 0o644); err != nil {
+			return fmt.Errorf("writing the output schema of %s: %w", t.Name, err)
+		}
 	}
 	return nil
 }
 
-// outputSchemaFile is the input file WriteInputs writes the manifest's output schema to.
-const outputSchemaFile = "output-schema.json"
+// outputSchemaFile is the input file WriteInputs writes a tool's output schema to: the single
+// tool's keeps the name it always had.
+func outputSchemaFile(t scenario.Tool) string {
+	if t.Coordinate() == "" {
+		return "output-schema.json"
+	}
+	return "output-schema-" + slug(t.Name) + ".json"
+}
 
 // Spec is what job j runs on the sweep's backend with dir its directory on this machine: the
 // adapter's command and environment, and the request they carry (the proxy wrapped around the
@@ -88,11 +96,12 @@ const outputSchemaFile = "output-schema.json"
 func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	sc := o.Scenario
 	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
-	proxyCmd := []string{self, "proxy", "--fault", j.Cell.Fault.Name, "--tool", sc.Tool, "--schema", string(j.Cell.Schema),
+	tool := j.Cell.Tool
+	proxyCmd := []string{self, "proxy", "--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
 		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
 	proxyCmd = append(proxyCmd, faultFlags(j.Cell.Fault)...)
-	if len(sc.OutputSchema) > 0 {
-		proxyCmd = append(proxyCmd, "--output-schema", filepath.Join(work, outputSchemaFile))
+	if len(tool.OutputSchema) > 0 {
+		proxyCmd = append(proxyCmd, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))
 	}
 	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
 		proxyCmd = append(proxyCmd, "--protocol", string(p))
@@ -113,9 +122,9 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	} else {
 		proxyCmd = append(proxyCmd, sc.Server.Command...)
 	}
-	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
+	req := client.Request{Server: proxyCmd, Tool: tool.Name, Arguments: tool.Arguments}
 	if client.IsAgent(j.Cell.Client.Name) {
-		req.Prompt = sc.Prompt
+		req.Prompt = tool.Prompt
 	}
 	network := ""
 	if m := j.Cell.Client.Model; m != nil {

@@ -78,6 +78,7 @@ type RunRecord struct {
 	Schema    string `json:"schema"`
 	Protocol  string `json:"protocol"`
 	Transport string `json:"transport"`
+	Tool      string `json:"tool,omitempty"`
 	Run       int    `json:"run"`
 	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
 	Negotiated string `json:"negotiated,omitempty"`
@@ -130,7 +131,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		// shards keep the unsharded order of cells (Job.Index).
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
-			Protocol: string(c.Protocol), Transport: c.Transport, Planned: planned})
+			Protocol: string(c.Protocol), Transport: c.Transport, Tool: c.Tool.Coordinate(), Planned: planned})
 		total += planned
 	}
 	if o.Progress != nil {
@@ -243,7 +244,6 @@ func PlannedRuns(cells, runs, shard, shards int) int {
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server.
 func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
-	sc := o.Scenario
 	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -271,13 +271,13 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	switch {
 	case ok:
 	case client.IsAgent(j.Cell.Client.Name):
-		g = grade.Agent(res, transcript, sc.Truth)
+		g = grade.Agent(res, transcript, j.Cell.Tool.Truth)
 	default:
 		g = grade.SDK(res, transcript)
 	}
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Negotiated: n.Version,
+		Transport: j.Cell.Transport, Tool: j.Cell.Tool.Coordinate(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -126,7 +127,11 @@ func diffText(w io.Writer, d diffReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s changed from %s to %s:\n\n", len(d.Changes), cellsWord(len(d.Changes)), report.Plain(d.Base), report.Plain(d.New))
 	multi, protocols := spanTransports(d.Changes), anyProtocol(d.Changes)
+	tools := slices.ContainsFunc(d.Changes, func(c tally.Change) bool { return c.Tool != "" })
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if tools {
+		fmt.Fprint(tw, "tool\t")
+	}
 	fmt.Fprint(tw, "client\tfault\tschema\t")
 	if protocols {
 		fmt.Fprint(tw, "protocol\t")
@@ -137,6 +142,9 @@ func diffText(w io.Writer, d diffReport) error {
 	fmt.Fprint(tw, "before\tnow\n")
 	for _, c := range d.Changes {
 		before, after := beforeAfter(c)
+		if tools {
+			fmt.Fprintf(tw, "%s\t", report.Plain(c.Tool))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t", report.Plain(c.Client), report.Plain(c.Fault), report.Plain(c.Schema))
 		if protocols {
 			fmt.Fprintf(tw, "%s\t", report.Plain(c.Protocol))

@@ -12,8 +12,8 @@ import (
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
-// TestInitLedger writes a starter for the built-in ledger: it names the tool with an output
-// schema, refuses to run at the placeholder's line until it is filled, then runs.
+// TestInitLedger writes a starter for the built-in ledger: both its tools, under tools:; it
+// refuses to run at the placeholder's line until it is filled, then runs.
 func TestInitLedger(t *testing.T) {
 	dir := t.TempDir()
 	_, stderr, code := toolscore(t, dir, "init", "--builtin", "ledger")
@@ -25,7 +25,7 @@ func TestInitLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	for _, want := range []string{"builtin: ledger", "tool: get_account_balance", "list_accounts (publishes an output schema)", "schema_modes: [hidden, published]", "  - wrong-container"} {
+	for _, want := range []string{"builtin: ledger", "tools:\n  - name: get_account_balance\n", "  - name: list_accounts\n    # Publishes an output schema.", "schema_modes: [hidden, published]", "  - wrong-container"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the starter lacks %q:\n%s", want, text)
 		}
@@ -35,7 +35,7 @@ func TestInitLedger(t *testing.T) {
 	}
 	line := 1 + strings.Count(text[:strings.Index(text, "account_id: \"FILL IN")], "\n")
 	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local")
-	if want := regexp.MustCompile(`scenario\.yaml:` + itoa(line) + `:\d+: arguments\.account_id: fill this in`); code != 2 || !want.MatchString(stderr) {
+	if want := regexp.MustCompile(`scenario\.yaml:` + itoa(line) + `:\d+: tools\[0\]\.arguments\.account_id: fill this in`); code != 2 || !want.MatchString(stderr) {
 		t.Fatalf("running the unfilled starter exited %d with %q; want 2 and an error at line %d", code, stderr, line)
 	}
 	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "ACC-4471")
@@ -48,8 +48,8 @@ func TestInitLedger(t *testing.T) {
 		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
 	}
 	res := readResultsDir(t, out)
-	if len(res.Cells) != 8 {
-		t.Fatalf("got %d cells; want 8 (2 clients x 2 faults x 2 schema modes)", len(res.Cells))
+	if len(res.Cells) != 16 {
+		t.Fatalf("got %d cells; want 16 (2 tools x 2 clients x 2 faults x 2 schema modes)", len(res.Cells))
 	}
 	for _, c := range res.Cells {
 		if c.Client == "raw" && c.Counts() != "passed 1/1" {
@@ -58,9 +58,9 @@ func TestInitLedger(t *testing.T) {
 	}
 }
 
-// TestInitThirdParty writes starters for a real server from npm: by default the tool that
-// publishes an output schema; for one that publishes none, the note, the schema faults left
-// out, and the hidden mode alone. Filled in, it runs.
+// TestInitThirdParty writes starters for a real server from npm: by default every tool, under
+// tools:, which loads once its placeholders are filled; for one tool that publishes no output
+// schema, the note, the schema faults left out, and the hidden mode alone. Filled in, it runs.
 func TestInitThirdParty(t *testing.T) {
 	server := everythingServer(t)
 	dir := t.TempDir()
@@ -68,8 +68,14 @@ func TestInitThirdParty(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("init exited %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "tool: get-structured-content") {
-		t.Errorf("init picked another tool than the one with an output schema:\n%s", stdout)
+	for _, want := range []string{"  - name: get-structured-content\n    # Publishes an output schema.", "  - name: echo\n    # No output schema.", "schema_modes: [hidden, published]"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, stdout)
+		}
+	}
+	every := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(stdout, "1")
+	if _, err := scenario.Load("every.yaml", []byte(every), scenario.Known{}); err != nil {
+		t.Errorf("the starter with every tool does not load once filled: %v\n%s", err, every)
 	}
 	_, stderr, code = toolscore(t, dir, "init", "--tool", "echo", "--", "node", server, "stdio")
 	if code != 0 {

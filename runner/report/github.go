@@ -126,7 +126,11 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 	n := len(cmp.Changes)
 	fmt.Fprintf(b, "Compared with %s: %d %s changed.\n\n", where, n, Plural(n, "cell", "cells"))
 	d := dimsOf(r)
-	b.WriteString("| client | fault | schema |")
+	b.WriteString("|")
+	if d.tool {
+		b.WriteString(" tool |")
+	}
+	b.WriteString(" client | fault | schema |")
 	if d.protocol {
 		b.WriteString(" protocol |")
 	}
@@ -134,6 +138,9 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 		b.WriteString(" transport |")
 	}
 	b.WriteString(" baseline | now |\n|---|---|---|")
+	if d.tool {
+		b.WriteString("---|")
+	}
 	if d.protocol {
 		b.WriteString("---|")
 	}
@@ -149,7 +156,11 @@ func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
 		case "gone":
 			after = "not run"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s |", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
+		b.WriteString("|")
+		if d.tool {
+			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Tool))
+		}
+		fmt.Fprintf(b, " %s | %s | %s |", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
 		if d.protocol {
 			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Protocol))
 		}
@@ -378,7 +389,7 @@ func changeAnnotation(in AnnotationInput, c tally.Change, level string) Annotati
 	if line == 0 {
 		line = faultLine(in.Scenario, c.Fault)
 	}
-	cell := text((&tally.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol}).Coordinates())
+	cell := text((&tally.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Tool: c.Tool}).Coordinates())
 	if in.Results != nil && manyTransports(in.Results) {
 		cell += " × " + text(c.Transport)
 	}

@@ -97,7 +97,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 			b.WriteString("Publishing the schema changed no outcome.\n")
 		}
 		for _, c := range changes {
-			fmt.Fprintf(&b, "- **%s** × %s", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault))
+			fmt.Fprintf(&b, "- **%s** × %s", EscapeMarkdown(who(c.Tool, c.Client)), EscapeMarkdown(c.Fault))
 			if d.protocol {
 				fmt.Fprintf(&b, " × %s", EscapeMarkdown(c.Protocol))
 			}
@@ -115,7 +115,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 			b.WriteString("Changing the protocol changed no outcome.\n")
 		}
 		for _, c := range changes {
-			fmt.Fprintf(&b, "- **%s** × %s × %s", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
+			fmt.Fprintf(&b, "- **%s** × %s × %s", EscapeMarkdown(who(c.Tool, c.Client)), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
 			if d.transport {
 				fmt.Fprintf(&b, " × %s", EscapeMarkdown(c.Transport))
 			}

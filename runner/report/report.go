@@ -15,26 +15,26 @@ import (
 // table is one schema mode (and protocol and transport) of the matrix: faults down, clients
 // across, in the order each first appears in the results.
 type table struct {
-	Schema, Protocol, Transport string
-	Faults, Clients             []string
-	cells                       map[[2]string]*tally.Cell // fault, client
+	Tool, Schema, Protocol, Transport string
+	Faults, Clients                   []string
+	cells                             map[[2]string]*tally.Cell // fault, client
 }
 
 // cell returns the cell of fault × client, or nil when the sweep did not have it.
 func (t *table) cell(fault, client string) *tally.Cell { return t.cells[[2]string{fault, client}] }
 
-// tables groups the results' cells into one table per schema mode, protocol and transport.
+// tables groups the results' cells into one table per tool, schema mode, protocol and transport.
 func tables(r *tally.Results) []*table {
 	var out []*table
-	byMode := map[[3]string]*table{}
+	byMode := map[[4]string]*table{}
 	for _, c := range r.Cells {
 		if c == nil {
 			continue
 		}
-		k := [3]string{c.Schema, c.Protocol, c.Transport}
+		k := [4]string{c.Tool, c.Schema, c.Protocol, c.Transport}
 		t, ok := byMode[k]
 		if !ok {
-			t = &table{Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, cells: map[[2]string]*tally.Cell{}}
+			t = &table{Tool: c.Tool, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, cells: map[[2]string]*tally.Cell{}}
 			byMode[k] = t
 			out = append(out, t)
 		}
@@ -76,11 +76,24 @@ func varies(r *tally.Results, of func(*tally.Cell) string) bool {
 
 // dims says which of the matrix's optional dimensions a report must name: the protocol when
 // the results hold another than as-is (every report then shows it), the transport when they
-// hold more than one.
-type dims struct{ protocol, transport bool }
+// hold more than one, the tool when the scenario has a tools: list.
+type dims struct{ protocol, transport, tool bool }
 
 func dimsOf(r *tally.Results) dims {
-	return dims{protocol: showProtocol(r), transport: manyTransports(r)}
+	return dims{protocol: showProtocol(r), transport: manyTransports(r), tool: showTool(r)}
+}
+
+// showTool says whether the cells name their tool (a scenario with tools:).
+func showTool(r *tally.Results) bool {
+	return slices.ContainsFunc(r.Cells, func(c *tally.Cell) bool { return c != nil && c.Tool != "" })
+}
+
+// who names a cell's client for a list of changes, with the tool first where cells have one.
+func who(tool, client string) string {
+	if tool == "" {
+		return client
+	}
+	return tool + ": " + client
 }
 
 // showProtocol says whether any cell ran under a protocol other than as-is.
@@ -96,6 +109,9 @@ func showProtocol(r *tally.Results) bool {
 // title names a table's schema mode, and its protocol and transport where d says so.
 func (d dims) title(t *table, esc func(string) string) string {
 	s := "schema " + esc(t.Schema)
+	if d.tool {
+		s = "tool " + esc(t.Tool) + ", " + s
+	}
 	if d.protocol {
 		s += ", protocol " + esc(t.Protocol)
 	}
@@ -111,6 +127,9 @@ func selectors(e tally.Expectation, esc func(string) string) string {
 	if e.Protocol != "" {
 		s += ", protocol " + esc(e.Protocol)
 	}
+	if e.Tool != "" {
+		s += ", tool " + esc(e.Tool)
+	}
 	return s
 }
 
@@ -118,6 +137,8 @@ func selectors(e tally.Expectation, esc func(string) string) string {
 // hidden and the published schema mode: what publishing the outputSchema did to that client.
 type Change struct {
 	Client, Fault, Protocol, Transport string
+	// Tool is the cells' tool in a scenario with tools: (else empty).
+	Tool string
 	// Hidden and Published are the cells' counts, as tally.Cell.Counts renders them.
 	Hidden, Published string
 }
@@ -130,7 +151,7 @@ func SchemaChanges(r *tally.Results) []Change {
 	published := map[string]*tally.Cell{}
 	for _, c := range r.Cells {
 		if c != nil && c.Schema == string(scenario.SchemaPublished) {
-			published[c.Client+"|"+c.Fault+"|"+c.Protocol+"|"+c.Transport] = c
+			published[c.Client+"|"+c.Fault+"|"+c.Protocol+"|"+c.Transport+"|"+c.Tool] = c
 		}
 	}
 	var out []Change
@@ -138,11 +159,11 @@ func SchemaChanges(r *tally.Results) []Change {
 		if h == nil || h.Schema != string(scenario.SchemaHidden) {
 			continue
 		}
-		p := published[h.Client+"|"+h.Fault+"|"+h.Protocol+"|"+h.Transport]
+		p := published[h.Client+"|"+h.Fault+"|"+h.Protocol+"|"+h.Transport+"|"+h.Tool]
 		if p == nil || h.Runs == 0 || p.Runs == 0 || sameShares(h, p) {
 			continue
 		}
-		out = append(out, Change{Client: h.Client, Fault: h.Fault, Protocol: h.Protocol, Transport: h.Transport, Hidden: h.Counts(), Published: p.Counts()})
+		out = append(out, Change{Client: h.Client, Fault: h.Fault, Protocol: h.Protocol, Transport: h.Transport, Tool: h.Tool, Hidden: h.Counts(), Published: p.Counts()})
 	}
 	return out
 }
@@ -151,6 +172,8 @@ func SchemaChanges(r *tally.Results) []Change {
 // between the protocols it ran under: what the server's protocol generation did to that client.
 type ProtocolChange struct {
 	Client, Fault, Schema, Transport string
+	// Tool is the cells' tool in a scenario with tools: (else empty).
+	Tool string
 	// Under lists each protocol with the cell's counts, in the order of the results.
 	Under []ProtocolCounts
 }
@@ -168,7 +191,7 @@ func ProtocolChanges(r *tally.Results) []ProtocolChange {
 		if c == nil || c.Runs == 0 {
 			continue
 		}
-		k := c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport
+		k := c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport + "|" + c.Tool
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -184,7 +207,7 @@ func ProtocolChanges(r *tally.Results) []ProtocolChange {
 		if !differ {
 			continue
 		}
-		ch := ProtocolChange{Client: g[0].Client, Fault: g[0].Fault, Schema: g[0].Schema, Transport: g[0].Transport}
+		ch := ProtocolChange{Client: g[0].Client, Fault: g[0].Fault, Schema: g[0].Schema, Transport: g[0].Transport, Tool: g[0].Tool}
 		for _, c := range g {
 			ch.Under = append(ch.Under, ProtocolCounts{Protocol: c.Protocol, Counts: c.Counts()})
 		}
@@ -293,7 +316,8 @@ func matches(e tally.Expectation, c *tally.Cell) bool {
 	return (selector(e.Client) == "*" || e.Client == c.Client || e.Client == name) &&
 		(selector(e.Fault) == "*" || e.Fault == c.Fault) &&
 		(selector(e.Schema) == "*" || e.Schema == c.Schema) &&
-		(selector(e.Protocol) == "*" || e.Protocol == c.Protocol)
+		(selector(e.Protocol) == "*" || e.Protocol == c.Protocol) &&
+		(selector(e.Tool) == "*" || e.Tool == c.Tool)
 }
 
 // truncate keeps the first limit runes of s and marks the cut with an ellipsis.

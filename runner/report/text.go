@@ -59,7 +59,7 @@ func Text(w io.Writer, r *tally.Results) error {
 			b.WriteString("Publishing the schema changed:\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			for _, c := range changes {
-				fmt.Fprintf(tw, "  %s\t%s\t", plain(c.Client), plain(c.Fault))
+				fmt.Fprintf(tw, "  %s\t%s\t", plain(who(c.Tool, c.Client)), plain(c.Fault))
 				if d.protocol {
 					fmt.Fprintf(tw, "%s\t", plain(c.Protocol))
 				}
@@ -81,7 +81,7 @@ func Text(w io.Writer, r *tally.Results) error {
 			b.WriteString("Changing the protocol changed:\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			for _, c := range changes {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t", plain(c.Client), plain(c.Fault), plain(c.Schema))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t", plain(who(c.Tool, c.Client)), plain(c.Fault), plain(c.Schema))
 				if d.transport {
 					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
 				}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -19,40 +20,63 @@ type Cell struct {
 	Schema    SchemaMode
 	Protocol  Protocol
 	Transport string
+	// Tool is the tool the cell calls; its Coordinate is empty for a scenario's single tool.
+	Tool Tool
 }
 
 // Key names the cell in results, baselines and diffs, e.g.
 // "go-sdk/call|corrupt|hidden|stdio"; it stays the same from run to run.
 func (c Cell) Key() string {
-	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), c.Transport)
+	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), c.Transport, c.Tool.Coordinate())
 }
 
 // CellKey joins a cell's coordinates into its key. The protocol is added only when it is not
-// as-is, so the keys (and baselines) from before there was a protocol axis keep meaning the
-// same cells.
-func CellKey(client, fault, schema, protocol, transport string) string {
+// as-is, and the tool only in a scenario with tools:, so the keys (and baselines) from before
+// there were those axes keep meaning the same cells.
+func CellKey(client, fault, schema, protocol, transport, tool string) string {
 	k := client + "|" + fault + "|" + schema + "|" + transport
 	if protocol != "" && Protocol(protocol) != ProtocolAsIs {
 		k += "|" + protocol
 	}
+	if tool != "" {
+		k += "|tool:" + tool
+	}
 	return k
 }
 
-// Cells expands the matrix in manifest order: schema mode outermost, then
-// protocol, then fault, then client, so a report reads one schema mode and
-// protocol at a time.
+// Cells expands the matrix in manifest order: tool outermost, then schema
+// mode, then protocol, then fault, then client, so a report reads one tool,
+// schema mode and protocol at a time.
 func (s *Scenario) Cells() []Cell {
 	cells := make([]Cell, 0, s.CellCount())
-	for _, m := range s.SchemaModes {
-		for _, p := range s.protocols() {
-			for _, f := range s.Faults {
-				for _, c := range s.Clients {
-					cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: TransportStdio})
+	for _, t := range s.Calls() {
+		for _, m := range s.SchemaModes {
+			for _, p := range s.protocols() {
+				for _, f := range s.Faults {
+					f := f.forTool(t)
+					for _, c := range s.Clients {
+						cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: TransportStdio, Tool: t})
+					}
 				}
 			}
 		}
 	}
 	return cells
+}
+
+// forTool is the fault as it applies to tool t: with t's decoy arguments when the fault takes
+// them and its own entry gives none.
+func (f Fault) forTool(t Tool) Fault {
+	if !f.decoys || len(t.DecoyArgs) == 0 || f.Options["decoy_args"] != nil {
+		return f
+	}
+	opts := maps.Clone(f.Options)
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	opts["decoy_args"] = t.DecoyArgs
+	f.Options = opts
+	return f
 }
 
 // protocols is the protocol axis, as-is alone for a scenario built without one.
@@ -65,7 +89,7 @@ func (s *Scenario) protocols() []Protocol {
 
 // CellCount is how many cells Cells returns, without making them.
 func (s *Scenario) CellCount() int {
-	return len(s.SchemaModes) * len(s.protocols()) * len(s.Faults) * len(s.Clients)
+	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * len(s.Faults) * len(s.Clients)
 }
 
 // Matches says whether the expectation applies to the cell. A client
@@ -74,7 +98,8 @@ func (e Expect) Matches(c Cell) bool {
 	return (isAny(e.Client) || e.Client == c.Client.Name || e.Client == c.Client.ID()) &&
 		(isAny(e.Fault) || e.Fault == c.Fault.Name) &&
 		(isAny(e.Schema) || SchemaMode(e.Schema) == c.Schema) &&
-		(isAny(e.Protocol) || Protocol(e.Protocol) == c.Protocol)
+		(isAny(e.Protocol) || Protocol(e.Protocol) == c.Protocol) &&
+		(isAny(e.Tool) || e.Tool == c.Tool.Coordinate())
 }
 
 // Filter narrows the matrix to the named clients, faults, schema modes and
@@ -95,6 +120,16 @@ func (s *Scenario) Filter(clients, faults, schemas, protocols []string) error {
 		s.Protocols = keptProtocols
 	}
 	return nil
+}
+
+// FilterTools narrows the matrix to the named tools, as --tools gives them; an empty list keeps
+// every tool, and a tool the scenario does not call is an error naming the flag.
+func (s *Scenario) FilterTools(tools []string) error {
+	kept, err := filter("--tools", "tools", s.Calls(), tools, func(t Tool) []string { return []string{t.Name} })
+	if err == nil && len(tools) > 0 && len(s.Tools) > 0 {
+		s.Tools = kept
+	}
+	return err
 }
 
 // filter keeps the items that one of names names; names(item) lists the

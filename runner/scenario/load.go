@@ -572,6 +572,8 @@ func fieldNames(path string) []string {
 		t = reflect.TypeFor[Server]()
 	case "faults[]":
 		t = reflect.TypeFor[Fault]()
+	case "tools[]":
+		t = reflect.TypeFor[Tool]()
 	case "clients[]":
 		t = reflect.TypeFor[Client]()
 	case "expect[]":

@@ -57,7 +57,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-top-level-field.yaml",
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, clients, runs, timeout, parallel, expect, sandbox)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			file: "duplicate-key.yaml",

@@ -20,7 +20,8 @@ import (
 type Scenario struct {
 	Name         string         `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the scenario, shown in reports."`
 	Server       Server         `yaml:"server" json:"server" jsonschema:"required" jsonschema_description:"The MCP server the proxy wraps."`
-	Tool         string         `yaml:"tool" json:"tool" jsonschema:"required" jsonschema_description:"Name of the tool every run calls; faults apply to its tools/call result."`
+	Tool         string         `yaml:"tool,omitempty" json:"tool,omitempty" jsonschema:"oneof_required=tool" jsonschema_description:"Name of the tool every run calls; faults apply to its tools/call result. For several tools, write tools instead."`
+	Tools        []Tool         `yaml:"tools,omitempty" json:"tools,omitempty" jsonschema:"oneof_required=tools,minItems=1" jsonschema_description:"Several tools of the server, each a dimension of the matrix with its own arguments, prompt, truth and decoy arguments; a cell's fault targets its own tool only. Instead of tool, arguments, truth and output_schema."`
 	Arguments    map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty" jsonschema_description:"Arguments of the tools/call request."`
 	Prompt       string         `yaml:"prompt,omitempty" json:"prompt,omitempty" jsonschema_description:"Prompt given to agent clients; SDK clients ignore it."`
 	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains, e.g. [\"40718.77\", \"4071877\"]; numbers are kept as written."`
@@ -99,6 +100,50 @@ func (s *Scenario) ServerEnv(lookup func(string) (string, bool)) (env, secrets [
 	return env, secrets, errors.Join(errs...)
 }
 
+// Tool is one tool of a scenario with several: the call a cell makes, and what a right answer
+// to it contains. A scenario with one tool writes these at its top level instead.
+type Tool struct {
+	Name         string         `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the tool; faults of its cells apply to its tools/call result only."`
+	Arguments    map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty" jsonschema_description:"Arguments of the tools/call request."`
+	Prompt       string         `yaml:"prompt,omitempty" json:"prompt,omitempty" jsonschema_description:"Prompt given to agent clients for this tool; unset: the scenario's prompt."`
+	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains."`
+	DecoyArgs    map[string]any `yaml:"decoy_args,omitempty" json:"decoy_args,omitempty" jsonschema_description:"Arguments of a neighbouring record, for the faults that take decoy_args (corrupt-plausible) where the fault's entry gives none."`
+	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+
+	// Line is the manifest line of this entry, for annotations.
+	Line int `yaml:"-" json:"-"`
+	// axis marks a tool of a tools: list, which names its cells; the single tool does not.
+	axis bool
+}
+
+// toolOptions is Tool without its methods, for the same reason as faultOptions.
+type toolOptions Tool
+
+// UnmarshalYAML accepts a tool written as its bare name or as a mapping.
+func (t *Tool) UnmarshalYAML(unmarshal func(any) error) error {
+	var opts toolOptions
+	err := decodeShorthand(unmarshal, &opts.Name, &opts, "a tool name or a mapping with a name")
+	*t = Tool(opts)
+	return err
+}
+
+// Coordinate is the tool as a coordinate of its cells: its name when the scenario has a tools:
+// list, and empty for a scenario's single tool, so those cells keep the keys they always had.
+func (t Tool) Coordinate() string {
+	if t.axis {
+		return t.Name
+	}
+	return ""
+}
+
+// Calls are the tools the matrix calls: the tools: list, or the single tool the top level names.
+func (s *Scenario) Calls() []Tool {
+	if len(s.Tools) > 0 {
+		return s.Tools
+	}
+	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema}}
+}
+
 // Fault is one fault of the matrix: the settings every fault has, which decide when it fires,
 // and Options, the fault's own settings. Zero options leave the choice to the fault itself;
 // Known.FaultOptions checks them, so this package needs no fault.
@@ -113,6 +158,8 @@ type Fault struct {
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
+	// decoys says the fault takes a decoy_args option, which a tool's decoy_args fills.
+	decoys bool
 }
 
 // faultOptions is Fault without its methods, so decoding the mapping form
@@ -267,6 +314,7 @@ type Expect struct {
 	Fault    string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
 	Schema   string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
 	Protocol string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
+	Tool     string  `yaml:"tool,omitempty" json:"tool,omitempty" jsonschema_description:"Tool name, in a scenario with tools:; * or unset means any."`
 	Outcome  Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
 
 	// Line is the manifest line of this entry, for annotations.

@@ -46,6 +46,11 @@ func (Client) JSONSchemaExtend(s *jsonschema.Schema) {
 	shorthand(s, "Name of the client, at the adapter's default version.")
 }
 
+// JSONSchemaExtend lets a tool be written as its bare name, as Load does.
+func (Tool) JSONSchemaExtend(s *jsonschema.Schema) {
+	shorthand(s, "Name of the tool, called with no arguments.")
+}
+
 // shorthand turns the object schema s into "a string, or that object".
 func shorthand(s *jsonschema.Schema, nameDescription string) {
 	object := *s

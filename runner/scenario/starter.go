@@ -46,8 +46,10 @@ var starterClients = []string{"raw", "go-sdk/call", "go-sdk/list-then-call", "mc
 	"python-sdk/call", "python-sdk/list-then-call", "claude-code", "codex", "gemini-cli"}
 
 // Write renders the starter manifest: valid against the manifest's JSON Schema, and loadable
-// once every Placeholder is replaced. Everything the server said (names, descriptions,
-// schemas) is quoted as YAML or folded into single comment lines, so it cannot add keys.
+// once every Placeholder is replaced. A server with one tool (or a Tool named) gets the
+// single-tool form; one with several gets every tool under tools:. Everything the server said
+// (names, descriptions, schemas) is quoted as YAML or folded into single comment lines, so it
+// cannot add keys.
 func (st Starter) Write() ([]byte, error) {
 	if len(st.Tools) == 0 {
 		return nil, fmt.Errorf("the server lists no tools, so there is nothing to call")
@@ -56,9 +58,13 @@ func (st Starter) Write() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls := st.Tools
+	if st.Tool != "" || len(st.Tools) == 1 {
+		calls = []StarterTool{pick}
+	}
 	var b bytes.Buffer
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	comment := func(text string) { line("# %s", oneLine(text)) }
+	comment := func(indent, text string) { line("%s# %s", indent, oneLine(text)) }
 
 	line("# Written by toolscore init. Fill in every %q value, then run: toolscore run THIS_FILE", Placeholder)
 	line("# The manifest's JSON Schema, for an editor: schema/scenario.schema.json in toolscore's repository.")
@@ -71,36 +77,52 @@ func (st Starter) Write() ([]byte, error) {
 		line("  command: %s", flow(st.Server.Command))
 	}
 	line("")
-	comment("The tools the server lists (one is called per scenario; copy this file for another):")
-	for _, t := range st.Tools {
-		note := "no output schema"
-		if len(t.OutputSchema) > 0 {
-			note = "publishes an output schema"
-		}
-		comment(fmt.Sprintf("  %s (%s): %s", t.Name, note, t.Description))
+	anySchema := false
+	for _, t := range calls {
+		anySchema = anySchema || len(t.OutputSchema) > 0
 	}
-	line("tool: %s", quote(pick.Name))
-	args := arguments(pick.InputSchema)
-	if len(args) > 0 {
-		line("arguments:")
-		if err := nested(&b, args, "  "); err != nil {
+	if len(calls) == 1 {
+		if len(st.Tools) > 1 {
+			comment("", "The server's other tools (a tools: list calls several, each a dimension of the matrix):")
+			for _, t := range st.Tools {
+				if t.Name != pick.Name {
+					comment("", fmt.Sprintf("  %s (%s): %s", t.Name, schemaNote(t), t.Description))
+				}
+			}
+		}
+		comment("", pick.Description)
+		line("tool: %s", quote(pick.Name))
+		if err := writeArguments(&b, pick, ""); err != nil {
 			return nil, err
 		}
+		line("prompt: %s", quote(prompt(pick)))
+		comment("", "truth: the values a right answer contains, so agents' answers can be graded, e.g. [\"40718.77\"].")
+		if !anySchema {
+			comment("", fmt.Sprintf("%s publishes no output schema: the schema faults (%s) and the published mode need one.", pick.Name, strings.Join(schemaFaults, ", ")))
+			comment("", "Write the shape of its structuredContent here to publish it, then uncomment them:")
+			comment("", "output_schema: {type: object, properties: {...}, required: [...]}")
+		}
 	} else {
-		comment("The tool requires no arguments; add them under arguments: if a call needs some.")
-	}
-	line("prompt: %s", quote(fmt.Sprintf("Use the %s tool and tell me exactly what it returned.", pick.Name)))
-	comment("truth: the values a right answer contains, so agents' answers can be graded, e.g. [\"40718.77\"].")
-	hasSchema := len(pick.OutputSchema) > 0
-	if !hasSchema {
-		comment(fmt.Sprintf("%s publishes no output schema: the schema faults (%s) and the published mode need one.", pick.Name, strings.Join(schemaFaults, ", ")))
-		comment("Write the shape of its structuredContent here to publish it, then uncomment them:")
-		comment("output_schema: {type: object, properties: {...}, required: [...]}")
+		comment("", fmt.Sprintf("Every tool the server lists (%d) is a dimension of the matrix, and each multiplies the runs:", len(calls)))
+		comment("", "narrow a run with --tools NAME,NAME, or delete the entries you do not want.")
+		line("tools:")
+		for _, t := range calls {
+			line("  - name: %s", quote(t.Name))
+			comment("    ", fmt.Sprintf("%s. %s", upperFirst(schemaNote(t)), t.Description))
+			if len(t.OutputSchema) == 0 {
+				comment("    ", "The schema faults leave its result as it is; to publish one, add output_schema: {type: object, ...}")
+			}
+			if err := writeArguments(&b, t, "    "); err != nil {
+				return nil, err
+			}
+			line("    prompt: %s", quote(prompt(t)))
+			comment("    ", "truth: [...] the values a right answer contains, so agents' answers can be graded")
+		}
 	}
 	line("faults:")
 	for _, f := range starterFaults {
 		switch {
-		case !hasSchema && slices.Contains(schemaFaults, f):
+		case !anySchema && slices.Contains(schemaFaults, f):
 			line("  # - %s", f)
 		case f == "latency":
 			line("  - {name: latency, latency: 1s}")
@@ -108,7 +130,7 @@ func (st Starter) Write() ([]byte, error) {
 			line("  - %s", f)
 		}
 	}
-	if hasSchema {
+	if anySchema {
 		line("schema_modes: [hidden, published]")
 	} else {
 		line("schema_modes: [hidden]  # add published with an output_schema")
@@ -120,6 +142,35 @@ func (st Starter) Write() ([]byte, error) {
 	line("runs: 3")
 	line("timeout: 30s")
 	return b.Bytes(), nil
+}
+
+// writeArguments writes a tool's arguments key at indent, filled from its input schema.
+func writeArguments(b *bytes.Buffer, t StarterTool, indent string) error {
+	args := arguments(t.InputSchema)
+	if len(args) == 0 {
+		fmt.Fprintf(b, "%s# The tool requires no arguments; add them under arguments: if a call needs some.\n", indent)
+		return nil
+	}
+	fmt.Fprintf(b, "%sarguments:\n", indent)
+	return nested(b, args, indent+"  ")
+}
+
+func prompt(t StarterTool) string {
+	return fmt.Sprintf("Use the %s tool and tell me exactly what it returned.", t.Name)
+}
+
+func schemaNote(t StarterTool) string {
+	if len(t.OutputSchema) > 0 {
+		return "publishes an output schema"
+	}
+	return "no output schema"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (st Starter) pick() (StarterTool, error) {

@@ -21,11 +21,9 @@ const serverHint = "builtin: ledger, or command: [program, args...]"
 func (l *loader) check(s *Scenario) {
 	l.requireText("name", s.Name, "give the scenario a name")
 	l.checkServer(s.Server)
-	l.requireText("tool", s.Tool, "name the tool every run calls")
-	l.checkJSONSize("arguments", s.Arguments)
-	l.checkTruth(s.Truth)
-	l.checkOutputSchema(s.OutputSchema)
+	l.checkTools(s)
 	l.checkFaults(s.Faults)
+	l.checkDecoys(s)
 	l.checkSchemaModes(s.SchemaModes)
 	l.checkProtocols(s)
 	l.checkClients(s.Clients)
@@ -127,10 +125,75 @@ func (l *loader) checkEnv(env map[string]EnvValue) {
 
 // checkTruth keeps numbers as the author wrote them: decoding 40718.70
 // as a string would give "40718.7", which is not what an answer contains.
-func (l *loader) checkTruth(truth []string) {
+// checkTools checks the tool the matrix calls, or each of a tools: list, which replaces the
+// single tool's fields at the top level.
+func (l *loader) checkTools(s *Scenario) {
+	if !l.present("tools") {
+		l.requireText("tool", s.Tool, "name the tool every run calls")
+		l.checkJSONSize("arguments", s.Arguments)
+		l.checkTruth("truth", s.Truth)
+		l.checkOutputSchema("output_schema", s.OutputSchema)
+		return
+	}
+	for _, k := range []string{"tool", "arguments", "truth", "output_schema"} {
+		if l.present(k) {
+			l.keyErrorf(k, "a scenario with tools: says this for each tool, under tools[]")
+		}
+	}
+	if len(s.Tools) == 0 {
+		l.errorf("tools", "list at least one tool (each a name, or a mapping with name, arguments and truth)")
+		return
+	}
+	seen := map[string]int{}
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		p := fmt.Sprintf("tools[%d]", i)
+		t.Line, t.axis = l.line(p), true
+		if strings.TrimSpace(t.Name) == "" {
+			l.errorf(l.namePath(p), "name the tool")
+		} else if j, dup := seen[t.Name]; dup {
+			l.errorf(l.namePath(p), "duplicate tool %q (first at tools[%d])", t.Name, j)
+		} else {
+			seen[t.Name] = i
+		}
+		l.checkJSONSize(p+".arguments", t.Arguments)
+		l.checkJSONSize(p+".decoy_args", t.DecoyArgs)
+		l.checkTruth(p+".truth", t.Truth)
+		l.checkOutputSchema(p+".output_schema", t.OutputSchema)
+		if t.Prompt == "" {
+			t.Prompt = s.Prompt
+		}
+	}
+}
+
+// checkDecoys marks the faults that take decoy_args, which a tool's decoy_args fills, and
+// refuses a tool's decoy_args that no fault of the scenario would use.
+func (l *loader) checkDecoys(s *Scenario) {
+	if l.known.FaultOptions == nil || !slices.ContainsFunc(s.Tools, func(t Tool) bool { return len(t.DecoyArgs) > 0 }) {
+		return
+	}
+	taken := false
+	for i := range s.Faults {
+		err := l.known.FaultOptions(s.Faults[i].Name, json.RawMessage(`{"decoy_args":{}}`))
+		var opt interface {
+			KnownOptions() []string
+			Unwrap() error
+		}
+		s.Faults[i].decoys = err == nil || (errors.As(err, &opt) && opt.Unwrap() != nil)
+		taken = taken || s.Faults[i].decoys
+	}
+	for i, t := range s.Tools {
+		if len(t.DecoyArgs) > 0 && !taken {
+			l.errorf(fmt.Sprintf("tools[%d].decoy_args", i), "no fault of the scenario takes decoy_args (corrupt-plausible does)")
+		}
+	}
+}
+
+// checkTruth checks the truth list at path, keeping numbers as written.
+func (l *loader) checkTruth(path string, truth []string) {
 	seen := map[string]int{}
 	for i := range truth {
-		p := fmt.Sprintf("truth[%d]", i)
+		p := fmt.Sprintf("%s[%d]", path, i)
 		switch n := l.node(p).(type) {
 		case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode, *ast.BoolNode:
 			truth[i] = n.GetToken().Value
@@ -140,7 +203,7 @@ func (l *loader) checkTruth(truth []string) {
 			continue
 		}
 		if j, dup := seen[truth[i]]; dup {
-			l.errorf(p, "duplicate value %q (first at truth[%d])", truth[i], j)
+			l.errorf(p, "duplicate value %q (first at %s[%d])", truth[i], path, j)
 			continue
 		}
 		seen[truth[i]] = i
@@ -162,15 +225,15 @@ func (l *loader) checkJSONSize(path string, v map[string]any) {
 	}
 }
 
-func (l *loader) checkOutputSchema(schema map[string]any) {
-	if !l.present("output_schema") {
+func (l *loader) checkOutputSchema(path string, schema map[string]any) {
+	if !l.present(path) {
 		return
 	}
 	switch t, ok := schema["type"]; {
 	case !ok:
-		l.errorf("output_schema", "needs type: object (MCP requires an object schema)")
+		l.errorf(path, "needs type: object (MCP requires an object schema)")
 	case t != "object":
-		l.errorf("output_schema.type", "must be \"object\" (MCP requires an object schema), got %s", describeNode(l.node("output_schema.type")))
+		l.errorf(path+".type", "must be \"object\" (MCP requires an object schema), got %s", describeNode(l.node(path+".type")))
 	}
 }
 
@@ -393,7 +456,7 @@ func (l *loader) checkExpect(s *Scenario) {
 	for _, f := range s.Faults {
 		faults = append(faults, f.Name)
 	}
-	seen := map[[4]string]int{}
+	seen := map[[5]string]int{}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		p := fmt.Sprintf("expect[%d]", i)
@@ -420,13 +483,32 @@ func (l *loader) checkExpect(s *Scenario) {
 		if !isAny(e.Protocol) && !slices.Contains(s.Protocols, Protocol(e.Protocol)) {
 			l.errorf(p+".protocol", "%q is not among the scenario's protocols (%s)", e.Protocol, joinNames(s.Protocols))
 		}
-		key := [4]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol)}
+		if !isAny(e.Tool) && !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == e.Tool }) {
+			if len(s.Tools) == 0 {
+				l.errorf(p+".tool", "the scenario calls one tool, so there is no tool to select (tool selects one of tools:)")
+			} else {
+				l.errorf(p+".tool", "%q is not among the scenario's tools (%s)", e.Tool, joinNames(toolNames(s.Tools)))
+			}
+		}
+		key := [5]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Tool)}
 		if j, dup := seen[key]; dup {
-			l.errorf(p, "duplicate of expect[%d] (same client, fault, schema and protocol)", j)
+			what := "client, fault, schema and protocol"
+			if len(s.Tools) > 0 {
+				what = "client, fault, schema, protocol and tool"
+			}
+			l.errorf(p, "duplicate of expect[%d] (same %s)", j, what)
 			continue
 		}
 		seen[key] = i
 	}
+}
+
+func toolNames(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
 }
 
 // isAny says whether an expectation's selector matches every value.

@@ -27,9 +27,11 @@ type BaselineCell struct {
 	Schema string `json:"schema"`
 	// Protocol is written only when it is not as-is, so a baseline of a sweep without a
 	// protocol axis stays byte for byte what it was before there was one.
-	Protocol  string         `json:"protocol,omitempty"`
-	Transport string         `json:"transport"`
-	Outcomes  map[string]int `json:"outcomes"`
+	Protocol  string `json:"protocol,omitempty"`
+	Transport string `json:"transport"`
+	// Tool is written only in a scenario with tools:, for the same reason.
+	Tool     string         `json:"tool,omitempty"`
+	Outcomes map[string]int `json:"outcomes"`
 }
 
 // NewBaseline takes the counts of r, its cells sorted by client, fault, schema and transport.
@@ -39,7 +41,7 @@ func NewBaseline(r *Results) *Baseline {
 		if c == nil {
 			continue
 		}
-		bc := BaselineCell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport, Outcomes: map[string]int{}}
+		bc := BaselineCell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Transport: c.Transport, Tool: c.Tool, Outcomes: map[string]int{}}
 		if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
 			bc.Protocol = p
 		}
@@ -51,7 +53,7 @@ func NewBaseline(r *Results) *Baseline {
 		b.Cells = append(b.Cells, bc)
 	}
 	slices.SortFunc(b.Cells, func(x, y BaselineCell) int {
-		return cmp.Or(cmp.Compare(x.Client, y.Client), cmp.Compare(x.Fault, y.Fault),
+		return cmp.Or(cmp.Compare(x.Tool, y.Tool), cmp.Compare(x.Client, y.Client), cmp.Compare(x.Fault, y.Fault),
 			cmp.Compare(x.Schema, y.Schema), cmp.Compare(x.Protocol, y.Protocol), cmp.Compare(x.Transport, y.Transport))
 	})
 	return b
@@ -70,7 +72,7 @@ func (b *Baseline) Check() error {
 		if c.Client == "" || c.Fault == "" || c.Schema == "" || c.Transport == "" {
 			return fmt.Errorf("cells[%d]: want client, fault, schema and transport, got %q, %q, %q, %q", i, c.Client, c.Fault, c.Schema, c.Transport)
 		}
-		cell := &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport}
+		cell := &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport, Tool: c.Tool}
 		if seen[cell.Key()] {
 			return fmt.Errorf("cells[%d]: %s × %s is listed twice", i, cell.Coordinates(), c.Transport)
 		}
@@ -89,7 +91,7 @@ func (b *Baseline) Check() error {
 func (b *Baseline) Results() *Results {
 	r := &Results{Scenario: b.Scenario, Cells: []*Cell{}}
 	for _, bc := range b.Cells {
-		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Protocol: protocolOr(bc.Protocol), Transport: bc.Transport, Outcome: map[string]int{}}
+		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Protocol: protocolOr(bc.Protocol), Transport: bc.Transport, Tool: bc.Tool, Outcome: map[string]int{}}
 		for o, n := range bc.Outcomes {
 			if n != 0 {
 				c.Outcome[o] = n

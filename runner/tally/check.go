@@ -14,7 +14,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	}
 	var out []Expectation
 	for _, e := range sc.Expect {
-		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Outcome: string(e.Outcome)}
+		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Tool: e.Tool, Outcome: string(e.Outcome)}
 		selected, ran := 0, 0
 		for _, cell := range sc.Cells() {
 			if !e.Matches(cell) {
@@ -27,7 +27,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 					continue // a wildcard speaks of the clients that ran
 				}
 				// The named client could not run here: the expectation cannot be said to hold.
-				c := &Cell{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol)}
+				c := &Cell{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol), Tool: cell.Tool.Coordinate()}
 				x.Misses = append(x.Misses, c.Coordinates()+": not run (client unavailable)")
 				continue
 			}

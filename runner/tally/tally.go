@@ -38,6 +38,8 @@ type Cell struct {
 	// was seen to offer.
 	Protocol  string `json:"protocol"`
 	Transport string `json:"transport"`
+	// Tool is the tool the cell called, in a scenario with tools: (empty for a single tool).
+	Tool string `json:"tool,omitempty"`
 	// Runs is how many runs finished; Planned how many the matrix asked for.
 	Runs    int            `json:"runs"`
 	Planned int            `json:"planned"`
@@ -73,6 +75,7 @@ type Expectation struct {
 	Fault    string `json:"fault,omitempty"`
 	Schema   string `json:"schema,omitempty"`
 	Protocol string `json:"protocol,omitempty"`
+	Tool     string `json:"tool,omitempty"`
 	Outcome  string `json:"outcome"`
 	// Status is Held, Unmet or Unchecked.
 	Status string `json:"status"`
@@ -141,7 +144,7 @@ type Unavailable struct {
 
 // Key identifies a cell, as scenario.Cell.Key does.
 func (c *Cell) Key() string {
-	return scenario.CellKey(c.Client, c.Fault, c.Schema, c.Protocol, c.Transport)
+	return scenario.CellKey(c.Client, c.Fault, c.Schema, c.Protocol, c.Transport, c.Tool)
 }
 
 // UnmarshalJSON reads a cell, taking results written before there was a protocol axis as as-is.
@@ -163,9 +166,12 @@ func protocolOr(p string) string {
 }
 
 // Coordinates renders where a cell sits in the matrix for a sentence: "raw × clean × hidden",
-// with the protocol when it is not as-is.
+// with the protocol when it is not as-is, and the tool first when the scenario has several.
 func (c *Cell) Coordinates() string {
 	s := c.Client + " × " + c.Fault + " × " + c.Schema
+	if c.Tool != "" {
+		s = c.Tool + ": " + s
+	}
 	if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
 		s += " × " + p
 	}
