@@ -104,6 +104,7 @@ func TestImageServer(t *testing.T) {
 	for _, f := range []string{"clean", "type-swap"} {
 		want["python-sdk/call "+f] = installed["ts-sdk/list-then-call "+f]
 	}
+	t.Logf("from the image server: %v", image)
 	for k, w := range want {
 		if image[k] != w {
 			t.Errorf("%s: %q from the image server, %q as a command", k, image[k], w)
