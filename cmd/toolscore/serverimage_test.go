@@ -125,6 +125,16 @@ func TestImageServer(t *testing.T) {
 func TestImageServerContainers(t *testing.T) {
 	api := engine(t)
 	buildServerImage(t, api)
+	// A fault that fetches a neighbouring record gets it from a fresh server through the bridge.
+	out := t.TempDir()
+	decoy := everythingManifest(t, `{image: "`+serverImageTag+`", command: [mcp-server-everything, stdio]}`, "[raw]", `[{name: corrupt-plausible, decoy_args: {location: "New York"}}]`)
+	if code, _, stderr := runStatic(t, decoy, "--backend", "docker", "--out", out); code != 0 {
+		t.Fatalf("the decoy sweep exited %d:\n%s", code, stderr)
+	}
+	if tee := readTees(t, out); !strings.Contains(tee, `decoy record fetched`) || !strings.Contains(tee, `"dir":"stderr"`) || !strings.Contains(tee, `"event":"server-exit"`) {
+		t.Errorf("the transcript lacks the decoy, the server's stderr or its exit:\n%s", tee)
+	}
+
 	manifest := everythingManifest(t, `{image: "`+serverImageTag+`", command: [mcp-server-everything, stdio]}`, "[raw]", "[{name: latency, latency: 5s}]")
 	cmd := exec.Command(staticToolscore(t), "run", manifest, "--backend", "docker", "--runs", "3", "--out", t.TempDir())
 	if err := start(cmd); err != nil {
@@ -197,4 +207,18 @@ func TestImageServerContainers(t *testing.T) {
 		t.Fatalf("the next sweep exited %d:\n%s", code, stderr)
 	}
 	noLeftovers(t, api, "SIGKILL and the next start")
+}
+
+// readTees is every transcript of a sweep's output, one after the other.
+func readTees(t *testing.T, out string) string {
+	t.Helper()
+	var all strings.Builder
+	for _, p := range runTees(out) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
 }
