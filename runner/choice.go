@@ -46,6 +46,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
 		}
 	}
+	imageServerUnavailable(sc, false, localOnly)
 	switch name {
 	case "local":
 		return Choice{local, "asked for with --backend local", localOnly, func() {}}, nil
@@ -85,6 +86,12 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 	}
 	d.Sandbox = sandbox(sc)
 	unavailable := MissingKeys(sc)
+	imageServerUnavailable(sc, true, unavailable)
+	if sc.Server.Image != "" {
+		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	// Clients that share an image (the built-in ones, two versions of none) look it up once:
 	// each lookup hashes the whole binary.
 	type made struct {

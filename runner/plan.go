@@ -107,7 +107,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		proxyCmd = append(proxyCmd, "--protocol", string(p))
 	}
 	var env []string
-	if sc.Server.Builtin == "" {
+	if sc.Server.Builtin == "" && sc.Server.Image == "" {
 		// The values travel in the adapter's environment, never on a command line; the proxy
 		// passes on only the variables named.
 		for _, kv := range o.ServerEnv {
@@ -117,8 +117,13 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		}
 	}
 	proxyCmd = append(proxyCmd, "--")
+	var server *backend.ServerSpec
 	if sc.Server.Builtin != "" {
 		proxyCmd = append(proxyCmd, self, sc.Server.Builtin)
+	} else if sc.Server.Image != "" {
+		var connect []string
+		connect, server = imageServer(self, sc, o.ServerEnv)
+		proxyCmd = append(proxyCmd, connect...)
 	} else {
 		proxyCmd = append(proxyCmd, sc.Server.Command...)
 	}
@@ -140,6 +145,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		Env:     append(env, req.Env()...),
 		Timeout: sc.Timeout.Std(),
 		Network: network,
+		Server:  server,
 	}, req
 }
 

@@ -33,6 +33,8 @@ usage:
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (%s) against the scripted model
   toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
+  toolscore serve-stdio --listen ADDR -- CMD  (inside a server container) a fresh CMD for every connection to ADDR
+  toolscore connect HOST:PORT              (inside a cell) the server that serve-stdio serves, on stdio
   toolscore demo                           one tools/call through each fault, printed
   toolscore version                        toolscore's version, and the clients' it drives
 
@@ -94,6 +96,10 @@ func run(ctx context.Context, args []string) int {
 			rest = rest[1:]
 		}
 		return backend.Cell(ctx, rest)
+	case "serve-stdio":
+		return serveStdioCmd(ctx, args[1:])
+	case "connect":
+		return connectCmd(ctx, args[1:])
 	case "lookpath": // hidden: the server check runs it where the server will run
 		return lookpathCmd(args[1:])
 	case "demo":

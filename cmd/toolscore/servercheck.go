@@ -34,7 +34,8 @@ func lookpathCmd(args []string) int {
 // not a crash of every client. setup says the command is missing (exit 2); otherwise err means
 // the check itself could not run.
 func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
-	if sc.Server.Builtin != "" || len(sc.Server.Command) == 0 {
+	// An image server's command is found in its image, by its own bridge, when a run starts it.
+	if sc.Server.Builtin != "" || sc.Server.Image != "" || len(sc.Server.Command) == 0 {
 		return false, nil
 	}
 	name := sc.Server.Command[0]

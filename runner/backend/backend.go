@@ -21,6 +21,9 @@ type Spec struct {
 	// Network, when set, is this run's network instead of the sandbox's (a cell that must reach
 	// a real model); the local backend has no say over networks and ignores it.
 	Network string
+	// Server, when set, is the run's image server: a container of its own whose loopback the
+	// cell shares (docker only).
+	Server *ServerSpec
 }
 
 // StdoutFile is the file in a run's directory that holds the adapter's stdout: its observation

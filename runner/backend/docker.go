@@ -108,6 +108,8 @@ type Docker struct {
 	Sandbox Sandbox
 	// Images maps a client name to the image its cells run in.
 	Images map[string]string
+	// ServerImage is the image server's image (server.image with the binary layered on).
+	ServerImage string
 
 	mu      sync.Mutex
 	workdir map[string]string // image tag -> owner of its prepared work directory ("" when none)
@@ -157,6 +159,14 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	}
 	cfg, host := CellConfig(img, d.Sandbox, s)
 	cfg.Labels[LabelMarker], cfg.Labels[LabelSession], cfg.Labels[LabelOwner] = "1", d.session, d.owner
+	if s.Server != nil {
+		sid, remove, err := d.startServer(ctx, s)
+		defer remove() // after the cell's own removal: the server outlives its client
+		if err != nil {
+			return Result{Err: err, Cancelled: ctx.Err() != nil}
+		}
+		host.NetworkMode = container.NetworkMode("container:" + sid)
+	}
 	created, err := d.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
 	if err != nil {
 		return Result{Err: fmt.Errorf("creating the cell container from %s: %w", img, err), Cancelled: ctx.Err() != nil}

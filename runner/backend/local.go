@@ -33,6 +33,9 @@ func (Local) WorkDir(hostDir string) string { return hostDir }
 // process (proc.Start), and the group is on record until it is dead, for the next sweep
 // (SweepGroups) should this process be killed before it could kill the group.
 func (Local) Run(ctx context.Context, s Spec) Result {
+	if s.Server != nil {
+		return Result{Err: errors.New("an image server (server.image) runs only on the docker backend")}
+	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return Result{Err: fmt.Errorf("making the run's directory: %w", err)}
 	}

@@ -226,6 +226,20 @@ func TestLoadRejects(t *testing.T) {
 				`bad.yaml:11:16: clients[0].model.key_env: "MY-KEY" is not an environment variable name`,
 		},
 		{
+			file: "image-on-a-builtin-server.yaml",
+			want: `bad.yaml:2:1: server: builtin and image cannot be combined; pick one` + "\n" +
+				`bad.yaml:2:34: server.image: only applies to a command server`,
+		},
+		{
+			file: "image-without-a-command-with-an-install.yaml",
+			want: `bad.yaml:3:10: server.image: give server.command too: the server's program and arguments in the image (its entrypoint is not read)` + "\n" +
+				`bad.yaml:4:12: server.install: does not apply to an image server: install the server in its image`,
+		},
+		{
+			file: "image-not-a-reference.yaml",
+			want: `bad.yaml:3:10: server.image: "my server" is not an image reference (NAME[:TAG] or NAME@DIGEST): invalid reference format`,
+		},
+		{
 			file: "install-on-a-builtin-server.yaml",
 			want: `bad.yaml:2:36: server.install: only applies to a command server`,
 		},

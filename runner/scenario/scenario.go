@@ -41,12 +41,13 @@ type Scenario struct {
 	File string `yaml:"-" json:"-"`
 }
 
-// Server says how to start the MCP server under test: exactly one of
-// Builtin or Command is set (an image will join them later).
+// Server says how to start the MCP server under test: Builtin, or Command, run in the
+// client's cell or, with Image, in a container of its own from that image.
 type Server struct {
 	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
 	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
 	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
+	Image   string              `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"An image (NAME[:TAG], already on the engine or pullable by it) the command server runs in: a container of its own beside each run's cell, hardened as cells are, with no network but the loopback it shares with the cell. Needs command (the image's entrypoint is not read). Docker backend only."`
 	Install string              `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
 }
 

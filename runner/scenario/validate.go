@@ -55,13 +55,16 @@ func (l *loader) checkServer(srv Server) {
 		l.errorf("server", "missing (%s)", serverHint)
 		return
 	}
-	// The ways to start a server, in the order errors list them; an image
-	// joins them later.
+	// The ways to start a server, in the order errors list them (an image
+	// goes with a command).
 	var set []string
 	for _, kind := range []string{"builtin", "command"} {
 		if l.present("server." + kind) {
 			set = append(set, kind)
 		}
+	}
+	if l.present("server.image") && !l.present("server.command") {
+		set = append(set, "image")
 	}
 	switch {
 	case len(set) == 0:
@@ -76,7 +79,7 @@ func (l *loader) checkServer(srv Server) {
 		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
 			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
 		}
-		for _, f := range []string{"env", "install"} {
+		for _, f := range []string{"env", "install", "image"} {
 			if l.present("server." + f) {
 				l.errorf("server."+f, "only applies to a command server")
 			}
@@ -93,6 +96,7 @@ func (l *loader) checkServer(srv Server) {
 			l.errorf("server.command[0]", "must name the program to run")
 		}
 	}
+	l.checkServerImage(srv)
 	l.checkEnv(srv.Env)
 }
 

@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// imageServer is how a run reaches an image server (server.image): the command the proxy in the
+// cell starts in the server's place, a bridge client to the server container's loopback port, and
+// that container's spec. Its variables go to the server container, never through the cell.
+func imageServer(self string, sc *scenario.Scenario, env []string) ([]string, *backend.ServerSpec) {
+	return []string{self, "connect", backend.ServerAddr}, &backend.ServerSpec{Command: sc.Server.Command, Env: env}
+}
+
+// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport (once the
+// transports axis lands), the URL the proxy in the cell relays to with --upstream: the server
+// container serves HTTP on the loopback it shares with the cell. Not used yet.
+func ImageServerHTTPUpstream(path string) string {
+	return "http://" + backend.ServerAddr + path
+}
+
+// imageServerUnavailable marks the clients that cannot run against an image server on this
+// backend: every one on the local backend, and on docker those whose real model needs a network
+// (the cell shares the server container's loopback, and nothing else).
+func imageServerUnavailable(sc *scenario.Scenario, docker bool, out map[string]string) {
+	if sc.Server.Image == "" {
+		return
+	}
+	for _, c := range sc.Clients {
+		if _, ok := out[c.ID()]; ok {
+			continue
+		}
+		switch {
+		case !docker:
+			out[c.ID()] = "needs the docker backend: the server runs in a container from its image (server.image)"
+		case c.Model != nil:
+			out[c.ID()] = "its real model needs a network, and a cell beside an image server (server.image) has none"
+		}
+	}
+}
+
+// serverImage builds the image server's image: the manifest's image with the static binary
+// layered on (as a ready client image is), cached by its inputs.
+func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte, log io.Writer) (string, error) {
+	id, err := d.ImageID(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	tag, built, err := d.EnsureImage(ctx, backend.ReadyImage(ref, id, bin), nil)
+	if err != nil {
+		return "", fmt.Errorf("layering toolscore on the server image %s (server.image): %w", ref, err)
+	}
+	if built {
+		fmt.Fprintf(log, "built %s for the server image %s in %s\n", tag, report.Plain(ref), time.Since(start).Round(time.Second))
+	}
+	return tag, nil
+}

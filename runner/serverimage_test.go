@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// TestPlanImageServer: a run of an image server has its proxy start the bridge client in the
+// server's place, gives the server container the command and the variables (which never pass
+// through the cell's proxy), and every client is unavailable on the local backend.
+func TestPlanImageServer(t *testing.T) {
+	known := scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}}
+	sc, err := scenario.Load("image.yaml", []byte(`name: t
+server:
+  image: team/time-server:1
+  command: [mcp-server-time, --local-timezone, UTC]
+  env: {TZ_DEFAULT: UTC}
+tool: get_current_time
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.example/v1", key_env: SOME_KEY}}]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
+	o := Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	var j Job
+	for j = range o.Jobs() {
+		break
+	}
+	spec, req := o.Spec(j, filepath.Join(t.TempDir(), "run"))
+	dash := slices.Index(req.Server, "--")
+	if got := strings.Join(req.Server[dash+1:], " "); got != backend.CellBinary+" connect "+backend.ServerAddr {
+		t.Errorf("the proxy starts %q in the server's place", got)
+	}
+	if slices.Contains(req.Server, "--env") || slices.Contains(spec.Env, "TZ_DEFAULT=UTC") {
+		t.Errorf("the server's variables pass through the cell: proxy %q, env %q", req.Server, spec.Env)
+	}
+	if spec.Server == nil || !slices.Equal(spec.Server.Command, sc.Server.Command) || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
+		t.Errorf("server spec %+v", spec.Server)
+	}
+
+	local, docker := map[string]string{}, map[string]string{}
+	imageServerUnavailable(sc, false, local)
+	imageServerUnavailable(sc, true, docker)
+	if len(local) != 2 || !strings.Contains(local["raw"], "docker backend") {
+		t.Errorf("local: unavailable %v; want both clients, for want of docker", local)
+	}
+	if len(docker) != 1 || !strings.Contains(docker["claude-code:m1"], "network") {
+		t.Errorf("docker: unavailable %v; want the real-model client only", docker)
+	}
+}
