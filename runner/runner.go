@@ -130,7 +130,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		// shards keep the unsharded order of cells (Job.Index).
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
-			Protocol: string(c.Protocol), Transport: c.Transport, Planned: planned})
+			Protocol: string(c.Protocol), Transport: string(c.Transport), Planned: planned})
 		total += planned
 	}
 	if o.Progress != nil {
@@ -277,7 +277,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	}
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Negotiated: n.Version,
+		Transport: string(j.Cell.Transport), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
@@ -358,7 +358,7 @@ func adapterCommand(self, name string) []string {
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Transport: string(j.Cell.Transport), Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

@@ -48,6 +48,7 @@ func runCmd(ctx context.Context, args []string) int {
 	faults := fs.String("faults", "", "only these faults, comma-separated")
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
 	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
+	transports := fs.String("transports", "", "only these transports (stdio, http), comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
@@ -70,7 +71,7 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	a := sweepArgs{
 		SweepInputs: action.SweepInputs{
-			Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols,
+			Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports,
 			Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
 		},
 		FailOn: failOn,
@@ -136,7 +137,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return nil, "", exitUsage, err
 	}
-	if err := sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols)); err != nil {
+	if err := sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)); err != nil {
 		return usage(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)

@@ -57,7 +57,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-top-level-field.yaml",
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, clients, runs, timeout, parallel, expect, sandbox)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			file: "duplicate-key.yaml",
@@ -192,6 +192,15 @@ func TestLoadRejects(t *testing.T) {
 			want: `bad.yaml:9:16: expect[0].protocol: "2025-06-18" is not among the scenario's protocols (2026-07-28)`,
 		},
 		{
+			file: "unknown-and-duplicate-transports.yaml",
+			want: `bad.yaml:6:20: transports[1]: unknown transport "sse" (known: stdio, http)` + "\n" +
+				`bad.yaml:6:25: transports[2]: duplicate transport "http" (first at transports[0])`,
+		},
+		{
+			file: "expectation-outside-the-transports.yaml",
+			want: `bad.yaml:8:17: expect[0].transport: "http" is not among the scenario's transports (stdio)`,
+		},
+		{
 			file: "no-protocols.yaml",
 			want: `bad.yaml:6:1: protocols: the matrix needs at least one protocol (known: as-is, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`,
 		},
@@ -275,7 +284,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "duplicate-expectation.yaml",
-			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema and protocol)",
+			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema, protocol and transport)",
 		},
 		{
 			file: "several-problems-in-file-order.yaml",

@@ -28,6 +28,7 @@ type Scenario struct {
 	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
 	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
 	Protocols    []Protocol     `yaml:"protocols,omitempty" json:"protocols,omitempty" jsonschema_description:"The newest MCP protocol version the server offers, enforced by the proxy on the wire; as-is (the default) leaves the negotiation to server and client."`
+	Transports   []Transport    `yaml:"transports,omitempty" json:"transports,omitempty" jsonschema_description:"How clients reach the server: stdio (the default) or http (streamable HTTP on the cell's loopback, through the proxy)."`
 	Clients      []Client       `yaml:"clients" json:"clients" jsonschema:"required,minItems=1" jsonschema_description:"Clients or agents to run, each a name or a mapping with a name and a version."`
 	Runs         int            `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"minimum=1,default=3" jsonschema_description:"Runs per cell; outcomes are counted, so a few runs are a count, not a rate."`
 	Timeout      Duration       `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema_description:"How long one run may take before its outcome is hung; default 30s."`
@@ -240,6 +241,22 @@ func Protocols() []Protocol {
 	return []Protocol{ProtocolAsIs, "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 }
 
+// Transport is how a client reaches the server through the proxy: over the stdio pipes of the
+// server's process, or over streamable HTTP. Clients behave differently on each, so it is an
+// axis of the matrix.
+type Transport string
+
+// The transports.
+const (
+	TransportStdio Transport = "stdio" // the proxy is the client's child process, on its pipes
+	TransportHTTP  Transport = "http"  // the proxy listens on loopback and relays streamable HTTP
+)
+
+// Transports returns every transport, in the order reports show them.
+func Transports() []Transport {
+	return []Transport{TransportStdio, TransportHTTP}
+}
+
 // Outcome is what an SDK-level client did with one run's result.
 type Outcome string
 
@@ -263,11 +280,12 @@ func Outcomes() []Outcome {
 // Expect is one expectation: the cells it selects must have its outcome.
 // An empty or "*" client, fault or schema selects every value.
 type Expect struct {
-	Client   string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
-	Fault    string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
-	Schema   string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
-	Protocol string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
-	Outcome  Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
+	Client    string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
+	Fault     string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
+	Schema    string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
+	Protocol  string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
+	Transport string  `yaml:"transport,omitempty" json:"transport,omitempty" jsonschema:"enum=*,enum=stdio,enum=http" jsonschema_description:"Transport (stdio or http); * or unset means any."`
+	Outcome   Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`

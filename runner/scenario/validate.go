@@ -28,6 +28,7 @@ func (l *loader) check(s *Scenario) {
 	l.checkFaults(s.Faults)
 	l.checkSchemaModes(s.SchemaModes)
 	l.checkProtocols(s)
+	l.checkTransports(s)
 	l.checkClients(s.Clients)
 	l.checkSettings(s)
 	l.checkExpect(s)
@@ -248,6 +249,15 @@ func (l *loader) checkProtocols(s *Scenario) {
 	checkAxis(l, "protocols", "protocol", s.Protocols, Protocols())
 }
 
+// checkTransports checks the transport axis; a manifest without one runs on stdio alone.
+func (l *loader) checkTransports(s *Scenario) {
+	if !l.present("transports") {
+		s.Transports = []Transport{TransportStdio}
+		return
+	}
+	checkAxis(l, "transports", "transport", s.Transports, Transports())
+}
+
 // checkAxis checks the entries of an axis whose values are a fixed list: at least one, each
 // known, none twice.
 func checkAxis[T ~string](l *loader, path, kind string, entries, known []T) {
@@ -383,13 +393,13 @@ func (l *loader) checkExpect(s *Scenario) {
 	for _, f := range s.Faults {
 		faults = append(faults, f.Name)
 	}
-	seen := map[[4]string]int{}
+	seen := map[[5]string]int{}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		p := fmt.Sprintf("expect[%d]", i)
 		e.Line = l.line(p)
 		if !l.present(p) {
-			l.errorf(p, "empty entry (write an outcome, and the client, fault, schema or protocol it applies to)")
+			l.errorf(p, "empty entry (write an outcome, and the client, fault, schema, protocol or transport it applies to)")
 			continue
 		}
 		switch {
@@ -410,9 +420,12 @@ func (l *loader) checkExpect(s *Scenario) {
 		if !isAny(e.Protocol) && !slices.Contains(s.Protocols, Protocol(e.Protocol)) {
 			l.errorf(p+".protocol", "%q is not among the scenario's protocols (%s)", e.Protocol, joinNames(s.Protocols))
 		}
-		key := [4]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol)}
+		if !isAny(e.Transport) && !slices.Contains(s.Transports, Transport(e.Transport)) {
+			l.errorf(p+".transport", "%q is not among the scenario's transports (%s)", e.Transport, joinNames(s.Transports))
+		}
+		key := [5]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Transport)}
 		if j, dup := seen[key]; dup {
-			l.errorf(p, "duplicate of expect[%d] (same client, fault, schema and protocol)", j)
+			l.errorf(p, "duplicate of expect[%d] (same client, fault, schema, protocol and transport)", j)
 			continue
 		}
 		seen[key] = i
