@@ -258,3 +258,50 @@ expect:
 		t.Errorf("default transports %q, want [stdio]", s.Transports)
 	}
 }
+
+// TestServerTransports: a command server serving HTTP runs on http by default, at /mcp unless
+// it says otherwise; a url server's Authorization value is read from the environment, and a
+// variable that is not set is an error on the line of auth_env.
+func TestServerTransports(t *testing.T) {
+	s, err := Load("h.yaml", []byte(`name: t
+server:
+  command: [my-server, --port, "{port}"]
+  http: {}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, []string{"raw|clean|hidden|http"}) || s.Server.HTTPPath() != "/mcp" {
+		t.Errorf("cells %q at %s, want [raw|clean|hidden|http] at /mcp", got, s.Server.HTTPPath())
+	}
+
+	s, err = Load("u.yaml", []byte(`name: t
+server:
+  url: https://mcp.example.com/v1/mcp
+  network: host
+  auth_env: MCP_TOKEN
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Transports, []Transport{TransportHTTP}) {
+		t.Errorf("url server transports %q, want [http]", s.Transports)
+	}
+	env := map[string]string{"MCP_TOKEN": "Bearer s3cret"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	if v, err := s.Auth(lookup); v != "Bearer s3cret" || err != nil {
+		t.Errorf("Auth = %q, %v; want the variable's value", v, err)
+	}
+	delete(env, "MCP_TOKEN")
+	if _, err := s.Auth(lookup); err == nil || err.Error() != "u.yaml:5:13: server.auth_env: MCP_TOKEN is not set in toolscore's environment, where auth_env reads the Authorization header from" {
+		t.Errorf("Auth without the variable: %v", err)
+	}
+}

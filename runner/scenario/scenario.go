@@ -41,13 +41,67 @@ type Scenario struct {
 	File string `yaml:"-" json:"-"`
 }
 
-// Server says how to start the MCP server under test: exactly one of
-// Builtin or Command is set (an image will join them later).
+// Server says how to reach the MCP server under test: exactly one of Builtin, Command or URL
+// is set (an image will join them later).
 type Server struct {
-	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
-	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
+	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger; it serves both transports."`
+	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of the server: a stdio server, or with http set one serving streamable HTTP on the port written {port} in an argument."`
+	HTTP    *HTTPServer         `yaml:"http,omitempty" json:"http,omitempty" jsonschema_description:"The command serves streamable HTTP rather than stdio: on the port its {port} argument names, at this path. Its cells run on the http transport."`
+	URL     string              `yaml:"url,omitempty" json:"url,omitempty" jsonschema:"oneof_required=url" jsonschema_description:"The streamable HTTP endpoint of a remote server, e.g. https://mcp.example.com/mcp. Its cells run on the http transport, and need a network."`
+	AuthEnv string              `yaml:"auth_env,omitempty" json:"auth_env,omitempty" jsonschema_description:"Environment variable of the runner whose value is sent to the url server as the Authorization header (e.g. Bearer xyz); masked in every output, never given to a client."`
+	Network string              `yaml:"network,omitempty" json:"network,omitempty" jsonschema_description:"Docker network of the url server's cells, so they reach it: host, bridge or a network's name. Required with url; every other cell keeps the sandbox's."`
 	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
 	Install string              `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
+
+	// authLine and authCol are where AuthEnv is written, for the error when it is not set.
+	authLine, authCol int
+}
+
+// HTTPServer says how a command server serves streamable HTTP.
+type HTTPServer struct {
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"pattern=^/" jsonschema_description:"Path of the MCP endpoint; default /mcp."`
+}
+
+// PortPlaceholder is the text of a command server's argument that the proxy replaces with the
+// loopback port it picked for the server to listen on.
+const PortPlaceholder = "{port}"
+
+// DefaultHTTPPath is where an HTTP server serves MCP unless its manifest says otherwise.
+const DefaultHTTPPath = "/mcp"
+
+// HTTPPath is the path the command server serves MCP on over HTTP.
+func (s Server) HTTPPath() string {
+	if s.HTTP == nil || s.HTTP.Path == "" {
+		return DefaultHTTPPath
+	}
+	return s.HTTP.Path
+}
+
+// Transports says which transports the server can be reached on: the builtins both, a command
+// server the one it serves, a url server http alone.
+func (s Server) Transports() []Transport {
+	switch {
+	case s.Builtin != "":
+		return Transports()
+	case s.URL != "" || s.HTTP != nil:
+		return []Transport{TransportHTTP}
+	}
+	return []Transport{TransportStdio}
+}
+
+// Auth reads the url server's Authorization value from the runner's environment, through lookup
+// (os.LookupEnv); "" when the manifest names no auth_env. A variable that is not set is an
+// *Error on the line of auth_env.
+func (s *Scenario) Auth(lookup func(string) (string, bool)) (string, error) {
+	if s.Server.AuthEnv == "" {
+		return "", nil
+	}
+	v, ok := lookup(s.Server.AuthEnv)
+	if !ok || v == "" {
+		return "", &Error{File: s.File, Line: s.Server.authLine, Col: s.Server.authCol, Field: "server.auth_env",
+			Msg: s.Server.AuthEnv + " is not set in toolscore's environment, where auth_env reads the Authorization header from"}
+	}
+	return v, nil
 }
 
 // EnvValue is one variable of server.env: a value written in the manifest, or FromEnv, the

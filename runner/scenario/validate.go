@@ -14,13 +14,13 @@ import (
 )
 
 // serverHint shows the two ways to start a server, for errors about server.
-const serverHint = "builtin: ledger, or command: [program, args...]"
+const serverHint = "builtin: ledger, command: [program, args...], or url: https://..."
 
 // check finds the problems the types alone do not catch, records each
 // entry's line and fills in defaults.
 func (l *loader) check(s *Scenario) {
 	l.requireText("name", s.Name, "give the scenario a name")
-	l.checkServer(s.Server)
+	l.checkServer(&s.Server)
 	l.requireText("tool", s.Tool, "name the tool every run calls")
 	l.checkJSONSize("arguments", s.Arguments)
 	l.checkTruth(s.Truth)
@@ -43,15 +43,15 @@ func (l *loader) requireText(path, value, hint string) {
 	}
 }
 
-func (l *loader) checkServer(srv Server) {
+func (l *loader) checkServer(srv *Server) {
 	if !l.present("server") {
 		l.errorf("server", "missing (%s)", serverHint)
 		return
 	}
-	// The ways to start a server, in the order errors list them; an image
+	// The ways to reach a server, in the order errors list them; an image
 	// joins them later.
 	var set []string
-	for _, kind := range []string{"builtin", "command"} {
+	for _, kind := range []string{"builtin", "command", "url"} {
 		if l.present("server." + kind) {
 			set = append(set, kind)
 		}
@@ -69,7 +69,9 @@ func (l *loader) checkServer(srv Server) {
 		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
 			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
 		}
-		for _, f := range []string{"env", "install"} {
+	}
+	if !l.present("server.command") {
+		for _, f := range []string{"env", "install", "http"} {
 			if l.present("server." + f) {
 				l.errorf("server."+f, "only applies to a command server")
 			}
@@ -84,9 +86,47 @@ func (l *loader) checkServer(srv Server) {
 			l.errorf("server.command", "must name the program to run")
 		case strings.TrimSpace(srv.Command[0]) == "":
 			l.errorf("server.command[0]", "must name the program to run")
+		case l.present("server.http") && !slices.ContainsFunc(srv.Command, func(a string) bool { return strings.Contains(a, PortPlaceholder) }):
+			l.errorf("server.command", "the server serves HTTP (server.http), so an argument must carry %s, where the proxy writes the loopback port it picked (e.g. --port, %q)", PortPlaceholder, PortPlaceholder)
 		}
 	}
+	if l.present("server.http") && srv.HTTP != nil && srv.HTTP.Path != "" && !strings.HasPrefix(srv.HTTP.Path, "/") {
+		l.errorf("server.http.path", "must start with / (the path of the MCP endpoint, e.g. /mcp), got %q", srv.HTTP.Path)
+	}
+	l.checkRemote(srv)
 	l.checkEnv(srv.Env)
+}
+
+// checkRemote checks a url server: an http(s) URL without credentials in it, the network its
+// cells reach it on, and the variable its Authorization header comes from.
+func (l *loader) checkRemote(srv *Server) {
+	if !l.present("server.url") {
+		for _, f := range []string{"auth_env", "network"} {
+			if l.present("server." + f) {
+				l.errorf("server."+f, "only applies to a url server")
+			}
+		}
+		return
+	}
+	u, err := url.Parse(srv.URL)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		l.errorf("server.url", "must be the server's streamable HTTP endpoint, an http or https URL, got %q", srv.URL)
+	case u.User != nil:
+		l.errorf("server.url", "must not carry credentials (name the variable holding the Authorization header in auth_env)")
+	}
+	switch {
+	case !l.present("server.network"):
+		l.errorf("server", "a url server's cells need a network to reach it (network: host, bridge or a Docker network's name); the other cells keep none")
+	case strings.TrimSpace(srv.Network) == "" || srv.Network == "none":
+		l.errorf("server.network", "must name a network the cells can reach the server on (host, bridge or a Docker network's name), got %q", srv.Network)
+	}
+	if l.present("server.auth_env") {
+		if !envName.MatchString(srv.AuthEnv) {
+			l.errorf("server.auth_env", "%q is not an environment variable name", srv.AuthEnv)
+		}
+		srv.authLine, srv.authCol = l.pos("server.auth_env")
+	}
 }
 
 // checkEnv checks server.env's names and from_env entries, and records where each from_env
@@ -249,13 +289,29 @@ func (l *loader) checkProtocols(s *Scenario) {
 	checkAxis(l, "protocols", "protocol", s.Protocols, Protocols())
 }
 
-// checkTransports checks the transport axis; a manifest without one runs on stdio alone.
+// checkTransports checks the transport axis, each entry one the server serves; a manifest
+// without one runs on stdio alone, or on http alone for a server that serves only HTTP.
 func (l *loader) checkTransports(s *Scenario) {
+	served := s.Server.Transports()
 	if !l.present("transports") {
-		s.Transports = []Transport{TransportStdio}
+		s.Transports = served[:1]
 		return
 	}
 	checkAxis(l, "transports", "transport", s.Transports, Transports())
+	for i, t := range s.Transports {
+		if !slices.Contains(Transports(), t) || slices.Contains(served, t) {
+			continue
+		}
+		p := fmt.Sprintf("transports[%d]", i)
+		switch {
+		case t == TransportHTTP:
+			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", PortPlaceholder)
+		case s.Server.URL != "":
+			l.errorf(p, "a url server is reached over http alone")
+		default:
+			l.errorf(p, "the command server serves HTTP (server.http), so its cells run on http alone")
+		}
+	}
 }
 
 // checkAxis checks the entries of an axis whose values are a fixed list: at least one, each
