@@ -62,6 +62,9 @@ type Options struct {
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
 	ServerEnv, Secrets []string
+	// Auth is a url server's Authorization header (Scenario.Auth), which only the proxy of its
+	// http cells is given; it is among Secrets.
+	Auth string
 }
 
 // Progress hears about the sweep as it goes.

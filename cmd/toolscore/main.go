@@ -31,7 +31,7 @@ usage:
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (%s) against the scripted model
-  toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
+  toolscore cell [--serve JSON] -- ADAPTER (inside a cell) run the adapter, the proxy served over HTTP first with --serve
   toolscore demo                           one tools/call through each fault, printed
   toolscore version                        toolscore's version, and the clients' it drives
 
@@ -85,12 +85,9 @@ func run(ctx context.Context, args []string) int {
 		}
 		return adapter(os.Stdout)
 	case "cell":
-		// What the docker backend starts in every cell: the adapter, then the run's files out.
-		rest := args[1:]
-		if len(rest) > 0 && rest[0] == "--" {
-			rest = rest[1:]
-		}
-		return backend.Cell(ctx, rest)
+		// What the docker backend starts in every cell (the adapter, then the run's files out),
+		// and what an http cell runs on either backend (the proxy served first).
+		return backend.Cell(ctx, args[1:])
 	case "lookpath": // hidden: the server check runs it where the server will run
 		return lookpathCmd(args[1:])
 	case "demo":

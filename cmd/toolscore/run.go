@@ -105,7 +105,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames()})
 }
 
 // loadFailed prints why a manifest did not load, and returns run's exit code for it: manifest
@@ -141,9 +141,13 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		return usage(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
-	if err != nil {
+	auth, authErr := sc.Auth(os.LookupEnv)
+	if err := errors.Join(err, authErr); err != nil {
 		printLines(stderr, err)
 		return nil, "", exitUsage, err
+	}
+	if auth != "" {
+		secrets = append(secrets, auth)
 	}
 	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
 		return usage(errors.New("--runs, --max-runs and --parallel must be positive"))
@@ -216,7 +220,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	res, err = runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
-		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets,
+		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth,
 	})
 	prog.finish()
 	if res == nil {

@@ -77,18 +77,6 @@ func (s Server) HTTPPath() string {
 	return s.HTTP.Path
 }
 
-// Transports says which transports the server can be reached on: the builtins both, a command
-// server the one it serves, a url server http alone.
-func (s Server) Transports() []Transport {
-	switch {
-	case s.Builtin != "":
-		return Transports()
-	case s.URL != "" || s.HTTP != nil:
-		return []Transport{TransportHTTP}
-	}
-	return []Transport{TransportStdio}
-}
-
 // Auth reads the url server's Authorization value from the runner's environment, through lookup
 // (os.LookupEnv); "" when the manifest names no auth_env. A variable that is not set is an
 // *Error on the line of auth_env.
@@ -352,6 +340,8 @@ type Known struct {
 	Faults   []string
 	Clients  []string
 	Builtins []string
+	// HTTPBuiltins are the builtins that serve streamable HTTP as well as stdio (nil: every one).
+	HTTPBuiltins []string
 	// Agents are the clients that take a model (nil: not checked).
 	Agents []string
 	// FaultOptions checks options, a JSON object, as the named fault takes them (fault.Check);

@@ -292,7 +292,7 @@ func (l *loader) checkProtocols(s *Scenario) {
 // checkTransports checks the transport axis, each entry one the server serves; a manifest
 // without one runs on stdio alone, or on http alone for a server that serves only HTTP.
 func (l *loader) checkTransports(s *Scenario) {
-	served := s.Server.Transports()
+	served := l.served(s.Server)
 	if !l.present("transports") {
 		s.Transports = served[:1]
 		return
@@ -304,6 +304,8 @@ func (l *loader) checkTransports(s *Scenario) {
 		}
 		p := fmt.Sprintf("transports[%d]", i)
 		switch {
+		case t == TransportHTTP && s.Server.Builtin != "":
+			l.errorf(p, "the built-in server %s serves stdio alone", s.Server.Builtin)
 		case t == TransportHTTP:
 			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", PortPlaceholder)
 		case s.Server.URL != "":
@@ -312,6 +314,18 @@ func (l *loader) checkTransports(s *Scenario) {
 			l.errorf(p, "the command server serves HTTP (server.http), so its cells run on http alone")
 		}
 	}
+}
+
+// served lists the transports the server can be reached on: a builtin both (unless it serves
+// stdio alone), a command server the one it serves, a url server http alone.
+func (l *loader) served(srv Server) []Transport {
+	switch {
+	case srv.Builtin != "" && (l.known.HTTPBuiltins == nil || slices.Contains(l.known.HTTPBuiltins, srv.Builtin)):
+		return Transports()
+	case srv.URL != "" || srv.HTTP != nil:
+		return []Transport{TransportHTTP}
+	}
+	return []Transport{TransportStdio}
 }
 
 // checkAxis checks the entries of an axis whose values are a fixed list: at least one, each
