@@ -3,14 +3,20 @@ package main
 import (
 	"bufio"
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
@@ -112,4 +118,97 @@ runs: 1
 			}
 		}
 	}
+}
+
+// TestURLServerLocal sweeps a url server (here the ledger over HTTP behind a gate that answers
+// 401 without the right Authorization, standing in for a remote one) as toolscore run does: its
+// cells run on http through the real proxy with --upstream, the Authorization header comes from
+// the variable auth_env names and reaches the server, and its value is in no file and no output
+// of the sweep.
+func TestURLServerLocal(t *testing.T) {
+	self, _ := os.Executable()
+	proxyListensOrSkip(t, self)
+	withProxyListening(t)
+	ledger := exec.Command(self, "ledger", "--stateless", "--http", "127.0.0.1:0")
+	out, err := ledger.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ledger.Process.Signal(syscall.SIGTERM)
+		_ = ledger.Wait()
+	})
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := neturl.Parse(strings.TrimSpace(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Bearer url-secret-4242"
+	var authorized atomic.Int64
+	relay := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != secret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		authorized.Add(1)
+		relay.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	t.Setenv("TOOLSCORE_TEST_AUTH", secret)
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "url.yaml")
+	writeFile(t, manifest, `name: remote
+server:
+  url: `+gate.URL+target.Path+`
+  network: host
+  auth_env: TOOLSCORE_TEST_AUTH
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean, corrupt, rpc-error]
+schema_modes: [published]
+clients: [raw, go-sdk/call]
+runs: 1
+`)
+	sc, err := loadScenario(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	outDir := filepath.Join(dir, "out")
+	res, _, code, err := sweepScenario(context.Background(), sweepArgs{SweepInputs: action.SweepInputs{Scenario: manifest, Backend: "local", Out: outDir}}, sc, &stdout, &stderr)
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", code, err, stderr.String())
+	}
+	for _, c := range res.Cells {
+		want := "passed"
+		if c.Fault == "rpc-error" {
+			want = "rpc-error"
+		}
+		if c.Transport != "http" || c.Outcome[want] != 1 {
+			t.Errorf("%s on %s: %s, want %s (evidence %v)", c.Coordinates(), c.Transport, c.Counts(), want, c.Examples)
+		}
+	}
+	if strings.Contains(stdout.String()+stderr.String(), "url-secret") {
+		t.Error("the sweep's output shows the Authorization value")
+	}
+	if authorized.Load() == 0 {
+		t.Error("no request reached the server with the Authorization header")
+	}
+	_ = filepath.WalkDir(outDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "url-secret") {
+			t.Errorf("%s holds the Authorization value", p)
+		}
+		return nil
+	})
 }
