@@ -28,12 +28,13 @@ type Inputs struct {
 // SweepInputs are the inputs that say what to sweep, handed on to toolscore run as its flags.
 type SweepInputs struct {
 	Scenario string // the manifest's path; "" is the embedded scenarios/ledger.yaml
-	// Clients, Faults, Schemas, Protocols and Tools are comma-separated, as toolscore run's flags take them.
-	Clients, Faults, Schemas, Protocols, Tools string
-	Runs, MaxRuns, Parallel                    int    // 0 keeps toolscore run's default
-	Shard                                      string // "i/n", or "" for every run
-	Backend                                    string // auto, docker or local
-	Out                                        string // "" is a new directory under ./toolscore-out
+	// Clients, Faults, Schemas, Protocols, Transports and Tools are comma-separated, as toolscore
+	// run's flags take them.
+	Clients, Faults, Schemas, Protocols, Transports, Tools string
+	Runs, MaxRuns, Parallel                                int    // 0 keeps toolscore run's default
+	Shard                                                  string // "i/n", or "" for every run
+	Backend                                                string // auto, docker or local
+	Out                                                    string // "" is a new directory under ./toolscore-out
 }
 
 // ReadInputs reads and checks the action's inputs. GitHub passes input NAME as the variable
@@ -41,14 +42,15 @@ type SweepInputs struct {
 func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 	in := Inputs{
 		Sweep: SweepInputs{
-			Scenario:  gha.GetInput("scenario"),
-			Clients:   gha.GetInput("clients"),
-			Faults:    gha.GetInput("faults"),
-			Schemas:   gha.GetInput("schema"),
-			Protocols: gha.GetInput("protocols"),
-			Tools:     gha.GetInput("tools"),
-			Shard:     gha.GetInput("shard"),
-			Out:       gha.GetInput("out"),
+			Scenario:   gha.GetInput("scenario"),
+			Clients:    gha.GetInput("clients"),
+			Faults:     gha.GetInput("faults"),
+			Schemas:    gha.GetInput("schema"),
+			Protocols:  gha.GetInput("protocols"),
+			Transports: gha.GetInput("transports"),
+			Tools:      gha.GetInput("tools"),
+			Shard:      gha.GetInput("shard"),
+			Out:        gha.GetInput("out"),
 		},
 		Baseline: gha.GetInput("baseline"),
 		Token:    gha.GetInput("github-token"),
@@ -106,7 +108,7 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 			}
 		}
 		s := in.Sweep
-		if len(in.Merge) > 0 && (s.Shard != "" || names(s.Clients) || names(s.Faults) || names(s.Schemas) || names(s.Protocols) || names(s.Tools) || s.Runs > 0) {
+		if len(in.Merge) > 0 && (s.Shard != "" || names(s.Clients) || names(s.Faults) || names(s.Schemas) || names(s.Protocols) || names(s.Transports) || names(s.Tools) || s.Runs > 0) {
 			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, clients, faults, schema, protocols or runs"))
 		}
 	}

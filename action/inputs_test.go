@@ -37,12 +37,12 @@ func TestReadInputs(t *testing.T) {
 	}
 
 	in, log, err = inputs(t, map[string]string{
-		"scenario": "m.yaml", "clients": "raw, go-sdk/call", "faults": "clean", "schema": "hidden", "protocols": "2025-11-25", "runs": "3",
+		"scenario": "m.yaml", "clients": "raw, go-sdk/call", "faults": "clean", "schema": "hidden", "protocols": "2025-11-25", "transports": "http", "runs": "3",
 		"max-runs": "500", "parallel": "2", "shard": "1/2", "backend": "Local", "out": "o", "fail-on": "unchecked,change",
 		"comment": "off", "github-token": "ghs_secret",
 	})
 	want = Inputs{
-		Sweep: SweepInputs{Scenario: "m.yaml", Clients: "raw, go-sdk/call", Faults: "clean", Schemas: "hidden", Protocols: "2025-11-25", Runs: 3, MaxRuns: 500,
+		Sweep: SweepInputs{Scenario: "m.yaml", Clients: "raw, go-sdk/call", Faults: "clean", Schemas: "hidden", Protocols: "2025-11-25", Transports: "http", Runs: 3, MaxRuns: 500,
 			Parallel: 2, Shard: "1/2", Backend: "local", Out: "o"},
 		FailOn: "change,unchecked", Token: "ghs_secret",
 	}

@@ -92,42 +92,33 @@ func outputSchemaFile(t scenario.Tool) string {
 
 // Spec is what job j runs on the sweep's backend with dir its directory on this machine: the
 // adapter's command and environment, and the request they carry (the proxy wrapped around the
-// server, the tool and its arguments, the agent's prompt and model).
+// server, the tool and its arguments, the agent's prompt and model). On the http transport the
+// command is toolscore cell, which serves the proxy on loopback before it starts the adapter.
 func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	sc := o.Scenario
 	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
 	tool := j.Cell.Tool
-	proxyCmd := []string{self, "proxy", "--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
+	flags := []string{"--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
 		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
-	proxyCmd = append(proxyCmd, faultFlags(j.Cell.Fault)...)
+	flags = append(flags, faultFlags(j.Cell.Fault)...)
 	if len(tool.OutputSchema) > 0 {
-		proxyCmd = append(proxyCmd, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))
+		flags = append(flags, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))
 	}
 	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
-		proxyCmd = append(proxyCmd, "--protocol", string(p))
+		flags = append(flags, "--protocol", string(p))
 	}
-	var env []string
+	var env, proxyEnv []string
 	if sc.Server.Builtin == "" && sc.Server.Image == "" {
 		// The values travel in the adapter's environment, never on a command line; the proxy
 		// passes on only the variables named.
 		for _, kv := range o.ServerEnv {
 			name, _, _ := strings.Cut(kv, "=")
-			proxyCmd = append(proxyCmd, "--env", name)
+			flags = append(flags, "--env", name)
 			env = append(env, kv)
+			proxyEnv = append(proxyEnv, name)
 		}
 	}
-	proxyCmd = append(proxyCmd, "--")
-	var server *backend.ServerSpec
-	if sc.Server.Builtin != "" {
-		proxyCmd = append(proxyCmd, self, sc.Server.Builtin)
-	} else if sc.Server.Image != "" {
-		var connect []string
-		connect, server = imageServer(self, sc, o.ServerEnv)
-		proxyCmd = append(proxyCmd, connect...)
-	} else {
-		proxyCmd = append(proxyCmd, sc.Server.Command...)
-	}
-	req := client.Request{Server: proxyCmd, Tool: tool.Name, Arguments: tool.Arguments}
+	req := client.Request{Tool: tool.Name, Arguments: tool.Arguments}
 	if client.IsAgent(j.Cell.Client.Name) {
 		req.Prompt = tool.Prompt
 	}
@@ -136,17 +127,75 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(ModelKeyEnv(j.Cell.Client))
 		network = cmp.Or(m.Network, "bridge")
 	}
+	command := adapterCommand(self, j.Cell.Client.Name)
+	var server *backend.ServerSpec
+	if j.Cell.Transport == scenario.TransportHTTP {
+		if o.Auth != "" {
+			env = append(env, AuthEnv+"="+o.Auth)
+			proxyEnv = append(proxyEnv, AuthEnv)
+		}
+		serve, _ := json.Marshal(backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server), ProxyEnv: proxyEnv})
+		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
+		if sc.Server.URL != "" {
+			network = sc.Server.Network
+		}
+	} else {
+		req.Server = append(append([]string{self, "proxy"}, flags...), "--")
+		switch {
+		case sc.Server.Builtin != "":
+			req.Server = append(req.Server, self, sc.Server.Builtin)
+		case sc.Server.Image != "":
+			var connect []string
+			connect, server = imageServer(self, sc, o.ServerEnv)
+			req.Server = append(req.Server, connect...)
+		default:
+			req.Server = append(req.Server, sc.Server.Command...)
+		}
+	}
 	return backend.Spec{
 		Dir:     dir,
 		Client:  j.Cell.Client.ID(),
 		Cell:    j.Cell.Key(),
 		Run:     j.Run,
-		Command: adapterCommand(self, j.Cell.Client.Name),
+		Command: command,
 		Env:     append(env, req.Env()...),
 		Timeout: sc.Timeout.Std(),
 		Network: network,
 		Server:  server,
 	}, req
+}
+
+// AuthEnv is the variable of an http cell's environment that holds a url server's
+// Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
+const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
+
+// ProxyListens is "true" once toolscore proxy relays streamable HTTP (proxy --listen, the wire
+// half of issue 14). Until then an http cell is served by the built-in ledger alone, with no
+// fault and no transcript, so its runs grade as if nothing were on the wire; the cells, the
+// clients and toolscore cell are the same either way. It is a string so that a test can build a
+// binary with it on (go build -ldflags "-X ...runner.ProxyListens=true"); set to "true" on merging.
+var ProxyListens = "false"
+
+// HTTPProxyCommand is the command an http cell starts first, with flags the proxy's fault,
+// schema, protocol, seed, tee and --env flags (as on stdio): it serves the server over
+// streamable HTTP on loopback and prints its endpoint's URL as its first stdout line. The one
+// place that says how the proxy is started on HTTP.
+func HTTPProxyCommand(self string, flags []string, srv scenario.Server) []string {
+	if ProxyListens != "true" {
+		return []string{self, cmp.Or(srv.Builtin, "ledger"), "--stateless", "--http", "127.0.0.1:0"}
+	}
+	cmd := append([]string{self, "proxy", "--listen", "127.0.0.1:0"}, flags...)
+	switch {
+	case srv.URL != "":
+		cmd = append(cmd, "--upstream", srv.URL)
+		if srv.AuthEnv != "" {
+			cmd = append(cmd, "--header", "Authorization="+AuthEnv)
+		}
+		return cmd
+	case srv.Builtin != "":
+		return append(cmd, "--", self, srv.Builtin, "--stateless", "--http", "127.0.0.1:"+scenario.PortPlaceholder)
+	}
+	return append(append(cmd, "--path", srv.HTTPPath(), "--"), srv.Command...)
 }
 
 // faultFlags are the proxy's flags for the fault's settings, which follow its --tee.

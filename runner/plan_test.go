@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +24,9 @@ var update = flag.Bool("update", false, "rewrite testdata/plan.golden")
 // output schema, a real model and every fault setting) runs the command and environment, with
 // the proxy's command line inside, and gets the input files that the runner gave it before the
 // plan was a function of its own (testdata/plan.golden was recorded from that runner's
-// backend.Spec).
+// backend.Spec). The http cells that follow (the ledger, before and once the proxy listens; a
+// command server serving HTTP; a url server with its network and Authorization) run toolscore
+// cell serving the proxy, with no server command for the adapter.
 func TestPlanGolden(t *testing.T) {
 	t.Setenv("PLAN_TEST_TOKEN", "tok-123")
 	t.Setenv("PLAN_TEST_KEY", "key-456")
@@ -32,7 +35,7 @@ func TestPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.Filter([]string{"raw", "ts-sdk/call", "claude-code"}, []string{"clean", "corrupt-plausible", "latency"}, nil, nil); err != nil {
+	if err := ledger.Filter([]string{"raw", "ts-sdk/call", "claude-code"}, []string{"clean", "corrupt-plausible", "latency"}, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	ledger.Runs = 2
@@ -48,18 +51,56 @@ func TestPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	load := func(path string) *scenario.Scenario {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenario.Load(path, text, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	// The embedded ledger on http: the proxy listening, and before it did, the ledger alone.
+	ledgerHTTP, err := scenario.Load(scenarios.LedgerPath, scenarios.Ledger, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ledgerHTTP.Filter([]string{"raw", "claude-code"}, []string{"corrupt"}, []string{"hidden"}, []string{"2026-07-28"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ledgerHTTP.Transports, ledgerHTTP.Runs = []scenario.Transport{scenario.TransportHTTP}, 1
+	httpCommand, remote := load("testdata/plan-http.yaml"), load("testdata/plan-url.yaml")
+	httpEnv, _, err := httpCommand.ServerEnv(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PLAN_TEST_AUTH", "Bearer auth-789")
+	auth, err := remote.Auth(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listens := ProxyListens
+	t.Cleanup(func() { ProxyListens = listens })
 	local := backend.Local{Binary: "/usr/local/bin/toolscore"}
 	var got []string
 	for _, c := range []struct {
-		name string
-		o    Options
+		name    string
+		o       Options
+		listens bool
 	}{
-		{"ledger docker", Options{Scenario: ledger, Backend: &backend.Docker{}}},
+		{"ledger docker", Options{Scenario: ledger, Backend: &backend.Docker{}}, false},
 		{"ledger local shard 2/3, ts-sdk unavailable", Options{Scenario: ledger, Backend: local, Shard: 2, Shards: 3,
-			Unavailable: map[string]string{"ts-sdk/call": "no image"}}},
-		{"command docker", Options{Scenario: command, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
-		{"command local", Options{Scenario: command, Backend: local, ServerEnv: serverEnv}},
+			Unavailable: map[string]string{"ts-sdk/call": "no image"}}, false},
+		{"command docker", Options{Scenario: command, Backend: &backend.Docker{}, ServerEnv: serverEnv}, false},
+		{"command local", Options{Scenario: command, Backend: local, ServerEnv: serverEnv}, false},
+		{"ledger http docker, the ledger alone", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}, false},
+		{"ledger http docker", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}, true},
+		{"http command local", Options{Scenario: httpCommand, Backend: local, ServerEnv: httpEnv}, true},
+		{"url docker", Options{Scenario: remote, Backend: &backend.Docker{}, Auth: auth}, true},
 	} {
+		ProxyListens = strconv.FormatBool(c.listens)
 		got = append(got, "# "+c.name)
 		out := t.TempDir()
 		for j := range c.o.Jobs() {
@@ -117,7 +158,11 @@ func planLine(t *testing.T, out string, s backend.Spec) string {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	line, err := json.Marshal(map[string]any{"dir": rel, "cell": s.Cell, "client": s.Client, "run": s.Run, "command": s.Command,
+	command := make([]string, len(s.Command))
+	for i, a := range s.Command {
+		command[i] = strings.ReplaceAll(a, out, "$OUT")
+	}
+	line, err := json.Marshal(map[string]any{"dir": rel, "cell": s.Cell, "client": s.Client, "run": s.Run, "command": command,
 		"env": env, "timeout": s.Timeout.String(), "network": s.Network, "files": files})
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,9 @@ type Options struct {
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
 	ServerEnv, Secrets []string
+	// Auth is a url server's Authorization header (Scenario.Auth), which only the proxy of its
+	// http cells is given; it is among Secrets.
+	Auth string
 }
 
 // Progress hears about the sweep as it goes.
@@ -131,7 +134,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		// shards keep the unsharded order of cells (Job.Index).
 		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
 		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
-			Protocol: string(c.Protocol), Transport: c.Transport, Tool: c.Tool.Coordinate(), Planned: planned})
+			Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate(), Planned: planned})
 		total += planned
 	}
 	if o.Progress != nil {
@@ -277,7 +280,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	}
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Tool: j.Cell.Tool.Coordinate(), Negotiated: n.Version,
+		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
@@ -358,7 +361,7 @@ func adapterCommand(self, name string) []string {
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: j.Cell.Transport, Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Transport: string(j.Cell.Transport), Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

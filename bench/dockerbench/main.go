@@ -293,7 +293,7 @@ func loadScenario(runs int) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.Filter(strings.Split(clientList, ","), strings.Split(faultList, ","), nil, nil); err != nil {
+	if err := sc.Filter(strings.Split(clientList, ","), strings.Split(faultList, ","), nil, nil, nil); err != nil {
 		return nil, err
 	}
 	sc.Runs = runs

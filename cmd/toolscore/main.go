@@ -32,7 +32,7 @@ usage:
   toolscore clean                          remove every container, volume and image of ours
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (%s) against the scripted model
-  toolscore cell -- ADAPTER...             (inside a cell container) run the adapter, then send the run's files out
+  toolscore cell [--serve JSON] -- ADAPTER (inside a cell) run the adapter, the proxy served over HTTP first with --serve
   toolscore serve-stdio --listen ADDR -- CMD  (inside a server container) a fresh CMD for every connection to ADDR
   toolscore connect HOST:PORT              (inside a cell) the server that serve-stdio serves, on stdio
   toolscore demo                           one tools/call through each fault, printed
@@ -90,12 +90,9 @@ func run(ctx context.Context, args []string) int {
 		}
 		return adapter(os.Stdout)
 	case "cell":
-		// What the docker backend starts in every cell: the adapter, then the run's files out.
-		rest := args[1:]
-		if len(rest) > 0 && rest[0] == "--" {
-			rest = rest[1:]
-		}
-		return backend.Cell(ctx, rest)
+		// What the docker backend starts in every cell (the adapter, then the run's files out),
+		// and what an http cell runs on either backend (the proxy served first).
+		return backend.Cell(ctx, args[1:])
 	case "serve-stdio":
 		return serveStdioCmd(ctx, args[1:])
 	case "connect":

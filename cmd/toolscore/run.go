@@ -48,6 +48,7 @@ func runCmd(ctx context.Context, args []string) int {
 	faults := fs.String("faults", "", "only these faults, comma-separated")
 	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
 	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
+	transports := fs.String("transports", "", "only these transports (stdio, http), comma-separated")
 	tools := fs.String("tools", "", "only these tools of a scenario with tools:, comma-separated")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
@@ -71,7 +72,7 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	a := sweepArgs{
 		SweepInputs: action.SweepInputs{
-			Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Tools: *tools,
+			Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
 			Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
 		},
 		FailOn: failOn,
@@ -105,7 +106,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, Clients: client.Names(), Builtins: builtinServers, Agents: client.AgentNames()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames()})
 }
 
 // loadFailed prints why a manifest did not load, and returns run's exit code for it: manifest
@@ -137,13 +138,17 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return nil, "", exitUsage, err
 	}
-	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols)), sc.FilterTools(splitList(a.Tools))); err != nil {
+	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
 		return usage(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
-	if err != nil {
+	auth, authErr := sc.Auth(os.LookupEnv)
+	if err := errors.Join(err, authErr); err != nil {
 		printLines(stderr, err)
 		return nil, "", exitUsage, err
+	}
+	if auth != "" {
+		secrets = append(secrets, auth)
 	}
 	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
 		return usage(errors.New("--runs, --max-runs and --parallel must be positive"))
@@ -216,7 +221,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	res, err = runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
-		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets,
+		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth,
 	})
 	prog.finish()
 	if res == nil {

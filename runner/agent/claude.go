@@ -49,9 +49,11 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 	bin, dir, home, m := a.bin, a.dir, a.home, a.model
 
 	exposed := "mcp__" + ServerName + "__" + r.Tool
-	mcp := map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
-		"type": "stdio", "command": r.Server[0], "args": r.Server[1:],
-	}}}
+	server := map[string]any{"type": "http", "url": r.URL}
+	if r.URL == "" {
+		server = map[string]any{"type": "stdio", "command": r.Server[0], "args": r.Server[1:]}
+	}
+	mcp := map[string]any{"mcpServers": map[string]any{ServerName: server}}
 	// Only the scenario's tool, allowed without a prompt; nothing else the CLI ships.
 	settings := map[string]any{
 		"permissions":                map[string]any{"allow": []string{exposed}},

@@ -55,7 +55,7 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 	if mdl == "" {
 		mdl = scriptedCodexModel
 	}
-	config := codexConfig(mdl, m.URL+"/v1", r.Server)
+	config := codexConfig(mdl, m.URL+"/v1", r)
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 
 // codexConfig is the whole config.toml: the provider, the scenario's server with its tools
 // approved, and everything else Codex would reach for turned off.
-func codexConfig(mdl, baseURL string, server []string) string {
+func codexConfig(mdl, baseURL string, r client.Request) string {
 	var b strings.Builder
 	q := tomlString
 	fmt.Fprintf(&b, "model = %s\nmodel_provider = \"toolscore\"\n", q(mdl))
@@ -153,14 +153,21 @@ exporter = "none"
 log_user_prompt = false
 
 `)
-	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\nargs = [", ServerName, q(server[0]))
-	for i, a := range server[1:] {
-		if i > 0 {
-			b.WriteString(", ")
+	fmt.Fprintf(&b, "[mcp_servers.%s]\n", ServerName)
+	if r.URL != "" {
+		// A url entry is a streamable HTTP server.
+		fmt.Fprintf(&b, "url = %s\n", q(r.URL))
+	} else {
+		fmt.Fprintf(&b, "command = %s\nargs = [", q(r.Server[0]))
+		for i, a := range r.Server[1:] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(q(a))
 		}
-		b.WriteString(q(a))
+		b.WriteString("]\n")
 	}
-	b.WriteString("]\nstartup_timeout_sec = 30\ntool_timeout_sec = 60\ndefault_tools_approval_mode = \"approve\"\n")
+	b.WriteString("startup_timeout_sec = 30\ntool_timeout_sec = 60\ndefault_tools_approval_mode = \"approve\"\n")
 	return b.String()
 }
 

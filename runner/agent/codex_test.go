@@ -113,7 +113,7 @@ func TestParseCodexEvents(t *testing.T) {
 // The config holds the provider on the scripted model's URL, the scenario's server with its
 // tools approved, and the built-ins and phoning home turned off.
 func TestCodexConfig(t *testing.T) {
-	c := codexConfig("gpt-5.5", "http://127.0.0.1:4242/v1", []string{"/opt/toolscore/toolscore", "proxy", "--", "a \"quoted\" arg", "tab\there\\"})
+	c := codexConfig("gpt-5.5", "http://127.0.0.1:4242/v1", client.Request{Server: []string{"/opt/toolscore/toolscore", "proxy", "--", "a \"quoted\" arg", "tab\there\\"}})
 	for _, want := range []string{
 		`model = "gpt-5.5"`, `model_provider = "toolscore"`, `base_url = "http://127.0.0.1:4242/v1"`, `wire_api = "responses"`,
 		`env_key = "` + codexKeyEnv + `"`, "[mcp_servers.scenario]", `command = "/opt/toolscore/toolscore"`,
@@ -123,5 +123,13 @@ func TestCodexConfig(t *testing.T) {
 		if !strings.Contains(c, want) {
 			t.Errorf("config lacks %q:\n%s", want, c)
 		}
+	}
+}
+
+// TestCodexConfigHTTP: on the http transport the server is a url entry, with no command.
+func TestCodexConfigHTTP(t *testing.T) {
+	c := codexConfig("gpt-5.5", "http://127.0.0.1:4242/v1", client.Request{URL: "http://127.0.0.1:4343/mcp"})
+	if !strings.Contains(c, "[mcp_servers.scenario]\nurl = \"http://127.0.0.1:4343/mcp\"\nstartup_timeout_sec") || strings.Contains(c, "command =") {
+		t.Errorf("config:\n%s", c)
 	}
 }

@@ -91,11 +91,15 @@ func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, erro
 // geminiSettings is the home's settings.json: the scenario's server, trusted (no confirmation),
 // and nothing else the CLI would otherwise bring or send.
 func geminiSettings(r client.Request) map[string]any {
+	server := map[string]any{"trust": true, "timeout": 60000}
+	if r.URL != "" {
+		server["httpUrl"] = r.URL // streamable HTTP (url alone would be the older SSE transport)
+	} else {
+		server["command"], server["args"] = r.Server[0], r.Server[1:]
+	}
 	return map[string]any{
-		"mcpServers": map[string]any{ServerName: map[string]any{
-			"command": r.Server[0], "args": r.Server[1:], "trust": true, "timeout": 60000,
-		}},
-		"mcp": map[string]any{"allowed": []string{ServerName}},
+		"mcpServers": map[string]any{ServerName: server},
+		"mcp":        map[string]any{"allowed": []string{ServerName}},
 		// tools.core is an allowlist over every tool, MCP ones included (an empty list leaves
 		// none): naming only the scenario's tool leaves the built-ins out.
 		"tools":     map[string]any{"core": []string{geminiToolName(r.Tool)}, "useRipgrep": false},

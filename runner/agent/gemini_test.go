@@ -159,3 +159,11 @@ func TestGeminiSettings(t *testing.T) {
 		t.Errorf("geminiToolName: %q", n)
 	}
 }
+
+// TestGeminiSettingsHTTP: on the http transport the server is an httpUrl (streamable HTTP), trusted.
+func TestGeminiSettingsHTTP(t *testing.T) {
+	b, _ := json.Marshal(geminiSettings(client.Request{URL: "http://127.0.0.1:4343/mcp", Tool: "get_account_balance"}))
+	if !strings.Contains(string(b), `"mcpServers":{"scenario":{"httpUrl":"http://127.0.0.1:4343/mcp","timeout":60000,"trust":true}}`) {
+		t.Errorf("settings: %s", b)
+	}
+}

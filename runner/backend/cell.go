@@ -65,35 +65,76 @@ func stdoutFile() (*os.File, error) {
 }
 
 // CellCommand is what a cell container runs for the adapter command: toolscore's own adapters
-// as they are, told to write the stream; any other under the toolscore cell wrapper. Exported
-// for bench/dockerbench, whose copy of Run must start the same command.
+// and cell commands as they are, told to write the stream; any other under the toolscore cell
+// wrapper. Exported for bench/dockerbench, whose copy of Run must start the same command.
 func CellCommand(command []string) (cmd, env []string) {
-	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent") {
+	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent" || command[1] == "cell") {
 		return command, []string{EnvCellStream + "=1"}
 	}
 	return append([]string{CellBinary, "cell", "--"}, command...), nil
 }
 
-// Cell runs the adapter command inside a cell: stdin and stderr are the adapter's own, its
-// stdout is kept, and when it exits the cell's stream is written to stdout. A stop signal is
-// passed on to the adapter. The exit status is the adapter's.
+// Cell runs the adapter command inside a cell, args being [--serve JSON] [--] ADAPTER [ARGS...]:
+// stdin and stderr are the adapter's own, its stdout is kept, and when it exits the cell's
+// stream is written to stdout. With --serve (an http cell), the Serve command is started first
+// and stopped once the adapter is done, and the adapter connects to the URL it printed; there the
+// stream is written only in a container (EnvCellStream), elsewhere the adapter's stdout is
+// passed on as it comes. A stop signal is passed on to the adapter. The exit status is the
+// adapter's.
 func Cell(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: toolscore cell -- ADAPTER [ARGS...] (inside a cell container)")
+	serve, args, err := parseCellArgs(args)
+	if err != nil || len(args) == 0 {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toolscore cell:", err)
+		}
+		fmt.Fprintln(os.Stderr, "usage: toolscore cell [--serve JSON] -- ADAPTER [ARGS...] (inside a cell)")
 		return 2
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
-	out, err := stdoutFile()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "toolscore cell: keeping the adapter's output: %v\n", err)
-		return 127
+	stream := serve == nil || os.Getenv(EnvCellStream) == "1"
+	var out *os.File
+	if stream {
+		if out, err = stdoutFile(); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscore cell: keeping the adapter's output: %v\n", err)
+			return 127
+		}
+		defer out.Close()
 	}
-	defer out.Close()
-	cmd.Stdout = out
+	code := runAdapter(ctx, serve, args, out)
+	if stream {
+		if err := writeStream(os.Stdout, ".", out, code); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscore cell: writing the run's files out: %v\n", err)
+		}
+	}
+	return code
+}
+
+// runAdapter serves what serve says (if anything), runs the adapter with its stdout to out (nil:
+// this process's), stops what it served, and returns the adapter's exit status.
+func runAdapter(ctx context.Context, serve *Serve, args []string, out *os.File) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if out != nil {
+		cmd.Stdout = out
+	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	if serve != nil {
+		sv, u, err := startServe(ctx, *serve)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "toolscore cell: serving the server over HTTP: %v\n", err)
+			return 1
+		}
+		// Stopped once the adapter is done, so the transcript is whole before it is read.
+		defer func() {
+			if err := sv.stop(); err != nil && !signalled(err) {
+				fmt.Fprintf(os.Stderr, "toolscore cell: %s: %v\n", serve.Command[0], err)
+			}
+		}()
+		cmd.Env = adapterEnv(*serve, u)
+	} else {
+		cmd.Env = without(os.Environ(), EnvCellStream)
+	}
 	if err := proc.Start(cmd); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore cell: starting the adapter: %v\n", err)
 		return 127
@@ -109,24 +150,30 @@ func Cell(ctx context.Context, args []string) int {
 			}
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	close(done)
-	code := 0
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
+			return 128 + int(ws.Signal())
 		}
+		return ee.ExitCode()
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "toolscore cell: %v\n", err)
-		code = 1
+		return 1
 	}
-	if err := writeStream(os.Stdout, ".", out, code); err != nil {
-		fmt.Fprintf(os.Stderr, "toolscore cell: writing the run's files out: %v\n", err)
+	return 0
+}
+
+// signalled says whether err is the exit of a process that SIGTERM ended, as asked.
+func signalled(err error) bool {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		ws, ok := ee.Sys().(syscall.WaitStatus)
+		return ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM
 	}
-	return code
+	return false
 }
 
 // writeStream writes the cell's stream: every regular file under dir, the adapter's stdout (all

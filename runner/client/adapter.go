@@ -3,16 +3,22 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 )
 
 // The contract between the runner and every client adapter, built in or not: the adapter is
-// started with these variables set, starts the server command itself (it is the proxy wrapped
-// around the scenario's server), makes one tools/call, and prints one JSON Observation line on
-// stdout. Exit status 0 means the line is there; anything else is a crashed adapter.
+// started with these variables set, reaches the server (the proxy wrapped around the
+// scenario's server) as one of them says, makes one tools/call, and prints one JSON Observation
+// line on stdout. Exit status 0 means the line is there; anything else is a crashed adapter.
 const (
-	EnvServer    = "TOOLSCORE_SERVER"    // JSON array: the command that starts the server
+	// EnvServer is set on the stdio transport: the command that starts the server, a JSON
+	// array, which the adapter starts itself and speaks to on its pipes.
+	EnvServer = "TOOLSCORE_SERVER"
+	// EnvURL is set instead on the http transport: the streamable HTTP endpoint of the proxy,
+	// already listening on loopback, which the adapter connects to.
+	EnvURL       = "TOOLSCORE_URL"
 	EnvTool      = "TOOLSCORE_TOOL"      // the tool to call
 	EnvArguments = "TOOLSCORE_ARGUMENTS" // JSON object: its arguments
 	// EnvPrompt is the scenario's prompt, for agent adapters; SDK-level adapters ignore it.
@@ -28,7 +34,10 @@ const (
 
 // Request is what an adapter is asked to do.
 type Request struct {
+	// Server is the command that starts the server on stdio; URL, when set instead, is the
+	// server's streamable HTTP endpoint.
 	Server    []string
+	URL       string
 	Tool      string
 	Arguments map[string]any
 	// Prompt is what an agent is asked (the scenario's prompt); empty for SDK-level clients.
@@ -41,8 +50,12 @@ type Request struct {
 // RequestFromEnv reads the contract's variables.
 func RequestFromEnv() (Request, error) {
 	var r Request
-	if err := json.Unmarshal([]byte(os.Getenv(EnvServer)), &r.Server); err != nil || len(r.Server) == 0 {
-		return r, fmt.Errorf("%s must be a JSON array naming the server command, got %q", EnvServer, os.Getenv(EnvServer))
+	if r.URL = os.Getenv(EnvURL); r.URL != "" {
+		if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return r, fmt.Errorf("%s must be the server's http URL, got %q", EnvURL, r.URL)
+		}
+	} else if err := json.Unmarshal([]byte(os.Getenv(EnvServer)), &r.Server); err != nil || len(r.Server) == 0 {
+		return r, fmt.Errorf("%s must be a JSON array naming the server command (or %s its URL), got %q", EnvServer, EnvURL, os.Getenv(EnvServer))
 	}
 	r.Tool = os.Getenv(EnvTool)
 	if r.Tool == "" {
@@ -62,9 +75,15 @@ func RequestFromEnv() (Request, error) {
 
 // Env renders a request as the contract's variables.
 func (r Request) Env() []string {
-	server, _ := json.Marshal(r.Server)
 	args, _ := json.Marshal(r.Arguments)
-	env := []string{EnvServer + "=" + string(server), EnvTool + "=" + r.Tool, EnvArguments + "=" + string(args)}
+	var env []string
+	if r.URL != "" {
+		env = append(env, EnvURL+"="+r.URL)
+	} else if len(r.Server) > 0 {
+		server, _ := json.Marshal(r.Server)
+		env = append(env, EnvServer+"="+string(server))
+	}
+	env = append(env, EnvTool+"="+r.Tool, EnvArguments+"="+string(args))
 	if r.Prompt != "" {
 		env = append(env, EnvPrompt+"="+r.Prompt)
 	}

@@ -20,16 +20,16 @@ const goSDKModule = "github.com/modelcontextprotocol/go-sdk"
 func init() {
 	Register(Descriptor{Name: "go-sdk", Paths: CallPaths, Module: goSDKModule,
 		Run: func(ctx context.Context, r Request, path string) (*Observation, error) {
+			if r.URL != "" {
+				return goSDK(ctx, &mcp.StreamableClientTransport{Endpoint: r.URL}, r.Tool, r.Arguments, path == PathListThenCall)
+			}
 			return GoSDK(ctx, r.Server, r.Tool, r.Arguments, path == PathListThenCall)
 		}})
 }
 
-// GoSDK calls a tool through the official Go SDK's client, after ListTools when list is set.
+// GoSDK calls a tool through the official Go SDK's client over stdio, after ListTools when list
+// is set.
 func GoSDK(ctx context.Context, command []string, tool string, args map[string]any, list bool) (*Observation, error) {
-	obs := &Observation{Client: "go-sdk/call", Library: goSDKModule + " " + moduleVersion(goSDKModule), Listed: list}
-	if list {
-		obs.Client = "go-sdk/list-then-call"
-	}
 	// The SDK starts the proxy on this goroutine, whose thread is held until the proxy is gone
 	// (see proc.DieWithParent).
 	runtime.LockOSThread()
@@ -37,8 +37,17 @@ func GoSDK(ctx context.Context, command []string, tool string, args map[string]a
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	askToStop(cmd)
 	proc.DieWithParent(cmd)
+	return goSDK(ctx, &mcp.CommandTransport{Command: cmd}, tool, args, list)
+}
+
+// goSDK calls a tool through the official Go SDK's client on transport t.
+func goSDK(ctx context.Context, t mcp.Transport, tool string, args map[string]any, list bool) (*Observation, error) {
+	obs := &Observation{Client: "go-sdk/call", Library: goSDKModule + " " + moduleVersion(goSDKModule), Listed: list}
+	if list {
+		obs.Client = "go-sdk/list-then-call"
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-go-sdk", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := c.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("go-sdk could not connect: %w", err)
 	}

@@ -32,20 +32,15 @@ func MCPGo(ctx context.Context, r Request, list bool) (*Observation, error) {
 	if list {
 		obs.Client = "mcp-go/list-then-call"
 	}
-	// The library starts the proxy on this goroutine, whose thread is held until the proxy is
-	// gone (see proc.DieWithParent); the command is the library's own, but tied to this run.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c, err := mcpclient.NewStdioMCPClientWithOptions(r.Server[0], os.Environ(), r.Server[1:], transport.WithCommandFunc(
-		func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
-			cmd := exec.CommandContext(ctx, command, args...)
-			cmd.Env = append(os.Environ(), env...)
-			askToStop(cmd)
-			proc.DieWithParent(cmd)
-			return cmd, nil
-		}))
+	if r.URL == "" {
+		// The library starts the proxy on this goroutine, whose thread is held until the proxy
+		// is gone (see proc.DieWithParent).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	c, err := mcpGoClient(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("mcp-go could not start the server: %w", err)
+		return nil, err
 	}
 	defer c.Close()
 	init := mcp.InitializeRequest{}
@@ -81,4 +76,32 @@ func MCPGo(ctx context.Context, r Request, list bool) (*Observation, error) {
 		return nil, err
 	}
 	return obs, nil
+}
+
+// mcpGoClient is mcp-go's client for the request's transport: its streamable HTTP client for a
+// URL, else its stdio client starting the server command.
+func mcpGoClient(ctx context.Context, r Request) (*mcpclient.Client, error) {
+	if r.URL != "" {
+		c, err := mcpclient.NewStreamableHttpClient(r.URL)
+		if err == nil {
+			err = c.Start(ctx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mcp-go could not connect to %s: %w", r.URL, err)
+		}
+		return c, nil
+	}
+	// The command is the library's own, but tied to this run.
+	c, err := mcpclient.NewStdioMCPClientWithOptions(r.Server[0], os.Environ(), r.Server[1:], transport.WithCommandFunc(
+		func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd := exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			askToStop(cmd)
+			proc.DieWithParent(cmd)
+			return cmd, nil
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("mcp-go could not start the server: %w", err)
+	}
+	return c, nil
 }

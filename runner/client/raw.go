@@ -19,11 +19,21 @@ func init() {
 	Register(Descriptor{Name: "raw", Run: func(ctx context.Context, r Request, _ string) (*Observation, error) { return Raw(ctx, r) }})
 }
 
-// Raw calls the tool over bare JSON-RPC and reports the result exactly as it was on the wire,
-// or the JSON-RPC error as raised: the yardstick every library is compared with. An answer it
-// cannot decode, or a server that closes before answering, is raised too: that is what it saw.
+// Raw calls the tool over bare JSON-RPC, on stdio or streamable HTTP, and reports the result
+// exactly as it was on the wire, or the JSON-RPC error as raised: the yardstick every library is
+// compared with. An answer it cannot decode, a server that closes before answering, or an HTTP
+// status other than 2xx, is raised too: that is what it saw.
 func Raw(ctx context.Context, r Request) (*Observation, error) {
-	s, _, err := StartRaw(ctx, r.Server)
+	var s interface {
+		Request(ctx context.Context, method string, params any) (json.RawMessage, error)
+		Close() error
+	}
+	var err error
+	if r.URL != "" {
+		s, _, err = StartRawHTTP(ctx, r.URL)
+	} else {
+		s, _, err = StartRaw(ctx, r.Server)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -31,9 +41,14 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
 	frame, err := s.Request(ctx, "tools/call", map[string]any{"name": r.Tool, "arguments": r.Arguments})
 	var closed *ClosedError
-	if errors.As(err, &closed) {
+	var status *HTTPStatusError
+	switch {
+	case errors.As(err, &closed):
 		// What the client saw is the observation, as a library reports it: a raised error.
 		obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
+		return obs, nil
+	case errors.As(err, &status):
+		obs.Raised = &Raised{Class: "http-status", Message: err.Error()}
 		return obs, nil
 	}
 	if err != nil {

@@ -121,11 +121,15 @@ func (d dims) title(t *table, esc func(string) string) string {
 	return s
 }
 
-// selectors renders an expectation's selectors as a phrase, the protocol only when it names one.
+// selectors renders an expectation's selectors as a phrase, the protocol and the transport only
+// when it names them.
 func selectors(e tally.Expectation, esc func(string) string) string {
 	s := fmt.Sprintf("client %s, fault %s, schema %s", esc(selector(e.Client)), esc(selector(e.Fault)), esc(selector(e.Schema)))
 	if e.Protocol != "" {
 		s += ", protocol " + esc(e.Protocol)
+	}
+	if e.Transport != "" {
+		s += ", transport " + esc(e.Transport)
 	}
 	if e.Tool != "" {
 		s += ", tool " + esc(e.Tool)

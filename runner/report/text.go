@@ -136,11 +136,15 @@ type textColumn struct {
 }
 
 // textSelectors renders an expectation's selectors the way the terminal always has
-// ("client raw fault clean schema hidden"), the protocol added when it names one.
+// ("client raw fault clean schema hidden"), the protocol and the transport added when it names
+// them.
 func textSelectors(e tally.Expectation) string {
 	s := fmt.Sprintf("client %s fault %s schema %s", plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)))
 	if e.Protocol != "" {
 		s += " protocol " + plain(e.Protocol)
+	}
+	if e.Transport != "" {
+		s += " transport " + plain(e.Transport)
 	}
 	return s
 }

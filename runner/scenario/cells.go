@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// TransportStdio is the only transport so far; Cell carries it so that
-// adding streamable HTTP later does not change cell keys' shape.
-const TransportStdio = "stdio"
-
 // Cell is one point of the matrix: one client, one fault, one schema mode, one protocol
 // and one transport. Every run of a cell is alike.
 type Cell struct {
@@ -19,7 +15,7 @@ type Cell struct {
 	Fault     Fault
 	Schema    SchemaMode
 	Protocol  Protocol
-	Transport string
+	Transport Transport
 	// Tool is the tool the cell calls; its Coordinate is empty for a scenario's single tool.
 	Tool Tool
 }
@@ -27,7 +23,7 @@ type Cell struct {
 // Key names the cell in results, baselines and diffs, e.g.
 // "go-sdk/call|corrupt|hidden|stdio"; it stays the same from run to run.
 func (c Cell) Key() string {
-	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), c.Transport, c.Tool.Coordinate())
+	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), string(c.Transport), c.Tool.Coordinate())
 }
 
 // CellKey joins a cell's coordinates into its key. The protocol is added only when it is not
@@ -45,17 +41,19 @@ func CellKey(client, fault, schema, protocol, transport, tool string) string {
 }
 
 // Cells expands the matrix in manifest order: tool outermost, then schema
-// mode, then protocol, then fault, then client, so a report reads one tool,
-// schema mode and protocol at a time.
+// mode, then protocol, then transport, then fault, then client, so a report
+// reads one tool, schema mode, protocol and transport at a time.
 func (s *Scenario) Cells() []Cell {
 	cells := make([]Cell, 0, s.CellCount())
-	for _, t := range s.Calls() {
+	for _, tool := range s.Calls() {
 		for _, m := range s.SchemaModes {
 			for _, p := range s.protocols() {
-				for _, f := range s.Faults {
-					f := f.forTool(t)
-					for _, c := range s.Clients {
-						cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: TransportStdio, Tool: t})
+				for _, t := range s.transports() {
+					for _, f := range s.Faults {
+						f := f.forTool(tool)
+						for _, c := range s.Clients {
+							cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: t, Tool: tool})
+						}
 					}
 				}
 			}
@@ -87,9 +85,17 @@ func (s *Scenario) protocols() []Protocol {
 	return s.Protocols
 }
 
+// transports is the transport axis, stdio alone for a scenario built without one.
+func (s *Scenario) transports() []Transport {
+	if len(s.Transports) == 0 {
+		return []Transport{TransportStdio}
+	}
+	return s.Transports
+}
+
 // CellCount is how many cells Cells returns, without making them.
 func (s *Scenario) CellCount() int {
-	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * len(s.Faults) * len(s.Clients)
+	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * len(s.transports()) * len(s.Faults) * len(s.Clients)
 }
 
 // Matches says whether the expectation applies to the cell. A client
@@ -99,25 +105,30 @@ func (e Expect) Matches(c Cell) bool {
 		(isAny(e.Fault) || e.Fault == c.Fault.Name) &&
 		(isAny(e.Schema) || SchemaMode(e.Schema) == c.Schema) &&
 		(isAny(e.Protocol) || Protocol(e.Protocol) == c.Protocol) &&
+		(isAny(e.Transport) || Transport(e.Transport) == c.Transport) &&
 		(isAny(e.Tool) || e.Tool == c.Tool.Coordinate())
 }
 
-// Filter narrows the matrix to the named clients, faults, schema modes and
-// protocols, as given by the --clients, --faults, --schema and --protocols
-// flags; an empty list keeps every entry. A client is named by its name
+// Filter narrows the matrix to the named clients, faults, schema modes,
+// protocols and transports, as given by the --clients, --faults, --schema, --protocols and
+// --transports flags; an empty list keeps every entry. A client is named by its name
 // (every version) or name@version. A name the scenario does not have is an
 // error naming the flag, and then nothing is narrowed.
-func (s *Scenario) Filter(clients, faults, schemas, protocols []string) error {
+func (s *Scenario) Filter(clients, faults, schemas, protocols, transports []string) error {
 	keptClients, errClients := filter("--clients", "clients", s.Clients, clients, func(c Client) []string { return []string{c.ID(), c.Name} })
 	keptFaults, errFaults := filter("--faults", "faults", s.Faults, faults, func(f Fault) []string { return []string{f.Name} })
 	keptModes, errModes := filter("--schema", "schema modes", s.SchemaModes, schemas, func(m SchemaMode) []string { return []string{string(m)} })
 	keptProtocols, errProtocols := filter("--protocols", "protocols", s.protocols(), protocols, func(p Protocol) []string { return []string{string(p)} })
-	if err := errors.Join(errClients, errFaults, errModes, errProtocols); err != nil {
+	keptTransports, errTransports := filter("--transports", "transports", s.transports(), transports, func(t Transport) []string { return []string{string(t)} })
+	if err := errors.Join(errClients, errFaults, errModes, errProtocols, errTransports); err != nil {
 		return err
 	}
 	s.Clients, s.Faults, s.SchemaModes = keptClients, keptFaults, keptModes
 	if len(protocols) > 0 {
 		s.Protocols = keptProtocols
+	}
+	if len(transports) > 0 {
+		s.Transports = keptTransports
 	}
 	return nil
 }

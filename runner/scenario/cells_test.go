@@ -90,7 +90,7 @@ func TestFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadLedger(t)
-			if err := s.Filter(tt.clients, tt.faults, tt.schema, nil); err != nil {
+			if err := s.Filter(tt.clients, tt.faults, tt.schema, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := keys(s.Cells()); !reflect.DeepEqual(got, tt.want) {
@@ -133,7 +133,7 @@ func TestFilterRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadLedger(t)
 			before := keys(s.Cells())
-			err := s.Filter(tt.clients, tt.faults, tt.schema, nil)
+			err := s.Filter(tt.clients, tt.faults, tt.schema, nil, nil)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("Filter error = %v, want:\n%s", err, tt.want)
 			}
@@ -195,13 +195,13 @@ expect:
 	if e := s.Expect[0]; e.Matches(cells[0]) || !e.Matches(cells[1]) {
 		t.Errorf("expect protocol 2025-11-25 matches as-is %v, 2025-11-25 %v; want false, true", e.Matches(cells[0]), e.Matches(cells[1]))
 	}
-	if err := s.Filter(nil, nil, nil, []string{"2025-11-25"}); err != nil {
+	if err := s.Filter(nil, nil, nil, []string{"2025-11-25"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := keys(s.Cells()); !reflect.DeepEqual(got, want[1:]) {
 		t.Errorf("after --protocols 2025-11-25: %q, want %q", got, want[1:])
 	}
-	err = s.Filter(nil, nil, nil, []string{"2024-11-05"})
+	err = s.Filter(nil, nil, nil, []string{"2024-11-05"}, nil)
 	if wantErr := `--protocols "2024-11-05": not in the scenario (protocols: 2025-11-25)`; err == nil || err.Error() != wantErr {
 		t.Errorf("Filter error %v, want %s", err, wantErr)
 	}
@@ -210,5 +210,98 @@ expect:
 	s = loadLedger(t)
 	if !reflect.DeepEqual(s.Protocols, []Protocol{ProtocolAsIs}) {
 		t.Errorf("default protocols %q, want [as-is]", s.Protocols)
+	}
+}
+
+func TestTransportAxis(t *testing.T) {
+	const manifest = `name: t
+server: {builtin: ledger}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+protocols: [as-is, 2025-11-25]
+transports: [stdio, http]
+clients: [raw]
+expect:
+  - {transport: http, outcome: passed}
+`
+	s, err := Load("t.yaml", []byte(manifest), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stdio keeps the key it had before there was a transport axis, so old baselines still match.
+	want := []string{"raw|clean|hidden|stdio", "raw|clean|hidden|http", "raw|clean|hidden|stdio|2025-11-25", "raw|clean|hidden|http|2025-11-25"}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, want) {
+		t.Errorf("cell keys %q, want %q", got, want)
+	}
+	if s.CellCount() != len(want) {
+		t.Errorf("CellCount %d, want %d", s.CellCount(), len(want))
+	}
+	cells := s.Cells()
+	if e := s.Expect[0]; e.Matches(cells[0]) || !e.Matches(cells[1]) || !e.Matches(cells[3]) {
+		t.Errorf("expect transport http matches stdio %v, http %v; want false, true", e.Matches(cells[0]), e.Matches(cells[1]))
+	}
+	if err := s.Filter(nil, nil, nil, nil, []string{"http"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, []string{want[1], want[3]}) {
+		t.Errorf("after --transports http: %q, want %q", got, []string{want[1], want[3]})
+	}
+	err = s.Filter(nil, nil, nil, nil, []string{"stdio"})
+	if wantErr := `--transports "stdio": not in the scenario (transports: http)`; err == nil || err.Error() != wantErr {
+		t.Errorf("Filter error %v, want %s", err, wantErr)
+	}
+
+	// A manifest without the key runs on stdio alone, as before the axis.
+	s = loadLedger(t)
+	if !reflect.DeepEqual(s.Transports, []Transport{TransportStdio}) {
+		t.Errorf("default transports %q, want [stdio]", s.Transports)
+	}
+}
+
+// TestServerTransports: a command server serving HTTP runs on http by default, at /mcp unless
+// it says otherwise; a url server's Authorization value is read from the environment, and a
+// variable that is not set is an error on the line of auth_env.
+func TestServerTransports(t *testing.T) {
+	s, err := Load("h.yaml", []byte(`name: t
+server:
+  command: [my-server, --port, "{port}"]
+  http: {}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(s.Cells()); !reflect.DeepEqual(got, []string{"raw|clean|hidden|http"}) || s.Server.HTTPPath() != "/mcp" {
+		t.Errorf("cells %q at %s, want [raw|clean|hidden|http] at /mcp", got, s.Server.HTTPPath())
+	}
+
+	s, err = Load("u.yaml", []byte(`name: t
+server:
+  url: https://mcp.example.com/v1/mcp
+  network: host
+  auth_env: MCP_TOKEN
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Transports, []Transport{TransportHTTP}) {
+		t.Errorf("url server transports %q, want [http]", s.Transports)
+	}
+	env := map[string]string{"MCP_TOKEN": "Bearer s3cret"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	if v, err := s.Auth(lookup); v != "Bearer s3cret" || err != nil {
+		t.Errorf("Auth = %q, %v; want the variable's value", v, err)
+	}
+	delete(env, "MCP_TOKEN")
+	if _, err := s.Auth(lookup); err == nil || err.Error() != "u.yaml:5:13: server.auth_env: MCP_TOKEN is not set in toolscore's environment, where auth_env reads the Authorization header from" {
+		t.Errorf("Auth without the variable: %v", err)
 	}
 }

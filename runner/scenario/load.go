@@ -570,6 +570,8 @@ func fieldNames(path string) []string {
 		t = reflect.TypeFor[Scenario]()
 	case "server":
 		t = reflect.TypeFor[Server]()
+	case "server.http":
+		t = reflect.TypeFor[HTTPServer]()
 	case "faults[]":
 		t = reflect.TypeFor[Fault]()
 	case "tools[]":

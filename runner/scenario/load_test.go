@@ -57,7 +57,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-top-level-field.yaml",
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, clients, runs, timeout, parallel, expect, sandbox)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			file: "duplicate-key.yaml",
@@ -70,7 +70,7 @@ func TestLoadRejects(t *testing.T) {
 		{
 			file: "missing-name-tool-and-server.yaml",
 			want: "bad.yaml:1:1: name: missing (give the scenario a name)\n" +
-				"bad.yaml:1:1: server: missing (builtin: ledger, or command: [program, args...])\n" +
+				"bad.yaml:1:1: server: missing (builtin: ledger, command: [program, args...], or url: https://...)\n" +
 				"bad.yaml:1:1: tool: missing (name the tool every run calls)",
 		},
 		{
@@ -83,7 +83,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "server-with-neither.yaml",
-			want: "bad.yaml:2:1: server: say how to start the server (builtin: ledger, or command: [program, args...])",
+			want: "bad.yaml:2:1: server: say how to start the server (builtin: ledger, command: [program, args...], or url: https://...)",
 		},
 		{
 			file: "unknown-builtin.yaml",
@@ -192,6 +192,38 @@ func TestLoadRejects(t *testing.T) {
 			want: `bad.yaml:9:16: expect[0].protocol: "2025-06-18" is not among the scenario's protocols (2026-07-28)`,
 		},
 		{
+			file: "unknown-and-duplicate-transports.yaml",
+			want: `bad.yaml:6:20: transports[1]: unknown transport "sse" (known: stdio, http)` + "\n" +
+				`bad.yaml:6:25: transports[2]: duplicate transport "http" (first at transports[0])`,
+		},
+		{
+			file: "expectation-outside-the-transports.yaml",
+			want: `bad.yaml:8:17: expect[0].transport: "http" is not among the scenario's transports (stdio)`,
+		},
+		{
+			file: "http-on-a-stdio-command.yaml",
+			want: `bad.yaml:6:21: transports[1]: the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and {port} in the argument naming its port`,
+		},
+		{
+			file: "http-command-without-a-port-run-on-stdio.yaml",
+			want: `bad.yaml:3:3: server.command: the server serves HTTP (server.http), so an argument must carry {port}, where the proxy writes the loopback port it picked (e.g. --port, "{port}")` + "\n" +
+				`bad.yaml:4:16: server.http.path: must start with / (the path of the MCP endpoint, e.g. /mcp), got "mcp"` + "\n" +
+				`bad.yaml:8:14: transports[0]: the command server serves HTTP (server.http), so its cells run on http alone`,
+		},
+		{
+			file: "url-server-with-credentials-no-network-and-stdio.yaml",
+			want: `bad.yaml:2:1: server: a url server's cells need a network to reach it (network: host, bridge or a Docker network's name); the other cells keep none` + "\n" +
+				`bad.yaml:3:8: server.url: must not carry credentials (name the variable holding the Authorization header in auth_env)` + "\n" +
+				`bad.yaml:4:13: server.auth_env: "MCP-TOKEN" is not an environment variable name` + "\n" +
+				`bad.yaml:8:20: transports[1]: a url server is reached over http alone`,
+		},
+		{
+			file: "remote-settings-on-a-builtin.yaml",
+			want: `bad.yaml:4:3: server.http: only applies to a command server` + "\n" +
+				`bad.yaml:5:12: server.network: only applies to a url server` + "\n" +
+				`bad.yaml:6:13: server.auth_env: only applies to a url server`,
+		},
+		{
 			file: "no-protocols.yaml",
 			want: `bad.yaml:6:1: protocols: the matrix needs at least one protocol (known: as-is, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`,
 		},
@@ -289,7 +321,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "duplicate-expectation.yaml",
-			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema and protocol)",
+			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema, protocol and transport)",
 		},
 		{
 			file: "several-problems-in-file-order.yaml",

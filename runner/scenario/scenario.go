@@ -29,6 +29,7 @@ type Scenario struct {
 	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
 	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
 	Protocols    []Protocol     `yaml:"protocols,omitempty" json:"protocols,omitempty" jsonschema_description:"The newest MCP protocol version the server offers, enforced by the proxy on the wire; as-is (the default) leaves the negotiation to server and client."`
+	Transports   []Transport    `yaml:"transports,omitempty" json:"transports,omitempty" jsonschema_description:"How clients reach the server: stdio (the default) or http (streamable HTTP on the cell's loopback, through the proxy)."`
 	Clients      []Client       `yaml:"clients" json:"clients" jsonschema:"required,minItems=1" jsonschema_description:"Clients or agents to run, each a name or a mapping with a name and a version."`
 	Runs         int            `yaml:"runs,omitempty" json:"runs,omitempty" jsonschema:"minimum=1,default=3" jsonschema_description:"Runs per cell; outcomes are counted, so a few runs are a count, not a rate."`
 	Timeout      Duration       `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema_description:"How long one run may take before its outcome is hung; default 30s."`
@@ -41,14 +42,56 @@ type Scenario struct {
 	File string `yaml:"-" json:"-"`
 }
 
-// Server says how to start the MCP server under test: Builtin, or Command, run in the
-// client's cell or, with Image, in a container of its own from that image.
+// Server says how to reach the MCP server under test: Builtin, Command or URL; a Command runs
+// in the client's cell or, with Image, in a container of its own from that image.
 type Server struct {
-	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger."`
-	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of a stdio server."`
+	Builtin string              `yaml:"builtin,omitempty" json:"builtin,omitempty" jsonschema:"oneof_required=builtin" jsonschema_description:"A server built into toolscore, e.g. ledger; it serves both transports."`
+	Command []string            `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"oneof_required=command,minItems=1" jsonschema_description:"Program and arguments of the server: a stdio server, or with http set one serving streamable HTTP on the port written {port} in an argument."`
+	HTTP    *HTTPServer         `yaml:"http,omitempty" json:"http,omitempty" jsonschema_description:"The command serves streamable HTTP rather than stdio: on the port its {port} argument names, at this path. Its cells run on the http transport."`
+	URL     string              `yaml:"url,omitempty" json:"url,omitempty" jsonschema:"oneof_required=url" jsonschema_description:"The streamable HTTP endpoint of a remote server, e.g. https://mcp.example.com/mcp. Its cells run on the http transport, and need a network."`
+	AuthEnv string              `yaml:"auth_env,omitempty" json:"auth_env,omitempty" jsonschema_description:"Environment variable of the runner whose value is sent to the url server as the Authorization header (e.g. Bearer xyz); masked in every output, never given to a client."`
+	Network string              `yaml:"network,omitempty" json:"network,omitempty" jsonschema_description:"Docker network of the url server's cells, so they reach it: host, bridge or a network's name. Required with url; every other cell keeps the sandbox's."`
 	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
 	Image   string              `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"An image (NAME[:TAG], already on the engine or pullable by it) the command server runs in: a container of its own beside each run's cell, hardened as cells are, with no network but the loopback it shares with the cell. Needs command (the image's entrypoint is not read). Docker backend only."`
 	Install string              `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
+
+	// authLine and authCol are where AuthEnv is written, for the error when it is not set.
+	authLine, authCol int
+}
+
+// HTTPServer says how a command server serves streamable HTTP.
+type HTTPServer struct {
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"pattern=^/" jsonschema_description:"Path of the MCP endpoint; default /mcp."`
+}
+
+// PortPlaceholder is the text of a command server's argument that the proxy replaces with the
+// loopback port it picked for the server to listen on.
+const PortPlaceholder = "{port}"
+
+// DefaultHTTPPath is where an HTTP server serves MCP unless its manifest says otherwise.
+const DefaultHTTPPath = "/mcp"
+
+// HTTPPath is the path the command server serves MCP on over HTTP.
+func (s Server) HTTPPath() string {
+	if s.HTTP == nil || s.HTTP.Path == "" {
+		return DefaultHTTPPath
+	}
+	return s.HTTP.Path
+}
+
+// Auth reads the url server's Authorization value from the runner's environment, through lookup
+// (os.LookupEnv); "" when the manifest names no auth_env. A variable that is not set is an
+// *Error on the line of auth_env.
+func (s *Scenario) Auth(lookup func(string) (string, bool)) (string, error) {
+	if s.Server.AuthEnv == "" {
+		return "", nil
+	}
+	v, ok := lookup(s.Server.AuthEnv)
+	if !ok || v == "" {
+		return "", &Error{File: s.File, Line: s.Server.authLine, Col: s.Server.authCol, Field: "server.auth_env",
+			Msg: s.Server.AuthEnv + " is not set in toolscore's environment, where auth_env reads the Authorization header from"}
+	}
+	return v, nil
 }
 
 // EnvValue is one variable of server.env: a value written in the manifest, or FromEnv, the
@@ -288,6 +331,22 @@ func Protocols() []Protocol {
 	return []Protocol{ProtocolAsIs, "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 }
 
+// Transport is how a client reaches the server through the proxy: over the stdio pipes of the
+// server's process, or over streamable HTTP. Clients behave differently on each, so it is an
+// axis of the matrix.
+type Transport string
+
+// The transports.
+const (
+	TransportStdio Transport = "stdio" // the proxy is the client's child process, on its pipes
+	TransportHTTP  Transport = "http"  // the proxy listens on loopback and relays streamable HTTP
+)
+
+// Transports returns every transport, in the order reports show them.
+func Transports() []Transport {
+	return []Transport{TransportStdio, TransportHTTP}
+}
+
 // Outcome is what an SDK-level client did with one run's result.
 type Outcome string
 
@@ -311,12 +370,13 @@ func Outcomes() []Outcome {
 // Expect is one expectation: the cells it selects must have its outcome.
 // An empty or "*" client, fault or schema selects every value.
 type Expect struct {
-	Client   string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
-	Fault    string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
-	Schema   string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
-	Protocol string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
-	Tool     string  `yaml:"tool,omitempty" json:"tool,omitempty" jsonschema_description:"Tool name, in a scenario with tools:; * or unset means any."`
-	Outcome  Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
+	Client    string  `yaml:"client,omitempty" json:"client,omitempty" jsonschema_description:"Client name (every version) or name@version; * or unset means any."`
+	Fault     string  `yaml:"fault,omitempty" json:"fault,omitempty" jsonschema_description:"Fault name; * or unset means any."`
+	Schema    string  `yaml:"schema,omitempty" json:"schema,omitempty" jsonschema:"enum=*,enum=hidden,enum=published,enum=as-is" jsonschema_description:"Schema mode; * or unset means any."`
+	Protocol  string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
+	Transport string  `yaml:"transport,omitempty" json:"transport,omitempty" jsonschema:"enum=*,enum=stdio,enum=http" jsonschema_description:"Transport (stdio or http); * or unset means any."`
+	Tool      string  `yaml:"tool,omitempty" json:"tool,omitempty" jsonschema_description:"Tool name, in a scenario with tools:; * or unset means any."`
+	Outcome   Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
@@ -329,6 +389,8 @@ type Known struct {
 	Faults   []string
 	Clients  []string
 	Builtins []string
+	// HTTPBuiltins are the builtins that serve streamable HTTP as well as stdio (nil: every one).
+	HTTPBuiltins []string
 	// Agents are the clients that take a model (nil: not checked).
 	Agents []string
 	// FaultOptions checks options, a JSON object, as the named fault takes them (fault.Check);

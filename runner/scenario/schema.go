@@ -83,6 +83,11 @@ func (Protocol) JSONSchema() *jsonschema.Schema {
 	return enum(Protocols(), "as-is leaves the handshake to server and client; a version makes the proxy answer as a server whose newest version it is.")
 }
 
+// JSONSchema lists the transports.
+func (Transport) JSONSchema() *jsonschema.Schema {
+	return enum(Transports(), "stdio runs the server as the client's child process; http relays streamable HTTP on the cell's loopback.")
+}
+
 // JSONSchema lists the outcomes.
 func (Outcome) JSONSchema() *jsonschema.Schema {
 	return enum(Outcomes(), "What the client did with a run's result.")

@@ -14,18 +14,19 @@ import (
 )
 
 // serverHint shows the two ways to start a server, for errors about server.
-const serverHint = "builtin: ledger, or command: [program, args...]"
+const serverHint = "builtin: ledger, command: [program, args...], or url: https://..."
 
 // check finds the problems the types alone do not catch, records each
 // entry's line and fills in defaults.
 func (l *loader) check(s *Scenario) {
 	l.requireText("name", s.Name, "give the scenario a name")
-	l.checkServer(s.Server)
+	l.checkServer(&s.Server)
 	l.checkTools(s)
 	l.checkFaults(s.Faults)
 	l.checkDecoys(s)
 	l.checkSchemaModes(s.SchemaModes)
 	l.checkProtocols(s)
+	l.checkTransports(s)
 	l.checkClients(s.Clients)
 	l.checkSettings(s)
 	l.checkExpect(s)
@@ -50,15 +51,15 @@ func (l *loader) requireText(path, value, hint string) {
 	}
 }
 
-func (l *loader) checkServer(srv Server) {
+func (l *loader) checkServer(srv *Server) {
 	if !l.present("server") {
 		l.errorf("server", "missing (%s)", serverHint)
 		return
 	}
-	// The ways to start a server, in the order errors list them (an image
+	// The ways to reach a server, in the order errors list them (an image
 	// goes with a command).
 	var set []string
-	for _, kind := range []string{"builtin", "command"} {
+	for _, kind := range []string{"builtin", "command", "url"} {
 		if l.present("server." + kind) {
 			set = append(set, kind)
 		}
@@ -79,7 +80,12 @@ func (l *loader) checkServer(srv Server) {
 		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
 			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
 		}
-		for _, f := range []string{"env", "install", "image"} {
+		if l.present("server.image") {
+			l.errorf("server.image", "only applies to a command server")
+		}
+	}
+	if !l.present("server.command") && !l.present("server.image") {
+		for _, f := range []string{"env", "install", "http"} {
 			if l.present("server." + f) {
 				l.errorf("server."+f, "only applies to a command server")
 			}
@@ -94,10 +100,51 @@ func (l *loader) checkServer(srv Server) {
 			l.errorf("server.command", "must name the program to run")
 		case strings.TrimSpace(srv.Command[0]) == "":
 			l.errorf("server.command[0]", "must name the program to run")
+		case l.present("server.http") && !slices.ContainsFunc(srv.Command, func(a string) bool { return strings.Contains(a, PortPlaceholder) }):
+			l.errorf("server.command", "the server serves HTTP (server.http), so an argument must carry %s, where the proxy writes the loopback port it picked (e.g. --port, %q)", PortPlaceholder, PortPlaceholder)
 		}
 	}
-	l.checkServerImage(srv)
+	l.checkServerImage(*srv)
+	if l.present("server.image") && l.present("server.http") {
+		l.keyErrorf("server.http", "an image server is reached over stdio for now (its cells run the bridge to it); leave server.http out")
+	}
+	if l.present("server.http") && srv.HTTP != nil && srv.HTTP.Path != "" && !strings.HasPrefix(srv.HTTP.Path, "/") {
+		l.errorf("server.http.path", "must start with / (the path of the MCP endpoint, e.g. /mcp), got %q", srv.HTTP.Path)
+	}
+	l.checkRemote(srv)
 	l.checkEnv(srv.Env)
+}
+
+// checkRemote checks a url server: an http(s) URL without credentials in it, the network its
+// cells reach it on, and the variable its Authorization header comes from.
+func (l *loader) checkRemote(srv *Server) {
+	if !l.present("server.url") {
+		for _, f := range []string{"auth_env", "network"} {
+			if l.present("server." + f) {
+				l.errorf("server."+f, "only applies to a url server")
+			}
+		}
+		return
+	}
+	u, err := url.Parse(srv.URL)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		l.errorf("server.url", "must be the server's streamable HTTP endpoint, an http or https URL, got %q", srv.URL)
+	case u.User != nil:
+		l.errorf("server.url", "must not carry credentials (name the variable holding the Authorization header in auth_env)")
+	}
+	switch {
+	case !l.present("server.network"):
+		l.errorf("server", "a url server's cells need a network to reach it (network: host, bridge or a Docker network's name); the other cells keep none")
+	case strings.TrimSpace(srv.Network) == "" || srv.Network == "none":
+		l.errorf("server.network", "must name a network the cells can reach the server on (host, bridge or a Docker network's name), got %q", srv.Network)
+	}
+	if l.present("server.auth_env") {
+		if !envName.MatchString(srv.AuthEnv) {
+			l.errorf("server.auth_env", "%q is not an environment variable name", srv.AuthEnv)
+		}
+		srv.authLine, srv.authCol = l.pos("server.auth_env")
+	}
 }
 
 // checkEnv checks server.env's names and from_env entries, and records where each from_env
@@ -325,6 +372,45 @@ func (l *loader) checkProtocols(s *Scenario) {
 	checkAxis(l, "protocols", "protocol", s.Protocols, Protocols())
 }
 
+// checkTransports checks the transport axis, each entry one the server serves; a manifest
+// without one runs on stdio alone, or on http alone for a server that serves only HTTP.
+func (l *loader) checkTransports(s *Scenario) {
+	served := l.served(s.Server)
+	if !l.present("transports") {
+		s.Transports = served[:1]
+		return
+	}
+	checkAxis(l, "transports", "transport", s.Transports, Transports())
+	for i, t := range s.Transports {
+		if !slices.Contains(Transports(), t) || slices.Contains(served, t) {
+			continue
+		}
+		p := fmt.Sprintf("transports[%d]", i)
+		switch {
+		case t == TransportHTTP && s.Server.Builtin != "":
+			l.errorf(p, "the built-in server %s serves stdio alone", s.Server.Builtin)
+		case t == TransportHTTP:
+			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", PortPlaceholder)
+		case s.Server.URL != "":
+			l.errorf(p, "a url server is reached over http alone")
+		default:
+			l.errorf(p, "the command server serves HTTP (server.http), so its cells run on http alone")
+		}
+	}
+}
+
+// served lists the transports the server can be reached on: a builtin both (unless it serves
+// stdio alone), a command server the one it serves, a url server http alone.
+func (l *loader) served(srv Server) []Transport {
+	switch {
+	case srv.Builtin != "" && (l.known.HTTPBuiltins == nil || slices.Contains(l.known.HTTPBuiltins, srv.Builtin)):
+		return Transports()
+	case srv.URL != "" || srv.HTTP != nil:
+		return []Transport{TransportHTTP}
+	}
+	return []Transport{TransportStdio}
+}
+
 // checkAxis checks the entries of an axis whose values are a fixed list: at least one, each
 // known, none twice.
 func checkAxis[T ~string](l *loader, path, kind string, entries, known []T) {
@@ -460,13 +546,13 @@ func (l *loader) checkExpect(s *Scenario) {
 	for _, f := range s.Faults {
 		faults = append(faults, f.Name)
 	}
-	seen := map[[5]string]int{}
+	seen := map[[6]string]int{}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		p := fmt.Sprintf("expect[%d]", i)
 		e.Line = l.line(p)
 		if !l.present(p) {
-			l.errorf(p, "empty entry (write an outcome, and the client, fault, schema or protocol it applies to)")
+			l.errorf(p, "empty entry (write an outcome, and the client, fault, schema, protocol or transport it applies to)")
 			continue
 		}
 		switch {
@@ -487,6 +573,9 @@ func (l *loader) checkExpect(s *Scenario) {
 		if !isAny(e.Protocol) && !slices.Contains(s.Protocols, Protocol(e.Protocol)) {
 			l.errorf(p+".protocol", "%q is not among the scenario's protocols (%s)", e.Protocol, joinNames(s.Protocols))
 		}
+		if !isAny(e.Transport) && !slices.Contains(s.Transports, Transport(e.Transport)) {
+			l.errorf(p+".transport", "%q is not among the scenario's transports (%s)", e.Transport, joinNames(s.Transports))
+		}
 		if !isAny(e.Tool) && !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == e.Tool }) {
 			if len(s.Tools) == 0 {
 				l.errorf(p+".tool", "the scenario calls one tool, so there is no tool to select (tool selects one of tools:)")
@@ -494,11 +583,11 @@ func (l *loader) checkExpect(s *Scenario) {
 				l.errorf(p+".tool", "%q is not among the scenario's tools (%s)", e.Tool, joinNames(toolNames(s.Tools)))
 			}
 		}
-		key := [5]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Tool)}
+		key := [6]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Transport), anyOr(e.Tool)}
 		if j, dup := seen[key]; dup {
-			what := "client, fault, schema and protocol"
+			what := "client, fault, schema, protocol and transport"
 			if len(s.Tools) > 0 {
-				what = "client, fault, schema, protocol and tool"
+				what = "client, fault, schema, protocol, transport and tool"
 			}
 			l.errorf(p, "duplicate of expect[%d] (same %s)", j, what)
 			continue

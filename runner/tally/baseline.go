@@ -74,7 +74,11 @@ func (b *Baseline) Check() error {
 		}
 		cell := &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport, Tool: c.Tool}
 		if seen[cell.Key()] {
-			return fmt.Errorf("cells[%d]: %s × %s is listed twice", i, cell.Coordinates(), c.Transport)
+			where := cell.Coordinates()
+			if c.Transport == string(scenario.TransportStdio) {
+				where += " × stdio" // Coordinates leaves stdio out, and a baseline names every transport
+			}
+			return fmt.Errorf("cells[%d]: %s is listed twice", i, where)
 		}
 		seen[cell.Key()] = true
 		for o, n := range c.Outcomes {

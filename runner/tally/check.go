@@ -14,7 +14,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	}
 	var out []Expectation
 	for _, e := range sc.Expect {
-		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Tool: e.Tool, Outcome: string(e.Outcome)}
+		x := Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Transport: e.Transport, Tool: e.Tool, Outcome: string(e.Outcome)}
 		selected, ran := 0, 0
 		for _, cell := range sc.Cells() {
 			if !e.Matches(cell) {
@@ -27,7 +27,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 					continue // a wildcard speaks of the clients that ran
 				}
 				// The named client could not run here: the expectation cannot be said to hold.
-				c := &Cell{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol), Tool: cell.Tool.Coordinate()}
+				c := &Cell{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol), Transport: string(cell.Transport), Tool: cell.Tool.Coordinate()}
 				x.Misses = append(x.Misses, c.Coordinates()+": not run (client unavailable)")
 				continue
 			}
@@ -46,7 +46,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 			x.setStatus(Held)
 		case selected == 0:
 			x.setStatus(Unchecked)
-			x.Unchecked = "it selects no cell of this sweep (the matrix was narrowed by clients, faults, schema modes or protocols)"
+			x.Unchecked = "it selects no cell of this sweep (the matrix was narrowed by clients, faults, schema modes, protocols or transports)"
 		default:
 			x.setStatus(Unchecked)
 			x.Unchecked = "no run of the cells it selects took place in this sweep (another shard's, interrupted, or their clients unavailable)"

@@ -70,13 +70,14 @@ type Example struct {
 
 // Expectation is one `expect` entry of the manifest and whether it held.
 type Expectation struct {
-	Line     int    `json:"line"`
-	Client   string `json:"client,omitempty"`
-	Fault    string `json:"fault,omitempty"`
-	Schema   string `json:"schema,omitempty"`
-	Protocol string `json:"protocol,omitempty"`
-	Tool     string `json:"tool,omitempty"`
-	Outcome  string `json:"outcome"`
+	Line      int    `json:"line"`
+	Client    string `json:"client,omitempty"`
+	Fault     string `json:"fault,omitempty"`
+	Schema    string `json:"schema,omitempty"`
+	Protocol  string `json:"protocol,omitempty"`
+	Transport string `json:"transport,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Outcome   string `json:"outcome"`
 	// Status is Held, Unmet or Unchecked.
 	Status string `json:"status"`
 	// Held is Status == Held, for readers of older results.
@@ -166,7 +167,8 @@ func protocolOr(p string) string {
 }
 
 // Coordinates renders where a cell sits in the matrix for a sentence: "raw × clean × hidden",
-// with the protocol when it is not as-is, and the tool first when the scenario has several.
+// with the protocol when it is not as-is and the transport when it is not stdio, and the tool
+// first when the scenario has several.
 func (c *Cell) Coordinates() string {
 	s := c.Client + " × " + c.Fault + " × " + c.Schema
 	if c.Tool != "" {
@@ -174,6 +176,9 @@ func (c *Cell) Coordinates() string {
 	}
 	if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
 		s += " × " + p
+	}
+	if c.Transport != "" && c.Transport != string(scenario.TransportStdio) {
+		s += " × " + c.Transport
 	}
 	return s
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/action"
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// proxyListensOrSkip skips the test unless bin takes toolscore proxy --listen (the wire half of
+// issue 14), tried around the ledger over HTTP: its endpoint's URL must be its first line.
+func proxyListensOrSkip(t *testing.T, bin string) {
+	t.Helper()
+	cmd := exec.Command(bin, "proxy", "--listen", "127.0.0.1:0", "--", bin, "ledger", "--http", "127.0.0.1:"+scenario.PortPlaceholder)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+	}()
+	var first string
+	select {
+	case first = <-line:
+	case <-time.After(20 * time.Second):
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	if !strings.HasPrefix(first, "http://127.0.0.1:") {
+		t.Skipf("toolscore proxy --listen is refused by this binary, so the http cells cannot run through the real proxy yet (the wire half of issue 14 is not merged): first line %q, stderr: %s", first, stderr.String())
+	}
+}
+
+// withProxyListening has the runner start the real proxy in http cells for the test's length.
+func withProxyListening(t *testing.T) {
+	before := runner.ProxyListens
+	runner.ProxyListens = "true"
+	t.Cleanup(func() { runner.ProxyListens = before })
+}
+
+// TestHTTPTransportLocal runs the built-in Go clients on both transports through the real proxy
+// on the local backend (runner.HTTPProxyCommand's command line, once the proxy listens): on http
+// each client's outcome is its outcome on stdio, every http run has a transcript whose records
+// the graders read as on stdio, and the keys tell the transports apart.
+func TestHTTPTransportLocal(t *testing.T) {
+	self, _ := os.Executable()
+	proxyListensOrSkip(t, self)
+	withProxyListening(t)
+	sc, err := scenario.Load("http.yaml", []byte(`name: http
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean, corrupt, rpc-error, wrong-container, truncate]
+schema_modes: [published]
+protocols: [2026-07-28, 2025-11-25]
+transports: [stdio, http]
+clients: [raw, go-sdk/list-then-call, mcp-go/call]
+runs: 1
+`), scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := runner.Run(context.Background(), runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, Out: out, Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdio := map[string]string{}
+	for _, c := range res.Cells {
+		if c.Transport == "stdio" {
+			stdio[c.Client+"|"+c.Fault+"|"+c.Protocol] = c.Counts()
+		}
+	}
+	if len(res.Cells) != 2*2*5*3 || len(stdio) != 2*5*3 {
+		t.Fatalf("%d cells, %d on stdio; want 60 and 30", len(res.Cells), len(stdio))
+	}
+	for _, c := range res.Cells {
+		if c.Transport != "http" {
+			continue
+		}
+		if !strings.HasPrefix(c.Key(), c.Client+"|"+c.Fault+"|published|http") {
+			t.Errorf("http cell keyed %s", c.Key())
+		}
+		if want := stdio[c.Client+"|"+c.Fault+"|"+c.Protocol]; c.Counts() != want {
+			t.Errorf("%s: %s on http, %s on stdio (evidence: %v)", c.Coordinates(), c.Counts(), want, c.Examples)
+		}
+		if len(c.Negotiated) != 1 || c.Negotiated["none"] != 0 {
+			t.Errorf("%s: negotiated %v, want the handshake recorded", c.Coordinates(), c.Negotiated)
+		}
+		for _, ex := range c.Examples {
+			tee, err := os.ReadFile(filepath.Join(out, ex.Tee))
+			if err != nil || !strings.Contains(string(tee), `"event":"server-exit"`) {
+				t.Errorf("%s: transcript %s without the server's exit (%v)", c.Coordinates(), ex.Tee, err)
+			}
+		}
+	}
+}
+
+// TestURLServerLocal sweeps a url server (here the ledger over HTTP behind a gate that answers
+// 401 without the right Authorization, standing in for a remote one) as toolscore run does: its
+// cells run on http through the real proxy with --upstream, the Authorization header comes from
+// the variable auth_env names and reaches the server, and its value is in no file and no output
+// of the sweep.
+func TestURLServerLocal(t *testing.T) {
+	self, _ := os.Executable()
+	proxyListensOrSkip(t, self)
+	withProxyListening(t)
+	ledger := exec.Command(self, "ledger", "--stateless", "--http", "127.0.0.1:0")
+	out, err := ledger.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ledger.Process.Signal(syscall.SIGTERM)
+		_ = ledger.Wait()
+	})
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := neturl.Parse(strings.TrimSpace(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Bearer url-secret-4242"
+	var authorized atomic.Int64
+	relay := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != secret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		authorized.Add(1)
+		relay.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	t.Setenv("TOOLSCORE_TEST_AUTH", secret)
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "url.yaml")
+	writeFile(t, manifest, `name: remote
+server:
+  url: `+gate.URL+target.Path+`
+  network: host
+  auth_env: TOOLSCORE_TEST_AUTH
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean, corrupt, rpc-error]
+schema_modes: [published]
+clients: [raw, go-sdk/call]
+runs: 1
+`)
+	sc, err := loadScenario(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	outDir := filepath.Join(dir, "out")
+	res, _, code, err := sweepScenario(context.Background(), sweepArgs{SweepInputs: action.SweepInputs{Scenario: manifest, Backend: "local", Out: outDir}}, sc, &stdout, &stderr)
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", code, err, stderr.String())
+	}
+	for _, c := range res.Cells {
+		want := "passed"
+		if c.Fault == "rpc-error" {
+			want = "rpc-error"
+		}
+		if c.Transport != "http" || c.Outcome[want] != 1 {
+			t.Errorf("%s on %s: %s, want %s (evidence %v)", c.Coordinates(), c.Transport, c.Counts(), want, c.Examples)
+		}
+	}
+	if strings.Contains(stdout.String()+stderr.String(), "url-secret") {
+		t.Error("the sweep's output shows the Authorization value")
+	}
+	if authorized.Load() == 0 {
+		t.Error("no request reached the server with the Authorization header")
+	}
+	_ = filepath.WalkDir(outDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "url-secret") {
+			t.Errorf("%s holds the Authorization value", p)
+		}
+		return nil
+	})
+}
