@@ -44,6 +44,12 @@ func (st *step) publish(ctx context.Context, res *tally.Results, sc *scenario.Sc
 		}
 	}
 
+	// The reports that name a baseline's changes are written again, now that there are some.
+	if cmp != nil {
+		if err := outdir.WriteReports(out, res, cmp); err != nil {
+			gha.Warningf("%s", "toolscore: "+err.Error())
+		}
+	}
 	st.setOutputs(res, cmp, out, fullPath)
 
 	// Annotations on the manifest's lines, when the manifest is a file of this workspace.
