@@ -75,9 +75,12 @@ func TestHostileReports(t *testing.T) {
 			checkMarkdown(t, "summary.md", readFile(t, filepath.Join(out, "summary.md")), "", "")
 			checkRuns(t, readFile(t, filepath.Join(out, "runs.jsonl")), tool)
 			checkHTML(t, "report.html", readFile(t, filepath.Join(out, "report.html")), tool)
+			checkTestReports(t, out, 3)
+			checkLog(t, "junit.xml", readFile(t, filepath.Join(out, "junit.xml")))
+			checkLog(t, "ctrf.json", readFile(t, filepath.Join(out, "ctrf.json")))
 
 			// toolscore report, in each format.
-			for _, format := range []string{"text", "md", "json", "html"} {
+			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf"} {
 				stdout, stderr, code := toolscore(t, ws, "report", "out", "--format", format)
 				if code != 0 {
 					t.Fatalf("toolscore report --format %s: exit %d: %s", format, code, stderr)
@@ -90,6 +93,8 @@ func TestHostileReports(t *testing.T) {
 					checkMarkdown(t, what, stdout, "", "")
 				case "html":
 					checkHTML(t, what, stdout, tool)
+				case "junit", "ctrf":
+					checkLog(t, what, stdout)
 				case "json":
 					if again := checkResults(t, what, stdout, tool); !reflect.DeepEqual(again, res) {
 						t.Errorf("%s does not give back results.json", what)
@@ -116,6 +121,7 @@ func TestHostileReports(t *testing.T) {
 			checkResults(t, "the merged results.json", readFile(t, filepath.Join(ws, "merged", "results.json")), tool)
 			checkMarkdown(t, "the merged summary.md", readFile(t, filepath.Join(ws, "merged", "summary.md")), "", "")
 			checkHTML(t, "the merged report.html", readFile(t, filepath.Join(ws, "merged", "report.html")), tool)
+			checkTestReports(t, filepath.Join(ws, "merged"), 3)
 
 			// toolscore diff against a baseline in which every cell differs.
 			base := *res
@@ -163,6 +169,7 @@ func TestHostileReports(t *testing.T) {
 			if page := checkHTML(t, "the action's report.html", readFile(t, filepath.Join(ws, "action", "report.html")), tool); !strings.Contains(page, "Compared with base/results.json") {
 				t.Errorf("the action's report.html does not list the changes against the baseline")
 			}
+			checkTestReports(t, filepath.Join(ws, "action"), 3)
 			comments := api.Comments(42)
 			if len(comments) != 1 {
 				t.Fatalf("%d comments, want 1", len(comments))

@@ -20,16 +20,18 @@ var reportFormats = map[string]func(io.Writer, *tally.Results) error{
 	"markdown": report.Markdown,
 	"json":     report.JSON,
 	"html":     report.HTML,
+	"junit":    report.JUnit,
+	"ctrf":     report.CTRF,
 }
 
 // reportCmd renders a results.json again, e.g. a CI run's results as the terminal table.
 func reportCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json) or html (report.html)")
+	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml) or ctrf (ctrf.json)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -41,7 +43,7 @@ func reportCmd(ctx context.Context, args []string) int {
 	}
 	render, ok := reportFormats[*format]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json or html)\n", *format)
+		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json, html, junit or ctrf)\n", *format)
 		return 2
 	}
 	path := positional[0]

@@ -23,6 +23,8 @@ const (
 	SummaryFile = "summary.md"    // the same as a Markdown report
 	RunsFile    = report.RunsFile // one record a run, with its evidence
 	HTMLFile    = "report.html"   // the matrix to click through, with each cell's evidence
+	JUnitFile   = "junit.xml"     // a test case per cell, for CI report tools
+	CTRFFile    = "ctrf.json"     // the same in the Common Test Report Format
 )
 
 // Root is where output directories go when the command names none.
@@ -45,11 +47,14 @@ func Write(dir string, res *tally.Results) error {
 }
 
 // WriteReports writes the reports that can name a baseline's changes, naming those of cmp
-// (nil: no baseline): report.html, with the evidence of runs.jsonl in dir.
+// (nil: no baseline): report.html (with the evidence of runs.jsonl in dir), junit.xml and
+// ctrf.json.
 func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error {
 	ev, err := report.ReadEvidence(dir, res)
 	html := func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, cmp) }
-	return errors.Join(err, write(dir, HTMLFile, res, html))
+	junit := func(w io.Writer, r *tally.Results) error { return report.JUnitCompared(w, r, cmp) }
+	ctrf := func(w io.Writer, r *tally.Results) error { return report.CTRFCompared(w, r, cmp) }
+	return errors.Join(err, write(dir, HTMLFile, res, html), write(dir, JUnitFile, res, junit), write(dir, CTRFFile, res, ctrf))
 }
 
 // write writes the file name in dir as render renders res.
