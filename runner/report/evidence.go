@@ -16,8 +16,12 @@ import (
 // RunsFile is the name of the runs' records in an output directory, as outdir names it.
 const RunsFile = "runs.jsonl"
 
-// excerptBytes is how much of a transcript the HTML report shows; the rest is in the file.
-const excerptBytes = 4096
+// How much of a transcript the HTML report reads (excerptScan) and shows of each line
+// (excerptLine); the rest is in the file.
+const (
+	excerptScan = 256 << 10
+	excerptLine = 1536
+)
 
 // RunEvidence is what the HTML report shows of one example run: the parts of its runs.jsonl
 // record a person reads, and the start of its transcript. The observation's values stay JSON,
@@ -123,8 +127,11 @@ func ReadEvidence(dir string, r *tally.Results) (Evidence, error) {
 	return ev, nil
 }
 
-// excerpt is the start of the transcript tee (relative to dir), or "" when it cannot be read;
-// a path that leaves dir is not followed, as a hand-edited runs.jsonl could name any file.
+// excerpt is the part of the transcript tee (relative to dir) a reader wants first: the
+// target call as the client sent it and the answer as the proxy passed it on (each line cut
+// to excerptLine bytes), or the transcript's start when those are not found; "" when it cannot
+// be read. A path that leaves dir is not followed, as a hand-edited runs.jsonl could name any
+// file.
 func excerpt(dir, tee string) string {
 	if tee == "" || filepath.IsAbs(tee) || !filepath.IsLocal(tee) {
 		return ""
@@ -134,11 +141,26 @@ func excerpt(dir, tee string) string {
 		return ""
 	}
 	defer f.Close()
-	b := make([]byte, excerptBytes+1)
-	n, _ := io.ReadFull(f, b)
-	s := string(b[:min(n, excerptBytes)])
-	if n > excerptBytes {
-		s = strings.ToValidUTF8(s, "") + "…"
+	head := make([]byte, excerptScan)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	var b strings.Builder
+	for l := range strings.Lines(string(head)) {
+		// The proxy writes dir first, then match on the target call and fault on its answer.
+		if strings.HasPrefix(l, `{"time":`) && (strings.Contains(l, `","dir":"to-server","match":`) || strings.Contains(l, `","dir":"to-client","fault":`)) {
+			b.WriteString(cut(l, excerptLine))
+		}
 	}
-	return s
+	if b.Len() == 0 {
+		return cut(string(head), excerptLine)
+	}
+	return b.String()
+}
+
+// cut keeps the first n bytes of s, on a rune boundary, marking a cut with "…\n".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…\n"
 }

@@ -385,13 +385,23 @@ func fillExample(x *example, rec *RunEvidence) {
 	}
 }
 
-// pretty indents a recorded JSON value for reading; what does not parse is shown as it is.
+// pretty indents a recorded JSON value for reading, its strings as their text (no \u003c for
+// <: the page escapes what it shows); what does not parse is shown as it is.
 func pretty(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return string(raw)
 	}
-	return b.String()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // block makes outside text safe to show in a pre-formatted block: it keeps the first maxField

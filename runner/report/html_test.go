@@ -176,6 +176,15 @@ func TestReadEvidence(t *testing.T) {
 	if ev.of(c, 3) != nil {
 		t.Errorf("run 3 is no example, yet kept")
 	}
+	// A transcript with the target call and its answer shows those two lines.
+	call := `{"time":"t2","dir":"to-server","match":{"tool":"x","n":1,"fires":true},"wire":"call"}` + "\n"
+	answer := `{"time":"t3","dir":"to-client","fault":"clean","wire":"` + strings.Repeat("a", 2000) + `"}` + "\n"
+	os.WriteFile(filepath.Join(dir, "runs", "tee.jsonl"), []byte(`{"time":"t1","dir":"event","event":"start","detail":{"fault":"clean"}}`+"\n"+call+answer+
+		`{"time":"t4","dir":"event","event":"server-exit"}`+"\n"), 0o644)
+	ev, _ = ReadEvidence(dir, r)
+	if got := ev.of(c, 1).Excerpt; got != call+answer[:excerptLine]+"…\n" {
+		t.Errorf("the excerpt:\n%s\nwant the call and the answer, cut", got)
+	}
 	if ev, err := ReadEvidence(t.TempDir(), r); ev != nil || err != nil {
 		t.Errorf("no runs.jsonl: %v, %v; want nothing", ev, err)
 	}
