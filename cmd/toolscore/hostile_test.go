@@ -80,7 +80,7 @@ func TestHostileReports(t *testing.T) {
 			checkLog(t, "ctrf.json", readFile(t, filepath.Join(out, "ctrf.json")))
 
 			// toolscore report, in each format.
-			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf"} {
+			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf", "compat"} {
 				stdout, stderr, code := toolscore(t, ws, "report", "out", "--format", format)
 				if code != 0 {
 					t.Fatalf("toolscore report --format %s: exit %d: %s", format, code, stderr)
@@ -89,7 +89,7 @@ func TestHostileReports(t *testing.T) {
 				switch format {
 				case "text":
 					checkLog(t, what, stdout)
-				case "md":
+				case "md", "compat":
 					checkMarkdown(t, what, stdout, "", "")
 				case "html":
 					checkHTML(t, what, stdout, tool)

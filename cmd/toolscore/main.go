@@ -22,7 +22,7 @@ usage:
   toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
-  toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf)
+  toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit

@@ -22,16 +22,17 @@ var reportFormats = map[string]func(io.Writer, *tally.Results) error{
 	"html":     report.HTML,
 	"junit":    report.JUnit,
 	"ctrf":     report.CTRF,
+	"compat":   report.Compat,
 }
 
 // reportCmd renders a results.json again, e.g. a CI run's results as the terminal table.
 func reportCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml) or ctrf (ctrf.json)")
+	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -43,7 +44,7 @@ func reportCmd(ctx context.Context, args []string) int {
 	}
 	render, ok := reportFormats[*format]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json, html, junit or ctrf)\n", *format)
+		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json, html, junit, ctrf or compat)\n", *format)
 		return 2
 	}
 	path := positional[0]
