@@ -33,19 +33,22 @@ func Compat(w io.Writer, r *tally.Results) error {
 	bySchema := varies(r, func(c *tally.Cell) string { return c.Schema })
 	byProtocol := varies(r, func(c *tally.Cell) string { return c.Protocol })
 	byTransport := manyTransports(r)
-	var axes []string
-	if bySchema {
-		axes = append(axes, "schema mode")
-	}
-	if byProtocol {
-		axes = append(axes, "protocol")
-	}
-	if byTransport {
-		axes = append(axes, "transport")
+	var axes, plural []string
+	for _, a := range []struct {
+		on        bool
+		one, many string
+	}{{bySchema, "schema mode", "schema modes"}, {byProtocol, "protocol", "protocols"}, {byTransport, "transport", "transports"}} {
+		if a.on {
+			axes, plural = append(axes, a.one), append(plural, a.many)
+		}
 	}
 	b.WriteString("\nEach cell counts the outcomes of the client's runs against the fault")
 	if len(axes) > 0 {
-		fmt.Fprintf(&b, ": once where every %s agrees, else per %s", strings.Join(axes, ", "), strings.Join(axes, " × "))
+		all := strings.Join(plural, " and ")
+		if len(plural) == 3 {
+			all = plural[0] + ", " + plural[1] + " and " + plural[2]
+		}
+		fmt.Fprintf(&b, ": once where its %s agree, else per %s", all, strings.Join(axes, " × "))
 	}
 	b.WriteString(". `passed`: the client handed on what was on the wire; `threw`: its library raised, having checked it; `altered`: it handed on something else; `rpc-error`: it reported the JSON-RPC error the wire carried.\n")
 
