@@ -46,6 +46,9 @@ func (st *step) publish(ctx context.Context, res *tally.Results, sc *scenario.Sc
 
 	// The reports that name a baseline's changes are written again, now that there are some.
 	if cmp != nil {
+		if sc != nil && sc.Name == res.Scenario {
+			cmp.Manifest = sc
+		}
 		if err := outdir.WriteReports(out, res, cmp); err != nil {
 			gha.Warningf("%s", "toolscore: "+err.Error())
 		}

@@ -319,7 +319,10 @@ func TestActionPullRequest(t *testing.T) {
 	}
 	// The changed cell is the one the expectation fails too: one failing case, with two failures.
 	checkTestReports(t, filepath.Join(ws, "toolscore-out", "pr3"), 1)
-	if junit := readFile(t, filepath.Join(ws, outputs["junit"])); strings.Count(junit, "<failure ") != 2 || !strings.Contains(junit, `type="baseline"`) {
+	if html := readFile(t, filepath.Join(ws, outputs["html"])); !strings.Contains(html, "<li>manifest line 14: go-sdk/call × type-swap × published: changed, was threw 1/1, now passed 1/1</li>") {
+		t.Errorf("report.html does not list the changed cell with its client's manifest line")
+	}
+	if junit := readFile(t, filepath.Join(ws, outputs["junit"])); strings.Count(junit, "<failure ") != 2 || !strings.Contains(junit, `message="manifest line 14: changed against the baseline toolscore-baseline.json: was threw 1/1, now passed 1/1" type="baseline"`) {
 		t.Errorf("junit.xml with the baseline: want the expectation's and the change's failures:\n%s", junit)
 	}
 	errs = commands(stdout, "error")

@@ -59,7 +59,11 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 		return out
 	}
 	for _, ch := range cmp.Changes {
-		f := failure{Type: "baseline", Message: line(fmt.Sprintf("changed against the baseline %s: was %s, now %s", cmp.Baseline, orNone(ch.Before), orNone(ch.After)))}
+		msg := fmt.Sprintf("changed against the baseline %s: was %s, now %s", cmp.Baseline, orNone(ch.Before), orNone(ch.After))
+		if n := clientLine(cmp.Manifest, ch.Client); n > 0 {
+			msg = fmt.Sprintf("manifest line %d: %s", n, msg)
+		}
+		f := failure{Type: "baseline", Message: line(msg)}
 		if i, ok := byKey[ch.Key]; ok {
 			out[i].Failures = append(out[i].Failures, f)
 			continue

@@ -211,6 +211,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 				s += " × " + ch.Transport
 			}
 			s += ": " + ch.Kind
+			if n := clientLine(cmp.Manifest, ch.Client); n > 0 {
+				s = fmt.Sprintf("manifest line %d: %s", n, s)
+			}
 			if ch.Before != "" {
 				s += ", was " + ch.Before
 			}
