@@ -44,6 +44,15 @@ func (st *step) publish(ctx context.Context, res *tally.Results, sc *scenario.Sc
 		}
 	}
 
+	// The reports that name a baseline's changes are written again, now that there are some.
+	if cmp != nil {
+		if sc != nil && sc.Name == res.Scenario {
+			cmp.Manifest = sc
+		}
+		if err := outdir.WriteReports(out, res, cmp); err != nil {
+			gha.Warningf("%s", "toolscore: "+err.Error())
+		}
+	}
 	st.setOutputs(res, cmp, out, fullPath)
 
 	// Annotations on the manifest's lines, when the manifest is a file of this workspace.
@@ -101,6 +110,9 @@ func (st *step) setOutputs(res *tally.Results, cmp *report.Comparison, out, summ
 	set("results", filepath.ToSlash(outdir.Results(out)))
 	set("dir", filepath.ToSlash(out))
 	set("summary", filepath.ToSlash(summary))
+	set("html", filepath.ToSlash(filepath.Join(out, outdir.HTMLFile)))
+	set("junit", filepath.ToSlash(filepath.Join(out, outdir.JUnitFile)))
+	set("ctrf", filepath.ToSlash(filepath.Join(out, outdir.CTRFFile)))
 	set("runs", strconv.Itoa(runs))
 	_, missed, open := tally.Count(res.Expectations)
 	set("unmet", strconv.Itoa(missed))

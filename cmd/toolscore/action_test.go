@@ -247,6 +247,7 @@ func TestActionPullRequest(t *testing.T) {
 
 	wantOut := map[string]string{
 		"results": "toolscore-out/pr/results.json", "dir": "toolscore-out/pr", "summary": "toolscore-out/pr/job-summary.md",
+		"html": "toolscore-out/pr/report.html", "junit": "toolscore-out/pr/junit.xml", "ctrf": "toolscore-out/pr/ctrf.json",
 		"runs": "12", "unmet": "1", "unchecked": "0", "changed": "0",
 		"outcome-passed": "8", "outcome-rpc-error": "4", "outcome-threw": "0", "outcome-altered": "0",
 		"outcome-hung": "0", "outcome-crashed": "0", "outcome-oom-killed": "0", "outcome-rejected": "0", "outcome-no-call": "0",
@@ -258,6 +259,7 @@ func TestActionPullRequest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, outputs["results"])); err != nil {
 		t.Errorf("the results output does not lead to the file: %v", err)
 	}
+	checkTestReports(t, filepath.Join(ws, "toolscore-out", "pr"), 1)
 
 	// The comment: created, with the marker, after the comment that was there.
 	comments := api.Comments(42)
@@ -314,6 +316,14 @@ func TestActionPullRequest(t *testing.T) {
 	stdout, summary, outputs, code = a.run()
 	if code != 1 || outputs["changed"] != "1" || outputs["unmet"] != "1" {
 		t.Errorf("with the baseline: exit %d, changed %q, unmet %q; want 1, 1, 1", code, outputs["changed"], outputs["unmet"])
+	}
+	// The changed cell is the one the expectation fails too: one failing case, with two failures.
+	checkTestReports(t, filepath.Join(ws, "toolscore-out", "pr3"), 1)
+	if html := readFile(t, filepath.Join(ws, outputs["html"])); !strings.Contains(html, "<li>manifest line 14: go-sdk/call × type-swap × published: changed, was threw 1/1, now passed 1/1</li>") {
+		t.Errorf("report.html does not list the changed cell with its client's manifest line")
+	}
+	if junit := readFile(t, filepath.Join(ws, outputs["junit"])); strings.Count(junit, "<failure ") != 2 || !strings.Contains(junit, `message="manifest line 14: changed against the baseline toolscore-baseline.json: was threw 1/1, now passed 1/1" type="baseline"`) {
+		t.Errorf("junit.xml with the baseline: want the expectation's and the change's failures:\n%s", junit)
 	}
 	errs = commands(stdout, "error")
 	wantChange := "::error file=scenarios/mine.yaml,line=14,title=changed against the baseline%3A go-sdk/call × type-swap × published::go-sdk/call × type-swap × published: threw 1/1 in the baseline, now passed 1/1"

@@ -18,6 +18,7 @@ import (
 	"github.com/toolscore/toolscore/hostile"
 	"github.com/toolscore/toolscore/runner/report/prcomment"
 	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
+	"github.com/toolscore/toolscore/runner/report/reporttest"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -73,9 +74,13 @@ func TestHostileReports(t *testing.T) {
 			res := checkResults(t, "results.json", readFile(t, filepath.Join(out, "results.json")), tool)
 			checkMarkdown(t, "summary.md", readFile(t, filepath.Join(out, "summary.md")), "", "")
 			checkRuns(t, readFile(t, filepath.Join(out, "runs.jsonl")), tool)
+			checkHTML(t, "report.html", readFile(t, filepath.Join(out, "report.html")), tool)
+			checkTestReports(t, out, 3)
+			checkLog(t, "junit.xml", readFile(t, filepath.Join(out, "junit.xml")))
+			checkLog(t, "ctrf.json", readFile(t, filepath.Join(out, "ctrf.json")))
 
 			// toolscore report, in each format.
-			for _, format := range []string{"text", "md", "json"} {
+			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf", "compat"} {
 				stdout, stderr, code := toolscore(t, ws, "report", "out", "--format", format)
 				if code != 0 {
 					t.Fatalf("toolscore report --format %s: exit %d: %s", format, code, stderr)
@@ -84,8 +89,12 @@ func TestHostileReports(t *testing.T) {
 				switch format {
 				case "text":
 					checkLog(t, what, stdout)
-				case "md":
+				case "md", "compat":
 					checkMarkdown(t, what, stdout, "", "")
+				case "html":
+					checkHTML(t, what, stdout, tool)
+				case "junit", "ctrf":
+					checkLog(t, what, stdout)
 				case "json":
 					if again := checkResults(t, what, stdout, tool); !reflect.DeepEqual(again, res) {
 						t.Errorf("%s does not give back results.json", what)
@@ -111,6 +120,8 @@ func TestHostileReports(t *testing.T) {
 			checkLog(t, "toolscore merge's stderr", stderr)
 			checkResults(t, "the merged results.json", readFile(t, filepath.Join(ws, "merged", "results.json")), tool)
 			checkMarkdown(t, "the merged summary.md", readFile(t, filepath.Join(ws, "merged", "summary.md")), "", "")
+			checkHTML(t, "the merged report.html", readFile(t, filepath.Join(ws, "merged", "report.html")), tool)
+			checkTestReports(t, filepath.Join(ws, "merged"), 3)
 
 			// toolscore diff against a baseline in which every cell differs.
 			base := *res
@@ -155,6 +166,10 @@ func TestHostileReports(t *testing.T) {
 			checkWorkflowLog(t, stdout, a.stderr)
 			checkMarkdown(t, "the job summary", summary, "", "")
 			checkMarkdown(t, action.JobSummaryFile, readFile(t, filepath.Join(ws, "action", action.JobSummaryFile)), "", "")
+			if page := checkHTML(t, "the action's report.html", readFile(t, filepath.Join(ws, "action", "report.html")), tool); !strings.Contains(page, "Compared with base/results.json") {
+				t.Errorf("the action's report.html does not list the changes against the baseline")
+			}
+			checkTestReports(t, filepath.Join(ws, "action"), 3)
 			comments := api.Comments(42)
 			if len(comments) != 1 {
 				t.Fatalf("%d comments, want 1", len(comments))
@@ -170,6 +185,32 @@ func TestHostileReports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkHTML checks a report.html of a hostile sweep: nothing from outside became markup (see
+// reporttest.CheckHTML), the scenario's name shows as text, and every cell's evidence shows
+// the hostile server's text as text where the tool put it in the client's hands. It returns
+// the page's text.
+func checkHTML(t *testing.T, what, page, tool string) string {
+	t.Helper()
+	doc := reporttest.CheckHTML(t, what, []byte(page))
+	shown := reporttest.TextOf(doc)
+	visible := func(s string) string {
+		s = strings.ReplaceAll(s, "\r", "")
+		return strings.Map(func(r rune) rune {
+			if reporttest.IsControl(r) && r != '\n' {
+				return '\uFFFD'
+			}
+			return r
+		}, s)
+	}
+	if name := strings.Join(strings.Fields(visible(hostileName)), " "); !strings.Contains(strings.Join(strings.Fields(shown), " "), name) {
+		t.Errorf("%s does not show the scenario's name as text", what)
+	}
+	if tool == "rpc-error" && !strings.Contains(shown, visible(hostile.Text)) {
+		t.Errorf("%s does not show the server's error text as text", what)
+	}
+	return shown
 }
 
 func readFile(t *testing.T, path string) string {

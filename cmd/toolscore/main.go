@@ -23,7 +23,7 @@ usage:
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
-  toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
+  toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit

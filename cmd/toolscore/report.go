@@ -19,16 +19,20 @@ var reportFormats = map[string]func(io.Writer, *tally.Results) error{
 	"md":       report.Markdown,
 	"markdown": report.Markdown,
 	"json":     report.JSON,
+	"html":     report.HTML,
+	"junit":    report.JUnit,
+	"ctrf":     report.CTRF,
+	"compat":   report.Compat,
 }
 
 // reportCmd renders a results.json again, e.g. a CI run's results as the terminal table.
 func reportCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "text (the terminal table), md (summary.md) or json (results.json)")
+	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -40,7 +44,7 @@ func reportCmd(ctx context.Context, args []string) int {
 	}
 	render, ok := reportFormats[*format]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md or json)\n", *format)
+		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json, html, junit, ctrf or compat)\n", *format)
 		return 2
 	}
 	path := positional[0]
@@ -48,6 +52,15 @@ func reportCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
 		return 2
+	}
+	if *format == "html" {
+		// The page shows the example runs' records, which runs.jsonl beside results.json keeps.
+		ev, err := report.ReadEvidence(outdir.Dir(path), res)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toolscore report:", err)
+			return 1
+		}
+		render = func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, nil) }
 	}
 	var b bytes.Buffer
 	if err := render(&b, res); err != nil {

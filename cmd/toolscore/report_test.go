@@ -147,7 +147,7 @@ func TestReportErrors(t *testing.T) {
 		{"bad json", []string{"report", bad}, "bad.json:3:3: not valid JSON"},
 		{"not results", []string{"report", notResults}, "other.json is not a toolscore results.json: it names no scenario"},
 		{"wrong type", []string{"report", wrongType}, "array.json is not a toolscore results.json"},
-		{"unknown format", []string{"report", "--format", "html", bad}, `unknown --format "html"`},
+		{"unknown format", []string{"report", "--format", "pdf", bad}, `unknown --format "pdf"`},
 		{"unknown flag", []string{"report", "--colour", bad}, "flag provided but not defined"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,9 +19,12 @@ import (
 // The files of an output directory; the runner writes RunsFile as the runs finish, Write the
 // other two once the counts are done.
 const (
-	ResultsFile = "results.json" // the counts, as report.JSON writes them
-	SummaryFile = "summary.md"   // the same as a Markdown report
-	RunsFile    = "runs.jsonl"   // one record a run, with its evidence
+	ResultsFile = "results.json"  // the counts, as report.JSON writes them
+	SummaryFile = "summary.md"    // the same as a Markdown report
+	RunsFile    = report.RunsFile // one record a run, with its evidence
+	HTMLFile    = "report.html"   // the matrix to click through, with each cell's evidence
+	JUnitFile   = "junit.xml"     // a test case per cell, for CI report tools
+	CTRFFile    = "ctrf.json"     // the same in the Common Test Report Format
 )
 
 // Root is where output directories go when the command names none.
@@ -36,20 +39,35 @@ func Stamped(prefix string) string {
 	return filepath.Join(Root, prefix+time.Now().Format("20060102-150405"))
 }
 
-// Write writes results.json and summary.md into dir, beside runs.jsonl.
+// Write writes results.json and summary.md into dir, beside runs.jsonl, and the reports of
+// WriteReports.
 func Write(dir string, res *tally.Results) error {
-	write := func(name string, render func(io.Writer, *tally.Results) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := render(f, res); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		return f.Close()
+	return errors.Join(write(dir, ResultsFile, res, report.JSON), write(dir, SummaryFile, res, report.Markdown),
+		WriteReports(dir, res, nil))
+}
+
+// WriteReports writes the reports that can name a baseline's changes, naming those of cmp
+// (nil: no baseline): report.html (with the evidence of runs.jsonl in dir), junit.xml and
+// ctrf.json.
+func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error {
+	ev, err := report.ReadEvidence(dir, res)
+	html := func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, cmp) }
+	junit := func(w io.Writer, r *tally.Results) error { return report.JUnitCompared(w, r, cmp) }
+	ctrf := func(w io.Writer, r *tally.Results) error { return report.CTRFCompared(w, r, cmp) }
+	return errors.Join(err, write(dir, HTMLFile, res, html), write(dir, JUnitFile, res, junit), write(dir, CTRFFile, res, ctrf))
+}
+
+// write writes the file name in dir as render renders res.
+func write(dir, name string, res *tally.Results, render func(io.Writer, *tally.Results) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
 	}
-	return errors.Join(write(ResultsFile, report.JSON), write(SummaryFile, report.Markdown))
+	if err := render(f, res); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return f.Close()
 }
 
 // ReadResults reads a results.json, or the one in the output directory path; every error
@@ -145,3 +163,7 @@ func Newest() (string, error) {
 	}
 	return newest, nil
 }
+
+// Dir is the output directory of path: path itself, or the directory of the results.json it
+// names.
+func Dir(path string) string { return filepath.Dir(resultsPath(path)) }

@@ -7,7 +7,6 @@ package proc
 import (
 	"os/exec"
 	"runtime"
-	"syscall"
 )
 
 // Start starts cmd with the death signal set, from a thread that lives as long as this process:
@@ -18,16 +17,6 @@ func Start(cmd *exec.Cmd) error {
 	done := make(chan error, 1)
 	starts <- start{cmd, done}
 	return <-done
-}
-
-// DieWithParent sets cmd's death signal, for a library that starts cmd itself. The goroutine
-// that makes the library start it must hold its thread (runtime.LockOSThread) until cmd has
-// exited, for the reason Start gives.
-func DieWithParent(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 }
 
 type start struct {

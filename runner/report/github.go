@@ -94,6 +94,9 @@ type Comparison struct {
 	Missing bool
 	// Changes are the cells whose counts differ, as tally.Diff lists them.
 	Changes []tally.Change
+	// Manifest, when set, is the manifest of the results' scenario: the HTML, JUnit and CTRF
+	// reports name the line of each changed cell's client entry, as the annotations do.
+	Manifest *scenario.Scenario
 }
 
 // Summary writes the job summary: the Markdown report, then what changed against the baseline
