@@ -33,20 +33,21 @@ func Compat(w io.Writer, r *tally.Results) error {
 	bySchema := varies(r, func(c *tally.Cell) string { return c.Schema })
 	byProtocol := varies(r, func(c *tally.Cell) string { return c.Protocol })
 	byTransport := manyTransports(r)
+	byTool := showTool(r)
 	var axes, plural []string
 	for _, a := range []struct {
 		on        bool
 		one, many string
-	}{{bySchema, "schema mode", "schema modes"}, {byProtocol, "protocol", "protocols"}, {byTransport, "transport", "transports"}} {
+	}{{bySchema, "schema mode", "schema modes"}, {byProtocol, "protocol", "protocols"}, {byTransport, "transport", "transports"}, {byTool, "tool", "tools"}} {
 		if a.on {
 			axes, plural = append(axes, a.one), append(plural, a.many)
 		}
 	}
 	b.WriteString("\nEach cell counts the outcomes of the client's runs against the fault")
 	if len(axes) > 0 {
-		all := strings.Join(plural, " and ")
-		if len(plural) == 3 {
-			all = plural[0] + ", " + plural[1] + " and " + plural[2]
+		all := plural[len(plural)-1]
+		if n := len(plural); n > 1 {
+			all = strings.Join(plural[:n-1], ", ") + " and " + all
 		}
 		fmt.Fprintf(&b, ": once where its %s agree, else per %s", all, strings.Join(axes, " × "))
 	}
@@ -92,7 +93,7 @@ func Compat(w io.Writer, r *tally.Results) error {
 	for _, f := range faults {
 		fmt.Fprintf(&b, "| %s |", EscapeMarkdown(f))
 		for _, client := range clients {
-			fmt.Fprintf(&b, " %s |", compatCell(groups[[2]string{f, client}], bySchema, byProtocol, byTransport))
+			fmt.Fprintf(&b, " %s |", compatCell(groups[[2]string{f, client}], bySchema, byProtocol, byTransport, byTool))
 		}
 		b.WriteString("\n")
 	}
@@ -100,9 +101,9 @@ func Compat(w io.Writer, r *tally.Results) error {
 	return err
 }
 
-// compatCell renders one client × fault over its schema modes, protocols and transports: the
+// compatCell renders one client × fault over its schema modes, protocols, transports and tools: the
 // counts once when they all agree, else each with the coordinates that tell it apart.
-func compatCell(cells []*tally.Cell, bySchema, byProtocol, byTransport bool) string {
+func compatCell(cells []*tally.Cell, bySchema, byProtocol, byTransport, byTool bool) string {
 	if len(cells) == 0 {
 		return "-"
 	}
@@ -124,6 +125,9 @@ func compatCell(cells []*tally.Cell, bySchema, byProtocol, byTransport bool) str
 		}
 		if byTransport {
 			where = append(where, c.Transport)
+		}
+		if byTool {
+			where = append(where, c.Tool)
 		}
 		parts = append(parts, EscapeMarkdown(strings.Join(where, ", ")+": "+c.Counts()))
 	}
