@@ -40,8 +40,12 @@ func recording(t *testing.T, recs ...*proxy.Record) *Script {
 	return s
 }
 
-func in(wire string) *proxy.Record  { return &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(wire + "\n")} }
-func out(wire string) *proxy.Record { return &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(wire + "\n")} }
+func in(wire string) *proxy.Record {
+	return &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(wire + "\n")}
+}
+func out(wire string) *proxy.Record {
+	return &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(wire + "\n")}
+}
 
 // session plays s to a client over real pipes: send writes a line, next reads one.
 type session struct {
