@@ -113,6 +113,9 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	} else {
 		proxyCmd = append(proxyCmd, sc.Server.Command...)
 	}
+	if o.Replay != nil {
+		proxyCmd, env = o.replayProxy(self, work), nil
+	}
 	req := client.Request{Server: proxyCmd, Tool: sc.Tool, Arguments: sc.Arguments}
 	if client.IsAgent(j.Cell.Client.Name) {
 		req.Prompt = sc.Prompt

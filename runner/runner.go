@@ -62,6 +62,9 @@ type Options struct {
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
 	ServerEnv, Secrets []string
+	// Replay, when set, plays every run against its recording in a previous sweep instead of
+	// starting the scenario's server (toolscore run --replay).
+	Replay *Recordings
 }
 
 // Progress hears about the sweep as it goes.
@@ -253,6 +256,9 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	if err := o.WriteInputs(dir); err != nil {
 		return crashedRun(j, rel, err), true
 	}
+	if err := o.writeRecording(j, dir); err != nil {
+		return crashedRun(j, rel, err), true
+	}
 	spec, req := o.Spec(j, dir)
 	res := o.Backend.Run(ctx, spec)
 	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
@@ -267,7 +273,14 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	}
 	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
 	n := proxy.Negotiated(transcript)
-	g, ok := grade.Protocol(n, transcript)
+	var g grade.Grade
+	ok := false
+	if o.Replay != nil {
+		g, n, ok = o.replayGrade(dir, transcript, n)
+	}
+	if !ok {
+		g, ok = grade.Protocol(n, transcript)
+	}
 	switch {
 	case ok:
 	case client.IsAgent(j.Cell.Client.Name):
