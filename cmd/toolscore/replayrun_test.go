@@ -42,6 +42,46 @@ func runToolscore(t *testing.T, args ...string) (int, string) {
 	return code, stdout + stderr
 }
 
+// sameRuns checks the replayed sweep's runs have the live ones' outcome, evidence, wire answer,
+// introduced values, negotiated revision and (for an agent) model view and answer, and that
+// toolscore diff finds no cell changed.
+func sameRuns(t *testing.T, live, replayed string, runs int) {
+	t.Helper()
+	want, got := replayRuns(t, live), replayRuns(t, replayed)
+	if len(want) != runs || len(got) != len(want) {
+		t.Fatalf("%d live runs and %d replayed, want %d each", len(want), len(got), runs)
+	}
+	for k, w := range want {
+		g := got[k]
+		if g.Outcome != w.Outcome || g.Evidence != w.Evidence || g.Wire != w.Wire || g.Negotiated != w.Negotiated || !reflect.DeepEqual(g.Introduced, w.Introduced) ||
+			g.ModelView != w.ModelView || g.Answer != w.Answer || g.Flagged != w.Flagged {
+			t.Errorf("%s: replayed %s %q (negotiated %s, view %s, answer %s), live %s %q (negotiated %s, view %s, answer %s)", k,
+				g.Outcome, g.Evidence, g.Negotiated, g.ModelView, g.Answer, w.Outcome, w.Evidence, w.Negotiated, w.ModelView, w.Answer)
+		}
+	}
+	if code, out := runToolscore(t, "diff", filepath.Join(live, "results.json"), filepath.Join(replayed, "results.json")); code != 0 {
+		t.Fatalf("toolscore diff exited %d:\n%s", code, out)
+	}
+}
+
+// TestReplayedSweepOnDocker is TestReplayedSweep's first half on the docker backend, for a
+// sample: the bare client, the TypeScript SDK (which validates against a published schema) and
+// Claude Code with the scripted model, over the faults where they differ.
+func TestReplayedSweepOnDocker(t *testing.T) {
+	api := engine(t)
+	live, replayed := t.TempDir(), t.TempDir()
+	args := []string{"--backend", "docker", "--runs", "1", "--parallel", "2", "--clients", "raw,ts-sdk/list-then-call,claude-code",
+		"--faults", "clean,type-swap,rpc-error,wrong-container,drop-required"}
+	if code, _, stderr := runStatic(t, append(args, "--out", live)...); code != 0 {
+		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
+	}
+	if code, _, stderr := runStatic(t, append(args, "--out", replayed, "--replay", live)...); code != 0 {
+		t.Fatalf("the replayed sweep exited %d:\n%s", code, stderr)
+	}
+	sameRuns(t, live, replayed, 3*5*2*2)
+	noLeftovers(t, api, "the replayed sweep")
+}
+
 // TestReplayedSweep runs the embedded study live on the local backend, then again with
 // --replay against the live sweep's transcripts and no server: every run has the live run's
 // outcome, evidence, wire answer, introduced values and negotiated revision, and toolscore diff
@@ -55,19 +95,7 @@ func TestReplayedSweep(t *testing.T) {
 	if code, out := runToolscore(t, "run", "--backend", "local", "--runs", "1", "--parallel", "2", "--out", replayed, "--replay", live); code != 0 {
 		t.Fatalf("the replayed sweep exited %d:\n%s", code, out)
 	}
-	want, got := replayRuns(t, live), replayRuns(t, replayed)
-	if len(want) != 220 || len(got) != len(want) {
-		t.Fatalf("%d live runs and %d replayed, want 220 each", len(want), len(got))
-	}
-	for k, w := range want {
-		g := got[k]
-		if g.Outcome != w.Outcome || g.Evidence != w.Evidence || g.Wire != w.Wire || g.Negotiated != w.Negotiated || !reflect.DeepEqual(g.Introduced, w.Introduced) {
-			t.Errorf("%s: replayed %s %q (negotiated %s), live %s %q (negotiated %s)", k, g.Outcome, g.Evidence, g.Negotiated, w.Outcome, w.Evidence, w.Negotiated)
-		}
-	}
-	if code, out := runToolscore(t, "diff", filepath.Join(live, "results.json"), filepath.Join(replayed, "results.json")); code != 0 {
-		t.Fatalf("toolscore diff exited %d:\n%s", code, out)
-	}
+	sameRuns(t, live, replayed, 220)
 
 	manifest := filepath.Join(t.TempDir(), "other-account.yaml")
 	m := strings.Replace(string(scenarios.Ledger), "account_id: ACC-4471", "account_id: ACC-4476", 1)
