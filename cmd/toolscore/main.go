@@ -23,6 +23,7 @@ usage:
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore replay TEE.jsonl               an MCP stdio server answering from a recorded run
+  toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
   toolscore report RESULTS [--format F]    re-render a results.json (text, md or json)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string) int {
 		return runCmd(ctx, args[1:])
 	case "replay":
 		return replayCmd(ctx, args[1:])
+	case "repro":
+		return reproCmd(ctx, args[1:])
 	case "report":
 		return reportCmd(ctx, args[1:])
 	case "merge":
