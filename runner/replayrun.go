@@ -98,14 +98,20 @@ func (o Options) writeRecording(j Job, dir string) error {
 	if !ok {
 		return fmt.Errorf("%s holds no recording of %s run %d to replay", o.Replay.dir, j.Cell.Key(), j.Run)
 	}
-	b, err := os.ReadFile(src)
+	in, err := os.Open(src)
 	if err != nil {
 		return fmt.Errorf("reading the recording to replay: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, recordingFile), b, 0o644); err != nil {
+	defer in.Close()
+	out, err := os.Create(filepath.Join(dir, recordingFile))
+	if err != nil {
 		return fmt.Errorf("writing the recording to replay: %w", err)
 	}
-	return nil
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copying the recording to replay: %w", err)
+	}
+	return out.Close()
 }
 
 // replayProxy is the proxy a replayed run wraps around `toolscore replay` of its recording: the

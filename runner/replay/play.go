@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -103,6 +104,8 @@ type player struct {
 	out  io.Writer
 	log  io.Writer
 	next int // the next recorded step to consider sending
+	// waiting is at most the index of the first recorded client step that has not come.
+	waiting int
 }
 
 // emitDue sends the server's recorded steps that are due, in order, and says how long until
@@ -152,10 +155,12 @@ func (p *player) due(i int) (bool, time.Time) {
 		}
 		return true, req.matchedAt.Add(st.at.Sub(req.at))
 	}
-	for _, before := range steps[:i] {
-		if before.dir == proxy.ClientToServer && !before.matched {
-			return false, time.Time{}
-		}
+	// The first client step not yet come: everything before it has.
+	for p.waiting < len(steps) && (steps[p.waiting].dir != proxy.ClientToServer || steps[p.waiting].matched) {
+		p.waiting++
+	}
+	if p.waiting < i {
+		return false, time.Time{}
 	}
 	if st.lastIn < 0 {
 		return true, time.Time{}
@@ -178,11 +183,11 @@ func (p *player) receive(line []byte) error {
 		kind = response
 	}
 	key := matchKey(m, kind, line)
-	for _, st := range p.s.steps {
-		if st.dir == proxy.ClientToServer && !st.matched && st.key == key {
-			st.matched, st.matchedAt, st.liveID = true, time.Now(), m.ID
-			return nil
-		}
+	if queue := p.s.byKey[key]; len(queue) > 0 {
+		st := p.s.steps[queue[0]]
+		p.s.byKey[key] = queue[1:]
+		st.matched, st.matchedAt, st.liveID = true, time.Now(), m.ID
+		return nil
 	}
 	got := shown(m, kind, line)
 	if kind != request {
@@ -253,9 +258,15 @@ func shown(m proxy.Message, kind string, wire []byte) string {
 		}
 	}
 	if len(s) > maxShown {
-		s = s[:maxShown] + "..."
+		s = strings.ToValidUTF8(s[:maxShown], "") + "..."
 	}
-	return s
+	// One line, whatever the client put in a method's name: stderr is read line by line.
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 // divergedAnswer is the JSON-RPC error a request the recording lacks is answered with.

@@ -170,3 +170,23 @@ func TestPlayKeepsDelaysAndExit(t *testing.T) {
 		t.Fatal("the session did not end where the recorded server exited")
 	}
 }
+
+// TestPlayStderrIsOneLineAMessage checks a client's text cannot start a line of its own on the
+// replayer's stderr, where a replayed run's grader looks for the divergence line.
+func TestPlayStderrIsOneLineAMessage(t *testing.T) {
+	s := recording(t, in(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), out(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	c := play(t, s)
+	c.send(`{"jsonrpc":"2.0","method":"x\ntoolscore replay: diverged: made up"}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	c.next()
+	c.w.Close()
+	<-c.done
+	for _, line := range strings.Split(c.stderr.String(), "\n") {
+		if strings.HasPrefix(line, Diverged) {
+			t.Errorf("a notification the recording lacks made a divergence line: %q", c.stderr.String())
+		}
+	}
+	if !strings.Contains(c.stderr.String(), "the client sent a notification the recording lacks: x\uFFFDtoolscore replay") {
+		t.Errorf("stderr: %q", c.stderr.String())
+	}
+}

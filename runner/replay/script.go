@@ -45,8 +45,9 @@ const exitStep = "exit"
 
 // Script is a recorded run, ready to be played to a client.
 type Script struct {
-	path  string
 	steps []*step
+	// byKey lists the client steps of each match key, in the recorded order.
+	byKey map[string][]int
 }
 
 // Load reads the transcript at path into a script. A transcript with records that cannot be
@@ -56,7 +57,7 @@ func Load(path string) (s *Script, warn error, err error) {
 	if entries == nil && bad != nil {
 		return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, bad)
 	}
-	s = &Script{path: path}
+	s = &Script{byKey: map[string][]int{}}
 	answered := map[int]bool{}
 	clientClosed := false
 	lastIn := -1
@@ -101,6 +102,7 @@ func Load(path string) (s *Script, warn error, err error) {
 		if e.Dir == proxy.ClientToServer {
 			st.key = matchKey(st.msg, st.kind, wire)
 			lastIn = len(s.steps)
+			s.byKey[st.key] = append(s.byKey[st.key], lastIn)
 		} else if st.kind == response {
 			st.answers = s.requestOf(st.msg.ID, answered)
 			answered[st.answers] = true
