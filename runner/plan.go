@@ -151,6 +151,9 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		default:
 			req.Server = append(req.Server, sc.Server.Command...)
 		}
+		if o.Replay != nil {
+			req.Server, env, server = o.replayProxy(self, work), nil, nil
+		}
 	}
 	return backend.Spec{
 		Dir:     dir,

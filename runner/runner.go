@@ -65,6 +65,9 @@ type Options struct {
 	// Auth is a url server's Authorization header (Scenario.Auth), which only the proxy of its
 	// http cells is given; it is among Secrets.
 	Auth string
+	// Replay, when set, plays every run against its recording in a previous sweep instead of
+	// starting the scenario's server (toolscore run --replay).
+	Replay *Recordings
 }
 
 // Progress hears about the sweep as it goes.
@@ -256,6 +259,9 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	if err := o.WriteInputs(dir); err != nil {
 		return crashedRun(j, rel, err), true
 	}
+	if err := o.writeRecording(j, dir); err != nil {
+		return crashedRun(j, rel, err), true
+	}
 	spec, req := o.Spec(j, dir)
 	res := o.Backend.Run(ctx, spec)
 	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
@@ -270,7 +276,14 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	}
 	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
 	n := proxy.Negotiated(transcript)
-	g, ok := grade.Protocol(n, transcript)
+	var g grade.Grade
+	ok := false
+	if o.Replay != nil {
+		g, n, ok = o.replayGrade(dir, transcript, n)
+	}
+	if !ok {
+		g, ok = grade.Protocol(n, transcript)
+	}
 	switch {
 	case ok:
 	case client.IsAgent(j.Cell.Client.Name):

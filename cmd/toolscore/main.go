@@ -23,6 +23,10 @@ usage:
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
+  toolscore replay TEE.jsonl               an MCP stdio server answering from a recorded run
+  toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
+  toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL]
+                                           the first version of a client whose outcome in a cell changed
   toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
@@ -67,6 +71,12 @@ func run(ctx context.Context, args []string) int {
 		return proxyCmd(ctx, args[1:])
 	case "run":
 		return runCmd(ctx, args[1:])
+	case "replay":
+		return replayCmd(ctx, args[1:])
+	case "repro":
+		return reproCmd(ctx, args[1:])
+	case "bisect":
+		return bisectCmd(ctx, args[1:])
 	case "report":
 		return reportCmd(ctx, args[1:])
 	case "merge":

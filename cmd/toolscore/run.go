@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,7 @@ func runCmd(ctx context.Context, args []string) int {
 	shard := fs.String("shard", "", "run only slice i of n of the runs, as i/n (merge the shards' outputs with toolscore merge)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
+	replayDir := fs.String("replay", "", "play every run against its own transcript in this earlier output `directory` instead of a live server")
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -76,6 +78,7 @@ func runCmd(ctx context.Context, args []string) int {
 			Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
 		},
 		FailOn: failOn,
+		Replay: *replayDir,
 	}
 	if len(positional) == 1 {
 		a.Scenario = positional[0]
@@ -93,6 +96,8 @@ func runCmd(ctx context.Context, args []string) int {
 type sweepArgs struct {
 	action.SweepInputs
 	FailOn report.FailOn // what makes the exit code 1; "" is expect
+	// Replay is an earlier output directory whose transcripts the runs play against.
+	Replay string
 }
 
 // loadScenario loads a manifest as toolscore run does; "" is the embedded ledger.
@@ -194,7 +199,15 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
-	if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
+	var recordings *runner.Recordings
+	if a.Replay != "" {
+		if slices.Contains(sc.Transports, scenario.TransportHTTP) {
+			return fail(exitUsage, fmt.Errorf("--replay plays recordings over stdio alone for now: narrow the sweep with --transports stdio"))
+		}
+		if recordings, err = loadRecordings(a.Replay, sc); err != nil {
+			return fail(exitUsage, err)
+		}
+	} else if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
 		if setup {
 			return fail(exitUsage, err)
 		}
@@ -221,7 +234,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	res, err = runner.Run(ctx, runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
-		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth,
+		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
 	})
 	prog.finish()
 	if res == nil {

@@ -28,7 +28,7 @@ const (
 // Outcomes returns every outcome a run can be graded with: an SDK-level client's, then those
 // an agent adds.
 func Outcomes() []string {
-	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, Rejected, NoCall, Unavailable, Unsupported}
+	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, Rejected, NoCall, Unavailable, Unsupported, Diverged}
 }
 
 // Grades of an agent's final answer (issue 6), counted per cell with Flagged alongside.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// TestVersionRange checks the range bisect searches: from good to bad in the registry's order,
+// pre-releases between them left out, and the errors for versions that are not there.
+func TestVersionRange(t *testing.T) {
+	npm := []string{"1.11.0", "1.11.1", "1.12.0-beta.1", "1.12.0", "1.12.1", "1.13.0"}
+	got, err := versionRange(npm, "1.11.1", "1.13.0")
+	if want := []string{"1.11.1", "1.12.0", "1.12.1", "1.13.0"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("npm range: %v %v, want %v", got, err, want)
+	}
+	pypi := []string{"1.9.0", "1.10.0rc1", "1.10.0", "1.10.0.post1", "1.11.0"}
+	got, err = versionRange(pypi, "1.9.0", "1.11.0")
+	if want := []string{"1.9.0", "1.10.0", "1.10.0.post1", "1.11.0"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("PyPI range: %v %v, want %v", got, err, want)
+	}
+	for _, c := range [][2]string{{"1.0.0", "1.13.0"}, {"1.11.0", "9.9.9"}, {"1.13.0", "1.11.0"}} {
+		if _, err := versionRange(npm, c[0], c[1]); err == nil {
+			t.Errorf("range %s..%s: no error", c[0], c[1])
+		}
+	}
+}
+
+// TestBisectOnDocker bisects the TypeScript SDK over a real range on the docker backend: the
+// type-swap cell with the schema published, recorded live at 1.11.3 (which passes the wrong
+// type on) and replayed to 1.11.4 and 1.11.5. @modelcontextprotocol/sdk 1.11.4 is the first
+// version in the registry's order to validate structuredContent against the published
+// outputSchema (it throws "Structured content does not match the tool's output schema"), and a
+// live sweep of both versions confirms it.
+func TestBisectOnDocker(t *testing.T) {
+	engine(t)
+	work := t.TempDir()
+	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "ts-sdk/list-then-call", "--good", "1.11.3", "--bad", "1.11.5",
+		"--cell", "type-swap/published/2025-11-25", "--work", work)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || lines[0] != "first version whose outcome differs from 1.11.3's: ts-sdk/list-then-call 1.11.4" ||
+		!strings.HasPrefix(lines[1], "  1.11.4: threw (McpError: MCP error -32602: Structured content does not match the tool's output schema") ||
+		lines[2] != "  1.11.3 (the version before): passed" {
+		t.Fatalf("bisect printed:\n%s\nwant 1.11.4 threw, 1.11.3 passed\nstderr:\n%s", out, stderr.String())
+	}
+	// Only the good version ran live; the others met its recording.
+	if n := strings.Count(stderr.String(), ", live: "); n != 1 {
+		t.Errorf("%d live runs, want 1:\n%s", n, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(work, "1.11.4", "runs")); err != nil {
+		t.Errorf("no output directory for 1.11.4: %v", err)
+	}
+
+	// The live sweep at both versions says the same.
+	m := string(scenarios.Ledger)
+	m = m[:strings.Index(m, "clients:")] + "clients:\n  - {name: ts-sdk/list-then-call, version: 1.11.3}\n  - {name: ts-sdk/list-then-call, version: 1.11.4}\nruns: 1\ntimeout: 20s\n"
+	manifest := filepath.Join(t.TempDir(), "versions.yaml")
+	writeFile(t, manifest, m)
+	live := t.TempDir()
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--faults", "type-swap", "--schema", "published",
+		"--protocols", "2025-11-25", "--out", live); code != 0 {
+		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, live)
+	want := map[string]string{"ts-sdk/list-then-call@1.11.3": "passed", "ts-sdk/list-then-call@1.11.4": "threw"}
+	for _, c := range res.Cells {
+		if c.Outcome[want[c.Client]] != 1 {
+			t.Errorf("%s live: %s, want %s 1/1", c.Coordinates(), c.Counts(), want[c.Client])
+		}
+	}
+	if len(res.Cells) != 2 {
+		t.Errorf("%d cells, want 2", len(res.Cells))
+	}
+}

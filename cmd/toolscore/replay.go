@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/toolscore/toolscore/runner/replay"
+)
+
+// replayCmd serves a recorded run on stdio: `toolscore replay tee.jsonl` stands in for the
+// server of the run that wrote tee.jsonl.
+func replayCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: toolscore replay TEE.jsonl\n\nAn MCP server on stdio that answers a client from a recorded run (a run's tee.jsonl): each\nrequest is matched to the recording by method and parameters and answered with the recorded\nbytes under the new id; a request the recording lacks gets a JSON-RPC error, and stderr says\nwhat was expected and what came. For example: node my-client.js -- toolscore replay tee.jsonl")
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	s, warn, err := replay.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore replay:", err)
+		return 2
+	}
+	if warn != nil {
+		fmt.Fprintf(os.Stderr, "toolscore replay: %s: %v (replaying what could be read)\n", fs.Arg(0), warn)
+	}
+	// A client that closes its end is the end of the session, not death by SIGPIPE.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	code, err := s.Play(ctx, os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore replay:", err)
+		return 1
+	}
+	return code
+}

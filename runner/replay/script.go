@@ -1,0 +1,186 @@
+// Package replay is an MCP server that answers a client from a recorded run: the transcript the
+// proxy wrote, played back byte for byte, with no server at all.
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/proxy"
+)
+
+// Kinds of a recorded message.
+const (
+	request      = "request"
+	notification = "notification"
+	response     = "response"
+	notJSON      = "not-json"
+)
+
+// step is one recorded message, or the server's exit, in the order the proxy saw it.
+type step struct {
+	n    int    // the transcript record's number among the steps, from 1
+	dir  string // proxy.ClientToServer, proxy.ServerToClient, or exitStep
+	kind string
+	at   time.Time
+	wire []byte
+	msg  proxy.Message
+	key  string // a client message's match key
+	// answers is the index of the request step a response answers; -1 for none.
+	answers int
+	// lastIn is the index of the last client step recorded before this outgoing step; -1 none.
+	lastIn int
+	status int // the server's exit status, for an exit step
+
+	matched   bool      // a client step: the live client sent it
+	matchedAt time.Time // when it did
+	liveID    json.RawMessage
+}
+
+// exitStep is the direction of the server's own exit, when it exited before the client closed.
+const exitStep = "exit"
+
+// Script is a recorded run, ready to be played to a client.
+type Script struct {
+	steps []*step
+	// byKey lists the client steps of each match key, in the recorded order.
+	byKey map[string][]int
+}
+
+// Load reads the transcript at path into a script. A transcript with records that cannot be
+// read (a run cut short) loads with what could be read, and warn says so.
+func Load(path string) (s *Script, warn error, err error) {
+	entries, bad := proxy.ReadTranscript(path)
+	if entries == nil && bad != nil {
+		return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, bad)
+	}
+	s = &Script{byKey: map[string][]int{}}
+	answered := map[int]bool{}
+	clientClosed := false
+	lastIn := -1
+	for i := range entries {
+		e := &entries[i]
+		switch e.Dir {
+		case proxy.ClientToServer, proxy.ServerToClient:
+		case proxy.Event:
+			if e.Event == "client-closed" {
+				clientClosed = true
+			}
+			if e.Event == "server-exit" && !clientClosed {
+				status := 0
+				if d, ok := e.Detail.(map[string]any); ok {
+					if f, ok := d["status"].(float64); ok {
+						status = int(f)
+					}
+				}
+				s.steps = append(s.steps, &step{n: len(s.steps) + 1, dir: exitStep, at: e.Time, answers: -1, lastIn: lastIn, status: status})
+			}
+			continue
+		default:
+			continue // the server's stderr is not played back: see README
+		}
+		wire, err := readWire(e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, err)
+		}
+		st := &step{n: len(s.steps) + 1, dir: e.Dir, at: e.Time, wire: wire, answers: -1, lastIn: lastIn}
+		var ok bool
+		st.msg, ok = proxy.ParseMessage(wire)
+		switch {
+		case !ok:
+			st.kind = notJSON
+		case st.msg.Method != "" && proxy.IDKey(st.msg.ID) != "":
+			st.kind = request
+		case st.msg.Method != "":
+			st.kind = notification
+		default:
+			st.kind = response
+		}
+		if e.Dir == proxy.ClientToServer {
+			st.key = matchKey(st.msg, st.kind, wire)
+			lastIn = len(s.steps)
+			s.byKey[st.key] = append(s.byKey[st.key], lastIn)
+		} else if st.kind == response {
+			st.answers = s.requestOf(st.msg.ID, answered)
+			answered[st.answers] = true
+		}
+		s.steps = append(s.steps, st)
+	}
+	return s, bad, nil
+}
+
+// requestOf is the last recorded client request with id, if it has no answer yet; -1 for none.
+func (s *Script) requestOf(id json.RawMessage, answered map[int]bool) int {
+	key := proxy.IDKey(id)
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		st := s.steps[i]
+		if st.dir == proxy.ClientToServer && st.kind == request && proxy.IDKey(st.msg.ID) == key {
+			if answered[i] {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+func readWire(e *proxy.Entry) ([]byte, error) {
+	if e.Large == nil {
+		return e.Wire, nil
+	}
+	r, err := e.OpenWire()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// matchKey is what a client message is matched by: its kind, method and parameters, without
+// the id, _meta (progress tokens live there) or the ids a cancellation names. A handshake
+// (initialize, server/discover) is matched by its method alone: its parameters name the client
+// and its version, and one session has one.
+func matchKey(m proxy.Message, kind string, wire []byte) string {
+	switch kind {
+	case notJSON:
+		return kind + " " + string(wire)
+	case response:
+		return kind + " " + proxy.IDKey(m.ID)
+	}
+	if m.Method == "initialize" || m.Method == "server/discover" {
+		return kind + " " + m.Method
+	}
+	return kind + " " + m.Method + " " + canonicalParams(m.Params, m.Method == "notifications/cancelled")
+}
+
+// canonicalParams renders params with sorted keys and without _meta, so the same parameters
+// written another way (or with another progress token) give the same text; absent and empty
+// parameters are the same.
+func canonicalParams(params json.RawMessage, dropRequestID bool) string {
+	if len(params) == 0 {
+		return ""
+	}
+	d := json.NewDecoder(bytes.NewReader(params))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return string(params)
+	}
+	if obj, ok := v.(map[string]any); ok {
+		delete(obj, "_meta")
+		if dropRequestID {
+			delete(obj, "requestId")
+		}
+		if len(obj) == 0 {
+			return ""
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(params)
+	}
+	return string(b)
+}

@@ -1,0 +1,143 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/scenario"
+)
+
+// Recordings are the transcripts of a previous sweep, by run, for a sweep that plays each run
+// against its own recording instead of a live server (toolscore run --replay).
+type Recordings struct {
+	dir string
+	// byCell holds each run's transcript by its cell's key and run; byName the same with the
+	// client's version left out, so another version of a client meets the same bytes.
+	byCell, byName map[string]string
+}
+
+// recordingFile is the recorded transcript's name in a replayed run's directory.
+const recordingFile = "recorded.jsonl"
+
+// LoadRecordings reads which transcript each run of the sweep in dir wrote, from its runs.jsonl.
+func LoadRecordings(dir string) (*Recordings, error) {
+	path := filepath.Join(dir, outdir.RunsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("the sweep to replay: %w", err)
+	}
+	defer f.Close()
+	r := &Recordings{dir: dir, byCell: map[string]string{}, byName: map[string]string{}}
+	d := json.NewDecoder(f)
+	for n := 1; ; n++ {
+		var rec RunRecord
+		err := d.Decode(&rec)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", path, n, err)
+		}
+		if rec.Tee == "" || filepath.IsAbs(rec.Tee) || strings.HasPrefix(filepath.Clean(rec.Tee), "..") {
+			return nil, fmt.Errorf("%s: record %d: field tee: %q is not a path inside %s", path, n, rec.Tee, dir)
+		}
+		tee := filepath.Join(dir, rec.Tee)
+		r.byCell[runKey(rec.Client, rec, rec.Run)] = tee
+		r.byName[runKey(clientName(rec.Client), rec, rec.Run)] = tee
+	}
+	if len(r.byCell) == 0 {
+		return nil, fmt.Errorf("%s holds no run to replay", path)
+	}
+	return r, nil
+}
+
+func runKey(client string, rec RunRecord, run int) string {
+	return scenario.CellKey(client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool) + "#" + strconv.Itoa(run)
+}
+
+// clientName is a client's id without its version: go-sdk/call@v1.8.0 is go-sdk/call.
+func clientName(id string) string {
+	name, rest, ok := strings.Cut(id, "@")
+	if !ok {
+		return id
+	}
+	if _, model, ok := strings.Cut(rest, ":"); ok {
+		return name + ":" + model
+	}
+	return name
+}
+
+// For is the transcript job j replays: the same client's run of the same cell, else another
+// version's.
+func (r *Recordings) For(j Job) (string, bool) {
+	c := j.Cell
+	rec := RunRecord{Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate()}
+	if p, ok := r.byCell[runKey(c.Client.ID(), rec, j.Run)]; ok {
+		return p, true
+	}
+	p, ok := r.byName[runKey(clientName(c.Client.ID()), rec, j.Run)]
+	return p, ok
+}
+
+// writeRecording copies the transcript job j replays into its directory dir, from where every
+// backend carries it in; nothing when the sweep is live.
+func (o Options) writeRecording(j Job, dir string) error {
+	if o.Replay == nil {
+		return nil
+	}
+	src, ok := o.Replay.For(j)
+	if !ok {
+		return fmt.Errorf("%s holds no recording of %s run %d to replay", o.Replay.dir, j.Cell.Key(), j.Run)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("reading the recording to replay: %w", err)
+	}
+	defer in.Close()
+	out, err := os.Create(filepath.Join(dir, recordingFile))
+	if err != nil {
+		return fmt.Errorf("writing the recording to replay: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copying the recording to replay: %w", err)
+	}
+	return out.Close()
+}
+
+// replayProxy is the proxy a replayed run wraps around `toolscore replay` of its recording: the
+// clean fault, the schema and protocol as they are, so the recorded bytes reach the client
+// untouched and the run still gets a transcript of its own.
+func (o Options) replayProxy(self, work string) []string {
+	return []string{self, "proxy", "--fault", "clean", "--tool", o.Scenario.Tool, "--schema", "as-is",
+		"--tee", filepath.Join(work, "tee.jsonl"), "--", self, "replay", filepath.Join(work, recordingFile)}
+}
+
+// replayGrade grades a replayed run: diverged when its client left the recording; otherwise
+// its negotiation and its answer's fault are the recording's (the clean proxy of the replay
+// knows neither the cell's protocol cap nor the values the fault put on the wire).
+func (o Options) replayGrade(dir string, transcript []proxy.Entry, n proxy.Negotiation) (grade.Grade, proxy.Negotiation, bool) {
+	if g, ok := grade.Replayed(transcript); ok {
+		return g, n, true
+	}
+	old, _ := proxy.ReadTranscript(filepath.Join(dir, recordingFile))
+	was := proxy.Negotiated(old)
+	n.Protocol = was.Protocol
+	if n.Unavailable == "" {
+		n.Unavailable = was.Unavailable
+	}
+	_, oldAnswer := proxy.TargetAnswer(old)
+	if _, answer := proxy.TargetAnswer(transcript); answer != nil && oldAnswer != nil {
+		answer.Introduced = oldAnswer.Introduced
+	}
+	return grade.Grade{}, n, false
+}
