@@ -66,7 +66,9 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	for name := range up.Header {
 		masked = append(masked, name)
 	}
-	p.masked = masked
+	p.mu.Lock()
+	p.masked, p.answered = masked, map[string]*call{}
+	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id")}
 		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Header: p.maskHeader(r.Header)}

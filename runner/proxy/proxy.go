@@ -48,6 +48,9 @@ type Proxy struct {
 	schemas map[string]map[string]any
 	decide  *rand.Rand
 	matched int
+	// answered keeps the calls already answered, by key, where an answer can come again: an
+	// SSE stream resumed with Last-Event-ID replays events the client never got.
+	answered map[string]*call
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
 
@@ -262,6 +265,11 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 	p.mu.Lock()
 	c := p.pending[key]
 	delete(p.pending, key)
+	if c == nil {
+		c = p.answered[key]
+	} else if p.answered != nil {
+		p.answered[key] = c
+	}
 	p.mu.Unlock()
 	if c == nil {
 		return frame, rec
