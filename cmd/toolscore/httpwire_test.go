@@ -490,3 +490,56 @@ func TestGoSDKClientOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPProtocolCap: under a cap below 2026-07-28 the proxy answers server/discover itself,
+// in an application/json body, as a 2025-era server would; the server never sees it.
+func TestHTTPProtocolCap(t *testing.T) {
+	h := startHTTPProxy(t, []string{"--protocol", "2025-11-25"}, nil)
+	s := newHTTPSession(h.url, true)
+	s.version = ""
+	d := s.post(t, 1, "server/discover", map[string]any{})
+	if ct := d.resp.Header.Get("Content-Type"); ct != "application/json" || d.resp.ContentLength != int64(len(d.body)) {
+		t.Errorf("the proxy's answer: %q, Content-Length %d for %d bytes", ct, d.resp.ContentLength, len(d.body))
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`; string(d.body) != want {
+		t.Errorf("server/discover under 2025-11-25:\n got %s\nwant %s", d.body, want)
+	}
+	h.stop(t)
+	for _, r := range readTee(t, h.tee) {
+		if r["dir"] == "event" && r["event"] == "http-response" {
+			t.Errorf("server/discover reached the server: %v", r)
+		}
+	}
+}
+
+// TestHTTPLatencyLeft: a client that leaves while latency holds its answer ends the wait.
+func TestHTTPLatencyLeft(t *testing.T) {
+	h := startHTTPProxy(t, []string{"--fault", "latency", "--options", `{"latency":"20s"}`, "--tool", "get_account_balance"}, []string{"--json"})
+	s := newHTTPSession(h.url, false)
+	init := s.post(t, 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw-http", "version": "1"}})
+	s.sid, s.version = init.resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	s.client.Timeout = 300 * time.Millisecond
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": callParams()})
+	req, _ := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", s.sid)
+	start := time.Now()
+	if _, err := s.client.Do(req); err == nil {
+		t.Fatal("the call answered before its 20s latency")
+	}
+	time.Sleep(200 * time.Millisecond)
+	h.stop(t)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the proxy stopped %v after the client left: the latency still held the exchange", took)
+	}
+	found := false
+	for _, r := range readTee(t, h.tee) {
+		if r["fault"] == "latency" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the transcript lacks the held answer")
+	}
+}
