@@ -83,8 +83,8 @@ func newHTTPSession(url string, modern bool) *httpSession {
 	return s
 }
 
-// answer is one HTTP answer: the response, its whole body, and the JSON-RPC message in it.
-type answer struct {
+// httpAnswer is one HTTP answer: the response, its whole body, and the JSON-RPC message in it.
+type httpAnswer struct {
 	resp *http.Response
 	body []byte
 	msg  []byte
@@ -93,7 +93,7 @@ type answer struct {
 }
 
 // post sends one JSON-RPC message and reads the whole answer; id 0 sends a notification.
-func (s *httpSession) post(t *testing.T, id int, method string, params map[string]any) answer {
+func (s *httpSession) post(t *testing.T, id int, method string, params map[string]any) httpAnswer {
 	t.Helper()
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if s.modern {
@@ -130,7 +130,7 @@ func (s *httpSession) post(t *testing.T, id int, method string, params map[strin
 	if err != nil {
 		t.Fatalf("%s: reading the answer: %v", method, err)
 	}
-	a := answer{resp: resp, body: body}
+	a := httpAnswer{resp: resp, body: body}
 	if id == 0 {
 		return a
 	}
@@ -199,7 +199,7 @@ var callParams = func() map[string]any {
 // httpExchange makes a whole session against url and returns the tools/list and tools/call
 // answers: a 2025-11-25 session (initialize, the session id on every later request) or a
 // 2026-07-28 one (server/discover, then sessionless requests with the Mcp-* headers).
-func httpExchange(t *testing.T, url string, modern bool) (list, call answer, took time.Duration) {
+func httpExchange(t *testing.T, url string, modern bool) (list, call httpAnswer, took time.Duration) {
 	t.Helper()
 	s := newHTTPSession(url, modern)
 	if modern {
@@ -290,7 +290,7 @@ func TestEveryFaultOverHTTP(t *testing.T) {
 }
 
 // checkForm checks an answer came in the form the server sends, with headers that fit its body.
-func checkForm(t *testing.T, form string, a answer) {
+func checkForm(t *testing.T, form string, a httpAnswer) {
 	t.Helper()
 	ct, _, _ := mime.ParseMediaType(a.resp.Header.Get("Content-Type"))
 	switch form {
@@ -310,7 +310,7 @@ func checkForm(t *testing.T, form string, a answer) {
 
 // checkHTTPTee checks the HTTP facts of the transcript: the faulted answer's status and event id,
 // the session id on the requests of a 2025 session, credentials masked.
-func checkHTTPTee(t *testing.T, path, name string, call answer, modern bool) {
+func checkHTTPTee(t *testing.T, path, name string, call httpAnswer, modern bool) {
 	t.Helper()
 	entries, err := proxy.ReadTranscript(path)
 	if err != nil {
