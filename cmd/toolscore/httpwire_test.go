@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -249,8 +248,8 @@ func directLedger(t *testing.T, flags ...string) string {
 // the real ledger over streamable HTTP, in both answer forms (SSE, and --json bodies) and under
 // both protocol generations, and checks the bytes the client received and the transcript.
 func TestEveryFaultOverHTTP(t *testing.T) {
-	if len(checkFault) != len(fault.Names()) {
-		t.Fatalf("checks for %d faults, registry has %d: %v", len(checkFault), len(fault.Names()), fault.Names())
+	if len(checkFault) != len(resultFaults()) {
+		t.Fatalf("checks for %d faults, registry has %d: %v", len(checkFault), len(resultFaults()), resultFaults())
 	}
 	for _, form := range []string{"sse", "json"} {
 		for _, protocol := range []string{"2025-11-25", modernRevision} {
@@ -264,7 +263,7 @@ func TestEveryFaultOverHTTP(t *testing.T) {
 				ledgerFlags = append(ledgerFlags, "--stateless")
 			}
 			directList, directCall, _ := httpExchange(t, directLedger(t, ledgerFlags...), modern)
-			for _, name := range fault.Names() {
+			for _, name := range resultFaults() {
 				t.Run(name+"/"+form+"/"+protocol, func(t *testing.T) {
 					t.Parallel()
 					flags := []string{"--fault", name, "--tool", "get_account_balance", "--schema", "hidden", "--protocol", protocol}

@@ -82,6 +82,9 @@ flags:`)
 	if err != nil {
 		return fail("--options: %v", err)
 	}
+	if fault.Transport(*faultName) && *listen == "" {
+		return fail("--fault %s is a fault of the HTTP exchange: it needs --listen (streamable HTTP); a stdio session has no HTTP to fault", *faultName)
+	}
 	if *probability < 0 || *probability > 1 {
 		return fail("--probability must be between 0 and 1, got %g", *probability)
 	}

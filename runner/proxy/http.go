@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/fault"
 )
 
 // Upstream is the streamable HTTP endpoint the proxy relays to.
@@ -27,6 +29,10 @@ type exchange struct {
 	method, path string
 	// scope is the request's session id: the requests it carries are noted in it.
 	scope string
+	// call is the id of the request the POST carries, as idKey makes it.
+	call string
+	// fault is what a transport fault does to this exchange; nil for most.
+	fault *fault.HTTPEffect
 }
 
 type exchangeKey struct{}
@@ -56,10 +62,12 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			if ex != nil {
 				facts.Method, facts.Path = ex.method, ex.path
 			}
-			p.record(&Record{Dir: Event, Event: "upstream-error", Note: err.Error(), HTTP: facts})
-			if r.Context().Err() == nil {
-				w.WriteHeader(http.StatusBadGateway)
+			if r.Context().Err() != nil {
+				p.record(&Record{Dir: Event, Event: "client-left", Note: "the client left before its answer: " + err.Error(), HTTP: facts})
+				return
 			}
+			p.record(&Record{Dir: Event, Event: "upstream-error", Note: err.Error(), HTTP: facts})
+			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
 	masked := make([]string, 0, len(up.Header))
@@ -67,13 +75,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		masked = append(masked, name)
 	}
 	p.mu.Lock()
-	p.masked, p.answered = masked, map[string]*call{}
+	p.masked, p.answered, p.expired = masked, map[string]*call{}, map[string]bool{}
 	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id")}
 		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Header: p.maskHeader(r.Header)}
+		var body []byte
+		var req *Record
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
+			var err error
+			body, err = io.ReadAll(r.Body)
 			r.Body.Close()
 			if err != nil {
 				p.record(&Record{Dir: Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
@@ -82,6 +93,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: body, HTTP: facts}
 			out, own, ownRec := p.noteRequest(ex.scope, body, rec)
 			p.record(rec)
+			req = rec
 			if own != nil {
 				own = bytes.TrimSuffix(own, []byte("\n"))
 				ownRec.Wire = own
@@ -97,6 +109,15 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		} else {
 			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
 		}
+		ex.fault = p.exchangeFault(ex, req)
+		if ex.fault != nil && ex.fault.Status != 0 {
+			p.withdraw(ex.scope, body)
+			p.answerStatus(w, ex, req != nil && req.Match != nil)
+			return
+		}
+		if env, ok := parseEnvelope(body); ok {
+			ex.call = idKey(env.ID)
+		}
 		r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 		rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r)
 	})
@@ -110,6 +131,17 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		ex = &exchange{method: resp.Request.Method, path: resp.Request.URL.Path}
 	}
 	facts := &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
+	if ex.fault != nil && ex.fault.HeaderDelay > 0 {
+		t := time.NewTimer(ex.fault.HeaderDelay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			resp.Body.Close()
+			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the client left while the answer's headers were held back", HTTP: facts})
+			return ctx.Err()
+		}
+	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	encoded := resp.Header.Get("Content-Encoding") != "" && !strings.EqualFold(resp.Header.Get("Content-Encoding"), "identity")
 	switch {
@@ -130,6 +162,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		out, rec := p.answer(ctx, ex.scope, body)
 		out = sameEnding(body, out, rec)
 		rec.HTTP = facts
+		if ex.fault != nil && ex.fault.Cut {
+			rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
+		}
 		p.record(rec)
 		if ctx.Err() != nil {
 			return ctx.Err() // the client left while a latency held the answer
@@ -143,6 +178,62 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
 	}
 	return nil
+}
+
+// exchangeFault is what the transport fault does to this exchange: nil unless the request is
+// the target call and the fault fires, or its session was expired earlier.
+func (p *Proxy) exchangeFault(ex *exchange, req *Record) *fault.HTTPEffect {
+	p.mu.Lock()
+	expired := ex.scope != "" && p.expired[ex.scope]
+	p.mu.Unlock()
+	if expired {
+		return &fault.HTTPEffect{Status: http.StatusNotFound}
+	}
+	hf, ok := p.cfg.Fault.(fault.HTTPFault)
+	if !ok || req == nil || req.Match == nil || !req.Match.Fires {
+		return nil
+	}
+	eff := hf.HTTP()
+	if eff.ExpireSession {
+		if ex.scope == "" {
+			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
+			return nil
+		}
+		p.mu.Lock()
+		p.expired[ex.scope] = true
+		p.mu.Unlock()
+	}
+	return eff
+}
+
+// withdraw forgets the request a POST carried, which the proxy answers itself: the server
+// never sees it, so it is not left unanswered.
+func (p *Proxy) withdraw(scope string, body []byte) {
+	if env, ok := parseEnvelope(body); ok {
+		p.mu.Lock()
+		delete(p.pending, scopedKey(scope, env.ID))
+		p.mu.Unlock()
+	}
+}
+
+// answerStatus answers the exchange with the transport fault's status instead of forwarding it;
+// target says it is the target call's own exchange (not a later one in an expired session).
+func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, target bool) {
+	for name, vs := range ex.fault.Header {
+		w.Header()[name] = vs
+	}
+	body := http.StatusText(ex.fault.Status) + "\n"
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
+	if target {
+		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
+	} else {
+		rec.Note = "the session expired earlier in this run (" + p.cfg.FaultName + ")"
+	}
+	p.record(rec)
+	w.WriteHeader(ex.fault.Status)
+	_, _ = io.WriteString(w, body)
 }
 
 // sameEnding drops the newline the proxy's stdio encoding ends a rewritten message with, where

@@ -51,6 +51,8 @@ type Proxy struct {
 	// answered keeps the calls already answered, by key, where an answer can come again: an
 	// SSE stream resumed with Last-Event-ID replays events the client never got.
 	answered map[string]*call
+	// expired holds the session ids a session-expired fault ended: every later request is 404.
+	expired map[string]bool
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
 

@@ -19,6 +19,8 @@ type sseRelay struct {
 	lr    *lineReader
 	out   []byte
 	err   error
+	// idSent says an event with an id went to the client, which can resume after it.
+	idSent bool
 }
 
 func (s *sseRelay) Read(b []byte) (int, error) {
@@ -75,6 +77,17 @@ func (s *sseRelay) event() ([]byte, error) {
 		facts.Status, facts.Header = s.facts.Status, s.facts.Header
 		s.facts = nil
 	}
+	if cut := s.ex.fault; cut != nil && cut.Cut && (id != "" && !cut.EventIDFirst || s.carriesCall(data)) {
+		note := "the proxy ended the stream before this event, which carries the call's response or an id to resume from: the client never got it"
+		if cut.EventIDFirst && !s.idSent {
+			note += "; no event with an id went before it, so the client cannot resume"
+		}
+		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts})
+		return nil, io.EOF
+	}
+	if id != "" {
+		s.idSent = true
+	}
 	if !hasData || len(bytes.TrimSpace(data)) == 0 {
 		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-event", HTTP: facts})
 		return raw, nil
@@ -90,6 +103,12 @@ func (s *sseRelay) event() ([]byte, error) {
 		return raw, nil
 	}
 	return rebuildEvent(lines, out), nil
+}
+
+// carriesCall says the event's data is the response to the request of this exchange.
+func (s *sseRelay) carriesCall(data []byte) bool {
+	env, ok := parseEnvelope(data)
+	return ok && env.Method == "" && s.ex.call != "" && idKey(env.ID) == s.ex.call
 }
 
 // recordEnd records the end of the server's stream, once, with the response's facts if no event
