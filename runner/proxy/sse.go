@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -17,7 +18,7 @@ type sseRelay struct {
 	facts *HTTPFacts // the response's, recorded with its first event
 	body  io.Closer
 	lr    *lineReader
-	out   []byte
+	out   [][]byte // the bytes of the event being passed on, line by line, not joined: no copy
 	err   error
 	// idSent says an event with an id went to the client, which can resume after it.
 	idSent bool
@@ -30,15 +31,17 @@ func (s *sseRelay) Read(b []byte) (int, error) {
 		}
 		s.out, s.err = s.event()
 	}
-	n := copy(b, s.out)
-	s.out = s.out[n:]
+	n := copy(b, s.out[0])
+	if s.out[0] = s.out[0][n:]; len(s.out[0]) == 0 {
+		s.out = s.out[1:]
+	}
 	return n, nil
 }
 
 func (s *sseRelay) Close() error { return s.body.Close() }
 
 // event reads the next event whole and returns the bytes that go to the client for it.
-func (s *sseRelay) event() ([]byte, error) {
+func (s *sseRelay) event() ([][]byte, error) {
 	var lines [][]byte
 	var data []byte
 	var id string
@@ -51,10 +54,13 @@ func (s *sseRelay) event() ([]byte, error) {
 			switch name {
 			case "":
 			case "data":
-				if hasData {
-					data = append(data, '\n')
+				switch {
+				case !hasData:
+					data = slices.Clip(value) // one data line, the usual case, is not copied
+				default:
+					data = append(append(data, '\n'), value...)
 				}
-				data, hasData = append(data, value...), true
+				hasData = true
 			case "id":
 				id = string(value)
 			}
@@ -65,13 +71,12 @@ func (s *sseRelay) event() ([]byte, error) {
 			} else {
 				s.recordEnd("", "")
 			}
-			return bytes.Join(lines, nil), err
+			return lines, err
 		}
 		if len(bytes.TrimRight(line, "\r\n")) == 0 {
 			break // the blank line that ends an event
 		}
 	}
-	raw := bytes.Join(lines, nil)
 	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
 	if s.facts != nil {
 		facts.Status, facts.Header = s.facts.Status, s.facts.Header
@@ -90,7 +95,7 @@ func (s *sseRelay) event() ([]byte, error) {
 	}
 	if !hasData || len(bytes.TrimSpace(data)) == 0 {
 		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-event", HTTP: facts})
-		return raw, nil
+		return lines, nil
 	}
 	out, rec := s.p.answer(s.ctx, s.ex.scope, data)
 	out = sameEnding(data, out, rec)
@@ -100,9 +105,9 @@ func (s *sseRelay) event() ([]byte, error) {
 		return nil, err // the client left while a latency held the answer
 	}
 	if bytes.Equal(out, data) {
-		return raw, nil
+		return lines, nil
 	}
-	return rebuildEvent(lines, out), nil
+	return [][]byte{rebuildEvent(lines, out)}, nil
 }
 
 // carriesCall says the event's data is the response to the request of this exchange.
