@@ -173,6 +173,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		resp.ContentLength = int64(len(out))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	case ct == "text/event-stream":
+		// A rewritten event changes the body's length, which is not known before it streams.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
 		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: resp.Body, lr: newLineReader(resp.Body)}
 	default:
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
