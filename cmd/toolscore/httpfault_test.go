@@ -139,6 +139,21 @@ func TestSessionExpiredOverHTTP(t *testing.T) {
 	}
 }
 
+// TestSessionExpiredSessionless: a 2026-07-28 exchange has no session to expire; the call goes
+// to the server and the transcript says why.
+func TestSessionExpiredSessionless(t *testing.T) {
+	h := startHTTPProxy(t, []string{"--fault", "session-expired", "--tool", "get_account_balance"}, []string{"--stateless"})
+	_, call, _ := httpExchange(t, h.url, true)
+	if !bytes.Contains(call.msg, []byte("40,718.77")) {
+		t.Errorf("not the ledger's answer: %s", call.msg)
+	}
+	h.stop(t)
+	faults := teeEvents(t, h.tee, "http-fault")
+	if len(faults) != 1 || !strings.Contains(faults[0]["note"].(string), "no session to expire") {
+		t.Errorf("the transcript's note: %v", faults)
+	}
+}
+
 // TestSSECutOverHTTP: the call's SSE stream ends before its response. After the 2025-11-25
 // server's priming event (event_id true) go-sdk resumes with Last-Event-ID on a GET and gets the
 // response; without it, it raises "request terminated without response". An answer in a JSON

@@ -109,10 +109,11 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		} else {
 			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
 		}
-		ex.fault = p.exchangeFault(ex, req)
+		var fired bool
+		ex.fault, fired = p.exchangeFault(ex, req)
 		if ex.fault != nil && ex.fault.Status != 0 {
 			p.withdraw(ex.scope, body)
-			p.answerStatus(w, ex, req != nil && req.Match != nil)
+			p.answerStatus(w, ex, fired)
 			return
 		}
 		if env, ok := parseEnvelope(body); ok {
@@ -184,29 +185,29 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 }
 
 // exchangeFault is what the transport fault does to this exchange: nil unless the request is
-// the target call and the fault fires, or its session was expired earlier.
-func (p *Proxy) exchangeFault(ex *exchange, req *Record) *fault.HTTPEffect {
+// the target call and the fault fires (fired), or its session was expired earlier.
+func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect, fired bool) {
 	p.mu.Lock()
 	expired := ex.scope != "" && p.expired[ex.scope]
 	p.mu.Unlock()
 	if expired {
-		return &fault.HTTPEffect{Status: http.StatusNotFound}
+		return &fault.HTTPEffect{Status: http.StatusNotFound}, false
 	}
 	hf, ok := p.cfg.Fault.(fault.HTTPFault)
 	if !ok || req == nil || req.Match == nil || !req.Match.Fires {
-		return nil
+		return nil, false
 	}
-	eff := hf.HTTP()
+	eff = hf.HTTP()
 	if eff.ExpireSession {
 		if ex.scope == "" {
 			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
-			return nil
+			return nil, false
 		}
 		p.mu.Lock()
 		p.expired[ex.scope] = true
 		p.mu.Unlock()
 	}
-	return eff
+	return eff, true
 }
 
 // withdraw forgets the request a POST carried, which the proxy answers itself: the server
@@ -220,8 +221,8 @@ func (p *Proxy) withdraw(scope string, body []byte) {
 }
 
 // answerStatus answers the exchange with the transport fault's status instead of forwarding it;
-// target says it is the target call's own exchange (not a later one in an expired session).
-func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, target bool) {
+// fired says it is the faulted call's own exchange (not a later one in an expired session).
+func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
 	for name, vs := range ex.fault.Header {
 		w.Header()[name] = vs
 	}
@@ -229,7 +230,7 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, target bool) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
-	if target {
+	if fired {
 		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
 	} else {
 		rec.Note = "the session expired earlier in this run (" + p.cfg.FaultName + ")"
