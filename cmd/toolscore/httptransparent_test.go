@@ -230,7 +230,7 @@ func TestTransparentToServerEverything(t *testing.T) {
 	for i, g := range got {
 		found := false
 		for _, w := range server {
-			if reflect.DeepEqual(g, w) {
+			if sameAnswer(g, w) {
 				found = true
 				break
 			}
@@ -238,7 +238,7 @@ func TestTransparentToServerEverything(t *testing.T) {
 		if !found {
 			var near seenAnswer
 			for _, w := range server {
-				if w.Header.Get("Content-Type") == g.Header.Get("Content-Type") && len(w.Body) > 0 && w.Body[:min(len(w.Body), 8)] == g.Body[:min(len(g.Body), 8)] {
+				if w.Status == g.Status && w.Header.Get("Content-Type") == g.Header.Get("Content-Type") && w.Body[:min(len(w.Body), 8)] == g.Body[:min(len(g.Body), 8)] {
 					near = w
 				}
 			}
@@ -248,6 +248,17 @@ func TestTransparentToServerEverything(t *testing.T) {
 	if len(server) != len(got) {
 		t.Errorf("the server sent %d answers, the client got %d", len(server), len(got))
 	}
+}
+
+// sameAnswer says the client got the server's answer. How a body is framed belongs to each hop:
+// a body the server sent chunked may reach the client with a Content-Length (Go's server adds
+// one to a short answer), if it is the body's length.
+func sameAnswer(got, sent seenAnswer) bool {
+	if cl := got.Header.Get("Content-Length"); cl != "" && sent.Header.Get("Content-Length") == "" && cl == strconv.Itoa(len(got.Body)) {
+		got.Header = got.Header.Clone()
+		got.Header.Del("Content-Length")
+	}
+	return reflect.DeepEqual(got, sent)
 }
 
 func showAnswer(a seenAnswer) string {
