@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/fault"
 )
 
 // payload is the part of a tools/call result that a fault changes and a client must show.
@@ -24,7 +23,7 @@ type payload struct {
 // outputSchema, so every fault reaches its caller as it was on the wire; the JSON-RPC error is
 // raised as a jsonrpc.Error carrying the code.
 func TestGoSDKSeesEveryFault(t *testing.T) {
-	for _, name := range fault.Names() {
+	for _, name := range resultFaults() {
 		for _, schema := range []string{"hidden", "published"} {
 			for _, list := range []bool{false, true} {
 				label := name + "/" + schema + "/call"

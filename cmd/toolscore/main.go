@@ -21,6 +21,7 @@ usage:
   toolscore ledger [--http ADDR]           the demo MCP server on stdio or streamable HTTP (always clean)
   toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
+  toolscore proxy --listen ADDR [flags] (--upstream URL | -- CMD)  the same over streamable HTTP
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore replay TEE.jsonl               an MCP stdio server answering from a recorded run

@@ -13,7 +13,6 @@ import (
 
 	"github.com/toolscore/toolscore/ledger"
 	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/fault"
 )
 
 var truth = ledger.Accounts["ACC-4471"]
@@ -196,8 +195,8 @@ func isWord(b byte) bool {
 // the per-request _meta, results with a resultType), under 2025-11-25 it sends initialize; both
 // with the two schema modes that change tools/list.
 func TestEveryFaultOnTheWire(t *testing.T) {
-	if len(checkFault) != len(fault.Names()) {
-		t.Fatalf("checks for %d faults, registry has %d: %v", len(checkFault), len(fault.Names()), fault.Names())
+	if len(checkFault) != len(resultFaults()) {
+		t.Fatalf("checks for %d faults, registry has %d: %v", len(checkFault), len(resultFaults()), resultFaults())
 	}
 	for _, protocol := range []string{"as-is", "2026-07-28", "2025-11-25"} {
 		exchange, schemas, suffix := rawExchange, []string{"hidden", "published"}, "/"+protocol
@@ -208,7 +207,7 @@ func TestEveryFaultOnTheWire(t *testing.T) {
 			exchange = modernExchange
 		}
 		directList, directCall, _ := exchange(t, []string{os.Args[0], "ledger"})
-		for _, name := range fault.Names() {
+		for _, name := range resultFaults() {
 			for _, schema := range schemas {
 				t.Run(name+"/"+schema+suffix, func(t *testing.T) {
 					t.Parallel()

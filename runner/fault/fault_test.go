@@ -68,6 +68,9 @@ func TestCatalogue(t *testing.T) {
 	s := startLedger(t)
 	schema := s.schema(t)
 	for _, name := range fault.Names() {
+		if fault.Transport(name) {
+			continue // a fault of the HTTP exchange, not of the result: see the HTTP examples
+		}
 		t.Run(name, func(t *testing.T) {
 			want, ok := catalogue[name]
 			if !ok {

@@ -48,6 +48,13 @@ type Proxy struct {
 	schemas map[string]map[string]any
 	decide  *rand.Rand
 	matched int
+	// answered keeps the calls already answered, by key, where an answer can come again: an
+	// SSE stream resumed with Last-Event-ID replays events the client never got.
+	answered map[string]*call
+	// expired holds the session ids a session-expired fault ended: every later request is 404.
+	expired map[string]bool
+	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
+	masked []string
 
 	// clientMu is held to write to the client, which the proxy does from both directions: the
 	// server's answers, and its own to requests a server under the protocol cap would not know.
@@ -137,7 +144,7 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: frame}
-			out, own, ownRec := p.noteRequest(frame, rec)
+			out, own, ownRec := p.noteRequest("", frame, rec)
 			if own != nil {
 				p.record(rec)
 				p.sendClient(toClient, own, ownRec)
@@ -157,14 +164,15 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 }
 
 // noteRequest notes one client frame and returns the frame to forward, or the proxy's own
-// answer to send the client instead.
-func (p *Proxy) noteRequest(frame []byte, rec *Record) (forward, own []byte, ownRec *Record) {
+// answer to send the client instead. scope tells apart sessions that may reuse ids (an HTTP
+// session id); stdio has one session, "".
+func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, own []byte, ownRec *Record) {
 	env, ok := parseEnvelope(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
 		return frame, nil, nil
 	}
-	key := idKey(env.ID)
+	key := scopedKey(scope, env.ID)
 	if key == "" || env.Method == "" {
 		return frame, nil, nil // a notification or a response to the server's own request
 	}
@@ -219,7 +227,7 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
-			out, rec := p.answer(ctx, frame)
+			out, rec := p.answer(ctx, "", frame)
 			p.sendClient(to, out, rec)
 		}
 		if err != nil {
@@ -243,21 +251,27 @@ func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *Record) {
 	}
 }
 
-// answer records one server frame and returns what goes to the client in its place.
-func (p *Proxy) answer(ctx context.Context, frame []byte) ([]byte, *Record) {
+// answer makes the record of one server frame and returns what goes to the client in its place;
+// scope is the session the request was noted in.
+func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte, *Record) {
 	rec := &Record{Time: time.Now(), Dir: ServerToClient, Wire: frame}
 	env, ok := parseEnvelope(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
 		return frame, rec
 	}
-	key := idKey(env.ID)
+	key := scopedKey(scope, env.ID)
 	if key == "" || env.Method != "" {
 		return frame, rec // a notification or the server's own request: sampling, roots, ping...
 	}
 	p.mu.Lock()
 	c := p.pending[key]
 	delete(p.pending, key)
+	if c == nil {
+		c = p.answered[key]
+	} else if p.answered != nil {
+		p.answered[key] = c
+	}
 	p.mu.Unlock()
 	if c == nil {
 		return frame, rec
@@ -354,6 +368,15 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	}
 	rec.Wire, rec.Original = out, frame
 	return out
+}
+
+// scopedKey is a request's key in pending: its id, and the session it belongs to if any.
+func scopedKey(scope string, id json.RawMessage) string {
+	key := idKey(id)
+	if key == "" || scope == "" {
+		return key
+	}
+	return key + " in session " + scope
 }
 
 // Unanswered lists the ids of requests the server never answered, for the exit record.

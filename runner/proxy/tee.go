@@ -38,6 +38,20 @@ type Record struct {
 	Note       string             `json:"note,omitempty"`
 	Event      string             `json:"event,omitempty"`
 	Detail     any                `json:"detail,omitempty"`
+	// HTTP is how the message travelled over streamable HTTP; nil on stdio.
+	HTTP *HTTPFacts `json:"http,omitempty"`
+}
+
+// HTTPFacts are the HTTP exchange a record's message travelled in, credentials masked.
+type HTTPFacts struct {
+	Method string `json:"method,omitempty"`
+	Path   string `json:"path,omitempty"`
+	// Status is the response's status code; 0 on a request's record.
+	Status int `json:"status,omitempty"`
+	// Header is the request's or response's headers, on the first record of each.
+	Header map[string][]string `json:"header,omitempty"`
+	// EventID is the id of the SSE event that carried the message.
+	EventID string `json:"event_id,omitempty"`
 }
 
 // Match is the selector's decision for one target tools/call.
@@ -142,8 +156,8 @@ func (t *Tee) encode(r *Record) {
 	if r.NotJSON {
 		w.WriteString(`,"not_json":true`)
 	}
-	if r.Match != nil || r.Fault != "" || r.Introduced != nil || r.Note != "" || r.Event != "" || r.Detail != nil {
-		b, err := json.Marshal(restRecord{r.Match, r.Fault, r.Introduced, r.Note, r.Event, r.Detail})
+	if r.Match != nil || r.Fault != "" || r.Introduced != nil || r.Note != "" || r.Event != "" || r.Detail != nil || r.HTTP != nil {
+		b, err := json.Marshal(restRecord{r.Match, r.Fault, r.Introduced, r.Note, r.Event, r.Detail, r.HTTP})
 		if err != nil {
 			b, _ = json.Marshal(map[string]string{"note": "unencodable record: " + err.Error()})
 		}
@@ -165,6 +179,7 @@ type restRecord struct {
 	Note       string             `json:"note,omitempty"`
 	Event      string             `json:"event,omitempty"`
 	Detail     any                `json:"detail,omitempty"`
+	HTTP       *HTTPFacts         `json:"http,omitempty"`
 }
 
 func writeBytesField(w *bufio.Writer, name string, b []byte) {

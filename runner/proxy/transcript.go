@@ -291,7 +291,7 @@ func EndWithout(path, why string, detail map[string]any) (bool, error) {
 	if _, err := f.ReadAt(tail, info.Size()-int64(len(tail))); err != nil {
 		return false, err
 	}
-	for _, end := range []string{`"event":"server-exit"`, `"event":"server-start-failed"`} {
+	for _, end := range []string{`"event":"server-exit"`, `"event":"server-start-failed"`, `"event":"session-end"`} {
 		if bytes.Contains(tail, []byte(end)) {
 			return false, nil
 		}

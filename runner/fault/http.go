@@ -1,0 +1,44 @@
+package fault
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// HTTPFault is a fault of the HTTP exchange that carries the target tools/call rather than of
+// its result, so it has a meaning on the streamable HTTP transport only.
+type HTTPFault interface {
+	HTTP() *HTTPEffect
+}
+
+// HTTPEffect is what the proxy does to the HTTP exchange of one target tools/call.
+type HTTPEffect struct {
+	// Status, when set, is answered instead of forwarding the request, with Header and a plain
+	// text body.
+	Status int
+	Header http.Header
+	// ExpireSession answers Status to every later request of the same session too: the session
+	// is gone for good, as on a server that forgot it.
+	ExpireSession bool
+	// HeaderDelay holds the answer's headers back this long; a client that leaves ends the wait.
+	HeaderDelay time.Duration
+	// Cut ends an SSE answer before the event that carries the response; with EventIDFirst the
+	// events with an id before it go to the client first, so it can resume with Last-Event-ID,
+	// and without it the stream ends before the first event with an id.
+	Cut          bool
+	EventIDFirst bool
+}
+
+// Transport says whether the named fault is a fault of the HTTP transport, which a stdio
+// session cannot carry (the manifest loader refuses it for stdio cells).
+func Transport(name string) bool {
+	_, ok := registry[name].(HTTPFault)
+	return ok
+}
+
+// passResult is the Apply of a transport fault: the result goes as the server sent it, since
+// the fault is in the exchange around it.
+type passResult struct{}
+
+func (passResult) Apply(context.Context, *Call) (*Effect, error) { return &Effect{}, nil }

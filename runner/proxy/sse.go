@@ -1,0 +1,164 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"time"
+)
+
+// sseRelay is the body of an SSE answer as the client reads it: the server's events one at a
+// time, each passed on as soon as it is whole, the ones carrying a message the proxy rewrites
+// rebuilt around the new message with their id, event name and retry kept.
+type sseRelay struct {
+	ctx   context.Context
+	p     *Proxy
+	ex    *exchange
+	facts *HTTPFacts // the response's, recorded with its first event
+	body  io.Closer
+	lr    *lineReader
+	out   [][]byte // the bytes of the event being passed on, line by line, not joined: no copy
+	err   error
+	// idSent says an event with an id went to the client, which can resume after it.
+	idSent bool
+}
+
+func (s *sseRelay) Read(b []byte) (int, error) {
+	for len(s.out) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.out, s.err = s.event()
+	}
+	n := copy(b, s.out[0])
+	if s.out[0] = s.out[0][n:]; len(s.out[0]) == 0 {
+		s.out = s.out[1:]
+	}
+	return n, nil
+}
+
+func (s *sseRelay) Close() error { return s.body.Close() }
+
+// event reads the next event whole and returns the bytes that go to the client for it.
+func (s *sseRelay) event() ([][]byte, error) {
+	var lines [][]byte
+	var data []byte
+	var id string
+	hasData := false
+	for {
+		line, err := s.lr.next()
+		if len(line) > 0 {
+			lines = append(lines, line)
+			name, value := sseField(line)
+			switch name {
+			case "":
+			case "data":
+				switch {
+				case !hasData:
+					data = slices.Clip(value) // one data line, the usual case, is not copied
+				default:
+					data = append(append(data, '\n'), value...)
+				}
+				hasData = true
+			case "id":
+				id = string(value)
+			}
+		}
+		if err != nil {
+			if len(lines) > 0 {
+				s.recordEnd(id, "the server's stream ended in the middle of an event, passed as it is")
+			} else {
+				s.recordEnd("", "")
+			}
+			return lines, err
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			break // the blank line that ends an event
+		}
+	}
+	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
+	if s.facts != nil {
+		facts.Status, facts.Header = s.facts.Status, s.facts.Header
+		s.facts = nil
+	}
+	if cut := s.ex.fault; cut != nil && cut.Cut && (id != "" && !cut.EventIDFirst || s.carriesCall(data)) {
+		note := "the proxy ended the stream before this event, which carries the call's response or an id to resume from: the client never got it"
+		if cut.EventIDFirst && !s.idSent {
+			note += "; no event with an id went before it, so the client cannot resume"
+		}
+		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts})
+		return nil, io.EOF
+	}
+	if id != "" {
+		s.idSent = true
+	}
+	if !hasData || len(bytes.TrimSpace(data)) == 0 {
+		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-event", HTTP: facts})
+		return lines, nil
+	}
+	out, rec := s.p.answer(s.ctx, s.ex.scope, data)
+	out = sameEnding(data, out, rec)
+	rec.HTTP = facts
+	s.p.record(rec)
+	if err := s.ctx.Err(); err != nil {
+		return nil, err // the client left while a latency held the answer
+	}
+	if bytes.Equal(out, data) {
+		return lines, nil
+	}
+	return [][]byte{rebuildEvent(lines, out)}, nil
+}
+
+// carriesCall says the event's data is the response to the request of this exchange.
+func (s *sseRelay) carriesCall(data []byte) bool {
+	env, ok := parseEnvelope(data)
+	return ok && env.Method == "" && s.ex.call != "" && idKey(env.ID) == s.ex.call
+}
+
+// recordEnd records the end of the server's stream, once, with the response's facts if no event
+// carried them.
+func (s *sseRelay) recordEnd(id, note string) {
+	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
+	if s.facts != nil {
+		facts.Status, facts.Header = s.facts.Status, s.facts.Header
+		s.facts = nil
+	}
+	s.p.record(&Record{Dir: Event, Event: "sse-end", Note: note, HTTP: facts})
+}
+
+// sseField splits one line of an event into its field's name and value; a comment or the blank
+// line has no name.
+func sseField(line []byte) (name string, value []byte) {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) == 0 || line[0] == ':' {
+		return "", nil
+	}
+	n, v, _ := bytes.Cut(line, []byte(":"))
+	return string(n), bytes.TrimPrefix(v, []byte(" "))
+}
+
+// rebuildEvent puts msg in the place of an event's data lines, keeping every other line as it
+// came and the server's line ending.
+func rebuildEvent(lines [][]byte, msg []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(msg) + 64)
+	wrote := false
+	for _, line := range lines {
+		if name, _ := sseField(line); name != "data" {
+			b.Write(line)
+			continue
+		}
+		if wrote {
+			continue
+		}
+		wrote = true
+		eol := line[len(bytes.TrimRight(line, "\r\n")):]
+		for _, part := range bytes.Split(bytes.TrimRight(msg, "\n"), []byte("\n")) {
+			b.WriteString("data: ")
+			b.Write(part)
+			b.Write(eol)
+		}
+	}
+	return b.Bytes()
+}
