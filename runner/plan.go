@@ -172,21 +172,11 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 // Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
 const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
 
-// ProxyListens is "true" once toolscore proxy relays streamable HTTP (proxy --listen, the wire
-// half of issue 14). Until then an http cell is served by the built-in ledger alone, with no
-// fault and no transcript, so its runs grade as if nothing were on the wire; the cells, the
-// clients and toolscore cell are the same either way. It is a string so that a test can build a
-// binary with it on (go build -ldflags "-X ...runner.ProxyListens=true"); set to "true" on merging.
-var ProxyListens = "false"
-
 // HTTPProxyCommand is the command an http cell starts first, with flags the proxy's fault,
 // schema, protocol, seed, tee and --env flags (as on stdio): it serves the server over
 // streamable HTTP on loopback and prints its endpoint's URL as its first stdout line. The one
 // place that says how the proxy is started on HTTP.
 func HTTPProxyCommand(self string, flags []string, srv scenario.Server) []string {
-	if ProxyListens != "true" {
-		return []string{self, cmp.Or(srv.Builtin, "ledger"), "--stateless", "--http", "127.0.0.1:0"}
-	}
 	cmd := append([]string{self, "proxy", "--listen", "127.0.0.1:0"}, flags...)
 	switch {
 	case srv.URL != "":

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -81,26 +80,21 @@ func TestPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listens := ProxyListens
-	t.Cleanup(func() { ProxyListens = listens })
 	local := backend.Local{Binary: "/usr/local/bin/toolscore"}
 	var got []string
 	for _, c := range []struct {
-		name    string
-		o       Options
-		listens bool
+		name string
+		o    Options
 	}{
-		{"ledger docker", Options{Scenario: ledger, Backend: &backend.Docker{}}, false},
+		{"ledger docker", Options{Scenario: ledger, Backend: &backend.Docker{}}},
 		{"ledger local shard 2/3, ts-sdk unavailable", Options{Scenario: ledger, Backend: local, Shard: 2, Shards: 3,
-			Unavailable: map[string]string{"ts-sdk/call": "no image"}}, false},
-		{"command docker", Options{Scenario: command, Backend: &backend.Docker{}, ServerEnv: serverEnv}, false},
-		{"command local", Options{Scenario: command, Backend: local, ServerEnv: serverEnv}, false},
-		{"ledger http docker, the ledger alone", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}, false},
-		{"ledger http docker", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}, true},
-		{"http command local", Options{Scenario: httpCommand, Backend: local, ServerEnv: httpEnv}, true},
-		{"url docker", Options{Scenario: remote, Backend: &backend.Docker{}, Auth: auth}, true},
+			Unavailable: map[string]string{"ts-sdk/call": "no image"}}},
+		{"command docker", Options{Scenario: command, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
+		{"command local", Options{Scenario: command, Backend: local, ServerEnv: serverEnv}},
+		{"ledger http docker", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}},
+		{"http command local", Options{Scenario: httpCommand, Backend: local, ServerEnv: httpEnv}},
+		{"url docker", Options{Scenario: remote, Backend: &backend.Docker{}, Auth: auth}},
 	} {
-		ProxyListens = strconv.FormatBool(c.listens)
 		got = append(got, "# "+c.name)
 		out := t.TempDir()
 		for j := range c.o.Jobs() {

@@ -1,46 +1,14 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolscore/toolscore/scenarios"
 )
-
-var (
-	listeningOnce sync.Once
-	listeningPath string
-	listeningErr  error
-)
-
-// staticListening is toolscore built as staticToolscore is, with runner.ProxyListens on: its
-// http cells are served by the real proxy (runner.HTTPProxyCommand's command line).
-func staticListening(t *testing.T) string {
-	t.Helper()
-	listeningOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolscore-listening-")
-		if err != nil {
-			listeningErr = err
-			return
-		}
-		cleanups = append(cleanups, func() { os.RemoveAll(dir) })
-		listeningPath = filepath.Join(dir, "toolscore")
-		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/toolscore/toolscore/runner.ProxyListens=true", "-o", listeningPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			listeningErr = &buildError{string(out), err}
-		}
-	})
-	if listeningErr != nil {
-		t.Fatal(listeningErr)
-	}
-	return listeningPath
-}
 
 // httpClients are every client of the matrix, each on one path: a deliberate sample, with the
 // faults below, of what the http transport can change.
@@ -92,8 +60,7 @@ var httpNegotiated = map[string]string{
 // httpWant, and every run negotiated a revision the proxy recorded.
 func TestHTTPClientsOnDocker(t *testing.T) {
 	api := engine(t)
-	bin := staticListening(t)
-	proxyListensOrSkip(t, bin)
+	bin := staticToolscore(t)
 	text := string(scenarios.Ledger)
 	i := strings.Index(text, "\nfaults:")
 	if i < 0 {

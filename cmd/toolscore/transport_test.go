@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
@@ -24,52 +23,12 @@ import (
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
-// proxyListensOrSkip skips the test unless bin takes toolscore proxy --listen (the wire half of
-// issue 14), tried around the ledger over HTTP: its endpoint's URL must be its first line.
-func proxyListensOrSkip(t *testing.T, bin string) {
-	t.Helper()
-	cmd := exec.Command(bin, "proxy", "--listen", "127.0.0.1:0", "--", bin, "ledger", "--http", "127.0.0.1:"+scenario.PortPlaceholder)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		line <- l
-	}()
-	var first string
-	select {
-	case first = <-line:
-	case <-time.After(20 * time.Second):
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
-	if !strings.HasPrefix(first, "http://127.0.0.1:") {
-		t.Skipf("toolscore proxy --listen is refused by this binary, so the http cells cannot run through the real proxy yet (the wire half of issue 14 is not merged): first line %q, stderr: %s", first, stderr.String())
-	}
-}
-
-// withProxyListening has the runner start the real proxy in http cells for the test's length.
-func withProxyListening(t *testing.T) {
-	before := runner.ProxyListens
-	runner.ProxyListens = "true"
-	t.Cleanup(func() { runner.ProxyListens = before })
-}
-
 // TestHTTPTransportLocal runs the built-in Go clients on both transports through the real proxy
 // on the local backend (runner.HTTPProxyCommand's command line, once the proxy listens): on http
 // each client's outcome is its outcome on stdio, every http run has a transcript whose records
 // the graders read as on stdio, and the keys tell the transports apart.
 func TestHTTPTransportLocal(t *testing.T) {
 	self, _ := os.Executable()
-	proxyListensOrSkip(t, self)
-	withProxyListening(t)
 	sc, err := scenario.Load("http.yaml", []byte(`name: http
 server: {builtin: ledger}
 tool: get_account_balance
@@ -127,8 +86,6 @@ runs: 1
 // of the sweep.
 func TestURLServerLocal(t *testing.T) {
 	self, _ := os.Executable()
-	proxyListensOrSkip(t, self)
-	withProxyListening(t)
 	ledger := exec.Command(self, "ledger", "--stateless", "--http", "127.0.0.1:0")
 	out, err := ledger.StdoutPipe()
 	if err != nil {
