@@ -134,7 +134,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			env = append(env, AuthEnv+"="+o.Auth)
 			proxyEnv = append(proxyEnv, AuthEnv)
 		}
-		serve, _ := json.Marshal(backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server), ProxyEnv: proxyEnv})
+		serve, _ := json.Marshal(backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv})
 		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
 		if sc.Server.URL != "" {
 			network = sc.Server.Network
@@ -175,8 +175,10 @@ const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
 // HTTPProxyCommand is the command an http cell starts first, with flags the proxy's fault,
 // schema, protocol, seed, tee and --env flags (as on stdio): it serves the server over
 // streamable HTTP on loopback and prints its endpoint's URL as its first stdout line. The one
-// place that says how the proxy is started on HTTP.
-func HTTPProxyCommand(self string, flags []string, srv scenario.Server) []string {
+// place that says how the proxy is started on HTTP. The built-in ledger serves as a server of
+// the cell's protocol generation does: sessionless under 2026-07-28 (the go-sdk serves that
+// revision only so), with Mcp-Session-Id sessions otherwise, as 2025-era servers keep them.
+func HTTPProxyCommand(self string, flags []string, srv scenario.Server, p scenario.Protocol) []string {
 	cmd := append([]string{self, "proxy", "--listen", "127.0.0.1:0"}, flags...)
 	switch {
 	case srv.URL != "":
@@ -186,7 +188,11 @@ func HTTPProxyCommand(self string, flags []string, srv scenario.Server) []string
 		}
 		return cmd
 	case srv.Builtin != "":
-		return append(cmd, "--", self, srv.Builtin, "--stateless", "--http", "127.0.0.1:"+scenario.PortPlaceholder)
+		cmd = append(cmd, "--", self, srv.Builtin)
+		if p == "2026-07-28" {
+			cmd = append(cmd, "--stateless")
+		}
+		return append(cmd, "--http", "127.0.0.1:"+scenario.PortPlaceholder)
 	}
 	return append(append(cmd, "--path", srv.HTTPPath(), "--"), srv.Command...)
 }

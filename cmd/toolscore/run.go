@@ -111,7 +111,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames()})
 }
 
 // loadFailed prints why a manifest did not load, and returns run's exit code for it: manifest

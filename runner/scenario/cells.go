@@ -50,6 +50,9 @@ func (s *Scenario) Cells() []Cell {
 			for _, p := range s.protocols() {
 				for _, t := range s.transports() {
 					for _, f := range s.Faults {
+						if f.httpOnly && t == TransportStdio {
+							continue // a stdio cell has no HTTP exchange to break
+						}
 						f := f.forTool(tool)
 						for _, c := range s.Clients {
 							cells = append(cells, Cell{Client: c, Fault: f, Schema: m, Protocol: p, Transport: t, Tool: tool})
@@ -95,7 +98,15 @@ func (s *Scenario) transports() []Transport {
 
 // CellCount is how many cells Cells returns, without making them.
 func (s *Scenario) CellCount() int {
-	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * len(s.transports()) * len(s.Faults) * len(s.Clients)
+	pairs := 0 // transport × fault, without the stdio cells of the faults of the HTTP exchange
+	for _, t := range s.transports() {
+		for _, f := range s.Faults {
+			if !f.httpOnly || t != TransportStdio {
+				pairs++
+			}
+		}
+	}
+	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * pairs * len(s.Clients)
 }
 
 // Matches says whether the expectation applies to the cell. A client

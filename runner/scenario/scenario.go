@@ -204,6 +204,8 @@ type Fault struct {
 	Line int `yaml:"-" json:"-"`
 	// decoys says the fault takes a decoy_args option, which a tool's decoy_args fills.
 	decoys bool
+	// httpOnly marks a fault of the HTTP exchange: a stdio cell has no HTTP to break.
+	httpOnly bool
 }
 
 // faultOptions is Fault without its methods, so decoding the mapping form
@@ -398,6 +400,9 @@ type Known struct {
 	// at that option's line. An error with a KnownOptions method (fault.OptionError) that
 	// unwraps to nil is about an option the fault does not take.
 	FaultOptions func(name string, options json.RawMessage) error
+	// HTTPOnly says whether the named fault is a fault of the HTTP exchange (fault.Transport),
+	// which has cells on the http transport alone; nil: none is.
+	HTTPOnly func(name string) bool
 }
 
 // Duration is a time.Duration written as a Go duration string ("2s",

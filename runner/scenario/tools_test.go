@@ -111,3 +111,29 @@ func TestToolsRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPOnlyFaults: a fault of the HTTP exchange has cells on the http transport alone, and
+// CellCount counts them so; a scenario with no http cell is refused at the fault's line.
+func TestHTTPOnlyFaults(t *testing.T) {
+	k := known
+	k.Faults = append(k.Faults, "http-500")
+	k.HTTPOnly = func(name string) bool { return name == "http-500" }
+	k.HTTPBuiltins = []string{"ledger"}
+	text := "name: x\nserver: {builtin: ledger}\ntool: t\nfaults: [clean, http-500]\nschema_modes: [hidden]\nclients: [raw, go-sdk/call]\ntransports: [stdio, http]\n"
+	s, err := Load("x.yaml", []byte(text), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, c := range s.Cells() {
+		keys = append(keys, c.Key())
+	}
+	want := []string{"raw|clean|hidden|stdio", "go-sdk/call|clean|hidden|stdio", "raw|clean|hidden|http", "go-sdk/call|clean|hidden|http", "raw|http-500|hidden|http", "go-sdk/call|http-500|hidden|http"}
+	if !reflect.DeepEqual(keys, want) || s.CellCount() != len(want) {
+		t.Errorf("cells %v (CellCount %d); want %v", keys, s.CellCount(), want)
+	}
+	_, err = Load("x.yaml", []byte(strings.Replace(text, "transports: [stdio, http]\n", "", 1)), k)
+	if want := "x.yaml:4:17: faults[1]: http-500 is a fault of the HTTP exchange"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a stdio-only scenario with an HTTP fault: %v; want %s...", err, want)
+	}
+}

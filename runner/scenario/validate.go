@@ -378,9 +378,11 @@ func (l *loader) checkTransports(s *Scenario) {
 	served := l.served(s.Server)
 	if !l.present("transports") {
 		s.Transports = served[:1]
+		l.checkHTTPFaults(s)
 		return
 	}
 	checkAxis(l, "transports", "transport", s.Transports, Transports())
+	l.checkHTTPFaults(s)
 	for i, t := range s.Transports {
 		if !slices.Contains(Transports(), t) || slices.Contains(served, t) {
 			continue
@@ -395,6 +397,20 @@ func (l *loader) checkTransports(s *Scenario) {
 			l.errorf(p, "a url server is reached over http alone")
 		default:
 			l.errorf(p, "the command server serves HTTP (server.http), so its cells run on http alone")
+		}
+	}
+}
+
+// checkHTTPFaults marks the faults of the HTTP exchange, whose cells are on http alone, and
+// refuses one in a scenario with no http cell.
+func (l *loader) checkHTTPFaults(s *Scenario) {
+	if l.known.HTTPOnly == nil {
+		return
+	}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if f.httpOnly = l.known.HTTPOnly(f.Name); f.httpOnly && !slices.Contains(s.Transports, TransportHTTP) {
+			l.errorf(l.namePath(fmt.Sprintf("faults[%d]", i)), "%s is a fault of the HTTP exchange, which a stdio cell does not have: it needs the http transport (transports: [stdio, http], and a server that serves HTTP)", f.Name)
 		}
 	}
 }
