@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/tally"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
@@ -60,6 +61,20 @@ var httpNegotiated = map[string]string{
 // httpWant, and every run negotiated a revision the proxy recorded.
 func TestHTTPClientsOnDocker(t *testing.T) {
 	api := engine(t)
+	res := httpSweep(t, httpFaults, "2026-07-28", httpClients, "60s")
+	for _, c := range res.Cells {
+		checkHTTPCell(t, c, httpWant(c.Client, c.Fault))
+		if want := httpNegotiated[c.Client]; c.Negotiated[want] != 1 {
+			t.Errorf("%s: negotiated %v, want %s", c.Coordinates(), c.Negotiated, want)
+		}
+	}
+	noLeftovers(t, api, "the http sweep")
+}
+
+// httpSweep runs the embedded ledger scenario on the http transport on docker, with these
+// faults, protocol, clients and timeout, one run a cell, and returns its results, every cell there.
+func httpSweep(t *testing.T, faults []string, protocol, clients, timeout string) *tally.Results {
+	t.Helper()
 	bin := staticToolscore(t)
 	text := string(scenarios.Ledger)
 	i := strings.Index(text, "\nfaults:")
@@ -67,7 +82,7 @@ func TestHTTPClientsOnDocker(t *testing.T) {
 		t.Fatal("the embedded scenario has no faults section")
 	}
 	manifest := filepath.Join(t.TempDir(), "http.yaml")
-	writeFile(t, manifest, text[:i+1]+"faults: ["+strings.Join(httpFaults, ", ")+"]\nschema_modes: [published]\nprotocols: [2026-07-28]\ntransports: [http]\nclients: ["+httpClients+"]\nruns: 1\ntimeout: 60s\n")
+	writeFile(t, manifest, text[:i+1]+"faults: ["+strings.Join(faults, ", ")+"]\nschema_modes: [published]\nprotocols: ["+protocol+"]\ntransports: [http]\nclients: ["+clients+"]\nruns: 1\ntimeout: "+timeout+"\n")
 	out := t.TempDir()
 	began := time.Now()
 	cmd := exec.Command(bin, "run", manifest, "--backend", "docker", "--parallel", "2", "--out", out)
@@ -81,21 +96,71 @@ func TestHTTPClientsOnDocker(t *testing.T) {
 	}
 	t.Logf("%s for the sweep, image builds included when they were needed", time.Since(began).Round(time.Second))
 	res := readResultsDir(t, out)
-	if n := len(strings.Split(httpClients, ",")) * len(httpFaults); len(res.Unavailable) > 0 || len(res.Cells) != n {
+	if n := len(strings.Split(clients, ",")) * len(faults); len(res.Unavailable) > 0 || len(res.Cells) != n {
 		t.Fatalf("%d cells, unavailable %v; want %d and none", len(res.Cells), res.Unavailable, n)
 	}
-	for _, c := range res.Cells {
-		w := httpWant(c.Client, c.Fault)
-		ok := c.Transport == "http" && c.Outcome[w.outcome] == 1
-		if w.view != "" {
-			ok = ok && c.ModelView[w.view] == 1 && c.Answer[w.answer] == 1 && (c.Answer["flagged"] == 1) == w.flagged
-		}
-		if !ok {
-			t.Errorf("%s: %s, model view %v, answer %v; want %+v; evidence %v", c.Coordinates(), c.Counts(), c.ModelView, c.Answer, w, c.Examples)
-		}
-		if want := httpNegotiated[c.Client]; c.Negotiated[want] != 1 {
-			t.Errorf("%s: negotiated %v, want %s", c.Coordinates(), c.Negotiated, want)
-		}
+	return res
+}
+
+// checkHTTPCell checks an http cell's one run against w.
+func checkHTTPCell(t *testing.T, c *tally.Cell, w agentWant) {
+	t.Helper()
+	ok := c.Transport == "http" && c.Outcome[w.outcome] == 1
+	if w.view != "" {
+		ok = ok && c.ModelView[w.view] == 1 && c.Answer[w.answer] == 1 && (c.Answer["flagged"] == 1) == w.flagged
 	}
-	noLeftovers(t, api, "the http sweep")
+	if !ok {
+		t.Errorf("%s: %s, model view %v, answer %v; want %+v; evidence %v", c.Coordinates(), c.Counts(), c.ModelView, c.Answer, w, c.Examples)
+	}
+}
+
+// httpExchangeClients are the clients in cell images of their own; the Go ones meet the faults
+// of the HTTP exchange in TestHTTPFaultsInTheMatrix.
+const httpExchangeClients = "ts-sdk/list-then-call, ts-client-v2/call, python-sdk/list-then-call, claude-code, codex, gemini-cli"
+
+// httpExchangeFaults are every fault of the HTTP exchange, under a 2025-11-25 server that keeps
+// sessions and event ids (a 2026-07-28 one keeps neither, so nothing expires or resumes there).
+var httpExchangeFaults = []string{"http-500", "{name: http-429, retry_after: 1s}", "session-expired", "sse-cut", "{name: slow-first-byte, delay: 300ms}"}
+
+// httpExchangeWant is what each client does with a fault of the HTTP exchange, found by running
+// them: none retries a 500 or a 429 (Retry-After or not) nor opens a new session after a 404,
+// the SDKs raise and the agents tell the model; all but Codex and Gemini CLI resume a cut stream
+// from its event id, Codex tells the model the call failed and Gemini CLI waits until the cell's
+// timeout; all wait out a slow first byte.
+func httpExchangeWant(client, fault string) agentWant {
+	fault, _, _ = strings.Cut(strings.TrimPrefix(fault, "{name: "), ",")
+	agent := client == "claude-code" || client == "codex" || client == "gemini-cli"
+	switch {
+	case fault == "slow-first-byte" || fault == "sse-cut" && (client != "codex" && client != "gemini-cli"):
+		if agent {
+			view := "structured"
+			if client == "gemini-cli" {
+				view = "text"
+			}
+			return agentWant{outcome: "passed", view: view, answer: "truth"}
+		}
+		return agentWant{outcome: "passed"}
+	case fault == "sse-cut" && client == "gemini-cli":
+		return agentWant{outcome: "hung"}
+	case agent:
+		return agentWant{outcome: "rejected", view: "error", answer: "no-value", flagged: true}
+	}
+	return agentWant{outcome: "threw"}
+}
+
+// TestHTTPFaultsOnDocker runs every fault of the HTTP exchange through the clients in cell
+// images of their own, on docker, against the ledger as a 2025-era server.
+func TestHTTPFaultsOnDocker(t *testing.T) {
+	api := engine(t)
+	res := httpSweep(t, httpExchangeFaults, "2025-11-25", httpExchangeClients, "30s")
+	for _, c := range res.Cells {
+		var fault string
+		for _, f := range httpExchangeFaults {
+			if n, _, _ := strings.Cut(strings.TrimPrefix(f, "{name: "), ","); n == c.Fault {
+				fault = f
+			}
+		}
+		checkHTTPCell(t, c, httpExchangeWant(c.Client, fault))
+	}
+	noLeftovers(t, api, "the sweep of the faults of the HTTP exchange")
 }
