@@ -43,6 +43,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 )
 
 const (
@@ -339,11 +341,11 @@ func large(ctx context.Context, tmp, bin, self string, mib int) error {
 		if err != nil {
 			return err
 		}
-		idle := vmHWM(px.cmd.Process.Pid)
+		idle := enginebench.PeakRSS(px.cmd.Process.Pid)
 		t0 = time.Now()
 		proxied, err := bigCall(ctx, px.url, mib)
 		took := time.Since(t0)
-		hwm := vmHWM(px.cmd.Process.Pid)
+		hwm := enginebench.PeakRSS(px.cmd.Process.Pid)
 		px.stop()
 		if err != nil {
 			return fmt.Errorf("%s through the proxy: %w", form, err)
@@ -379,23 +381,6 @@ func bigCall(ctx context.Context, url string, mib int) ([32]byte, error) {
 		return [32]byte{}, fmt.Errorf("status %d, %d bytes", resp.StatusCode, n)
 	}
 	return [32]byte(h.Sum(nil)), nil
-}
-
-// vmHWM is a process's peak resident memory in bytes, -1 when unread.
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return -1
 }
 
 // serveFloor relays to upstream with a plain ReverseProxy: the floor of any HTTP proxy.

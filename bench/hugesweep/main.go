@@ -102,7 +102,7 @@ wait:
 		case werr = <-done:
 			break wait
 		case <-tick.C:
-			if kb := vmHWM(cmd.Process.Pid); kb > hwm {
+			if kb := enginebench.PeakRSS(cmd.Process.Pid) >> 10; kb > hwm {
 				hwm = kb
 			}
 			if c := cpuTime(cmd.Process.Pid); c > cpu {
@@ -131,21 +131,6 @@ wait:
 	fmt.Printf("  toolscore CPU        %s (user + system of the toolscore run process alone)\n", cpu.Round(10*time.Millisecond))
 	fmt.Printf("  wall time            %s\n", took.Round(10*time.Millisecond))
 	return nil
-}
-
-// vmHWM is the high-water mark of a process's resident set, in KiB, or 0 once it is gone.
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb
-		}
-	}
-	return 0
 }
 
 // cpuTime is the user and system time a process has used so far, or 0 once it is gone.

@@ -42,6 +42,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/bench/internal/enginebench"
 )
 
 const (
@@ -445,7 +447,7 @@ func bigCall(ctx context.Context, argv []string, mib int) (bigResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r.idle = vmHWM(s.cmd.Process.Pid)
+	r.idle = enginebench.PeakRSS(s.cmd.Process.Pid)
 	req := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{"mib":%d}}}`+"\n", s.id(), mib)
 	h := &countingHash{h: sha256.New()}
 	t0 := time.Now()
@@ -454,7 +456,7 @@ func bigCall(ctx context.Context, argv []string, mib int) (bigResult, error) {
 	if err == nil {
 		copy(r.sum[:], h.h.Sum(nil))
 		r.size = h.n
-		r.hwm = vmHWM(s.cmd.Process.Pid)
+		r.hwm = enginebench.PeakRSS(s.cmd.Process.Pid)
 	}
 	ru, cerr := s.close()
 	r.ru = ru
@@ -462,23 +464,6 @@ func bigCall(ctx context.Context, argv []string, mib int) (bigResult, error) {
 		return r, err
 	}
 	return r, cerr
-}
-
-// vmHWM reads a process's peak resident set size from /proc, in bytes, or -1.
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return -1
 }
 
 // teeHolds reports whether the transcript has a to-client record whose wire bytes hash to sum.
