@@ -238,15 +238,7 @@ func (s *runningServer) stop(p *Proxy, why string) (int, error) {
 	case <-output:
 	case <-time.After(drainGrace):
 	}
-	code, detail := exitStatus(s.state, s.waitErr)
-	unanswered := p.Unanswered()
-	note := "the server exited"
-	if len(unanswered) > 0 {
-		note = fmt.Sprintf("the server exited with %d request(s) unanswered", len(unanswered))
-	}
-	detail["unanswered"] = unanswered
-	p.end(&Record{Dir: Event, Event: "server-exit", Note: note, Detail: detail})
-	return code, nil
+	return p.serverExit(s.state, s.waitErr), nil
 }
 
 func freePort() (int, error) {

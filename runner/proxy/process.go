@@ -161,7 +161,13 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	}
 	drained(ctx, stderrDone)
 
-	code, detail := exitStatus(cmd.ProcessState, waitErr)
+	return p.serverExit(cmd.ProcessState, waitErr), relayErr
+}
+
+// serverExit writes the transcript's last record, the server's exit with the requests it left
+// unanswered, and returns its exit code.
+func (p *Proxy) serverExit(state *os.ProcessState, waitErr error) int {
+	code, detail := exitStatus(state, waitErr)
 	unanswered := p.Unanswered()
 	note := "the server exited"
 	if len(unanswered) > 0 {
@@ -169,7 +175,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	}
 	detail["unanswered"] = unanswered
 	p.end(&Record{Dir: Event, Event: "server-exit", Note: note, Detail: detail})
-	return code, relayErr
+	return code
 }
 
 // drained waits for ch; once ctx is done, only for drainGrace more.
