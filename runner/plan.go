@@ -134,9 +134,13 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			env = append(env, AuthEnv+"="+o.Auth)
 			proxyEnv = append(proxyEnv, AuthEnv)
 		}
-		serve, _ := json.Marshal(backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv})
+		proxyCmd := HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol)
+		if o.Replay != nil {
+			proxyCmd, env, proxyEnv, network = o.replayHTTPProxy(self, work), nil, nil, ""
+		}
+		serve, _ := json.Marshal(backend.Serve{Command: proxyCmd, ProxyEnv: proxyEnv})
 		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
-		if sc.Server.URL != "" {
+		if sc.Server.URL != "" && o.Replay == nil {
 			network = sc.Server.Network
 		}
 	} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/replay"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -120,6 +121,14 @@ func (o Options) writeRecording(j Job, dir string) error {
 func (o Options) replayProxy(self, work string) []string {
 	return []string{self, "proxy", "--fault", "clean", "--tool", o.Scenario.Tool, "--schema", "as-is",
 		"--tee", filepath.Join(work, "tee.jsonl"), "--", self, "replay", filepath.Join(work, recordingFile)}
+}
+
+// replayHTTPProxy is replayProxy for an http cell: the same clean proxy serving streamable HTTP
+// in front of `toolscore replay --listen` of the recording.
+func (o Options) replayHTTPProxy(self, work string) []string {
+	return []string{self, "proxy", "--listen", "127.0.0.1:0", "--fault", "clean", "--tool", o.Scenario.Tool, "--schema", "as-is",
+		"--tee", filepath.Join(work, "tee.jsonl"), "--path", replay.HTTPPath, "--",
+		self, "replay", "--listen", "127.0.0.1:" + proxy.PortPlaceholder, filepath.Join(work, recordingFile)}
 }
 
 // replayGrade grades a replayed run: diverged when its client left the recording; otherwise

@@ -11,13 +11,15 @@ import (
 	"github.com/toolscore/toolscore/runner/replay"
 )
 
-// replayCmd serves a recorded run on stdio: `toolscore replay tee.jsonl` stands in for the
-// server of the run that wrote tee.jsonl.
+// replayCmd serves a recorded run on stdio, or over streamable HTTP with --listen: `toolscore
+// replay tee.jsonl` stands in for the server of the run that wrote tee.jsonl.
 func replayCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore replay TEE.jsonl\n\nAn MCP server on stdio that answers a client from a recorded run (a run's tee.jsonl): each\nrequest is matched to the recording by method and parameters and answered with the recorded\nbytes under the new id; a request the recording lacks gets a JSON-RPC error, and stderr says\nwhat was expected and what came. For example: node my-client.js -- toolscore replay tee.jsonl")
+		fmt.Fprintln(fs.Output(), "usage: toolscore replay [--listen ADDR] TEE.jsonl\n\nAn MCP server on stdio that answers a client from a recorded run (a run's tee.jsonl): each\nrequest is matched to the recording by method and parameters and answered with the recorded\nbytes under the new id; a request the recording lacks gets a JSON-RPC error, and stderr says\nwhat was expected and what came. For example: node my-client.js -- toolscore replay tee.jsonl\n\nWith --listen it serves over streamable HTTP at http://ADDR"+replay.HTTPPath+" instead, printing that URL on\nstdout once it listens (ADDR 127.0.0.1:0 picks a free port).\n\nflags:")
+		fs.PrintDefaults()
 	}
+	listen := fs.String("listen", "", "serve over streamable HTTP on this `address` instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -35,7 +37,12 @@ func replayCmd(ctx context.Context, args []string) int {
 	}
 	// A client that closes its end is the end of the session, not death by SIGPIPE.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	code, err := s.Play(ctx, os.Stdin, os.Stdout, os.Stderr)
+	var code int
+	if *listen != "" {
+		code, err = s.Listen(ctx, *listen, os.Stdout, os.Stderr)
+	} else {
+		code, err = s.Play(ctx, os.Stdin, os.Stdout, os.Stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore replay:", err)
 		return 1

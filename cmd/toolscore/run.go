@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,9 +200,6 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	}
 	var recordings *runner.Recordings
 	if a.Replay != "" {
-		if slices.Contains(sc.Transports, scenario.TransportHTTP) {
-			return fail(exitUsage, fmt.Errorf("--replay plays recordings over stdio alone for now: narrow the sweep with --transports stdio"))
-		}
 		if recordings, err = loadRecordings(a.Replay, sc); err != nil {
 			return fail(exitUsage, err)
 		}

@@ -34,7 +34,7 @@ const maxShown = 600
 // latency fault keeps its delay). A request the recording lacks is answered with a JSON-RPC
 // error, and stderr says what was expected and what came.
 func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	lines := make(chan []byte)
+	in := make(chan input)
 	readErr := make(chan error, 1)
 	go func() {
 		r := bufio.NewReaderSize(stdin, 64<<10)
@@ -42,7 +42,7 @@ func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 			line, err := r.ReadBytes('\n')
 			if len(line) > 0 {
 				select {
-				case lines <- line:
+				case in <- input{line: line}:
 				case <-ctx.Done():
 					return
 				}
@@ -51,12 +51,38 @@ func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 				if err != io.EOF {
 					readErr <- err
 				}
-				close(lines)
+				close(in)
 				return
 			}
 		}
 	}()
-	p := &player{s: s, out: stdout, log: stderr}
+	return s.run(ctx, in, readErr, stderr, func(o outgoing) error {
+		if o.st != nil && o.st.kind == httpStatus {
+			return nil // an HTTP status has nothing to say on stdio
+		}
+		_, err := stdout.Write(o.frame)
+		return err
+	})
+}
+
+// input is one message from the client, and from is where its answers go (nil on stdio).
+type input struct {
+	line []byte
+	from any
+}
+
+// outgoing is one message for the client: a recorded step (nil for a divergence's error), and
+// to, the from of the client message it answers (nil for a message the server sent first).
+type outgoing struct {
+	frame []byte
+	st    *step
+	to    any
+}
+
+// run plays the script to the client messages on in until in closes or ctx ends, handing what
+// goes out to send; readErr says why in closed, when it was not the client's end.
+func (s *Script) run(ctx context.Context, in <-chan input, readErr <-chan error, stderr io.Writer, send func(outgoing) error) (int, error) {
+	p := &player{s: s, send: send, log: stderr}
 	for {
 		wait, exit, err := p.emitDue(false)
 		if err != nil || exit != nil {
@@ -67,7 +93,7 @@ func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 			timer = time.After(wait)
 		}
 		select {
-		case line, ok := <-lines:
+		case msg, ok := <-in:
 			if !ok {
 				select {
 				case err := <-readErr:
@@ -81,7 +107,7 @@ func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 				p.missing()
 				return 0, nil
 			}
-			if err := p.receive(line); err != nil {
+			if err := p.receive(msg); err != nil {
 				return 0, err
 			}
 		case <-timer:
@@ -101,7 +127,7 @@ func deref(p *int) int {
 // player is the state of one session played from a script.
 type player struct {
 	s    *Script
-	out  io.Writer
+	send func(outgoing) error
 	log  io.Writer
 	next int // the next recorded step to consider sending
 	// waiting is at most the index of the first recorded client step that has not come.
@@ -128,15 +154,17 @@ func (p *player) emitDue(now bool) (wait time.Duration, exit *int, err error) {
 		if st.dir == exitStep {
 			return 0, &st.status, nil
 		}
-		frame := st.wire
+		frame, to := st.wire, any(nil)
 		if st.answers >= 0 {
-			if req := steps[st.answers]; string(req.liveID) != string(st.msg.ID) {
+			req := steps[st.answers]
+			to = req.from
+			if st.kind != httpStatus && string(req.liveID) != string(st.msg.ID) {
 				if f, ok := proxy.WithID(frame, req.liveID); ok {
 					frame = f
 				}
 			}
 		}
-		if _, err := p.out.Write(frame); err != nil {
+		if err := p.send(outgoing{frame: frame, st: st, to: to}); err != nil {
 			return 0, nil, fmt.Errorf("writing to the client: %w", err)
 		}
 	}
@@ -170,7 +198,8 @@ func (p *player) due(i int) (bool, time.Time) {
 }
 
 // receive matches one message from the client to the recording.
-func (p *player) receive(line []byte) error {
+func (p *player) receive(msg input) error {
+	line := msg.line
 	m, ok := proxy.ParseMessage(line)
 	kind := notJSON
 	switch {
@@ -186,7 +215,7 @@ func (p *player) receive(line []byte) error {
 	if queue := p.s.byKey[key]; len(queue) > 0 {
 		st := p.s.steps[queue[0]]
 		p.s.byKey[key] = queue[1:]
-		st.matched, st.matchedAt, st.liveID = true, time.Now(), m.ID
+		st.matched, st.matchedAt, st.liveID, st.from = true, time.Now(), m.ID, msg.from
 		return nil
 	}
 	got := shown(m, kind, line)
@@ -219,7 +248,7 @@ func (p *player) receive(line []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.out.Write(append(answer, '\n')); err != nil {
+	if err := p.send(outgoing{frame: append(answer, '\n'), to: msg.from}); err != nil {
 		return fmt.Errorf("writing to the client: %w", err)
 	}
 	return nil

@@ -18,6 +18,9 @@ const (
 	notification = "notification"
 	response     = "response"
 	notJSON      = "not-json"
+	// httpStatus is the proxy's own HTTP answer to a request (a fault of the HTTP exchange):
+	// a status and headers, no message.
+	httpStatus = "http-status"
 )
 
 // step is one recorded message, or the server's exit, in the order the proxy saw it.
@@ -34,10 +37,13 @@ type step struct {
 	// lastIn is the index of the last client step recorded before this outgoing step; -1 none.
 	lastIn int
 	status int // the server's exit status, for an exit step
+	// http is how the message travelled over streamable HTTP; nil on stdio.
+	http *proxy.HTTPFacts
 
 	matched   bool      // a client step: the live client sent it
 	matchedAt time.Time // when it did
 	liveID    json.RawMessage
+	from      any // where the answers to the live message go
 }
 
 // exitStep is the direction of the server's own exit, when it exited before the client closed.
@@ -48,6 +54,9 @@ type Script struct {
 	steps []*step
 	// byKey lists the client steps of each match key, in the recorded order.
 	byKey map[string][]int
+	// getRefused is the status the recorded server answered the client's first GET with when
+	// it opened no stream (405 from a server without one); 0 otherwise.
+	getRefused int
 }
 
 // Load reads the transcript at path into a script. A transcript with records that cannot be
@@ -59,15 +68,29 @@ func Load(path string) (s *Script, warn error, err error) {
 	}
 	s = &Script{byKey: map[string][]int{}}
 	answered := map[int]bool{}
-	clientClosed := false
+	clientClosed, gotGet := false, false
 	lastIn := -1
 	for i := range entries {
 		e := &entries[i]
 		switch e.Dir {
 		case proxy.ClientToServer, proxy.ServerToClient:
 		case proxy.Event:
-			if e.Event == "client-closed" {
+			// Over HTTP the proxy is stopped, the client never closes a pipe: a server that
+			// exits after that was stopped with it.
+			if e.Event == "client-closed" || e.Event == "proxy-stopped" {
 				clientClosed = true
+			}
+			if e.Event == "http-response" && e.HTTP != nil && e.HTTP.Method == "GET" && !gotGet {
+				gotGet = true
+				if e.HTTP.Status != 200 {
+					s.getRefused = e.HTTP.Status
+				}
+			}
+			if e.Event == "http-fault" && e.HTTP != nil && e.HTTP.Status != 0 {
+				if req := s.lastUnanswered(answered); req >= 0 {
+					answered[req] = true
+					s.steps = append(s.steps, &step{n: len(s.steps) + 1, dir: proxy.ServerToClient, kind: httpStatus, at: e.Time, answers: req, lastIn: lastIn, http: e.HTTP})
+				}
 			}
 			if e.Event == "server-exit" && !clientClosed {
 				status := 0
@@ -86,7 +109,7 @@ func Load(path string) (s *Script, warn error, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, err)
 		}
-		st := &step{n: len(s.steps) + 1, dir: e.Dir, at: e.Time, wire: wire, answers: -1, lastIn: lastIn}
+		st := &step{n: len(s.steps) + 1, dir: e.Dir, at: e.Time, wire: wire, answers: -1, lastIn: lastIn, http: e.HTTP}
 		var ok bool
 		st.msg, ok = proxy.ParseMessage(wire)
 		switch {
@@ -121,6 +144,16 @@ func (s *Script) requestOf(id json.RawMessage, answered map[int]bool) int {
 			if answered[i] {
 				return -1
 			}
+			return i
+		}
+	}
+	return -1
+}
+
+// lastUnanswered is the last recorded client request with no answer yet; -1 for none.
+func (s *Script) lastUnanswered(answered map[int]bool) int {
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		if st := s.steps[i]; st.dir == proxy.ClientToServer && st.kind == request && !answered[i] {
 			return i
 		}
 	}

@@ -1,0 +1,296 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/proxy"
+)
+
+// HTTPPath is the path of the MCP endpoint the replayer serves over streamable HTTP.
+const HTTPPath = "/mcp"
+
+// Listen plays the script over streamable HTTP at http://addr/mcp until ctx ends or the point
+// where the recorded server exited by itself; it writes the endpoint's URL on stdout, and
+// nothing else, once it listens. Messages are matched and answered as Play does them; each
+// answer goes out as the recording says the server sent it, a JSON body or an event of the
+// POST's SSE stream, and a message the server sent first goes out on the stream of the newest
+// POST still open when it was recorded on a POST, else on the client's GET stream.
+func (s *Script) Listen(ctx context.Context, addr string, stdout, stderr io.Writer) (int, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return 1, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h := &httpPlay{ctx: ctx, in: make(chan input), getStatus: s.getRefused}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	// Open streams end with the replay: Close, not Shutdown, which would wait on a GET stream.
+	defer srv.Close()
+	if _, err := fmt.Fprintf(stdout, "http://%s%s\n", l.Addr(), HTTPPath); err != nil {
+		return 1, err
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		if err := <-served; err != http.ErrServerClosed {
+			readErr <- err
+			cancel()
+		}
+	}()
+	code, err := s.run(ctx, h.in, readErr, stderr, h.send)
+	select {
+	case err := <-readErr:
+		return 1, fmt.Errorf("serving HTTP: %w", err)
+	default:
+	}
+	return code, err
+}
+
+// httpPlay is one replay served over streamable HTTP.
+type httpPlay struct {
+	ctx       context.Context
+	in        chan input
+	getStatus int
+
+	mu   sync.Mutex
+	open []*exchange // the POSTs waiting on their answer, oldest first
+	get  *exchange   // the client's GET stream, when one is open
+	held []outgoing  // what the server sent first, for a GET stream not open yet
+}
+
+// exchange is one HTTP request waiting on what the replay sends it.
+type exchange struct {
+	out  chan outgoing
+	done chan struct{}
+}
+
+func newExchange() *exchange {
+	return &exchange{out: make(chan outgoing, 16), done: make(chan struct{})}
+}
+
+// send hands one outgoing message to the request it belongs to; called by the player alone.
+func (h *httpPlay) send(o outgoing) error {
+	ex, _ := o.to.(*exchange)
+	if ex == nil {
+		h.mu.Lock()
+		if o.st != nil && o.st.http != nil && o.st.http.Method == http.MethodPost && len(h.open) > 0 {
+			ex = h.open[len(h.open)-1]
+		} else if h.get != nil {
+			ex = h.get
+		} else {
+			h.held = append(h.held, o)
+		}
+		h.mu.Unlock()
+		if ex == nil {
+			return nil
+		}
+	}
+	select {
+	case ex.out <- o:
+	case <-ex.done: // the client left: what it would have got is dropped, as a server drops it
+	case <-h.ctx.Done():
+	}
+	return nil
+}
+
+func (h *httpPlay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != HTTPPath {
+		http.NotFound(w, r)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.stream(w, r)
+	case http.MethodDelete:
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+}
+
+// post hands the message a POST carries to the player: a request waits on its answer, anything
+// else is accepted at once.
+func (h *httpPlay) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	m, ok := proxy.ParseMessage(body)
+	if !ok || m.Method == "" || proxy.IDKey(m.ID) == "" {
+		select {
+		case h.in <- input{line: body}:
+			w.WriteHeader(http.StatusAccepted)
+		case <-h.ctx.Done():
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case <-r.Context().Done():
+		}
+		return
+	}
+	ex := newExchange()
+	h.mu.Lock()
+	h.open = append(h.open, ex)
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		for i, e := range h.open {
+			if e == ex {
+				h.open = append(h.open[:i], h.open[i+1:]...)
+				break
+			}
+		}
+		h.mu.Unlock()
+		close(ex.done)
+	}()
+	select {
+	case h.in <- input{line: body, from: ex}:
+	case <-h.ctx.Done():
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	case <-r.Context().Done():
+		return
+	}
+	streaming := false
+	for {
+		select {
+		case o := <-ex.out:
+			final := o.to == ex
+			switch {
+			case final && o.st != nil && o.st.kind == httpStatus:
+				if !streaming {
+					writeStatus(w, o.st.http)
+				}
+				return
+			case final && !streaming && !recordedAsEvent(o.st):
+				setSession(w, o.st)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(o.frame)
+				return
+			}
+			if !streaming {
+				streaming = true
+				setSession(w, o.st)
+				startStream(w)
+			}
+			writeEvent(w, o.frame)
+			if final {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
+
+// stream is the client's GET stream, which carries what the server sent outside any POST.
+func (h *httpPlay) stream(w http.ResponseWriter, r *http.Request) {
+	if h.getStatus != 0 {
+		w.WriteHeader(h.getStatus)
+		return
+	}
+	ex := newExchange()
+	h.mu.Lock()
+	if h.get != nil {
+		h.mu.Unlock()
+		// One stream at a time, as the spec lets a server say.
+		w.WriteHeader(http.StatusConflict)
+		return
+	}
+	h.get = ex
+	held := h.held
+	h.held = nil
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.get = nil
+		h.mu.Unlock()
+		close(ex.done)
+	}()
+	startStream(w)
+	for _, o := range held {
+		writeEvent(w, o.frame)
+	}
+	for {
+		select {
+		case o := <-ex.out:
+			writeEvent(w, o.frame)
+		case <-r.Context().Done():
+			return
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
+
+// recordedAsEvent says the recorded answer came as an event of an SSE stream: its record says
+// so by its content type, or by having none (the headers were on an event before it).
+func recordedAsEvent(st *step) bool {
+	if st == nil || st.http == nil {
+		return false
+	}
+	if st.http.EventID != "" {
+		return true
+	}
+	ct := http.Header(st.http.Header).Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/event-stream"
+}
+
+// setSession gives the session id the recorded response gave, if it gave one.
+func setSession(w http.ResponseWriter, st *step) {
+	if st == nil || st.http == nil {
+		return
+	}
+	if id := http.Header(st.http.Header).Get("Mcp-Session-Id"); id != "" {
+		w.Header().Set("Mcp-Session-Id", id)
+	}
+}
+
+// writeStatus answers with the recorded status of a fault of the HTTP exchange and its headers.
+func writeStatus(w http.ResponseWriter, facts *proxy.HTTPFacts) {
+	for name, vs := range facts.Header {
+		if name != "Content-Length" && name != "Content-Type" {
+			w.Header()[name] = vs
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(facts.Status)
+	_, _ = io.WriteString(w, http.StatusText(facts.Status)+"\n")
+}
+
+func startStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = http.NewResponseController(w).Flush()
+}
+
+// writeEvent sends one message as an SSE event, a data line for each of its lines.
+func writeEvent(w http.ResponseWriter, frame []byte) {
+	var b bytes.Buffer
+	b.WriteString("event: message\n")
+	for _, line := range bytes.Split(bytes.TrimRight(frame, "\r\n"), []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	_, _ = w.Write(b.Bytes())
+	_ = http.NewResponseController(w).Flush()
+}
