@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ func (s *Script) Listen(ctx context.Context, addr string, stdout, stderr io.Writ
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	h := &httpPlay{ctx: ctx, in: make(chan input), getStatus: s.getRefused}
+	h := &httpPlay{ctx: ctx, in: make(chan input), getStatus: s.getRefused, session: s.session}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
@@ -60,10 +61,11 @@ type httpPlay struct {
 	ctx       context.Context
 	in        chan input
 	getStatus int
+	session   string
 
 	mu   sync.Mutex
 	open []*exchange // the POSTs waiting on their answer, oldest first
-	get  *exchange   // the client's GET stream, when one is open
+	gets []*exchange // the client's GET streams, oldest first
 	held []outgoing  // what the server sent first, for a GET stream not open yet
 }
 
@@ -71,6 +73,8 @@ type httpPlay struct {
 type exchange struct {
 	out  chan outgoing
 	done chan struct{}
+	// resumes says a GET stream resumes another from an event id.
+	resumes bool
 }
 
 func newExchange() *exchange {
@@ -84,8 +88,8 @@ func (h *httpPlay) send(o outgoing) error {
 		h.mu.Lock()
 		if o.st != nil && o.st.http != nil && o.st.http.Method == http.MethodPost && len(h.open) > 0 {
 			ex = h.open[len(h.open)-1]
-		} else if h.get != nil {
-			ex = h.get
+		} else if len(h.gets) > 0 {
+			ex = h.newestGet()
 		} else {
 			h.held = append(h.held, o)
 		}
@@ -131,6 +135,7 @@ func (h *httpPlay) post(w http.ResponseWriter, r *http.Request) {
 	if !ok || m.Method == "" || proxy.IDKey(m.ID) == "" {
 		select {
 		case h.in <- input{line: body}:
+			h.setSession(w)
 			w.WriteHeader(http.StatusAccepted)
 		case <-h.ctx.Done():
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -144,12 +149,7 @@ func (h *httpPlay) post(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
-		for i, e := range h.open {
-			if e == ex {
-				h.open = append(h.open[:i], h.open[i+1:]...)
-				break
-			}
-		}
+		h.open = remove(h.open, ex)
 		h.mu.Unlock()
 		close(ex.done)
 	}()
@@ -169,21 +169,24 @@ func (h *httpPlay) post(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case final && o.st != nil && o.st.kind == httpStatus:
 				if !streaming {
-					writeStatus(w, o.st.http)
+					h.writeStatus(w, o.st.http)
 				}
 				return
 			case final && !streaming && !recordedAsEvent(o.st):
-				setSession(w, o.st)
+				h.setSession(w)
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(o.frame)
 				return
 			}
 			if !streaming {
 				streaming = true
-				setSession(w, o.st)
+				h.setSession(w)
 				startStream(w)
 			}
-			writeEvent(w, o.frame)
+			if o.st != nil && o.st.kind == streamCut {
+				return
+			}
+			writeEvent(w, o)
 			if final {
 				return
 			}
@@ -202,37 +205,56 @@ func (h *httpPlay) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := newExchange()
+	ex.resumes = r.Header.Get("Last-Event-ID") != ""
 	h.mu.Lock()
-	if h.get != nil {
-		h.mu.Unlock()
-		// One stream at a time, as the spec lets a server say.
-		w.WriteHeader(http.StatusConflict)
-		return
-	}
-	h.get = ex
+	h.gets = append(h.gets, ex)
+	h.setSession(w)
 	held := h.held
 	h.held = nil
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
-		h.get = nil
+		h.gets = remove(h.gets, ex)
 		h.mu.Unlock()
 		close(ex.done)
 	}()
 	startStream(w)
 	for _, o := range held {
-		writeEvent(w, o.frame)
+		writeEvent(w, o)
 	}
 	for {
 		select {
 		case o := <-ex.out:
-			writeEvent(w, o.frame)
+			if o.st != nil && o.st.kind == streamCut {
+				return
+			}
+			writeEvent(w, o)
 		case <-r.Context().Done():
 			return
 		case <-h.ctx.Done():
 			return
 		}
 	}
+}
+
+// newestGet is the GET stream a message recorded on one goes to: the newest that resumes a
+// stream (a resumed stream carries the answer its cut stream lost), else the newest.
+func (h *httpPlay) newestGet() *exchange {
+	for i := len(h.gets) - 1; i >= 0; i-- {
+		if h.gets[i].resumes {
+			return h.gets[i]
+		}
+	}
+	return h.gets[len(h.gets)-1]
+}
+
+func remove(list []*exchange, ex *exchange) []*exchange {
+	for i, e := range list {
+		if e == ex {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
 }
 
 // recordedAsEvent says the recorded answer came as an event of an SSE stream: its record says
@@ -252,18 +274,16 @@ func recordedAsEvent(st *step) bool {
 	return mt == "text/event-stream"
 }
 
-// setSession gives the session id the recorded response gave, if it gave one.
-func setSession(w http.ResponseWriter, st *step) {
-	if st == nil || st.http == nil {
-		return
-	}
-	if id := http.Header(st.http.Header).Get("Mcp-Session-Id"); id != "" {
-		w.Header().Set("Mcp-Session-Id", id)
+// setSession gives the session id the recorded server gave, if it gave one.
+func (h *httpPlay) setSession(w http.ResponseWriter) {
+	if h.session != "" {
+		w.Header().Set("Mcp-Session-Id", h.session)
 	}
 }
 
 // writeStatus answers with the recorded status of a fault of the HTTP exchange and its headers.
-func writeStatus(w http.ResponseWriter, facts *proxy.HTTPFacts) {
+func (h *httpPlay) writeStatus(w http.ResponseWriter, facts *proxy.HTTPFacts) {
+	h.setSession(w)
 	for name, vs := range facts.Header {
 		if name != "Content-Length" && name != "Content-Type" {
 			w.Header()[name] = vs
@@ -281,11 +301,21 @@ func startStream(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).Flush()
 }
 
-// writeEvent sends one message as an SSE event, a data line for each of its lines.
-func writeEvent(w http.ResponseWriter, frame []byte) {
+// writeEvent sends one message as an SSE event, a data line for each of its lines, with the
+// recorded event's id; an id alone when the recorded event had no message.
+func writeEvent(w http.ResponseWriter, o outgoing) {
 	var b bytes.Buffer
+	if o.st != nil && o.st.http != nil && o.st.http.EventID != "" {
+		b.WriteString("id: " + oneLine(o.st.http.EventID) + "\n")
+	}
+	if o.st != nil && o.st.kind == sseID {
+		b.WriteString("data:\n\n")
+		_, _ = w.Write(b.Bytes())
+		_ = http.NewResponseController(w).Flush()
+		return
+	}
 	b.WriteString("event: message\n")
-	for _, line := range bytes.Split(bytes.TrimRight(frame, "\r\n"), []byte("\n")) {
+	for _, line := range bytes.Split(bytes.TrimRight(o.frame, "\r\n"), []byte("\n")) {
 		b.WriteString("data: ")
 		b.Write(bytes.TrimSuffix(line, []byte("\r")))
 		b.WriteByte('\n')
@@ -293,4 +323,14 @@ func writeEvent(w http.ResponseWriter, frame []byte) {
 	b.WriteByte('\n')
 	_, _ = w.Write(b.Bytes())
 	_ = http.NewResponseController(w).Flush()
+}
+
+// oneLine keeps a recorded event id from ending its field: it is text from the recorded server.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -57,8 +57,8 @@ func (s *Script) Play(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		}
 	}()
 	return s.run(ctx, in, readErr, stderr, func(o outgoing) error {
-		if o.st != nil && o.st.kind == httpStatus {
-			return nil // an HTTP status has nothing to say on stdio
+		if o.st != nil && o.st.httpOnly() {
+			return nil // nothing to say on stdio
 		}
 		_, err := stdout.Write(o.frame)
 		return err
@@ -158,7 +158,7 @@ func (p *player) emitDue(now bool) (wait time.Duration, exit *int, err error) {
 		if st.answers >= 0 {
 			req := steps[st.answers]
 			to = req.from
-			if st.kind != httpStatus && string(req.liveID) != string(st.msg.ID) {
+			if !st.httpOnly() && string(req.liveID) != string(st.msg.ID) {
 				if f, ok := proxy.WithID(frame, req.liveID); ok {
 					frame = f
 				}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -21,7 +22,16 @@ const (
 	// httpStatus is the proxy's own HTTP answer to a request (a fault of the HTTP exchange):
 	// a status and headers, no message.
 	httpStatus = "http-status"
+	// sseID is an SSE event with an id and no message, which a client resumes a stream from.
+	sseID = "sse-id"
+	// streamCut is the end of an SSE stream before the answer it was to carry.
+	streamCut = "stream-cut"
 )
+
+// httpOnly says the step is a fact of the HTTP exchange, with no message to send on stdio.
+func (st *step) httpOnly() bool {
+	return st.kind == httpStatus || st.kind == sseID || st.kind == streamCut
+}
 
 // step is one recorded message, or the server's exit, in the order the proxy saw it.
 type step struct {
@@ -57,6 +67,8 @@ type Script struct {
 	// getRefused is the status the recorded server answered the client's first GET with when
 	// it opened no stream (405 from a server without one); 0 otherwise.
 	getRefused int
+	// session is the Mcp-Session-Id the recorded server gave, if it gave one.
+	session string
 }
 
 // Load reads the transcript at path into a script. A transcript with records that cannot be
@@ -86,11 +98,11 @@ func Load(path string) (s *Script, warn error, err error) {
 					s.getRefused = e.HTTP.Status
 				}
 			}
-			if e.Event == "http-fault" && e.HTTP != nil && e.HTTP.Status != 0 {
-				if req := s.lastUnanswered(answered); req >= 0 {
-					answered[req] = true
-					s.steps = append(s.steps, &step{n: len(s.steps) + 1, dir: proxy.ServerToClient, kind: httpStatus, at: e.Time, answers: req, lastIn: lastIn, http: e.HTTP})
-				}
+			if e.HTTP != nil && s.session == "" && e.HTTP.Status != 0 {
+				s.session = http.Header(e.HTTP.Header).Get("Mcp-Session-Id")
+			}
+			if st := s.httpStep(e, answered, lastIn); st != nil {
+				s.steps = append(s.steps, st)
 			}
 			if e.Event == "server-exit" && !clientClosed {
 				status := 0
@@ -108,6 +120,9 @@ func Load(path string) (s *Script, warn error, err error) {
 		wire, err := readWire(e)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, err)
+		}
+		if e.HTTP != nil && s.session == "" && e.HTTP.Status != 0 {
+			s.session = http.Header(e.HTTP.Header).Get("Mcp-Session-Id")
 		}
 		st := &step{n: len(s.steps) + 1, dir: e.Dir, at: e.Time, wire: wire, answers: -1, lastIn: lastIn, http: e.HTTP}
 		var ok bool
@@ -148,6 +163,36 @@ func (s *Script) requestOf(id json.RawMessage, answered map[int]bool) int {
 		}
 	}
 	return -1
+}
+
+// httpStep is the step a recorded event of the HTTP exchange plays as, if any: a fault's
+// status answering the request before it, an event id a client may resume from, or a stream
+// cut before the answer it was to carry.
+func (s *Script) httpStep(e *proxy.Entry, answered map[int]bool, lastIn int) *step {
+	if e.HTTP == nil {
+		return nil
+	}
+	st := &step{n: len(s.steps) + 1, dir: proxy.ServerToClient, at: e.Time, answers: -1, lastIn: lastIn, http: e.HTTP}
+	switch {
+	case e.Event == "http-fault" && e.HTTP.Status != 0:
+		st.kind = httpStatus
+	case e.Event == "sse-event" && e.HTTP.EventID != "":
+		st.kind = sseID
+		return st
+	case e.Event == "sse-cut":
+		st.kind = streamCut
+		if e.HTTP.Method != http.MethodPost {
+			return st
+		}
+	default:
+		return nil
+	}
+	st.answers = s.lastUnanswered(answered)
+	if st.answers < 0 {
+		return nil
+	}
+	answered[st.answers] = true
+	return st
 }
 
 // lastUnanswered is the last recorded client request with no answer yet; -1 for none.
