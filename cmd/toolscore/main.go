@@ -24,7 +24,7 @@ usage:
   toolscore proxy --listen ADDR [flags] (--upstream URL | -- CMD)  the same over streamable HTTP
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
-  toolscore replay TEE.jsonl               an MCP stdio server answering from a recorded run
+  toolscore replay [--listen ADDR] TEE.jsonl  an MCP server answering from a recorded run, on stdio or streamable HTTP
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
   toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL]
                                            the first version of a client whose outcome in a cell changed
