@@ -94,7 +94,7 @@ func Load(path string) (s *Script, warn error, err error) {
 			}
 			if e.Event == "http-response" && e.HTTP != nil && e.HTTP.Method == "GET" && !gotGet {
 				gotGet = true
-				if e.HTTP.Status != 200 {
+				if e.HTTP.Status != 200 && validStatus(e.HTTP.Status) {
 					s.getRefused = e.HTTP.Status
 				}
 			}
@@ -174,7 +174,7 @@ func (s *Script) httpStep(e *proxy.Entry, answered map[int]bool, lastIn int) *st
 	}
 	st := &step{n: len(s.steps) + 1, dir: proxy.ServerToClient, at: e.Time, answers: -1, lastIn: lastIn, http: e.HTTP}
 	switch {
-	case e.Event == "http-fault" && e.HTTP.Status != 0:
+	case e.Event == "http-fault" && validStatus(e.HTTP.Status):
 		st.kind = httpStatus
 	case e.Event == "sse-event" && e.HTTP.EventID != "":
 		st.kind = sseID
@@ -193,6 +193,12 @@ func (s *Script) httpStep(e *proxy.Entry, answered map[int]bool, lastIn int) *st
 	}
 	answered[st.answers] = true
 	return st
+}
+
+// validStatus says a recorded status can be sent again: a transcript is text from a run that
+// may have been edited, and net/http refuses codes outside these.
+func validStatus(code int) bool {
+	return code >= 200 && code <= 599
 }
 
 // lastUnanswered is the last recorded client request with no answer yet; -1 for none.
