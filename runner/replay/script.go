@@ -80,16 +80,17 @@ func Load(path string) (s *Script, warn error, err error) {
 	}
 	s = &Script{byKey: map[string][]int{}}
 	answered := map[int]bool{}
-	clientClosed, gotGet := false, false
+	clientClosed, gotGet, overHTTP := false, false, false
 	lastIn := -1
 	for i := range entries {
 		e := &entries[i]
+		overHTTP = overHTTP || e.HTTP != nil
 		switch e.Dir {
 		case proxy.ClientToServer, proxy.ServerToClient:
 		case proxy.Event:
 			// Over HTTP the proxy is stopped, the client never closes a pipe: a server that
 			// exits after that was stopped with it.
-			if e.Event == "client-closed" || e.Event == "proxy-stopped" {
+			if e.Event == "client-closed" || e.Event == "proxy-stopped" && overHTTP {
 				clientClosed = true
 			}
 			if e.Event == "http-response" && e.HTTP != nil && e.HTTP.Method == "GET" && !gotGet {
