@@ -7,8 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,12 +27,31 @@ const initTimeout = 60 * time.Second
 func initCmd(ctx context.Context, args []string) int {
 	fls := flag.NewFlagSet("init", flag.ContinueOnError)
 	fls.Usage = func() {
-		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | -- CMD [ARGS...])\n\nStarts the MCP server, lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
+		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | -- CMD [ARGS...])\n\nStarts the MCP server (or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
 		fls.PrintDefaults()
 	}
 	out := fls.String("out", "scenario.yaml", "where to write the manifest (- for stdout); an existing file is never overwritten")
-	tool := fls.String("tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
+	var st scenario.Starter
+	fls.StringVar(&st.Tool, "tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
 	builtin := fls.String("builtin", "", "a server built into toolscore (ledger) instead of CMD")
+	endpoint := fls.String("url", "", "the streamable HTTP endpoint `URL` of a running server instead of CMD")
+	var header http.Header
+	fls.Func("header", "with --url: send the header `Authorization=ENVVAR`, its value the variable ENVVAR's, which the manifest reads it from too (auth_env)", func(s string) error {
+		name, env, ok := strings.Cut(s, "=")
+		switch {
+		case !ok || env == "":
+			return fmt.Errorf("want Authorization=ENVVAR, got %q", s)
+		case !strings.EqualFold(name, "Authorization"):
+			return fmt.Errorf("%s: a manifest sends the Authorization header alone (auth_env), so a run could not send %s", name, name)
+		}
+		v, set := os.LookupEnv(env)
+		if !set || v == "" {
+			return fmt.Errorf("%s is not set", env)
+		}
+		header = http.Header{"Authorization": {v}}
+		st.Server.AuthEnv = env
+		return nil
+	})
 	if err := fls.Parse(args); err != nil {
 		return 2
 	}
@@ -36,11 +59,22 @@ func initCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore init: "+format+"\n", a...)
 		return code
 	}
-	st := scenario.Starter{Tool: *tool}
 	var command []string
 	switch {
-	case *builtin != "" && fls.NArg() > 0:
-		return fail(2, "give --builtin or a server command after --, not both")
+	case (*builtin != "") && fls.NArg() > 0, *endpoint != "" && (*builtin != "" || fls.NArg() > 0):
+		return fail(2, "name one server: --builtin, --url or a server command after --")
+	case header != nil && *endpoint == "":
+		return fail(2, "--header goes with --url")
+	case *endpoint != "":
+		u, err := url.Parse(*endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fail(2, "--url: want the server's streamable HTTP endpoint, an http or https URL without credentials, got %q", *endpoint)
+		}
+		st.Server.URL, st.Server.Network = *endpoint, "bridge"
+		if ip := net.ParseIP(u.Hostname()); u.Hostname() == "localhost" || ip != nil && ip.IsLoopback() {
+			// A cell reaches this machine's loopback only on the host's network.
+			st.Server.Network = "host"
+		}
 	case *builtin == "ledger":
 		self, err := os.Executable()
 		if err != nil {
@@ -62,9 +96,19 @@ func initCmd(ctx context.Context, args []string) int {
 			return fail(1, "%s: %v", *out, err)
 		}
 	}
-	tools, server, err := listTools(ctx, command)
+	ctx, cancel := context.WithTimeout(ctx, initTimeout)
+	defer cancel()
+	var transport mcp.Transport
+	what := fmt.Sprintf("the server %q", command)
+	if st.Server.URL != "" {
+		what = "the server at " + st.Server.URL
+		transport = &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true}
+	} else {
+		transport = commandTransport(ctx, command)
+	}
+	tools, server, err := listTools(ctx, transport)
 	if err != nil {
-		return fail(1, "%v", err)
+		return fail(1, "%s: %v", what, err)
 	}
 	st.Tools = tools
 	if st.Name == "" {
@@ -91,18 +135,34 @@ func initCmd(ctx context.Context, args []string) int {
 	return 0
 }
 
-// listTools starts the server command on stdio, as a run would (with the run's allowlisted
-// environment only), and lists its tools, every page of them.
-func listTools(ctx context.Context, command []string) ([]scenario.StarterTool, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, initTimeout)
-	defer cancel()
+// commandTransport starts the server command on stdio, as a run would: with the run's
+// allowlisted environment only.
+func commandTransport(ctx context.Context, command []string) mcp.Transport {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Env = runenv.Allowed(os.Environ())
 	cmd.Stderr = os.Stderr
+	return &mcp.CommandTransport{Command: cmd}
+}
+
+// initHeaders adds its header to every request init sends a url server.
+type initHeaders http.Header
+
+func (h initHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h {
+			r.Header[k] = v
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// listTools connects to the server, initializes a session and lists its tools, every page of them.
+func listTools(ctx context.Context, transport mcp.Transport) ([]scenario.StarterTool, string, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: version}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := c.Connect(ctx, transport, nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("starting the server %q and initializing a session: %w", command, err)
+		return nil, "", fmt.Errorf("connecting to the server and initializing a session: %w", err)
 	}
 	defer cs.Close()
 	name := ""
