@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/runner/backend"
@@ -61,4 +63,59 @@ func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte,
 		fmt.Fprintf(log, "built %s for the server image %s in %s\n", tag, report.Plain(ref), time.Since(start).Round(time.Second))
 	}
 	return tag, nil
+}
+
+// maxBesideOutput caps what BesideImageServer reads of the cell's stdout: text from a server
+// under test, a listing of its tools.
+const maxBesideOutput = 16 << 20
+
+// BesideImageServer runs command in a cell beside a server container of the image ref running
+// server, as a run of an image server does (the image with the static binary self layered on,
+// the bridge on the loopback they share, both hardened, labelled and removed), and returns the
+// cell's stdout. The cell runs in the server's own image, which holds the binary.
+func BesideImageServer(ctx context.Context, self, ref string, server, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
+	bin, err := backend.StaticBinary(self)
+	if err != nil {
+		return nil, err
+	}
+	d, err := backend.NewDocker(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("a server image needs the docker backend: %w", err)
+	}
+	if _, err := d.Sweep(ctx, false); err != nil {
+		return nil, err
+	}
+	if d.ServerImage, err = serverImage(ctx, d, ref, bin, log); err != nil {
+		return nil, err
+	}
+	d.Images["init"] = d.ServerImage
+	dir, err := os.MkdirTemp("", "toolscore-beside-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	r := d.Run(ctx, backend.Spec{Dir: dir, Client: "init", Cell: "init", Run: 1, Command: command, Timeout: timeout,
+		Server: &backend.ServerSpec{Command: server}})
+	var out []byte
+	if f, err := os.Open(r.Stdout); err == nil {
+		out, _ = io.ReadAll(io.LimitReader(f, maxBesideOutput))
+		f.Close()
+	}
+	switch {
+	case r.Err != nil:
+		return nil, r.Err
+	case r.Cancelled:
+		return nil, ctx.Err()
+	case r.TimedOut:
+		return nil, fmt.Errorf("no answer within %s", timeout)
+	case r.ExitCode != 0:
+		return nil, fmt.Errorf("exit status %d: %s", r.ExitCode, lastLine(r.Stderr))
+	}
+	return out, nil
+}
+
+// lastLine is the last non-empty line of a cell's stderr, as one plain line.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return report.Plain(lines[len(lines)-1])
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/runenv"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -27,7 +29,7 @@ const initTimeout = 60 * time.Second
 func initCmd(ctx context.Context, args []string) int {
 	fls := flag.NewFlagSet("init", flag.ContinueOnError)
 	fls.Usage = func() {
-		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | -- CMD [ARGS...])\n\nStarts the MCP server (or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
+		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | [--image NAME[:TAG]] -- CMD [ARGS...])\n\nStarts the MCP server (in a container of its image, beside a cell, as a run would; or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
 		fls.PrintDefaults()
 	}
 	out := fls.String("out", "scenario.yaml", "where to write the manifest (- for stdout); an existing file is never overwritten")
@@ -35,6 +37,8 @@ func initCmd(ctx context.Context, args []string) int {
 	fls.StringVar(&st.Tool, "tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
 	builtin := fls.String("builtin", "", "a server built into toolscore (ledger) instead of CMD")
 	endpoint := fls.String("url", "", "the streamable HTTP endpoint `URL` of a running server instead of CMD")
+	image := fls.String("image", "", "run CMD in a container of the image `NAME[:TAG]`, as a run of a server image does (docker backend)")
+	listJSON := fls.Bool("json", false, "print the server's name and tools as JSON, not a manifest (what init --image reads from its cell)")
 	var header http.Header
 	fls.Func("header", "with --url: send the header `Authorization=ENVVAR`, its value the variable ENVVAR's, which the manifest reads it from too (auth_env)", func(s string) error {
 		name, env, ok := strings.Cut(s, "=")
@@ -61,10 +65,12 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	var command []string
 	switch {
-	case (*builtin != "") && fls.NArg() > 0, *endpoint != "" && (*builtin != "" || fls.NArg() > 0):
+	case *builtin != "" && fls.NArg() > 0, *endpoint != "" && (*builtin != "" || fls.NArg() > 0):
 		return fail(2, "name one server: --builtin, --url or a server command after --")
 	case header != nil && *endpoint == "":
 		return fail(2, "--header goes with --url")
+	case *image != "" && (*builtin != "" || *endpoint != "" || fls.NArg() == 0):
+		return fail(2, "--image needs the server's command after -- (the image's entrypoint is not read), and no --builtin or --url")
 	case *endpoint != "":
 		u, err := url.Parse(*endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
@@ -89,27 +95,39 @@ func initCmd(ctx context.Context, args []string) int {
 		command = fls.Args()
 		st.Server.Command = command
 	}
-	if *out != "-" {
+	if *out != "-" && !*listJSON {
 		if _, err := os.Stat(*out); err == nil {
 			return fail(1, "%s exists; init never overwrites a manifest (give --out another file)", *out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fail(1, "%s: %v", *out, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, initTimeout)
+	// Building the layered image may take longer than listing: the cell has a timeout of its own.
+	lctx, cancel := context.WithTimeout(ctx, initTimeout)
 	defer cancel()
-	var transport mcp.Transport
-	what := fmt.Sprintf("the server %q", command)
-	if st.Server.URL != "" {
-		what = "the server at " + st.Server.URL
-		transport = &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true}
-	} else {
-		transport = commandTransport(ctx, command)
+	var listed listing
+	var err error
+	switch {
+	case *image != "":
+		st.Server.Image = *image
+		listed, err = listInImage(ctx, *image, command)
+	case st.Server.URL != "":
+		listed, err = listTools(lctx, &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true})
+		err = wrapIf(err, "the server at %s: %w", st.Server.URL)
+	default:
+		listed, err = listTools(lctx, commandTransport(lctx, command))
+		err = wrapIf(err, "the server %q: %w", command)
 	}
-	tools, server, err := listTools(ctx, transport)
 	if err != nil {
-		return fail(1, "%s: %v", what, err)
+		return fail(1, "%v", err)
 	}
+	if *listJSON {
+		if err := json.NewEncoder(os.Stdout).Encode(listed); err != nil {
+			return fail(1, "%v", err)
+		}
+		return 0
+	}
+	tools, server := listed.Tools, listed.Server
 	st.Tools = tools
 	if st.Name == "" {
 		st.Name = server
@@ -157,12 +175,44 @@ func (h initHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// listing is what init learns of a server: its name and its tools.
+type listing struct {
+	Server string                 `json:"server"`
+	Tools  []scenario.StarterTool `json:"tools"`
+}
+
+func wrapIf(err error, format string, what any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format, what, err)
+}
+
+// listInImage lists the tools of a server that runs in a container of image, as a run reaches
+// it: the cell beside it runs init --json against the bridge, and its output is read back.
+func listInImage(ctx context.Context, image string, command []string) (listing, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return listing{}, fmt.Errorf("finding toolscore's own binary: %w", err)
+	}
+	inner := []string{backend.CellBinary, "init", "--json", "--", backend.CellBinary, "connect", backend.ServerAddr}
+	out, err := runner.BesideImageServer(ctx, self, image, command, inner, initTimeout, os.Stderr)
+	if err != nil {
+		return listing{}, fmt.Errorf("the server %q in %s: %w", command, image, err)
+	}
+	var l listing
+	if err := json.Unmarshal(out, &l); err != nil {
+		return listing{}, fmt.Errorf("the server %q in %s: reading the tools its cell listed: %w", command, image, err)
+	}
+	return l, nil
+}
+
 // listTools connects to the server, initializes a session and lists its tools, every page of them.
-func listTools(ctx context.Context, transport mcp.Transport) ([]scenario.StarterTool, string, error) {
+func listTools(ctx context.Context, transport mcp.Transport) (listing, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: version}, nil)
 	cs, err := c.Connect(ctx, transport, nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("connecting to the server and initializing a session: %w", err)
+		return listing{}, fmt.Errorf("connecting to the server and initializing a session: %w", err)
 	}
 	defer cs.Close()
 	name := ""
@@ -172,13 +222,13 @@ func listTools(ctx context.Context, transport mcp.Transport) ([]scenario.Starter
 	var tools []scenario.StarterTool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, "", fmt.Errorf("listing the server's tools: %w", err)
+			return listing{}, fmt.Errorf("listing the server's tools: %w", err)
 		}
 		st := scenario.StarterTool{Name: t.Name, Description: t.Description}
 		st.InputSchema, st.OutputSchema = asObject(t.InputSchema), asObject(t.OutputSchema)
 		tools = append(tools, st)
 	}
-	return tools, name, nil
+	return listing{name, tools}, nil
 }
 
 // asObject turns a schema as the SDK holds it (any) into a plain JSON object.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -221,4 +222,56 @@ func readTees(t *testing.T, out string) string {
 		all.Write(b)
 	}
 	return all.String()
+}
+
+// TestInitImage writes a starter for a server that runs in an image, listed as a run reaches it
+// (a cell beside the server container, over the bridge): the image and command in its server
+// block, every tool; filled in, it runs on the docker backend, and nothing is left behind.
+func TestInitImage(t *testing.T) {
+	api := engine(t)
+	buildServerImage(t, api)
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "scenario.yaml")
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(staticToolscore(t), args...)
+		cmd.Dir = dir
+		var e strings.Builder
+		cmd.Stderr = &e
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		return exitCode(cmd.Wait()), e.String()
+	}
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "no-such-server"); code != 1 || !strings.Contains(stderr, `the server ["no-such-server"] in `+serverImageTag) {
+		t.Errorf("init of a command the image lacks exited %d (%s); want 1, naming it", code, stderr)
+	}
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "mcp-server-everything", "stdio"); code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{"server:\n  image: " + serverImageTag + "\n  command: [\"mcp-server-everything\",\"stdio\"]\n", "  - name: get-structured-content\n    # Publishes an output schema.", "  - name: echo\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "1")
+	writeFile(t, manifest, filled)
+	out := filepath.Join(dir, "out")
+	if code, stderr := run("run", manifest, "--backend", "docker", "--clients", "raw", "--faults", "clean", "--tools", "get-structured-content", "--runs", "1", "--out", out); code != 0 {
+		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Cells) != 2 {
+		t.Errorf("got %d cells; want 2 (one tool, one client, one fault, two schema modes)", len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		if c.Counts() != "passed 1/1" {
+			t.Errorf("raw %s %s: %s; want passed 1/1", c.Fault, c.Schema, c.Counts())
+		}
+	}
+	noLeftovers(t, api, "init --image and its run")
 }
