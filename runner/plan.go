@@ -134,7 +134,11 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			env = append(env, AuthEnv+"="+o.Auth)
 			proxyEnv = append(proxyEnv, AuthEnv)
 		}
-		serve, _ := json.Marshal(backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv})
+		s := backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv}
+		if sc.Server.Image != "" {
+			server, s.Await = imageHTTPServer(sc, o.ServerEnv), backend.ServerAddr
+		}
+		serve, _ := json.Marshal(s)
 		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
 		if sc.Server.URL != "" {
 			network = sc.Server.Network
@@ -187,6 +191,9 @@ func HTTPProxyCommand(self string, flags []string, srv scenario.Server, p scenar
 			cmd = append(cmd, "--header", "Authorization="+AuthEnv)
 		}
 		return cmd
+	case srv.Image != "":
+		// The server serves HTTP itself, in its container, on the loopback the cell shares.
+		return append(cmd, "--upstream", ImageServerHTTPUpstream(srv.HTTPPath()))
 	case srv.Builtin != "":
 		cmd = append(cmd, "--", self, srv.Builtin)
 		if p == "2026-07-28" {

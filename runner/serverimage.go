@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -20,11 +21,22 @@ func imageServer(self string, sc *scenario.Scenario, env []string) ([]string, *b
 	return []string{self, "connect", backend.ServerAddr}, &backend.ServerSpec{Command: sc.Server.Command, Env: env}
 }
 
-// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport (once the
-// transports axis lands), the URL the proxy in the cell relays to with --upstream: the server
-// container serves HTTP on the loopback it shares with the cell. Not used yet.
+// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport, the URL the
+// proxy in the cell relays to with --upstream: the server container serves HTTP on the loopback
+// it shares with the cell.
 func ImageServerHTTPUpstream(path string) string {
 	return "http://" + backend.ServerAddr + path
+}
+
+// imageHTTPServer is the container of an image server on streamable HTTP: its command with
+// {port} written as ServerAddr's port, run as it is (no bridge), with its variables.
+func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
+	_, port, _ := net.SplitHostPort(backend.ServerAddr)
+	cmd := make([]string, len(sc.Server.Command))
+	for i, a := range sc.Server.Command {
+		cmd[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, port)
+	}
+	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
 }
 
 // imageServerUnavailable marks the clients that cannot run against an image server on this

@@ -275,3 +275,35 @@ func TestInitImage(t *testing.T) {
 	}
 	noLeftovers(t, api, "init --image and its run")
 }
+
+// TestImageServerHTTP sweeps the same real npm server from its image over streamable HTTP (its
+// own HTTP server, PORT from the environment, on the loopback the cell shares) with a Go and a
+// TypeScript client: every cell runs on http, through the proxy (the transcript holds the HTTP
+// exchange), with the counts the same image served over stdio gives.
+func TestImageServerHTTP(t *testing.T) {
+	api := engine(t)
+	buildServerImage(t, api)
+	const clients, faults = "[go-sdk/call, ts-sdk/list-then-call]", "[clean, type-swap]"
+	stdio := sweepCounts(t, everythingManifest(t, `{image: "`+serverImageTag+`", command: [mcp-server-everything, stdio]}`, clients, faults), "--backend", "docker", "--parallel", "2")
+	manifest := everythingManifest(t, `{image: "`+serverImageTag+`", command: [env, "PORT={port}", mcp-server-everything, streamableHttp], http: {path: /mcp}}`, clients, faults)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "2", "--out", out); code != 0 {
+		t.Fatalf("the http sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != len(stdio) || len(stdio) != 4 {
+		t.Fatalf("cells over http %d (unavailable %v); over stdio %v", len(res.Cells), res.Unavailable, stdio)
+	}
+	for _, c := range res.Cells {
+		if k := c.Client + " " + c.Fault; c.Transport != "http" || c.Counts() != stdio[k] {
+			t.Errorf("%s on %s: %s; over stdio %s", k, c.Transport, c.Counts(), stdio[k])
+		}
+	}
+	if stdio["ts-sdk/list-then-call type-swap"] != "threw 1/1" {
+		t.Errorf("the TypeScript SDK did not throw on the type-swapped result over stdio: %v", stdio)
+	}
+	if tee := readTees(t, out); !strings.Contains(tee, `"http":{"method":"POST","path":"/mcp"`) || !strings.Contains(tee, `"event":"session-end"`) {
+		t.Errorf("the transcript lacks the HTTP exchange with the server:\n%.3000s", tee)
+	}
+	noLeftovers(t, api, "the image server sweeps over http")
+}
