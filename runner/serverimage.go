@@ -84,7 +84,7 @@ const maxBesideOutput = 16 << 20
 // BesideImageServer runs command in a cell beside a server container of the image ref running
 // server, as a run of an image server does (the image with the static binary self layered on,
 // the bridge on the loopback they share, both hardened, labelled and removed), and returns the
-// cell's stdout. The cell runs in the server's own image, which holds the binary.
+// cell's stdout, its stderr written to log. The cell runs in the server's own image, which holds the binary.
 func BesideImageServer(ctx context.Context, self, ref string, server, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
 	bin, err := backend.StaticBinary(self)
 	if err != nil {
@@ -108,6 +108,8 @@ func BesideImageServer(ctx context.Context, self, ref string, server, command []
 	defer os.RemoveAll(dir)
 	r := d.Run(ctx, backend.Spec{Dir: dir, Client: "init", Cell: "init", Run: 1, Command: command, Timeout: timeout,
 		Server: &backend.ServerSpec{Command: server}})
+	// The cell's stderr holds the server's, as a server command's goes to init's own stderr.
+	_, _ = log.Write(r.Stderr)
 	var out []byte
 	if f, err := os.Open(r.Stdout); err == nil {
 		out, _ = io.ReadAll(io.LimitReader(f, maxBesideOutput))
@@ -121,13 +123,7 @@ func BesideImageServer(ctx context.Context, self, ref string, server, command []
 	case r.TimedOut:
 		return nil, fmt.Errorf("no answer within %s", timeout)
 	case r.ExitCode != 0:
-		return nil, fmt.Errorf("exit status %d: %s", r.ExitCode, lastLine(r.Stderr))
+		return nil, fmt.Errorf("the cell exited with status %d (its stderr is above)", r.ExitCode)
 	}
 	return out, nil
-}
-
-// lastLine is the last non-empty line of a cell's stderr, as one plain line.
-func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return report.Plain(lines[len(lines)-1])
 }
