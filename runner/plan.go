@@ -134,11 +134,15 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			env = append(env, AuthEnv+"="+o.Auth)
 			proxyEnv = append(proxyEnv, AuthEnv)
 		}
-		proxyCmd := HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol)
-		if o.Replay != nil {
-			proxyCmd, env, proxyEnv, network = o.replayHTTPProxy(self, work), nil, nil, ""
+		s := backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv}
+		if sc.Server.Image != "" {
+			server, s.Await = imageHTTPServer(sc, o.ServerEnv), backend.ServerAddr
 		}
-		serve, _ := json.Marshal(backend.Serve{Command: proxyCmd, ProxyEnv: proxyEnv})
+		if o.Replay != nil {
+			// The recording stands in for the server, whatever it was: no server container.
+			s, env, network, server = backend.Serve{Command: o.replayHTTPProxy(self, work)}, nil, "", nil
+		}
+		serve, _ := json.Marshal(s)
 		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
 		if sc.Server.URL != "" && o.Replay == nil {
 			network = sc.Server.Network
@@ -191,6 +195,9 @@ func HTTPProxyCommand(self string, flags []string, srv scenario.Server, p scenar
 			cmd = append(cmd, "--header", "Authorization="+AuthEnv)
 		}
 		return cmd
+	case srv.Image != "":
+		// The server serves HTTP itself, in its container, on the loopback the cell shares.
+		return append(cmd, "--upstream", ImageServerHTTPUpstream(srv.HTTPPath()))
 	case srv.Builtin != "":
 		cmd = append(cmd, "--", self, srv.Builtin)
 		if p == "2026-07-28" {

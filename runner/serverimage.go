@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/runner/backend"
@@ -18,11 +21,22 @@ func imageServer(self string, sc *scenario.Scenario, env []string) ([]string, *b
 	return []string{self, "connect", backend.ServerAddr}, &backend.ServerSpec{Command: sc.Server.Command, Env: env}
 }
 
-// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport (once the
-// transports axis lands), the URL the proxy in the cell relays to with --upstream: the server
-// container serves HTTP on the loopback it shares with the cell. Not used yet.
+// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport, the URL the
+// proxy in the cell relays to with --upstream: the server container serves HTTP on the loopback
+// it shares with the cell.
 func ImageServerHTTPUpstream(path string) string {
 	return "http://" + backend.ServerAddr + path
+}
+
+// imageHTTPServer is the container of an image server on streamable HTTP: its command with
+// {port} written as ServerAddr's port, run as it is (no bridge), with its variables.
+func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
+	_, port, _ := net.SplitHostPort(backend.ServerAddr)
+	cmd := make([]string, len(sc.Server.Command))
+	for i, a := range sc.Server.Command {
+		cmd[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, port)
+	}
+	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
 }
 
 // imageServerUnavailable marks the clients that cannot run against an image server on this
@@ -61,4 +75,55 @@ func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte,
 		fmt.Fprintf(log, "built %s for the server image %s in %s\n", tag, report.Plain(ref), time.Since(start).Round(time.Second))
 	}
 	return tag, nil
+}
+
+// maxBesideOutput caps what BesideImageServer reads of the cell's stdout: text from a server
+// under test, a listing of its tools.
+const maxBesideOutput = 16 << 20
+
+// BesideImageServer runs command in a cell beside a server container of the image ref running
+// server, as a run of an image server does (the image with the static binary self layered on,
+// the bridge on the loopback they share, both hardened, labelled and removed), and returns the
+// cell's stdout, its stderr written to log. The cell runs in the server's own image, which holds the binary.
+func BesideImageServer(ctx context.Context, self, ref string, server, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
+	bin, err := backend.StaticBinary(self)
+	if err != nil {
+		return nil, err
+	}
+	d, err := backend.NewDocker(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("a server image needs the docker backend: %w", err)
+	}
+	if _, err := d.Sweep(ctx, false); err != nil {
+		return nil, err
+	}
+	if d.ServerImage, err = serverImage(ctx, d, ref, bin, log); err != nil {
+		return nil, err
+	}
+	d.Images["init"] = d.ServerImage
+	dir, err := os.MkdirTemp("", "toolscore-beside-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	r := d.Run(ctx, backend.Spec{Dir: dir, Client: "init", Cell: "init", Run: 1, Command: command, Timeout: timeout,
+		Server: &backend.ServerSpec{Command: server}})
+	// The cell's stderr holds the server's, as a server command's goes to init's own stderr.
+	_, _ = log.Write(r.Stderr)
+	var out []byte
+	if f, err := os.Open(r.Stdout); err == nil {
+		out, _ = io.ReadAll(io.LimitReader(f, maxBesideOutput))
+		f.Close()
+	}
+	switch {
+	case r.Err != nil:
+		return nil, r.Err
+	case r.Cancelled:
+		return nil, ctx.Err()
+	case r.TimedOut:
+		return nil, fmt.Errorf("no answer within %s", timeout)
+	case r.ExitCode != 0:
+		return nil, fmt.Errorf("the cell exited with status %d (its stderr is above)", r.ExitCode)
+	}
+	return out, nil
 }

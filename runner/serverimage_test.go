@@ -58,3 +58,49 @@ clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.exampl
 		t.Errorf("docker: unavailable %v; want the real-model client only", docker)
 	}
 }
+
+// TestPlanImageServerHTTP: an image server over HTTP runs its own command in the container, its
+// {port} the fixed loopback port (no bridge), gets the variables there; the cell waits for that
+// port, then its proxy relays to it with --upstream.
+func TestPlanImageServerHTTP(t *testing.T) {
+	known := scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: []string{"ledger"}}
+	sc, err := scenario.Load("image.yaml", []byte(`name: t
+server:
+  image: team/time-server:1
+  command: [mcp-server-time, --port, "{port}"]
+  http: {path: /rpc}
+  env: {TZ_DEFAULT: UTC}
+tool: get_current_time
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
+	o := Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	var j Job
+	for j = range o.Jobs() {
+		break
+	}
+	if j.Cell.Transport != scenario.TransportHTTP {
+		t.Fatalf("the cell runs on %q; want http", j.Cell.Transport)
+	}
+	spec, _ := o.Spec(j, filepath.Join(t.TempDir(), "run"))
+	if spec.Server == nil || !spec.Server.HTTP || strings.Join(spec.Server.Command, " ") != "mcp-server-time --port 7464" || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
+		t.Errorf("server spec %+v", spec.Server)
+	}
+	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Cmd, spec.Server.Command) {
+		t.Errorf("the server container runs %q; want its own command, no bridge", cfg.Cmd)
+	}
+	serve := strings.Join(spec.Command, " ")
+	for _, want := range []string{`"await":"` + backend.ServerAddr + `"`, `"--upstream","http://` + backend.ServerAddr + `/rpc"`} {
+		if !strings.Contains(serve, want) {
+			t.Errorf("the cell's command lacks %s: %s", want, serve)
+		}
+	}
+	if strings.Contains(serve, "TZ_DEFAULT") || slices.Contains(spec.Env, "TZ_DEFAULT=UTC") {
+		t.Errorf("the server's variables pass through the cell: %s %q", serve, spec.Env)
+	}
+}

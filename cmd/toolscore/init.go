@@ -7,12 +7,18 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/runenv"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -23,12 +29,33 @@ const initTimeout = 60 * time.Second
 func initCmd(ctx context.Context, args []string) int {
 	fls := flag.NewFlagSet("init", flag.ContinueOnError)
 	fls.Usage = func() {
-		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | -- CMD [ARGS...])\n\nStarts the MCP server, lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
+		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | [--image NAME[:TAG]] -- CMD [ARGS...])\n\nStarts the MCP server (in a container of its image, beside a cell, as a run would; or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
 		fls.PrintDefaults()
 	}
 	out := fls.String("out", "scenario.yaml", "where to write the manifest (- for stdout); an existing file is never overwritten")
-	tool := fls.String("tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
+	var st scenario.Starter
+	fls.StringVar(&st.Tool, "tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
 	builtin := fls.String("builtin", "", "a server built into toolscore (ledger) instead of CMD")
+	endpoint := fls.String("url", "", "the streamable HTTP endpoint `URL` of a running server instead of CMD")
+	image := fls.String("image", "", "run CMD in a container of the image `NAME[:TAG]`, as a run of a server image does (docker backend)")
+	listJSON := fls.Bool("json", false, "print the server's name and tools as JSON, not a manifest (what init --image reads from its cell)")
+	var header http.Header
+	fls.Func("header", "with --url: send the header `Authorization=ENVVAR`, its value the variable ENVVAR's, which the manifest reads it from too (auth_env)", func(s string) error {
+		name, env, ok := strings.Cut(s, "=")
+		switch {
+		case !ok || env == "":
+			return fmt.Errorf("want Authorization=ENVVAR, got %q", s)
+		case !strings.EqualFold(name, "Authorization"):
+			return fmt.Errorf("%s: a manifest sends the Authorization header alone (auth_env), so a run could not send %s", name, name)
+		}
+		v, set := os.LookupEnv(env)
+		if !set || v == "" {
+			return fmt.Errorf("%s is not set", env)
+		}
+		header = http.Header{"Authorization": {v}}
+		st.Server.AuthEnv = env
+		return nil
+	})
 	if err := fls.Parse(args); err != nil {
 		return 2
 	}
@@ -36,11 +63,24 @@ func initCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "toolscore init: "+format+"\n", a...)
 		return code
 	}
-	st := scenario.Starter{Tool: *tool}
 	var command []string
 	switch {
-	case *builtin != "" && fls.NArg() > 0:
-		return fail(2, "give --builtin or a server command after --, not both")
+	case *builtin != "" && fls.NArg() > 0, *endpoint != "" && (*builtin != "" || fls.NArg() > 0):
+		return fail(2, "name one server: --builtin, --url or a server command after --")
+	case header != nil && *endpoint == "":
+		return fail(2, "--header goes with --url")
+	case *image != "" && (*builtin != "" || *endpoint != "" || fls.NArg() == 0):
+		return fail(2, "--image needs the server's command after -- (the image's entrypoint is not read), and no --builtin or --url")
+	case *endpoint != "":
+		u, err := url.Parse(*endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fail(2, "--url: want the server's streamable HTTP endpoint, an http or https URL without credentials, got %q", *endpoint)
+		}
+		st.Server.URL, st.Server.Network = *endpoint, "bridge"
+		if ip := net.ParseIP(u.Hostname()); u.Hostname() == "localhost" || ip != nil && ip.IsLoopback() {
+			// A cell reaches this machine's loopback only on the host's network.
+			st.Server.Network = "host"
+		}
 	case *builtin == "ledger":
 		self, err := os.Executable()
 		if err != nil {
@@ -55,17 +95,39 @@ func initCmd(ctx context.Context, args []string) int {
 		command = fls.Args()
 		st.Server.Command = command
 	}
-	if *out != "-" {
+	if *out != "-" && !*listJSON {
 		if _, err := os.Stat(*out); err == nil {
 			return fail(1, "%s exists; init never overwrites a manifest (give --out another file)", *out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fail(1, "%s: %v", *out, err)
 		}
 	}
-	tools, server, err := listTools(ctx, command)
+	// Building the layered image may take longer than listing: the cell has a timeout of its own.
+	lctx, cancel := context.WithTimeout(ctx, initTimeout)
+	defer cancel()
+	var listed listing
+	var err error
+	switch {
+	case *image != "":
+		st.Server.Image = *image
+		listed, err = listInImage(ctx, *image, command)
+	case st.Server.URL != "":
+		listed, err = listTools(lctx, &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true})
+		err = wrapIf(err, "the server at %s: %w", st.Server.URL)
+	default:
+		listed, err = listTools(lctx, commandTransport(lctx, command))
+		err = wrapIf(err, "the server %q: %w", command)
+	}
 	if err != nil {
 		return fail(1, "%v", err)
 	}
+	if *listJSON {
+		if err := json.NewEncoder(os.Stdout).Encode(listed); err != nil {
+			return fail(1, "%v", err)
+		}
+		return 0
+	}
+	tools, server := listed.Tools, listed.Server
 	st.Tools = tools
 	if st.Name == "" {
 		st.Name = server
@@ -91,18 +153,66 @@ func initCmd(ctx context.Context, args []string) int {
 	return 0
 }
 
-// listTools starts the server command on stdio, as a run would (with the run's allowlisted
-// environment only), and lists its tools, every page of them.
-func listTools(ctx context.Context, command []string) ([]scenario.StarterTool, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, initTimeout)
-	defer cancel()
+// commandTransport starts the server command on stdio, as a run would: with the run's
+// allowlisted environment only.
+func commandTransport(ctx context.Context, command []string) mcp.Transport {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Env = runenv.Allowed(os.Environ())
 	cmd.Stderr = os.Stderr
-	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: version}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	return &mcp.CommandTransport{Command: cmd}
+}
+
+// initHeaders adds its header to every request init sends a url server.
+type initHeaders http.Header
+
+func (h initHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h {
+			r.Header[k] = v
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// listing is what init learns of a server: its name and its tools.
+type listing struct {
+	Server string                 `json:"server"`
+	Tools  []scenario.StarterTool `json:"tools"`
+}
+
+func wrapIf(err error, format string, what any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format, what, err)
+}
+
+// listInImage lists the tools of a server that runs in a container of image, as a run reaches
+// it: the cell beside it runs init --json against the bridge, and its output is read back.
+func listInImage(ctx context.Context, image string, command []string) (listing, error) {
+	self, err := os.Executable()
 	if err != nil {
-		return nil, "", fmt.Errorf("starting the server %q and initializing a session: %w", command, err)
+		return listing{}, fmt.Errorf("finding toolscore's own binary: %w", err)
+	}
+	inner := []string{backend.CellBinary, "init", "--json", "--", backend.CellBinary, "connect", backend.ServerAddr}
+	out, err := runner.BesideImageServer(ctx, self, image, command, inner, initTimeout, os.Stderr)
+	if err != nil {
+		return listing{}, fmt.Errorf("the server %q in %s: %w", command, image, err)
+	}
+	var l listing
+	if err := json.Unmarshal(out, &l); err != nil {
+		return listing{}, fmt.Errorf("the server %q in %s: reading the tools its cell listed: %w", command, image, err)
+	}
+	return l, nil
+}
+
+// listTools connects to the server, initializes a session and lists its tools, every page of them.
+func listTools(ctx context.Context, transport mcp.Transport) (listing, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: version}, nil)
+	cs, err := c.Connect(ctx, transport, nil)
+	if err != nil {
+		return listing{}, fmt.Errorf("connecting to the server and initializing a session: %w", err)
 	}
 	defer cs.Close()
 	name := ""
@@ -112,13 +222,13 @@ func listTools(ctx context.Context, command []string) ([]scenario.StarterTool, s
 	var tools []scenario.StarterTool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, "", fmt.Errorf("listing the server's tools: %w", err)
+			return listing{}, fmt.Errorf("listing the server's tools: %w", err)
 		}
 		st := scenario.StarterTool{Name: t.Name, Description: t.Description}
 		st.InputSchema, st.OutputSchema = asObject(t.InputSchema), asObject(t.OutputSchema)
 		tools = append(tools, st)
 	}
-	return tools, name, nil
+	return listing{name, tools}, nil
 }
 
 // asObject turns a schema as the SDK holds it (any) into a plain JSON object.

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,3 +127,60 @@ func everythingServer(t *testing.T) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestInitURL writes a starter for a url server (the ledger over HTTP behind a gate that answers
+// 401 without the right Authorization): without --header init fails at the gate; with it, the
+// starter names the url, the host network and auth_env, and once filled it runs through the proxy.
+func TestInitURL(t *testing.T) {
+	target, err := neturl.Parse(directLedger(t, "--stateless"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Bearer init-secret-77"
+	relay := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != secret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		relay.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	endpoint := gate.URL + target.Path
+	t.Setenv("TOOLSCORE_TEST_AUTH", secret)
+	dir := t.TempDir()
+	if _, stderr, code := toolscore(t, dir, "init", "--url", endpoint); code != 1 || !strings.Contains(stderr, "the server at "+endpoint) {
+		t.Errorf("init without the header exited %d (%s); want 1, the gate refusing it", code, stderr)
+	}
+	if _, stderr, code := toolscore(t, dir, "init", "--url", endpoint, "--header", "X-Key=TOOLSCORE_TEST_AUTH"); code != 2 || !strings.Contains(stderr, "Authorization header alone") {
+		t.Errorf("init with another header exited %d (%s); want 2", code, stderr)
+	}
+	_, stderr, code := toolscore(t, dir, "init", "--url", endpoint, "--header", "Authorization=TOOLSCORE_TEST_AUTH")
+	if code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	text := string(b)
+	for _, want := range []string{"server:\n  url: " + endpoint + "\n", "  network: host\n", "  auth_env: TOOLSCORE_TEST_AUTH\n", "  - name: get_account_balance\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "init-secret") {
+		t.Errorf("the starter holds the Authorization value:\n%s", text)
+	}
+	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "ACC-4471")
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local", "--clients", "raw", "--faults", "clean", "--tools", "get_account_balance", "--runs", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
+	}
+	for _, c := range readResultsDir(t, out).Cells {
+		if c.Transport != "http" || c.Counts() != "passed 1/1" {
+			t.Errorf("raw %s %s on %s: %s; want passed 1/1 on http", c.Fault, c.Schema, c.Transport, c.Counts())
+		}
+	}
+}

@@ -22,7 +22,7 @@ usage:
   toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore proxy --listen ADDR [flags] (--upstream URL | -- CMD)  the same over streamable HTTP
-  toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest
+  toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest (or --builtin, --url, --image)
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore replay [--listen ADDR] TEE.jsonl  an MCP server answering from a recorded run, on stdio or streamable HTTP
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -221,4 +222,88 @@ func readTees(t *testing.T, out string) string {
 		all.Write(b)
 	}
 	return all.String()
+}
+
+// TestInitImage writes a starter for a server that runs in an image, listed as a run reaches it
+// (a cell beside the server container, over the bridge): the image and command in its server
+// block, every tool; filled in, it runs on the docker backend, and nothing is left behind.
+func TestInitImage(t *testing.T) {
+	api := engine(t)
+	buildServerImage(t, api)
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "scenario.yaml")
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(staticToolscore(t), args...)
+		cmd.Dir = dir
+		var e strings.Builder
+		cmd.Stderr = &e
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		return exitCode(cmd.Wait()), e.String()
+	}
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "no-such-server"); code != 1 || !strings.Contains(stderr, `the server ["no-such-server"] in `+serverImageTag) {
+		t.Errorf("init of a command the image lacks exited %d (%s); want 1, naming it", code, stderr)
+	}
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "mcp-server-everything", "stdio"); code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{"server:\n  image: " + serverImageTag + "\n  command: [\"mcp-server-everything\",\"stdio\"]\n", "  - name: get-structured-content\n    # Publishes an output schema.", "  - name: echo\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "1")
+	writeFile(t, manifest, filled)
+	out := filepath.Join(dir, "out")
+	if code, stderr := run("run", manifest, "--backend", "docker", "--clients", "raw", "--faults", "clean", "--tools", "get-structured-content", "--runs", "1", "--out", out); code != 0 {
+		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Cells) != 2 {
+		t.Errorf("got %d cells; want 2 (one tool, one client, one fault, two schema modes)", len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		if c.Counts() != "passed 1/1" {
+			t.Errorf("raw %s %s: %s; want passed 1/1", c.Fault, c.Schema, c.Counts())
+		}
+	}
+	noLeftovers(t, api, "init --image and its run")
+}
+
+// TestImageServerHTTP sweeps the same real npm server from its image over streamable HTTP (its
+// own HTTP server, PORT from the environment, on the loopback the cell shares) with a Go and a
+// TypeScript client: every cell runs on http, through the proxy (the transcript holds the HTTP
+// exchange), with the counts the same image served over stdio gives.
+func TestImageServerHTTP(t *testing.T) {
+	api := engine(t)
+	buildServerImage(t, api)
+	const clients, faults = "[go-sdk/call, ts-sdk/list-then-call]", "[clean, type-swap]"
+	stdio := sweepCounts(t, everythingManifest(t, `{image: "`+serverImageTag+`", command: [mcp-server-everything, stdio]}`, clients, faults), "--backend", "docker", "--parallel", "2")
+	manifest := everythingManifest(t, `{image: "`+serverImageTag+`", command: [env, "PORT={port}", mcp-server-everything, streamableHttp], http: {path: /mcp}}`, clients, faults)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "2", "--out", out); code != 0 {
+		t.Fatalf("the http sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != len(stdio) || len(stdio) != 4 {
+		t.Fatalf("cells over http %d (unavailable %v); over stdio %v", len(res.Cells), res.Unavailable, stdio)
+	}
+	for _, c := range res.Cells {
+		if k := c.Client + " " + c.Fault; c.Transport != "http" || c.Counts() != stdio[k] {
+			t.Errorf("%s on %s: %s; over stdio %s", k, c.Transport, c.Counts(), stdio[k])
+		}
+	}
+	if stdio["ts-sdk/list-then-call type-swap"] != "threw 1/1" {
+		t.Errorf("the TypeScript SDK did not throw on the type-swapped result over stdio: %v", stdio)
+	}
+	if tee := readTees(t, out); !strings.Contains(tee, `"http":{"method":"POST","path":"/mcp"`) || !strings.Contains(tee, `"event":"session-end"`) {
+		t.Errorf("the transcript lacks the HTTP exchange with the server:\n%.3000s", tee)
+	}
+	noLeftovers(t, api, "the image server sweeps over http")
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -26,6 +27,9 @@ import (
 type Serve struct {
 	Command  []string `json:"command"`
 	ProxyEnv []string `json:"proxy_env,omitempty"`
+	// Await, when set, is an address on the cell's loopback that must accept connections before
+	// Command starts: an image server's, starting in the container beside the cell.
+	Await string `json:"await,omitempty"`
 }
 
 // The adapter contract's variables that cell sets or takes away (runner/client imports backend,
@@ -53,6 +57,11 @@ type served struct {
 func startServe(ctx context.Context, s Serve) (*served, string, error) {
 	if len(s.Command) == 0 {
 		return nil, "", errors.New("--serve names no command")
+	}
+	if s.Await != "" {
+		if err := await(ctx, s.Await); err != nil {
+			return nil, "", err
+		}
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Env = without(os.Environ(), EnvCellStream)
@@ -84,6 +93,27 @@ func startServe(ctx context.Context, s Serve) (*served, string, error) {
 	case <-ctx.Done():
 		sv.stop()
 		return nil, "", fmt.Errorf("stopped before %s printed its URL: %w", s.Command[0], ctx.Err())
+	}
+}
+
+// awaitWait is how long a cell waits for an image server beside it to accept connections.
+const awaitWait = 60 * time.Second
+
+// await waits until addr accepts a connection, for at most awaitWait.
+func await(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, awaitWait)
+	defer cancel()
+	var d net.Dialer
+	for {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return conn.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the server did not accept connections on %s within %s: %w", addr, awaitWait, err)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

@@ -14,22 +14,28 @@ import (
 type ServerSpec struct {
 	Command []string
 	Env     []string
+	// HTTP says the command serves streamable HTTP itself on ServerAddr (its {port} written
+	// as ServerAddr's port), so the container runs it as it is, with no bridge.
+	HTTP bool
 }
 
-// ServerAddr is where a server container's bridge listens: on the loopback it shares with the
-// run's cell only, so one fixed port serves every run.
+// ServerAddr is where a server container's bridge (or its HTTP server) listens: on the loopback
+// it shares with the run's cell only, so one fixed port serves every run.
 const ServerAddr = "127.0.0.1:7464"
 
 // LabelServer marks a run's server container, beside the cell that shares its loopback.
 const LabelServer = "io.toolscore.server"
 
 // ServerConfig is the container a run's image server runs in: the cell's hardening and labels
-// (CellConfig) with the bridge as its command, never a network but loopback, and nothing
+// (CellConfig) with the bridge as its command (or, over HTTP, the server's own), never a network but loopback, and nothing
 // attached. Its user is the cell's; its working directory and environment are the image's, with
 // HOME a writable /tmp and the manifest's server.env.
 func ServerConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.HostConfig) {
 	cfg, host := CellConfig(img, sb, s)
 	cfg.Cmd = append([]string{CellBinary, "serve-stdio", "--listen", ServerAddr, "--"}, s.Server.Command...)
+	if s.Server.HTTP {
+		cfg.Cmd = s.Server.Command
+	}
 	cfg.Env = append([]string{"HOME=/tmp"}, s.Server.Env...)
 	cfg.WorkingDir = ""
 	cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false

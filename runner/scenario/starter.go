@@ -73,6 +73,17 @@ func (st Starter) Write() ([]byte, error) {
 	switch {
 	case st.Server.Builtin != "":
 		line("  builtin: %s", quote(st.Server.Builtin))
+	case st.Server.URL != "":
+		line("  url: %s", quote(st.Server.URL))
+		comment("  ", "The Docker network its cells reach it on: host for a server on this machine's loopback, else bridge or a network's name.")
+		line("  network: %s", quote(st.Server.Network))
+		if st.Server.AuthEnv != "" {
+			comment("  ", "The runner's variable whose value is sent as the Authorization header, by the proxy alone.")
+			line("  auth_env: %s", quote(st.Server.AuthEnv))
+		}
+	case st.Server.Image != "":
+		line("  image: %s", quote(st.Server.Image))
+		line("  command: %s", flow(st.Server.Command))
 	default:
 		line("  command: %s", flow(st.Server.Command))
 	}

@@ -105,9 +105,6 @@ func (l *loader) checkServer(srv *Server) {
 		}
 	}
 	l.checkServerImage(*srv)
-	if l.present("server.image") && l.present("server.http") {
-		l.keyErrorf("server.http", "an image server is reached over stdio for now (its cells run the bridge to it); leave server.http out")
-	}
 	if l.present("server.http") && srv.HTTP != nil && srv.HTTP.Path != "" && !strings.HasPrefix(srv.HTTP.Path, "/") {
 		l.errorf("server.http.path", "must start with / (the path of the MCP endpoint, e.g. /mcp), got %q", srv.HTTP.Path)
 	}
