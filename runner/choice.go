@@ -24,6 +24,9 @@ type Choice struct {
 	Why string
 	// Unavailable are the clients that cannot run here, by ID, each with the reason.
 	Unavailable map[string]string
+	// Adapters are the adapters built for Go clients' version pins, by client ID: the command
+	// that runs one on this backend (see Options.Adapters).
+	Adapters map[string]string
 	// Done cleans up once the sweep is over, and says if it left anything behind.
 	Done func()
 }
@@ -47,40 +50,73 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		}
 	}
 	imageServerUnavailable(sc, false, localOnly)
+	localAdapters := func() map[string]string {
+		adapters := map[string]string{}
+		for _, c := range sc.Clients {
+			if path, ok := goAdapter(ctx, c, localOnly, log); ok {
+				adapters[c.ID()] = path
+			}
+		}
+		return adapters
+	}
 	switch name {
 	case "local":
-		return Choice{local, "asked for with --backend local", localOnly, func() {}}, nil
+		return Choice{local, "asked for with --backend local", localOnly, localAdapters(), func() {}}, nil
 	case "docker", "", "auto":
 	default:
 		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
 	}
-	d, unavailable, done, err := dockerBackend(ctx, self, sc, log)
+	d, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, log)
 	if err == nil {
 		why := "asked for with --backend docker"
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return Choice{d, why, unavailable, done}, nil
+		return Choice{d, why, unavailable, adapters, done}, nil
 	}
 	if name != "" {
 		return Choice{}, err
 	}
-	return Choice{local, "no Docker backend: " + err.Error(), localOnly, func() {}}, nil
+	return Choice{local, "no Docker backend: " + err.Error(), localOnly, localAdapters(), func() {}}, nil
+}
+
+// goAdapter builds the adapter of a Go client with a version pin, and returns its path; a
+// client it cannot build for is marked unavailable, with the reason. ok is false for every
+// other client.
+func goAdapter(ctx context.Context, c scenario.Client, unavailable map[string]string, log io.Writer) (string, bool) {
+	d, _, _ := client.Lookup(c.Name)
+	if d.Module == "" || c.Version == "" {
+		return "", false
+	}
+	if _, out := unavailable[c.ID()]; out {
+		return "", false
+	}
+	start := time.Now()
+	path, err := backend.GoAdapter(ctx, d.Module, c.Version, io.Discard)
+	if err != nil {
+		unavailable[c.ID()] = err.Error()
+		fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+		return "", false
+	}
+	if since := time.Since(start); since > time.Second {
+		fmt.Fprintf(log, "built the adapter of %s in %s\n", report.Plain(c.ID()), since.Round(time.Second))
+	}
+	return path, true
 }
 
 // dockerBackend connects, sweeps what dead sweeps left, and makes sure every client's cell
 // image is built; done sweeps again and says if this sweep left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log io.Writer) (*backend.Docker, map[string]string, func(), error) {
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
 	bin, err := backend.StaticBinary(self)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	d, err := backend.NewDocker(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if n, err := d.Sweep(ctx, false); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	} else if n > 0 {
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
@@ -89,7 +125,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 	imageServerUnavailable(sc, true, unavailable)
 	if sc.Server.Image != "" {
 		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	// Clients that share an image (the built-in ones, two versions of none) look it up once:
@@ -99,16 +135,21 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		err error
 	}
 	images := map[string]made{}
+	adapters := map[string]string{}
 	for _, c := range sc.Clients {
+		adapter, isGo := goAdapter(ctx, c, unavailable, log)
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
 		cd, _, _ := client.Lookup(c.Name)
-		key := c.Image + "|" + c.Version + "|" + cd.Image.Dir
+		key := c.Image + "|" + c.Version + "|" + cd.Image.Dir + "|" + adapter
 		m, ok := images[key]
 		if !ok {
-			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, log)
+			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter, log)
 			images[key] = m
+		}
+		if isGo {
+			adapters[c.ID()] = backend.GoAdapterPath
 		}
 		tag, err := m.tag, m.err
 		if err != nil {
@@ -127,13 +168,15 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 		}
 		_, _ = d.Sweep(cctx, false)
 	}
-	return d, unavailable, done, nil
+	return d, unavailable, adapters, done, nil
 }
 
 // cellImage makes sure the image a client's cells run in is built, and returns its tag: the
 // client's own image (the one toolscore builds, or the ready one the manifest names, with the
-// binary layered on), with the command server's install step layered on when there is one.
-func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, install string, bin []byte, log io.Writer) (string, error) {
+// binary layered on; for a Go client at a version pin, the built-in image with the adapter at
+// path goAdapter layered on), with the command server's install step layered on when there is
+// one.
+func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
 	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd, _, _ := client.Lookup(c.Name); {
 	case c.Image != "":
@@ -150,6 +193,12 @@ func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, instal
 	}
 	start := time.Now()
 	tag, built, err := d.EnsureImage(ctx, spec, nil)
+	if err == nil && goAdapter != "" {
+		var adapter []byte
+		if adapter, err = os.ReadFile(goAdapter); err == nil {
+			tag, built, err = d.EnsureImage(ctx, backend.GoAdapterImage(tag, adapter), nil)
+		}
+	}
 	if err != nil {
 		return "", err
 	}

@@ -127,7 +127,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(ModelKeyEnv(j.Cell.Client))
 		network = cmp.Or(m.Network, "bridge")
 	}
-	command := adapterCommand(self, j.Cell.Client.Name)
+	command := o.adapterCommand(self, j.Cell.Client)
 	var server *backend.ServerSpec
 	if j.Cell.Transport == scenario.TransportHTTP {
 		if o.Auth != "" {

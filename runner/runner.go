@@ -68,6 +68,9 @@ type Options struct {
 	// Replay, when set, plays every run against its recording in a previous sweep instead of
 	// starting the scenario's server (toolscore run --replay).
 	Replay *Recordings
+	// Adapters are the commands of adapters built for Go clients' version pins, by client ID
+	// (Choice.Adapters); every other client's adapter is toolscore's own or its image's.
+	Adapters map[string]string
 }
 
 // Progress hears about the sweep as it goes.
@@ -361,13 +364,16 @@ func redact(dir string, res *backend.Result, secrets []string) {
 	})
 }
 
-// adapterCommand starts a client adapter: a built-in one is toolscore itself, a contained one
-// is whatever its image runs.
-func adapterCommand(self, name string) []string {
-	if d, path, ok := client.Lookup(name); ok && d.Contained() {
+// adapterCommand starts a client adapter: a built-in one is toolscore itself, or the adapter
+// built for its version pin; a contained one is whatever its image runs.
+func (o Options) adapterCommand(self string, c scenario.Client) []string {
+	if d, path, ok := client.Lookup(c.Name); ok && d.Contained() {
 		return d.Argv(path)
 	}
-	return []string{self, "client", name}
+	if adapter := o.Adapters[c.ID()]; adapter != "" {
+		return []string{adapter, c.Name}
+	}
+	return []string{self, "client", c.Name}
 }
 
 // crashedRun records a run that could not even be set up.

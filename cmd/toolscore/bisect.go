@@ -28,13 +28,13 @@ import (
 func bisectCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL] [SCENARIO]\n\nRecords the cell live with the client at V1 (docker backend), then runs the versions between\nV1 and V2, as the package's registry lists them, against that recording, halving the range,\nand prints the first version whose outcome differs from V1's, with both outcomes and their\nevidence. Exit 0 when it found one, 1 when V2's outcome is V1's, 2 on a usage error.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]] [SCENARIO]\n\nRecords the cell live with the client at V1 (docker backend), then runs the versions between\nV1 and V2, as the package's registry lists them, against that recording, halving the range,\nand prints the first version whose outcome differs from V1's, with both outcomes and their\nevidence. Exit 0 when it found one, 1 when V2's outcome is V1's, 2 on a usage error.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	name := fs.String("client", "", "the client, as the manifest names it (e.g. ts-sdk/list-then-call); its cell image must install a version")
+	name := fs.String("client", "", "the client, as the manifest names it (e.g. ts-sdk/list-then-call): one whose cell image installs a version, or a Go client, built for each")
 	good := fs.String("good", "", "a version with the outcome to keep (recorded live)")
 	bad := fs.String("bad", "", "a later version with another outcome")
-	cellFlag := fs.String("cell", "", "the cell: FAULT/SCHEMA or FAULT/SCHEMA/PROTOCOL (default protocol: the scenario's first)")
+	cellFlag := fs.String("cell", "", "the cell: FAULT/SCHEMA, FAULT/SCHEMA/PROTOCOL or FAULT/SCHEMA/PROTOCOL/TRANSPORT (default: the scenario's first protocol and transport)")
 	work := fs.String("work", "", "where to keep each version's output directory (default: a new directory under the system's temporary one)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -53,26 +53,37 @@ func bisectCmd(ctx context.Context, args []string) int {
 		manifest = positional[0]
 	}
 	cellParts := strings.Split(*cellFlag, "/")
-	if len(cellParts) < 2 || len(cellParts) > 3 {
-		return usage("--cell %q: want FAULT/SCHEMA or FAULT/SCHEMA/PROTOCOL", *cellFlag)
+	if len(cellParts) < 2 || len(cellParts) > 4 {
+		return usage("--cell %q: want FAULT/SCHEMA, FAULT/SCHEMA/PROTOCOL or FAULT/SCHEMA/PROTOCOL/TRANSPORT", *cellFlag)
 	}
 	d, _, ok := client.Lookup(*name)
-	if !ok || !d.Contained() || d.Image.VersionArg == "" {
-		return usage("--client %q: bisect needs a client whose cell image installs a version from a registry (the built-in Go clients are compiled into toolscore: one version per build)", *name)
-	}
-	pin, err := backend.ImagePin(d.Image.Dir)
-	if err != nil {
-		return usage("--client %s: %v", *name, err)
+	var pin backend.Pin
+	switch {
+	case ok && d.Module != "":
+		// A Go client is built from its module at each version (backend.GoAdapter).
+		pin = backend.Pin{Registry: "Go", Package: d.Module}
+		*good, *bad = goVersion(*good), goVersion(*bad)
+	case ok && d.Contained() && d.Image.VersionArg != "":
+		if pin, err = backend.ImagePin(d.Image.Dir); err != nil {
+			return usage("--client %s: %v", *name, err)
+		}
+	default:
+		return usage("--client %q: bisect needs a client whose cell image installs a version from a registry, or a Go client (%v)", *name, client.Versioned())
 	}
 	sc, err := loadScenario(manifest)
 	if err != nil {
 		return loadFailed(os.Stderr, err)
 	}
 	b := &bisection{manifest: manifest, fault: cellParts[0], schema: cellParts[1], stderr: os.Stderr}
-	if len(cellParts) == 3 {
+	if len(cellParts) >= 3 {
 		b.protocol = cellParts[2]
 	} else if len(sc.Protocols) > 0 {
 		b.protocol = string(sc.Protocols[0])
+	}
+	if len(cellParts) == 4 {
+		b.transport = cellParts[3]
+	} else if len(sc.Transports) > 0 {
+		b.transport = string(sc.Transports[0])
 	}
 	b.client = scenario.Client{Name: *name}
 	for _, c := range sc.Clients {
@@ -116,6 +127,7 @@ type bisection struct {
 	manifest                string
 	client                  scenario.Client
 	fault, schema, protocol string
+	transport               string
 	work                    string
 	recording               string // the good version's output directory
 	stderr                  io.Writer
@@ -191,7 +203,7 @@ func (b *bisection) run(ctx context.Context, version string) (*probe, error) {
 	sc.Expect = nil
 	out := filepath.Join(b.work, version)
 	a := sweepArgs{
-		SweepInputs: action.SweepInputs{Faults: b.fault, Schemas: b.schema, Protocols: b.protocol, Runs: 1, Parallel: 1, Backend: "docker", Out: out},
+		SweepInputs: action.SweepInputs{Scenario: b.manifest, Faults: b.fault, Schemas: b.schema, Protocols: b.protocol, Transports: b.transport, Runs: 1, Parallel: 1, Backend: "docker", Out: out},
 		FailOn:      report.FailOnNever,
 		Replay:      b.recording,
 	}
@@ -262,6 +274,19 @@ func registryVersions(ctx context.Context, registry, pkg string) ([]string, erro
 			}
 		}
 		return nil, fmt.Errorf("pip index versions %s: no \"Available versions:\" line in %q", pkg, out)
+	case "Go":
+		// Outside any module, so the list is the module proxy's, as go get would see it.
+		cmd := exec.CommandContext(ctx, "go", "list", "-m", "-versions", "-json", pkg)
+		cmd.Dir, cmd.Env = os.TempDir(), append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("go list -m -versions %s: %w", pkg, commandErr(err))
+		}
+		var m struct{ Versions []string }
+		if err := json.Unmarshal(out, &m); err != nil {
+			return nil, fmt.Errorf("go list -m -versions %s: %w", pkg, err)
+		}
+		return m.Versions, nil
 	}
 	return nil, fmt.Errorf("no registry client for %s packages", registry)
 }
@@ -274,8 +299,17 @@ func commandErr(err error) error {
 	return err
 }
 
-// release is a version that is no pre-release: numbers and dots, or a PyPI post-release.
-var release = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*(\.post[0-9]+)?$`)
+// release is a version that is no pre-release: numbers and dots (after a v for Go), or a PyPI
+// post-release.
+var release = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*(\.post[0-9]+)?$`)
+
+// goVersion is a Go module version as the module proxy writes it, with its v.
+func goVersion(v string) string {
+	if v != "" && !strings.HasPrefix(v, "v") {
+		return "v" + v
+	}
+	return v
+}
 
 // versionRange is versions from good to bad, both included, in the registry's order, leaving
 // out pre-releases between them.

@@ -83,3 +83,54 @@ func TestBisectOnDocker(t *testing.T) {
 		t.Errorf("%d cells, want 2", len(res.Cells))
 	}
 }
+
+// TestBisectGoOnDocker bisects a Go client, built for each version, over a real range on the
+// docker backend: mcp-go's sse-cut cell over streamable HTTP with a 2025-era session, recorded
+// live at v1.0.0 (which gives up on the cut stream: "unexpected nil response") and replayed to
+// v1.1.0, v1.1.1 and v1.2.0. v1.2.0 is the first to resume the stream from the event id it was
+// primed with: against v1.0.0's recording that is a divergence (the recording holds no resumed
+// stream), and a live sweep of v1.1.1 and v1.2.0 confirms the change (threw, then passed).
+func TestBisectGoOnDocker(t *testing.T) {
+	engine(t)
+	work := t.TempDir()
+	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "mcp-go/call", "--good", "1.0.0", "--bad", "v1.2.0",
+		"--cell", "sse-cut/published/2025-11-25/http", "--work", work, filepath.Join("..", "..", "scenarios", "http.yaml"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || lines[0] != "first version whose outcome differs from v1.0.0's: mcp-go/call v1.2.0" ||
+		!strings.HasPrefix(lines[1], `  v1.2.0: diverged (the client left the recording: expected no resumed stream (the recorded client resumed none after this point); got a GET resuming a stream from event id "`) ||
+		lines[2] != "  v1.1.1 (the version before): threw (*transport.Error: transport error: unexpected nil response)" {
+		t.Fatalf("bisect printed:\n%s\nwant v1.2.0 diverged, v1.1.1 threw\nstderr:\n%s", out, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), ", live: "); n != 1 {
+		t.Errorf("%d live runs, want 1:\n%s", n, stderr.String())
+	}
+	for _, v := range []string{"v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0"} {
+		recs := replayRecords(filepath.Join(work, v))
+		if len(recs) != 1 || recs[0].Observation != nil && recs[0].Observation.Library != "github.com/mark3labs/mcp-go "+v {
+			t.Errorf("%s: %d runs, the first with %+v; want one, of mcp-go %s", v, len(recs), recs, v)
+		}
+	}
+
+	// The live sweep at both versions, in containers, says the same.
+	live := t.TempDir()
+	manifest := goVersionsManifest(t, "{name: mcp-go/call, version: v1.1.1}", "{name: mcp-go/call, version: v1.2.0}")
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--faults", "sse-cut", "--out", live); code != 0 {
+		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, live)
+	want := map[string]string{"mcp-go/call@v1.1.1": "threw", "mcp-go/call@v1.2.0": "passed"}
+	for _, c := range res.Cells {
+		if c.Outcome[want[c.Client]] != 1 {
+			t.Errorf("%s live: %s, want %s 1/1", c.Coordinates(), c.Counts(), want[c.Client])
+		}
+	}
+	if len(res.Cells) != 2 || res.Backend != "docker" {
+		t.Errorf("%d cells on %s, want 2 on docker", len(res.Cells), res.Backend)
+	}
+}

@@ -26,7 +26,7 @@ usage:
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
   toolscore replay [--listen ADDR] TEE.jsonl  an MCP server answering from a recorded run, on stdio or streamable HTTP
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
-  toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL]
+  toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]]
                                            the first version of a client whose outcome in a cell changed
   toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario

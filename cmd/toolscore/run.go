@@ -110,7 +110,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
 }
 
 // loadFailed prints why a manifest did not load, and returns run's exit code for it: manifest
@@ -231,6 +231,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
 		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
+		Adapters: choice.Adapters,
 	})
 	prog.finish()
 	if res == nil {

@@ -112,7 +112,7 @@ func (d *Docker) EnsureImage(ctx context.Context, s ImageSpec, log io.Writer) (s
 	tw := tar.NewWriter(&buf)
 	for _, name := range sortedNames(files) {
 		mode := int64(0o644)
-		if name == "toolscore" {
+		if name == "toolscore" || name == "goadapter" {
 			mode = 0o755
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(files[name])), Typeflag: tar.TypeReg}); err != nil {

@@ -2,23 +2,17 @@ package client
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolscore/toolscore/runner/client/goadapter"
 	"github.com/toolscore/toolscore/runner/proc"
 )
 
-const goSDKModule = "github.com/modelcontextprotocol/go-sdk"
-
 func init() {
-	Register(Descriptor{Name: "go-sdk", Paths: CallPaths, Module: goSDKModule,
+	Register(Descriptor{Name: "go-sdk", Paths: CallPaths, Module: goadapter.GoSDKModule,
 		Run: func(ctx context.Context, r Request, path string) (*Observation, error) {
 			if r.URL != "" {
 				return goSDK(ctx, &mcp.StreamableClientTransport{Endpoint: r.URL}, r.Tool, r.Arguments, path == PathListThenCall)
@@ -42,50 +36,21 @@ func GoSDK(ctx context.Context, command []string, tool string, args map[string]a
 
 // goSDK calls a tool through the official Go SDK's client on transport t.
 func goSDK(ctx context.Context, t mcp.Transport, tool string, args map[string]any, list bool) (*Observation, error) {
-	obs := &Observation{Client: "go-sdk/call", Library: goSDKModule + " " + moduleVersion(goSDKModule), Listed: list}
-	if list {
-		obs.Client = "go-sdk/list-then-call"
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-go-sdk", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, t, nil)
+	res, err := goadapter.GoSDK(ctx, t, tool, args, list)
+	return goObservation("go-sdk", goadapter.GoSDKModule, list, res, err)
+}
+
+// goObservation is the observation of a Go library's call.
+func goObservation(name, module string, list bool, res goadapter.Result, err error) (*Observation, error) {
 	if err != nil {
-		return nil, fmt.Errorf("go-sdk could not connect: %w", err)
-	}
-	defer cs.Close()
-	if list {
-		if _, err := cs.ListTools(ctx, nil); err != nil {
-			obs.Raised = raised(err)
-			return obs, nil
-		}
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		obs.Raised = raised(err)
-		return obs, nil
-	}
-	if obs.Returned, err = json.Marshal(res); err != nil {
 		return nil, err
 	}
+	obs := &Observation{Client: name + "/call", Library: module + " " + goadapter.ModuleVersion(module), Listed: list, Returned: res.Returned}
+	if list {
+		obs.Client = name + "/list-then-call"
+	}
+	if r := res.Raised; r != nil {
+		obs.Raised = &Raised{Class: r.Class, Code: r.Code, Message: r.Message}
+	}
 	return obs, nil
-}
-
-func raised(err error) *Raised {
-	r := &Raised{Class: fmt.Sprintf("%T", err), Message: err.Error()}
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
-		r.Class, r.Code = "jsonrpc.Error", &wire.Code
-	}
-	return r
-}
-
-// moduleVersion reports the version of a module linked into this binary.
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == path {
-				return m.Version
-			}
-		}
-	}
-	return "unknown"
 }

@@ -146,6 +146,19 @@ func Images() []Image {
 	return out
 }
 
+// Versioned lists the names a manifest may pin a version of, sorted: those of a Go library,
+// built for the pin (runner/backend.GoAdapter), and of an image that installs one.
+func Versioned() []string {
+	var out []string
+	for n, e := range byName {
+		if d := descriptors[e.i]; d.Module != "" || d.Image.VersionArg != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Names lists every name a manifest may use, built in or contained, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(byName)) }
 

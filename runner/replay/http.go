@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +32,7 @@ func (s *Script) Listen(ctx context.Context, addr string, stdout, stderr io.Writ
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	h := &httpPlay{ctx: ctx, in: make(chan input), getStatus: s.getRefused, session: s.session}
+	h := &httpPlay{ctx: ctx, in: make(chan input), getStatus: s.getRefused, session: s.session, resumes: s.resumed, log: stderr}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
@@ -62,6 +63,10 @@ type httpPlay struct {
 	in        chan input
 	getStatus int
 	session   string
+	log       io.Writer // stderr, where a divergence is said
+
+	// resumes is how many more streams the client may resume: as many as the recorded one did.
+	resumes int
 
 	mu   sync.Mutex
 	open []*exchange // the POSTs waiting on their answer, oldest first
@@ -206,6 +211,14 @@ func (h *httpPlay) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	ex := newExchange()
 	ex.resumes = r.Header.Get("Last-Event-ID") != ""
+	if ex.resumes && !h.resume() {
+		// The recorded client never resumed, so the recording holds nothing for this stream:
+		// said as a divergence, and refused rather than left open with nothing to come.
+		got := "a GET resuming a stream from event id " + strconv.Quote(oneLine(r.Header.Get("Last-Event-ID")))
+		fmt.Fprintf(h.log, "%sexpected no resumed stream (the recorded client resumed none after this point); got %s\n", Diverged, got)
+		http.Error(w, "toolscore replay: the recording holds no resumed stream; got "+got, http.StatusBadRequest)
+		return
+	}
 	h.mu.Lock()
 	h.gets = append(h.gets, ex)
 	h.setSession(w)
@@ -235,6 +248,17 @@ func (h *httpPlay) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// resume takes one of the recorded resumptions, and says whether there was one left.
+func (h *httpPlay) resume() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.resumes == 0 {
+		return false
+	}
+	h.resumes--
+	return true
 }
 
 // newestGet is the GET stream a message recorded on one goes to: the newest that resumes a

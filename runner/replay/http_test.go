@@ -115,3 +115,46 @@ func TestListenAnswersAsRecorded(t *testing.T) {
 		t.Errorf("stderr %q, want the divergence line", stderr.String())
 	}
 }
+
+// TestListenResumesOnlyAsRecorded: a client that resumes a stream its recorded client did not
+// (a newer version that reads Last-Event-ID) has left the recording, which holds nothing for
+// that stream: the GET is refused at once, never left open, and stderr says so as a divergence;
+// a resumption the recording holds opens its stream.
+func TestListenResumesOnlyAsRecorded(t *testing.T) {
+	posted := proxy.HTTPFacts{Method: "POST", Path: "/mcp"}
+	answer := proxy.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}}}
+	resumed := proxy.HTTPFacts{Method: "GET", Path: "/mcp", Header: map[string][]string{"Last-Event-Id": {"e1"}}}
+	steps := []*proxy.Record{
+		over(in(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`), posted),
+		over(out(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`), answer),
+	}
+	for _, c := range []struct {
+		name     string
+		records  []*proxy.Record
+		diverged bool
+	}{
+		{"the recorded client did not resume", steps, true},
+		{"the recorded client resumed", append(steps, &proxy.Record{Dir: proxy.Event, Event: "http-request", HTTP: &resumed}), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url, stderr := listen(t, recording(t, c.records...))
+			req, _ := http.NewRequest(http.MethodGet, url, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Last-Event-ID", "e1")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.StatusCode == http.StatusBadRequest && strings.Contains(stderr.String(), Diverged+"expected no resumed stream") &&
+				strings.Contains(stderr.String(), `got a GET resuming a stream from event id "e1"`); got != c.diverged {
+				t.Errorf("GET with Last-Event-ID: %s, stderr %q; diverged %v, want %v", resp.Status, stderr.String(), got, c.diverged)
+			}
+			if !c.diverged && resp.StatusCode != http.StatusOK {
+				t.Errorf("a recorded resumption got %s, want its stream", resp.Status)
+			}
+		})
+	}
+}

@@ -69,6 +69,8 @@ type Script struct {
 	getRefused int
 	// session is the Mcp-Session-Id the recorded server gave, if it gave one.
 	session string
+	// resumed counts the GET streams the recorded client opened to resume one from an event id.
+	resumed int
 }
 
 // Load reads the transcript at path into a script. A transcript with records that cannot be
@@ -101,6 +103,9 @@ func Load(path string) (s *Script, warn error, err error) {
 			}
 			if e.HTTP != nil && s.session == "" && e.HTTP.Status != 0 {
 				s.session = http.Header(e.HTTP.Header).Get("Mcp-Session-Id")
+			}
+			if e.Event == "http-request" && e.HTTP != nil && e.HTTP.Method == http.MethodGet && http.Header(e.HTTP.Header).Get("Last-Event-ID") != "" {
+				s.resumed++
 			}
 			if st := s.httpStep(e, answered, lastIn); st != nil {
 				s.steps = append(s.steps, st)

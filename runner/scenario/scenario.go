@@ -242,7 +242,7 @@ func (f *Fault) UnmarshalYAML(unmarshal func(any) error) error {
 // Client is one client or agent adapter of the matrix.
 type Client struct {
 	Name    string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the client adapter, e.g. go-sdk/call."`
-	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent; unset uses the adapter's default."`
+	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent CLI to run (a Go client is built against it); unset uses toolscore's pin. raw takes none."`
 	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients)."`
 	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
 
@@ -395,6 +395,9 @@ type Known struct {
 	HTTPBuiltins []string
 	// Agents are the clients that take a model (nil: not checked).
 	Agents []string
+	// Versioned are the clients a version may be pinned of (nil: not checked); any other one
+	// has no library to pin.
+	Versioned []string
 	// FaultOptions checks options, a JSON object, as the named fault takes them (fault.Check);
 	// nil accepts any. The loader hands it one option at a time, so that its error is reported
 	// at that option's line. An error with a KnownOptions method (fault.OptionError) that

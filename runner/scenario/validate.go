@@ -465,6 +465,9 @@ func (l *loader) checkClients(clients []Client) {
 			continue
 		}
 		seen[c.ID()] = i
+		if c.Version != "" && l.known.Versioned != nil && !slices.Contains(l.known.Versioned, c.Name) {
+			l.errorf(p+".version", "%q has no library whose version toolscore can install: a version pin means nothing for it (clients that take one: %s)", c.Name, strings.Join(l.known.Versioned, ", "))
+		}
 		if c.Model != nil {
 			l.checkModel(p+".model", c)
 		}
