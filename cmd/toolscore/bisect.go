@@ -28,13 +28,14 @@ import (
 func bisectCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]] [SCENARIO]\n\nRecords the cell live with the client at V1 (docker backend), then runs the versions between\nV1 and V2, as the package's registry lists them, against that recording, halving the range,\nand prints the first version whose outcome differs from V1's, with both outcomes and their\nevidence. Exit 0 when it found one, 1 when V2's outcome is V1's, 2 on a usage error.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]] [--live] [SCENARIO]\n\nRecords the cell live with the client at V1 (docker backend), then runs the versions between\nV1 and V2, as the package's registry lists them, against that recording, halving the range,\nand prints the first version whose outcome differs from V1's, with both outcomes and their\nevidence. Exit 0 when it found one, 1 when V2's outcome is V1's, 2 on a usage error.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	name := fs.String("client", "", "the client, as the manifest names it (e.g. ts-sdk/list-then-call): one whose cell image installs a version, or a Go client, built for each")
 	good := fs.String("good", "", "a version with the outcome to keep (recorded live)")
 	bad := fs.String("bad", "", "a later version with another outcome")
 	cellFlag := fs.String("cell", "", "the cell: FAULT/SCHEMA, FAULT/SCHEMA/PROTOCOL or FAULT/SCHEMA/PROTOCOL/TRANSPORT (default: the scenario's first protocol and transport)")
+	live := fs.Bool("live", false, "run every version live against the server, not against V1's recording: for a change in what a client asks of the server (a newer protocol revision it offers), which a recording cannot answer")
 	work := fs.String("work", "", "where to keep each version's output directory (default: a new directory under the system's temporary one)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -74,7 +75,7 @@ func bisectCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		return loadFailed(os.Stderr, err)
 	}
-	b := &bisection{manifest: manifest, fault: cellParts[0], schema: cellParts[1], stderr: os.Stderr}
+	b := &bisection{manifest: manifest, fault: cellParts[0], schema: cellParts[1], live: *live, stderr: os.Stderr}
 	if len(cellParts) >= 3 {
 		b.protocol = cellParts[2]
 	} else if len(sc.Protocols) > 0 {
@@ -128,6 +129,7 @@ type bisection struct {
 	client                  scenario.Client
 	fault, schema, protocol string
 	transport               string
+	live                    bool   // every version runs live, none against the recording
 	work                    string
 	recording               string // the good version's output directory
 	stderr                  io.Writer
@@ -157,13 +159,18 @@ func (b *bisection) search(ctx context.Context, versions []string) (found, befor
 	if err != nil {
 		return nil, nil, fmt.Errorf("the good version %s: %w", versions[0], err)
 	}
-	b.recording = filepath.Join(b.work, versions[0])
+	if !b.live {
+		b.recording = filepath.Join(b.work, versions[0])
+	}
 	last := len(versions) - 1
 	badRun, err := b.run(ctx, versions[last])
 	if err != nil {
 		return nil, nil, fmt.Errorf("the bad version %s: %w", versions[last], err)
 	}
 	if badRun.outcome == goodRun.outcome {
+		if !b.live {
+			b.liveCheck(ctx, versions[last], goodRun)
+		}
 		return nil, badRun, nil
 	}
 	probes := map[string]*probe{versions[0]: goodRun, versions[last]: badRun}
@@ -190,9 +197,27 @@ func (b *bisection) search(ctx context.Context, versions []string) (found, befor
 	return probes[versions[hi]], probes[versions[lo]], nil
 }
 
-// run sweeps the cell with the client at version: live for the good version, against its
-// recording for every other.
+// liveCheck runs the bad version live when it did what the good one did against the recording,
+// and says so when live it does not: the change is then in what the server answers it.
+func (b *bisection) liveCheck(ctx context.Context, version string, good *probe) {
+	recording := b.recording
+	b.recording, b.live = "", true
+	defer func() { b.recording, b.live = recording, false }()
+	p, err := b.runIn(ctx, version, filepath.Join(b.work, version+"-live"))
+	if err != nil || p.outcome == good.outcome {
+		return
+	}
+	fmt.Fprintf(b.stderr, "toolscore bisect: live, %s gives %s: the change is in what the server answers it, which %s's recording cannot show (it answers as the server answered %s); bisect with --live\n",
+		report.Plain(version), p.describe(), report.Plain(good.version), report.Plain(good.version))
+}
+
+// run sweeps the cell with the client at version: live for the good version (and for every
+// one with --live), against its recording for every other.
 func (b *bisection) run(ctx context.Context, version string) (*probe, error) {
+	return b.runIn(ctx, version, filepath.Join(b.work, version))
+}
+
+func (b *bisection) runIn(ctx context.Context, version, out string) (*probe, error) {
 	sc, err := loadScenario(b.manifest)
 	if err != nil {
 		return nil, err
@@ -201,7 +226,6 @@ func (b *bisection) run(ctx context.Context, version string) (*probe, error) {
 	c.Version = version
 	sc.Clients = []scenario.Client{c}
 	sc.Expect = nil
-	out := filepath.Join(b.work, version)
 	a := sweepArgs{
 		SweepInputs: action.SweepInputs{Scenario: b.manifest, Faults: b.fault, Schemas: b.schema, Protocols: b.protocol, Transports: b.transport, Runs: 1, Parallel: 1, Backend: "docker", Out: out},
 		FailOn:      report.FailOnNever,
@@ -222,6 +246,12 @@ func (b *bisection) run(ctx context.Context, version string) (*probe, error) {
 	how := "against the recording"
 	if b.recording == "" {
 		how = "live"
+	}
+	if b.recording == "" && !b.live {
+		// The other versions play against this run's transcript: without one there is no search.
+		if _, err := os.Stat(filepath.Join(out, recs[0].Tee)); err != nil {
+			return nil, fmt.Errorf("its live run left no transcript to replay to the other versions (%s): %w", p.describe(), err)
+		}
 	}
 	fmt.Fprintf(b.stderr, "toolscore bisect: %s %s, %s: %s\n", report.Plain(c.Name), report.Plain(version), how, p.describe())
 	return p, nil

@@ -64,7 +64,7 @@ func TestBisectOnDocker(t *testing.T) {
 
 	// The live sweep at both versions says the same.
 	m := string(scenarios.Ledger)
-	m = m[:strings.Index(m, "clients:")] + "clients:\n  - {name: ts-sdk/list-then-call, version: 1.11.3}\n  - {name: ts-sdk/list-then-call, version: 1.11.4}\nruns: 1\ntimeout: 20s\n"
+	m = m[:strings.Index(m, "clients:")] + "clients:\n  - {name: ts-sdk/list-then-call, version: 1.11.3}\n  - {name: ts-sdk/list-then-call, version: 1.11.4}\nruns: 1\ntimeout: 10s\n"
 	manifest := filepath.Join(t.TempDir(), "versions.yaml")
 	writeFile(t, manifest, m)
 	live := t.TempDir()
@@ -119,7 +119,7 @@ func TestBisectGoOnDocker(t *testing.T) {
 
 	// The live sweep at both versions, in containers, says the same.
 	live := t.TempDir()
-	manifest := goVersionsManifest(t, "{name: mcp-go/call, version: v1.1.1}", "{name: mcp-go/call, version: v1.2.0}")
+	manifest := versionsManifest(t, "{name: mcp-go/call, version: v1.1.1}", "{name: mcp-go/call, version: v1.2.0}")
 	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--faults", "sse-cut", "--out", live); code != 0 {
 		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
 	}
@@ -132,5 +132,41 @@ func TestBisectGoOnDocker(t *testing.T) {
 	}
 	if len(res.Cells) != 2 || res.Backend != "docker" {
 		t.Errorf("%d cells on %s, want 2 on docker", len(res.Cells), res.Backend)
+	}
+}
+
+// TestBisectPyPIOnDocker bisects the Python SDK from PyPI over a real range, where the change is
+// in what the client asks of the server: mcp 1.23.0 offers protocol 2025-06-18, so the server
+// primes no stream and the client waits on the cut one until it is stopped (hung); mcp 1.23.1
+// offers 2025-11-25, is sent an event id first, and resumes the cut stream with Last-Event-ID
+// (passed). Against 1.23.0's recording the server answers every version as it answered 1.23.0,
+// so bisect finds no change there and says that live the bad version differs; with --live it
+// runs each version against the server and finds 1.23.1.
+func TestBisectPyPIOnDocker(t *testing.T) {
+	engine(t)
+	manifest := versionsManifest(t, "python-sdk/list-then-call")
+	bisect := func(args ...string) (code int, stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(staticToolscore(t), append([]string{"bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
+			"--cell", "sse-cut/published", "--work", t.TempDir(), manifest}, args...)...)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		return exitCode(cmd.Run()), o.String(), e.String()
+	}
+
+	code, out, stderr := bisect()
+	if code != 1 || !strings.HasPrefix(out, "python-sdk/list-then-call 1.23.0 and 1.25.0 both: hung") ||
+		!strings.Contains(stderr, "toolscore bisect: live, 1.25.0 gives passed: the change is in what the server answers it, which 1.23.0's recording cannot show") {
+		t.Errorf("bisect against the recording: exit %d\n%s\nwant exit 1, both hung, and the live hint\nstderr:\n%s", code, out, stderr)
+	}
+
+	code, out, stderr = bisect("--live")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || lines[0] != "first version whose outcome differs from 1.23.0's: python-sdk/list-then-call 1.23.1" ||
+		lines[1] != "  1.23.1: passed" || !strings.HasPrefix(lines[2], "  1.23.0 (the version before): hung") {
+		t.Errorf("bisect --live: exit %d\n%s\nwant 1.23.1 passed, 1.23.0 hung\nstderr:\n%s", code, out, stderr)
+	}
+	if n := strings.Count(stderr, ", against the recording: "); n != 0 {
+		t.Errorf("bisect --live replayed %d versions:\n%s", n, stderr)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// goVersionsManifest sweeps the ledger over streamable HTTP, a 2025-era session, with the Go
-// clients at the versions named.
-func goVersionsManifest(t *testing.T, clients ...string) string {
+// versionsManifest sweeps the ledger over streamable HTTP, a 2025-era session, with the clients
+// at the versions named; a client that hangs is stopped after 10s.
+func versionsManifest(t *testing.T, clients ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "go-versions.yaml")
 	writeFile(t, path, `name: go versions
@@ -23,7 +23,7 @@ transports: [http]
 clients:
   - `+strings.Join(clients, "\n  - ")+`
 runs: 1
-timeout: 20s
+timeout: 10s
 `)
 	return path
 }
@@ -35,7 +35,7 @@ timeout: 20s
 // adapter cannot be built against (v1.1.0 has no jsonrpc.Error) is unavailable, with the
 // compiler's reason.
 func TestGoClientVersionPin(t *testing.T) {
-	manifest := goVersionsManifest(t, "{name: go-sdk/call, version: v1.4.1}", "{name: go-sdk/call, version: 1.6.0}", "{name: go-sdk/call, version: v1.1.0}")
+	manifest := versionsManifest(t, "{name: go-sdk/call, version: v1.4.1}", "{name: go-sdk/call, version: 1.6.0}", "{name: go-sdk/call, version: v1.1.0}")
 	out := t.TempDir()
 	code, _, stderr := runStatic(t, manifest, "--backend", "local", "--out", out)
 	if code != 0 {
@@ -77,7 +77,7 @@ func TestGoClientVersionPin(t *testing.T) {
 // TestVersionPinOfNoLibrary: a version pin of a client with no library to install is refused
 // at its line, not silently run at whatever toolscore has.
 func TestVersionPinOfNoLibrary(t *testing.T) {
-	manifest := goVersionsManifest(t, "go-sdk/call", "{name: raw, version: 1.0.0}")
+	manifest := versionsManifest(t, "go-sdk/call", "{name: raw, version: 1.0.0}")
 	code, _, stderr := runStatic(t, manifest, "--backend", "local", "--out", t.TempDir())
 	if code != exitUsage || !strings.Contains(stderr, manifest+":12:") || !strings.Contains(stderr, `clients[1].version: "raw" has no library whose version toolscore can install`) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming clients[1].version at line 12", code, stderr)
