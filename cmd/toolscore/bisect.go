@@ -129,7 +129,7 @@ type bisection struct {
 	client                  scenario.Client
 	fault, schema, protocol string
 	transport               string
-	live                    bool   // every version runs live, none against the recording
+	live                    bool // every version runs live, none against the recording
 	work                    string
 	recording               string // the good version's output directory
 	stderr                  io.Writer

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,47 +41,39 @@ func TestVersionRange(t *testing.T) {
 func TestBisectOnDocker(t *testing.T) {
 	engine(t)
 	work := t.TempDir()
-	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "ts-sdk/list-then-call", "--good", "1.11.3", "--bad", "1.11.5",
-		"--cell", "type-swap/published/2025-11-25", "--work", work)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 || lines[0] != "first version whose outcome differs from 1.11.3's: ts-sdk/list-then-call 1.11.4" ||
-		!strings.HasPrefix(lines[1], "  1.11.4: threw (McpError: MCP error -32602: Structured content does not match the tool's output schema") ||
-		lines[2] != "  1.11.3 (the version before): passed" {
-		t.Fatalf("bisect printed:\n%s\nwant 1.11.4 threw, 1.11.3 passed\nstderr:\n%s", out, stderr.String())
-	}
-	// Only the good version ran live; the others met its recording.
-	if n := strings.Count(stderr.String(), ", live: "); n != 1 {
-		t.Errorf("%d live runs, want 1:\n%s", n, stderr.String())
-	}
+	bisectFinds(t, []string{"--client", "ts-sdk/list-then-call", "--good", "1.11.3", "--bad", "1.11.5", "--cell", "type-swap/published/2025-11-25", "--work", work},
+		"first version whose outcome differs from 1.11.3's: ts-sdk/list-then-call 1.11.4",
+		"  1.11.4: threw (McpError: MCP error -32602: Structured content does not match the tool's output schema",
+		"  1.11.3 (the version before): passed")
 	if _, err := os.Stat(filepath.Join(work, "1.11.4", "runs")); err != nil {
 		t.Errorf("no output directory for 1.11.4: %v", err)
 	}
 
 	// The live sweep at both versions says the same.
 	m := string(scenarios.Ledger)
-	m = m[:strings.Index(m, "clients:")] + "clients:\n  - {name: ts-sdk/list-then-call, version: 1.11.3}\n  - {name: ts-sdk/list-then-call, version: 1.11.4}\nruns: 1\ntimeout: 10s\n"
+	m = m[:strings.Index(m, "clients:")] + "clients:\n  - {name: ts-sdk/list-then-call, version: 1.11.3}\n  - {name: ts-sdk/list-then-call, version: 1.11.4}\nruns: 1\ntimeout: 20s\n"
 	manifest := filepath.Join(t.TempDir(), "versions.yaml")
 	writeFile(t, manifest, m)
+	liveSweepGives(t, manifest, map[string]string{"ts-sdk/list-then-call@1.11.3": "passed", "ts-sdk/list-then-call@1.11.4": "threw"},
+		"--faults", "type-swap", "--schema", "published", "--protocols", "2025-11-25")
+}
+
+// liveSweepGives sweeps manifest live on the docker backend, one cell per client, and checks
+// each cell's one run has the outcome want names for its client.
+func liveSweepGives(t *testing.T, manifest string, want map[string]string, args ...string) {
+	t.Helper()
 	live := t.TempDir()
-	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--faults", "type-swap", "--schema", "published",
-		"--protocols", "2025-11-25", "--out", live); code != 0 {
+	if code, _, stderr := runStatic(t, append([]string{manifest, "--backend", "docker", "--out", live}, args...)...); code != 0 {
 		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
 	}
 	res := readResultsDir(t, live)
-	want := map[string]string{"ts-sdk/list-then-call@1.11.3": "passed", "ts-sdk/list-then-call@1.11.4": "threw"}
 	for _, c := range res.Cells {
 		if c.Outcome[want[c.Client]] != 1 {
 			t.Errorf("%s live: %s, want %s 1/1", c.Coordinates(), c.Counts(), want[c.Client])
 		}
 	}
-	if len(res.Cells) != 2 {
-		t.Errorf("%d cells, want 2", len(res.Cells))
+	if len(res.Cells) != len(want) || res.Backend != "docker" {
+		t.Errorf("%d cells on %s, want %d on docker", len(res.Cells), res.Backend, len(want))
 	}
 }
 
@@ -93,23 +86,11 @@ func TestBisectOnDocker(t *testing.T) {
 func TestBisectGoOnDocker(t *testing.T) {
 	engine(t)
 	work := t.TempDir()
-	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "mcp-go/call", "--good", "1.0.0", "--bad", "v1.2.0",
-		"--cell", "sse-cut/published/2025-11-25/http", "--work", work, filepath.Join("..", "..", "scenarios", "http.yaml"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 || lines[0] != "first version whose outcome differs from v1.0.0's: mcp-go/call v1.2.0" ||
-		!strings.HasPrefix(lines[1], `  v1.2.0: diverged (the client left the recording: expected no resumed stream (the recorded client resumed none after this point); got a GET resuming a stream from event id "`) ||
-		lines[2] != "  v1.1.1 (the version before): threw (*transport.Error: transport error: unexpected nil response)" {
-		t.Fatalf("bisect printed:\n%s\nwant v1.2.0 diverged, v1.1.1 threw\nstderr:\n%s", out, stderr.String())
-	}
-	if n := strings.Count(stderr.String(), ", live: "); n != 1 {
-		t.Errorf("%d live runs, want 1:\n%s", n, stderr.String())
-	}
+	bisectFinds(t, []string{"--client", "mcp-go/call", "--good", "1.0.0", "--bad", "v1.2.0", "--cell", "sse-cut/published/2025-11-25/http",
+		"--work", work, filepath.Join("..", "..", "scenarios", "http.yaml")},
+		"first version whose outcome differs from v1.0.0's: mcp-go/call v1.2.0",
+		`  v1.2.0: diverged (the client left the recording: expected no resumed stream (the recorded client resumed none after this point); got a GET resuming a stream from event id "`,
+		"  v1.1.1 (the version before): threw (*transport.Error: transport error: unexpected nil response)")
 	for _, v := range []string{"v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0"} {
 		recs := replayRecords(filepath.Join(work, v))
 		if len(recs) != 1 || recs[0].Observation != nil && recs[0].Observation.Library != "github.com/mark3labs/mcp-go "+v {
@@ -118,21 +99,8 @@ func TestBisectGoOnDocker(t *testing.T) {
 	}
 
 	// The live sweep at both versions, in containers, says the same.
-	live := t.TempDir()
 	manifest := versionsManifest(t, "{name: mcp-go/call, version: v1.1.1}", "{name: mcp-go/call, version: v1.2.0}")
-	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--faults", "sse-cut", "--out", live); code != 0 {
-		t.Fatalf("the live sweep exited %d:\n%s", code, stderr)
-	}
-	res := readResultsDir(t, live)
-	want := map[string]string{"mcp-go/call@v1.1.1": "threw", "mcp-go/call@v1.2.0": "passed"}
-	for _, c := range res.Cells {
-		if c.Outcome[want[c.Client]] != 1 {
-			t.Errorf("%s live: %s, want %s 1/1", c.Coordinates(), c.Counts(), want[c.Client])
-		}
-	}
-	if len(res.Cells) != 2 || res.Backend != "docker" {
-		t.Errorf("%d cells on %s, want 2 on docker", len(res.Cells), res.Backend)
-	}
+	liveSweepGives(t, manifest, map[string]string{"mcp-go/call@v1.1.1": "threw", "mcp-go/call@v1.2.0": "passed"}, "--faults", "sse-cut")
 }
 
 // TestBisectPyPIOnDocker bisects the Python SDK from PyPI over a real range, where the change is
@@ -145,28 +113,41 @@ func TestBisectGoOnDocker(t *testing.T) {
 func TestBisectPyPIOnDocker(t *testing.T) {
 	engine(t)
 	manifest := versionsManifest(t, "python-sdk/list-then-call")
-	bisect := func(args ...string) (code int, stdout, stderr string) {
-		t.Helper()
-		cmd := exec.Command(staticToolscore(t), append([]string{"bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
-			"--cell", "sse-cut/published", "--work", t.TempDir(), manifest}, args...)...)
-		var o, e strings.Builder
-		cmd.Stdout, cmd.Stderr = &o, &e
-		return exitCode(cmd.Run()), o.String(), e.String()
-	}
-
-	code, out, stderr := bisect()
+	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
+		"--cell", "sse-cut/published", "--work", t.TempDir(), manifest)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	code, out, stderr := exitCode(cmd.Run()), o.String(), e.String()
 	if code != 1 || !strings.HasPrefix(out, "python-sdk/list-then-call 1.23.0 and 1.25.0 both: hung") ||
 		!strings.Contains(stderr, "toolscore bisect: live, 1.25.0 gives passed: the change is in what the server answers it, which 1.23.0's recording cannot show") {
 		t.Errorf("bisect against the recording: exit %d\n%s\nwant exit 1, both hung, and the live hint\nstderr:\n%s", code, out, stderr)
 	}
 
-	code, out, stderr = bisect("--live")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 3 || lines[0] != "first version whose outcome differs from 1.23.0's: python-sdk/list-then-call 1.23.1" ||
-		lines[1] != "  1.23.1: passed" || !strings.HasPrefix(lines[2], "  1.23.0 (the version before): hung") {
-		t.Errorf("bisect --live: exit %d\n%s\nwant 1.23.1 passed, 1.23.0 hung\nstderr:\n%s", code, out, stderr)
+	bisectFinds(t, []string{"--live", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0", "--cell", "sse-cut/published", "--work", t.TempDir(), manifest},
+		"first version whose outcome differs from 1.23.0's: python-sdk/list-then-call 1.23.1",
+		"  1.23.1: passed",
+		"  1.23.0 (the version before): hung")
+}
+
+// bisectFinds runs toolscore bisect and checks that it found a version: its three lines start
+// as want says, and only the good version ran live (or every one, with --live).
+func bisectFinds(t *testing.T, args []string, want ...string) {
+	t.Helper()
+	cmd := exec.Command(staticToolscore(t), append([]string{"bisect"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
 	}
-	if n := strings.Count(stderr, ", against the recording: "); n != 0 {
-		t.Errorf("bisect --live replayed %d versions:\n%s", n, stderr)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for i := range want {
+		if len(lines) != len(want) || !strings.HasPrefix(lines[i], want[i]) {
+			t.Fatalf("bisect printed:\n%s\nwant lines starting:\n%s\nstderr:\n%s", out, strings.Join(want, "\n"), stderr.String())
+		}
+	}
+	replayed := strings.Count(stderr.String(), ", against the recording: ")
+	if live := strings.Count(stderr.String(), ", live: "); slices.Contains(args, "--live") != (replayed == 0) || !slices.Contains(args, "--live") && live != 1 {
+		t.Errorf("%d live runs and %d against the recording, with %v:\n%s", live, replayed, args, stderr.String())
 	}
 }
