@@ -23,15 +23,18 @@ import (
 )
 
 // hostileName and hostileVersion are what a pull request can put in a manifest: they reach
-// every report as the scenario's name and a client's column.
+// every report as the scenario's name and as an unavailable client (no such version builds),
+// and the diffs as a client's column (the baseline holds a cell of it).
 const (
 	hostileName    = "::error::name\n::error::line ##[warning]name <script>alert(1)</script> | x \u202eevil \x1b[31mred"
 	hostileVersion = "::error::v ##[warning]v <img src=x onerror=alert(1)> | x \u2066iso\u2069"
+	hostileClient  = "go-sdk/call@" + hostileVersion
 )
 
-// hostileReportManifest sweeps one tool of the hostile server with the cheap built-in clients; the
-// expectation (an agent's outcome, which no SDK client has) fails in every cell, so every
-// report shows every cell's evidence.
+// hostileReportManifest sweeps one tool of the hostile server with the cheap built-in clients,
+// and asks for go-sdk/call at the hostile version too, which cannot be built; the expectation
+// (an agent's outcome, which no SDK client has) fails in every cell, so every report shows
+// every cell's evidence.
 func hostileReportManifest(tool string) string {
 	name, _ := json.Marshal(hostileName) // a JSON string is a YAML double-quoted scalar
 	version, _ := json.Marshal(hostileVersion)
@@ -43,8 +46,9 @@ faults: [clean]
 schema_modes: [hidden]
 clients:
   - raw
-  - {name: go-sdk/call, version: %s}
+  - go-sdk/call
   - mcp-go/call
+  - {name: go-sdk/call, version: %s}
 runs: 1
 timeout: 20s
 expect:
@@ -123,7 +127,8 @@ func TestHostileReports(t *testing.T) {
 			checkHTML(t, "the merged report.html", readFile(t, filepath.Join(ws, "merged", "report.html")), tool)
 			checkTestReports(t, filepath.Join(ws, "merged"), 3)
 
-			// toolscore diff against a baseline in which every cell differs.
+			// toolscore diff against a baseline in which every cell differs (base), and one that
+			// also holds a cell of the hostile client, gone from this sweep (base-gone).
 			base := *res
 			base.Cells = nil
 			for _, c := range res.Cells {
@@ -132,8 +137,14 @@ func TestHostileReports(t *testing.T) {
 				base.Cells = append(base.Cells, &cc)
 			}
 			writeSweep(t, ws, "base", &base, "")
+			withGone := base
+			gone := *res.Cells[1]
+			gone.Client = hostileClient
+			withGone.Cells = append(append([]*tally.Cell(nil), base.Cells...), &gone)
+			withGone.Unavailable = nil
+			writeSweep(t, ws, "base-gone", &withGone, "")
 			for _, format := range []string{"text", "md", "json"} {
-				stdout, stderr, code := toolscore(t, ws, "diff", "base", "out", "--format", format)
+				stdout, stderr, code := toolscore(t, ws, "diff", "base-gone", "out", "--format", format)
 				if code != 1 {
 					t.Fatalf("toolscore diff --format %s: exit %d, want 1: %s", format, code, stderr)
 				}
@@ -146,8 +157,8 @@ func TestHostileReports(t *testing.T) {
 				case "json":
 					var d diffReport
 					checkJSON(t, what, stdout, &d)
-					if len(d.Changes) != 3 || d.Changes[1].Client != "go-sdk/call@"+hostileVersion {
-						t.Errorf("%s: changes %+v, want the 3 cells, the second go-sdk/call@%s", what, d.Changes, hostileVersion)
+					if n := len(d.Changes); n != 4 || d.Changes[n-1].Client != hostileClient || d.Changes[n-1].Kind != "gone" {
+						t.Errorf("%s: changes %+v, want the 3 cells and %s gone", what, d.Changes, hostileClient)
 					}
 				}
 			}
@@ -409,8 +420,11 @@ func checkResults(t *testing.T, what, s, tool string) *tally.Results {
 	if res.Scenario != hostileName {
 		t.Errorf("%s: scenario %q, want %q", what, res.Scenario, hostileName)
 	}
-	if len(res.Cells) != 3 || res.Cells[1].Client != "go-sdk/call@"+hostileVersion {
-		t.Fatalf("%s: %d cells, want 3, the second go-sdk/call@%s", what, len(res.Cells), hostileVersion)
+	if len(res.Cells) != 3 {
+		t.Fatalf("%s: %d cells, want 3", what, len(res.Cells))
+	}
+	if u := res.Unavailable; len(u) != 1 || u[0].Client != hostileClient || !strings.Contains(u[0].Reason, hostileVersion) {
+		t.Errorf("%s: unavailable %q, want %s with its version in the reason", what, u, hostileClient)
 	}
 	if tool == "rpc-error" {
 		for _, c := range res.Cells {
