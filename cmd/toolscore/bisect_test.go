@@ -129,9 +129,45 @@ func TestBisectPyPIOnDocker(t *testing.T) {
 		"  1.23.0 (the version before): hung")
 }
 
+// TestBisectAgentOnDocker bisects an agent CLI from npm: Claude Code's type-swap cell with the
+// schema published, under protocol 2026-07-28, recorded live at 2.1.291 (which opens with
+// initialize at 2025-11-25, so the server answers a 2025-era session and Claude Code passes the
+// wrong type to the model) and replayed to 2.1.292 and 2.1.293. 2.1.292 is the first to open
+// with server/discover, which the recording lacks (diverged); a live sweep confirms the change:
+// 2.1.292 negotiates 2026-07-28 and rejects the result that 2.1.291 passed on.
+func TestBisectAgentOnDocker(t *testing.T) {
+	engine(t)
+	manifest := filepath.Join(t.TempDir(), "claude-code.yaml")
+	writeFile(t, manifest, `name: claude code versions
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [type-swap]
+schema_modes: [published]
+protocols: [2026-07-28]
+clients:
+  - {name: claude-code, version: "2.1.291"}
+  - {name: claude-code, version: "2.1.292"}
+runs: 1
+timeout: 60s
+`)
+	out := bisectFinds(t, []string{"--client", "claude-code", "--good", "2.1.291", "--bad", "2.1.293", "--cell", "type-swap/published/2026-07-28",
+		"--work", t.TempDir(), manifest},
+		"first version whose outcome differs from 2.1.291's: claude-code 2.1.292",
+		"  2.1.292: diverged (the client left the recording: expected request #1 initialize ",
+		"  2.1.291 (the version before): passed")
+	if !strings.Contains(out, "; got server/discover)") {
+		t.Errorf("2.1.292 diverged, but not by opening with server/discover:\n%s", out)
+	}
+	liveSweepGives(t, manifest, map[string]string{"claude-code@2.1.291": "passed", "claude-code@2.1.292": "rejected"})
+}
+
 // bisectFinds runs toolscore bisect and checks that it found a version: its three lines start
-// as want says, and only the good version ran live (or every one, with --live).
-func bisectFinds(t *testing.T, args []string, want ...string) {
+// as want says, and only the good version ran live (or every one, with --live). It returns
+// what bisect printed.
+func bisectFinds(t *testing.T, args []string, want ...string) string {
 	t.Helper()
 	cmd := exec.Command(staticToolscore(t), append([]string{"bisect"}, args...)...)
 	var stderr strings.Builder
@@ -150,4 +186,5 @@ func bisectFinds(t *testing.T, args []string, want ...string) {
 	if live := strings.Count(stderr.String(), ", live: "); slices.Contains(args, "--live") != (replayed == 0) || !slices.Contains(args, "--live") && live != 1 {
 		t.Errorf("%d live runs and %d against the recording, with %v:\n%s", live, replayed, args, stderr.String())
 	}
+	return string(out)
 }
