@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"sync"
@@ -20,7 +19,7 @@ func TestUpstreamHeaderFromEnv(t *testing.T) {
 	ledger, _ := url.Parse(directLedger(t))
 	var mu sync.Mutex
 	var seen []http.Header
-	relay := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: ledger.Scheme, Host: ledger.Host})
+	relay := relayTo(ledger)
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r.Header.Clone())

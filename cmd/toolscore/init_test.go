@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -137,7 +136,7 @@ func TestInitURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "Bearer init-secret-77"
-	relay := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	relay := relayTo(target)
 	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != secret {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)

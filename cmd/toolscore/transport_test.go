@@ -108,7 +108,7 @@ func TestURLServerLocal(t *testing.T) {
 	}
 	const secret = "Bearer url-secret-4242"
 	var authorized atomic.Int64
-	relay := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	relay := relayTo(target)
 	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != secret {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -168,4 +168,16 @@ runs: 1
 		}
 		return nil
 	})
+}
+
+// relayTo is a reverse proxy to target's host, as a gateway in front of a server would be. It
+// runs full duplex: Go's HTTP/1 server closes a request's body once the answer's headers are
+// written, and when the server behind answers before the relay's transport has read that body
+// to its end, the transport fails the request and cuts the answer after its first event.
+func relayTo(target *neturl.URL) http.HandlerFunc {
+	rp := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		rp.ServeHTTP(w, r)
+	}
 }
