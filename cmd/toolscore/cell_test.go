@@ -77,4 +77,9 @@ func TestCellServesHTTP(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, `/bin/echo did not print its URL first (it printed "listening soon\n")`) {
 		t.Errorf("a serve command printing no URL: exit %d, stderr %s", code, stderr)
 	}
+	// One that fails says why in the error, where a run's evidence shows it.
+	_, stderr, code = runCell(t, env, "--serve", cellServe(t, nil, "/bin/sh", "-c", "echo starting >&2; echo no transcript here >&2; exit 2"), "--", self, "client", "raw")
+	if code == 0 || !strings.Contains(stderr, `/bin/sh did not print its URL first (it printed ""); its stderr ended: starting | no transcript here`) {
+		t.Errorf("a serve command failing to start: exit %d, stderr %s", code, stderr)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -65,7 +66,11 @@ func startServe(ctx context.Context, s Serve) (*served, string, error) {
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Env = without(os.Environ(), EnvCellStream)
-	cmd.Stderr = os.Stderr
+	// What it says on stderr stays the cell's stderr; its last words also go into the error
+	// when it fails to start, where the run's evidence shows them.
+	said := &lastBytes{max: 600}
+	cmd.Stderr = io.MultiWriter(os.Stderr, said)
+	cmd.WaitDelay = time.Second
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err
@@ -87,7 +92,11 @@ func startServe(ctx context.Context, s Serve) (*served, string, error) {
 		u := strings.TrimSpace(l)
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			sv.stop()
-			return nil, "", fmt.Errorf("%s did not print its URL first (it printed %q)", s.Command[0], truncate(l, 200))
+			err := fmt.Errorf("%s did not print its URL first (it printed %q)", s.Command[0], truncate(l, 200))
+			if t := said.String(); t != "" {
+				err = fmt.Errorf("%w; its stderr ended: %s", err, t)
+			}
+			return nil, "", err
 		}
 		return sv, u, nil
 	case <-ctx.Done():
@@ -162,6 +171,30 @@ func parseCellArgs(args []string) (*Serve, []string, error) {
 		args = args[1:]
 	}
 	return s, args, nil
+}
+
+// lastBytes keeps the last max bytes written to it.
+type lastBytes struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if over := len(l.buf) - l.max; over > 0 {
+		l.buf = l.buf[over:]
+	}
+	return len(p), nil
+}
+
+// String is what was kept, trimmed, its lines joined with " | ".
+func (l *lastBytes) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(l.buf)), "\n", " | ")), " ")
 }
 
 func truncate(s string, n int) string {
