@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,15 +113,15 @@ func TestBisectGoOnDocker(t *testing.T) {
 // runs each version against the server and finds 1.23.1.
 func TestBisectPyPIOnDocker(t *testing.T) {
 	engine(t)
-	manifest := versionsManifest(t, "python-sdk/list-then-call")
+	manifest, work := versionsManifest(t, "python-sdk/list-then-call"), t.TempDir()
 	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
-		"--cell", "sse-cut/published", "--work", t.TempDir(), manifest)
+		"--cell", "sse-cut/published", "--work", work, manifest)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	code, out, stderr := exitCode(cmd.Run()), o.String(), e.String()
 	if code != 1 || !strings.HasPrefix(out, "python-sdk/list-then-call 1.23.0 and 1.25.0 both: hung") ||
 		!strings.Contains(stderr, "toolscore bisect: live, 1.25.0 gives passed: the change is in what the server answers it, which 1.23.0's recording cannot show") {
-		t.Errorf("bisect against the recording: exit %d\n%s\nwant exit 1, both hung, and the live hint\nstderr:\n%s", code, out, stderr)
+		t.Errorf("bisect against the recording: exit %d\n%s\nwant exit 1, both hung, and the live hint\nstderr:\n%s%s", code, out, stderr, runsStderr(work))
 	}
 
 	bisectFinds(t, []string{"--live", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0", "--cell", "sse-cut/published", "--work", t.TempDir(), manifest},
@@ -164,6 +165,19 @@ timeout: 60s
 	liveSweepGives(t, manifest, map[string]string{"claude-code@2.1.291": "passed", "claude-code@2.1.292": "rejected"})
 }
 
+// runsStderr is what each run bisect made in work said on stderr, for a failure's message: the
+// outcome's evidence keeps only its last line.
+func runsStderr(work string) string {
+	var b strings.Builder
+	dirs, _ := filepath.Glob(filepath.Join(work, "*"))
+	for _, d := range dirs {
+		for _, r := range replayRecords(d) {
+			fmt.Fprintf(&b, "\nthe run in %s said on stderr:\n%s\n", filepath.Base(d), r.Stderr)
+		}
+	}
+	return b.String()
+}
+
 // bisectFinds runs toolscore bisect and checks that it found a version: its three lines start
 // as want says, and only the good version ran live (or every one, with --live). It returns
 // what bisect printed.
@@ -173,13 +187,14 @@ func bisectFinds(t *testing.T, args []string, want ...string) string {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	work := args[slices.Index(args, "--work")+1]
 	if err != nil {
-		t.Fatalf("toolscore bisect: %v\n%s\n%s", err, out, stderr.String())
+		t.Fatalf("toolscore bisect: %v\n%s\n%s%s", err, out, stderr.String(), runsStderr(work))
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for i := range want {
 		if len(lines) != len(want) || !strings.HasPrefix(lines[i], want[i]) {
-			t.Fatalf("bisect printed:\n%s\nwant lines starting:\n%s\nstderr:\n%s", out, strings.Join(want, "\n"), stderr.String())
+			t.Fatalf("bisect printed:\n%s\nwant lines starting:\n%s\nstderr:\n%s%s", out, strings.Join(want, "\n"), stderr.String(), runsStderr(work))
 		}
 	}
 	replayed := strings.Count(stderr.String(), ", against the recording: ")
