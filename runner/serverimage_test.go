@@ -91,8 +91,8 @@ clients: [raw]
 	if spec.Server == nil || !spec.Server.HTTP || strings.Join(spec.Server.Command, " ") != "mcp-server-time --port 7464" || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
 		t.Errorf("server spec %+v", spec.Server)
 	}
-	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Cmd, spec.Server.Command) {
-		t.Errorf("the server container runs %q; want its own command, no bridge", cfg.Cmd)
+	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Server.Command) || len(cfg.Entrypoint) != 1 {
+		t.Errorf("the server container runs %q %q; want its own command as entrypoint and arguments, no bridge", cfg.Entrypoint, cfg.Cmd)
 	}
 	serve := strings.Join(spec.Command, " ")
 	for _, want := range []string{`"await":"` + backend.ServerAddr + `"`, `"--upstream","http://` + backend.ServerAddr + `/rpc"`} {
