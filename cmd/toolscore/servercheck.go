@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -103,13 +104,12 @@ func checkImageServer(ctx context.Context, be runner.Backend, sc *scenario.Scena
 	err = d.CheckServer(ctx, sc.Server.Image, runner.ImageServer(sc, env), sc.Timeout.Std())
 	var failed *backend.StartFailure
 	if errors.As(err, &failed) {
-		msg := failed.Error()
 		for _, s := range secrets {
 			if s != "" {
-				msg = strings.ReplaceAll(msg, s, "[masked]")
+				failed.Output = strings.ReplaceAll(failed.Output, s, "[masked]")
 			}
 		}
-		return true, errors.New(msg)
+		return true, errors.New(report.Plain(failed.Error())) // the server's output is hostile text
 	}
 	if err != nil {
 		return false, fmt.Errorf("checking the server image %s: %w", sc.Server.Image, err)
