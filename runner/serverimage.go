@@ -39,6 +39,15 @@ func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
 	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
 }
 
+// ImageServer is the server container of the scenario's image server (server.image) as its runs
+// start it, over stdio or streamable HTTP, with env its variables (Scenario.ServerEnv).
+func ImageServer(sc *scenario.Scenario, env []string) backend.ServerSpec {
+	if sc.Server.HTTP != nil {
+		return *imageHTTPServer(sc, env)
+	}
+	return backend.ServerSpec{Command: sc.Server.Command, Env: env}
+}
+
 // imageServerUnavailable marks the clients that cannot run against an image server on this
 // backend: every one on the local backend, and on docker those whose real model needs a network
 // (the cell shares the server container's loopback, and nothing else).

@@ -47,6 +47,14 @@ clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.exampl
 	if spec.Server == nil || !slices.Equal(spec.Server.Command, sc.Server.Command) || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
 		t.Errorf("server spec %+v", spec.Server)
 	}
+	// Both containers name their own program as the entrypoint: an image's ENTRYPOINT (a
+	// published server image's usual shape) would take the whole command as its arguments.
+	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || cfg.Cmd[0] != "serve-stdio" || !slices.Equal(cfg.Cmd[len(cfg.Cmd)-3:], sc.Server.Command) {
+		t.Errorf("the server container runs entrypoint %q, command %q", cfg.Entrypoint, cfg.Cmd)
+	}
+	if cfg, _ := backend.CellConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Command) {
+		t.Errorf("the cell runs entrypoint %q, command %q; want %q", cfg.Entrypoint, cfg.Cmd, spec.Command)
+	}
 
 	local, docker := map[string]string{}, map[string]string{}
 	imageServerUnavailable(sc, false, local)
@@ -91,8 +99,8 @@ clients: [raw]
 	if spec.Server == nil || !spec.Server.HTTP || strings.Join(spec.Server.Command, " ") != "mcp-server-time --port 7464" || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
 		t.Errorf("server spec %+v", spec.Server)
 	}
-	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Cmd, spec.Server.Command) {
-		t.Errorf("the server container runs %q; want its own command, no bridge", cfg.Cmd)
+	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Server.Command) || len(cfg.Entrypoint) != 1 {
+		t.Errorf("the server container runs %q %q; want its own command as entrypoint and arguments, no bridge", cfg.Entrypoint, cfg.Cmd)
 	}
 	serve := strings.Join(spec.Command, " ")
 	for _, want := range []string{`"await":"` + backend.ServerAddr + `"`, `"--upstream","http://` + backend.ServerAddr + `/rpc"`} {

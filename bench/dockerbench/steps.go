@@ -87,7 +87,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 
 	cfg, host := cellConfig(b.image, spec)
 	if v == sandboxVersion {
-		cfg.Cmd = []string{backend.CellBinary, "version"}
+		cfg.Entrypoint, cfg.Cmd = backend.Argv([]string{backend.CellBinary, "version"})
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
 	}
 	id, err := b.sess.Create(ctx, cfg, host)

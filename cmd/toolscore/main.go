@@ -110,6 +110,8 @@ func run(ctx context.Context, args []string) int {
 		return connectCmd(ctx, args[1:])
 	case "lookpath": // hidden: the server check runs it where the server will run
 		return lookpathCmd(args[1:])
+	case "probe-server": // hidden: the image server's check runs it in the server's container
+		return backend.ProbeServer(ctx, args[1:], os.Stdout)
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":

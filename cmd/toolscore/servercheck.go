@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -31,11 +34,13 @@ func lookpathCmd(args []string) int {
 
 // checkServer makes sure the scenario's server command can be started where the runs will start
 // it, once per distinct cell image, before any run: a server that cannot start is a setup error,
-// not a crash of every client. setup says the command is missing (exit 2); otherwise err means
-// the check itself could not run.
+// not a crash of every client. setup says the command is missing, or an image server exited
+// before it listened (exit 2); otherwise err means the check itself could not run.
 func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
-	// An image server's command is found in its image, by its own bridge, when a run starts it.
-	if sc.Server.Builtin != "" || sc.Server.Image != "" || len(sc.Server.Command) == 0 {
+	if sc.Server.Image != "" {
+		return checkImageServer(ctx, be, sc, unavailable)
+	}
+	if sc.Server.Builtin != "" || len(sc.Server.Command) == 0 {
 		return false, nil
 	}
 	name := sc.Server.Command[0]
@@ -79,6 +84,35 @@ func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, 
 		case res.ExitCode != 0 || res.TimedOut:
 			return false, fmt.Errorf("checking the server command %q%s: the check exited with status %d: %s", name, where, res.ExitCode, msg)
 		}
+	}
+	return false, nil
+}
+
+// checkImageServer starts the image server once, as its runs will, before any run (when some
+// client will run beside it): one that exits before it listens is a setup error naming the
+// image, its exit status and its last output (its server.env values masked), never a hang of
+// every run.
+func checkImageServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
+	d, ok := be.(*backend.Docker)
+	if !ok || !slices.ContainsFunc(sc.Clients, func(c scenario.Client) bool { _, out := unavailable[c.ID()]; return !out }) {
+		return false, nil
+	}
+	env, secrets, err := sc.ServerEnv(os.LookupEnv)
+	if err != nil {
+		return true, err
+	}
+	err = d.CheckServer(ctx, sc.Server.Image, runner.ImageServer(sc, env), sc.Timeout.Std())
+	var failed *backend.StartFailure
+	if errors.As(err, &failed) {
+		for _, s := range secrets {
+			if s != "" {
+				failed.Output = strings.ReplaceAll(failed.Output, s, "[masked]")
+			}
+		}
+		return true, errors.New(report.Plain(failed.Error())) // the server's output is hostile text
+	}
+	if err != nil {
+		return false, fmt.Errorf("checking the server image %s: %w", sc.Server.Image, err)
 	}
 	return false, nil
 }

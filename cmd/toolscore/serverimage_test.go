@@ -307,3 +307,59 @@ func TestImageServerHTTP(t *testing.T) {
 	}
 	noLeftovers(t, api, "the image server sweeps over http")
 }
+
+// entrypointImageTag is the server image of testdata/server-image with the server as its
+// ENTRYPOINT, as published MCP server images ship (testdata/server-image-entrypoint).
+const entrypointImageTag = "toolscore-test/server-everything-entrypoint:2026.8.31"
+
+// TestImageServerEntrypoint sweeps the real npm server from an image whose ENTRYPOINT is the
+// server, with raw and with the Go SDK in a client image of its own that has that entrypoint too:
+// toolscore reads neither entrypoint, so each count is the same server's run as a command (on
+// the local backend), the fault reaching the client. Before, the server got toolscore's command
+// line as its arguments and exited, and every run was hung (the client's cell crashed). The same
+// image with a command the server refuses is a setup error before any run: exit 2, naming the
+// image, its exit status and its output, and no run recorded.
+func TestImageServerEntrypoint(t *testing.T) {
+	api := engine(t)
+	buildServerImage(t, api)
+	buildImage(t, api, "testdata/server-image-entrypoint", entrypointImageTag, map[string]string{"BASE_IMAGE": serverImageTag})
+	const faults = "[clean, rpc-error]"
+	image := sweepCounts(t, everythingManifest(t, `{image: "`+entrypointImageTag+`", command: [mcp-server-everything, stdio]}`,
+		`[raw, {name: go-sdk/call, image: "`+entrypointImageTag+`"}]`, faults), "--backend", "docker", "--parallel", "2")
+
+	prefix := t.TempDir()
+	npm := exec.Command("npm", "install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "@modelcontextprotocol/server-everything@2026.8.31")
+	if out, err := npm.CombinedOutput(); err != nil {
+		t.Fatalf("installing the server here: %v\n%s", err, out)
+	}
+	command := sweepCounts(t, everythingManifest(t, `{command: [`+filepath.Join(prefix, "bin", "mcp-server-everything")+`, stdio]}`,
+		"[raw, go-sdk/call]", faults), "--backend", "local")
+	t.Logf("from the entrypoint image: %v; as a command: %v", image, command)
+	if len(command) != 4 || command["raw clean"] != "passed 1/1" || command["raw rpc-error"] != "rpc-error 1/1" {
+		t.Fatalf("as a command: %v; want 4 cells, raw passed on clean and rpc-error on rpc-error", command)
+	}
+	for k, w := range command {
+		if image[k] != w {
+			t.Errorf("%s: %q from the entrypoint image, %q as a command", k, image[k], w)
+		}
+	}
+	if len(image) != len(command) {
+		t.Errorf("cells from the entrypoint image %v; as a command %v", image, command)
+	}
+
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runStatic(t, everythingManifest(t, `{image: "`+entrypointImageTag+`", command: [mcp-server-everything, bogus]}`, "[raw, go-sdk/call]", faults),
+		"--backend", "docker", "--out", out)
+	for _, want := range []string{`the server ["mcp-server-everything" "bogus"] in the image ` + entrypointImageTag + ` (server.image) exited with status 1 before it answered initialize`, "Unknown transport: bogus"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the sweep of a server that exits at once does not say %q:\n%s", want, stderr)
+		}
+	}
+	if code != 2 {
+		t.Errorf("the sweep of a server that exits at once exited %d; want 2 (setup)", code)
+	}
+	if strings.Contains(stderr, "[1/") || len(runTees(out)) > 0 {
+		t.Errorf("a run was made before the server was refused:\n%s", stderr)
+	}
+	noLeftovers(t, api, "the entrypoint image sweeps")
+}

@@ -267,6 +267,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 }
 
 // CellConfig is the container a run of s executes in: image img, the command of CellCommand
+// (its program as the entrypoint, so an image's own ENTRYPOINT never takes it as arguments)
 // with the run's environment, confined by sb (a zero field is the hardened default; the spec's
 // network, when set, is used over sb's), and labelled with the run's deadline, cell and run.
 // Docker.Run creates every cell from it, adding its sweep's labels.
@@ -294,6 +295,7 @@ func CellConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.H
 			LabelDeadline: strconv.FormatInt(deadline, 10), LabelCell: s.Cell, LabelRun: strconv.Itoa(s.Run),
 		},
 	}
+	cfg.Entrypoint, cfg.Cmd = Argv(cmd)
 	host := &container.HostConfig{
 		NetworkMode: container.NetworkMode(sb.Network),
 		SecurityOpt: []string{"no-new-privileges"},
@@ -310,6 +312,15 @@ func CellConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.H
 		host.CapDrop = []string{"ALL"}
 	}
 	return cfg, host
+}
+
+// Argv splits a command into a container's entrypoint (its program) and command (its
+// arguments): set together, the image's own ENTRYPOINT and CMD are both left unread.
+func Argv(command []string) (entrypoint, cmd []string) {
+	if len(command) == 0 {
+		return nil, nil
+	}
+	return command[:1], command[1:]
 }
 
 // Prepared says whether an image's work directory, owned by owner (its LabelWorkdir, "" when

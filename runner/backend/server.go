@@ -32,10 +32,13 @@ const LabelServer = "io.toolscore.server"
 // HOME a writable /tmp and the manifest's server.env.
 func ServerConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.HostConfig) {
 	cfg, host := CellConfig(img, sb, s)
-	cfg.Cmd = append([]string{CellBinary, "serve-stdio", "--listen", ServerAddr, "--"}, s.Server.Command...)
+	cmd := append([]string{CellBinary, "serve-stdio", "--listen", ServerAddr, "--"}, s.Server.Command...)
 	if s.Server.HTTP {
-		cfg.Cmd = s.Server.Command
+		cmd = s.Server.Command
 	}
+	// The image's entrypoint is not read (the manifest's command says what runs): a published
+	// server image's ENTRYPOINT would otherwise take the whole command as its arguments.
+	cfg.Entrypoint, cfg.Cmd = Argv(cmd)
 	cfg.Env = append([]string{"HOME=/tmp"}, s.Server.Env...)
 	cfg.WorkingDir = ""
 	cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
