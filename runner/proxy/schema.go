@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 )
 
 // SchemaMode says what the proxy does to outputSchema in tools/list results.
@@ -90,4 +94,91 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 	}
 	out, err := marshal(msg)
 	return schemas, out, err
+}
+
+// listSchemas asks a fresh instance of the server for its tools (every page of tools/list) and
+// returns each tool's outputSchema, by name: what the server publishes, whatever the client of
+// the session under test asks.
+func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	f, err := startFresh(ctx, srv, "toolscore-schema")
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	schemas := map[string]map[string]any{}
+	params := map[string]any{}
+	for page := 1; ; page++ {
+		raw, err := f.request(fmt.Sprintf("toolscore-schema-list-%d", page), "tools/list", params)
+		if err != nil {
+			return nil, err
+		}
+		var list struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("the fresh server's tools/list: %w", err)
+		}
+		for _, t := range list.Tools {
+			var s map[string]any
+			if json.Unmarshal(t.OutputSchema, &s) == nil && s != nil {
+				schemas[t.Name] = s
+			}
+		}
+		// A server that pages for ever is cut off: the schemas seen so far are what it publishes.
+		if list.NextCursor == "" || page == 100 {
+			return schemas, nil
+		}
+		params = map[string]any{"cursor": list.NextCursor}
+	}
+}
+
+// faultSchema returns the outputSchema a schema fault picks from for tool, and where it came
+// from (or why there is none): the server's own, asked of a fresh instance once per session so
+// that it is the same whether or not the client listed the tools, else the manifest's; without a
+// way to ask (an --upstream server), the one this session's tools/list carried, if any.
+func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, string) {
+	p.schemaMu.Lock()
+	defer p.schemaMu.Unlock()
+	var server map[string]any
+	from := "the server's tools/list, asked of a fresh instance by the proxy"
+	switch {
+	case p.cfg.Schemas == nil:
+		p.mu.Lock()
+		server = p.schemas[tool]
+		p.mu.Unlock()
+		from = "the tools/list of this session (the proxy cannot start the server to ask it)"
+	case p.published == nil && p.listErr == nil:
+		p.published, p.listErr = p.cfg.Schemas(ctx)
+		detail := map[string]any{}
+		if p.listErr != nil {
+			detail["error"] = p.listErr.Error()
+		} else {
+			detail["tools"] = slices.Sorted(maps.Keys(p.published))
+		}
+		p.record(&Record{Dir: Event, Event: "schema", Note: "asked a fresh server for its tools/list, for the fault to pick from the outputSchema it publishes", Detail: detail})
+		fallthrough
+	default:
+		server = p.published[tool]
+	}
+	if server != nil {
+		return server, from
+	}
+	why := "the server publishes none for " + tool
+	switch {
+	case p.cfg.Schemas == nil:
+		why = "the proxy cannot start the server to ask it, and this session's tools/list (if the client asked for one) had none for " + tool
+	case p.listErr != nil:
+		why = "the proxy could not ask the server for its tools: " + p.listErr.Error()
+	}
+	var manifest map[string]any
+	if len(p.cfg.OutputSchema) > 0 && json.Unmarshal(p.cfg.OutputSchema, &manifest) == nil && manifest != nil {
+		return manifest, "the manifest's output_schema, as " + why
+	}
+	return nil, why + "; the manifest sets no output_schema"
 }
