@@ -18,6 +18,10 @@ import (
 // ("#/$defs/a" pointing at itself) ends there instead of looping.
 const maxRefs = 32
 
+// maxVisits bounds the schemas read to work out one field's types: a composition bomb (anyOf
+// of $refs to anyOfs of $refs...) is cut off there, and the field counted as allowing any type.
+const maxVisits = 10000
+
 // parts lists node and every schema that must hold together with it: what its $ref points at (a
 // local one: "#/$defs/x", "#/definitions/x", any JSON pointer into root) and its allOf members,
 // followed recursively. A $ref it cannot follow (a network one, a broken pointer) adds nothing.
@@ -119,7 +123,8 @@ func fieldTypes(schema map[string]any, field string) []string {
 		if !ok {
 			continue
 		}
-		if ts := types(schema, ps, 0); ts != nil {
+		budget := maxVisits
+		if ts := types(schema, ps, 0, &budget); ts != nil {
 			if !constrained {
 				out, constrained = ts, true
 			} else {
@@ -135,9 +140,10 @@ func fieldTypes(schema map[string]any, field string) []string {
 
 // types returns the JSON types node allows ("integer" stands for itself, "number" for both), nil
 // for any: its type (a name or a list), narrowed by its $ref and allOf parts, and widened to the
-// union of its anyOf or oneOf alternatives.
-func types(root, node map[string]any, depth int) []string {
-	if depth > maxRefs {
+// union of its anyOf or oneOf alternatives. Each schema read takes one of budget; none left is
+// nil.
+func types(root, node map[string]any, depth int, budget *int) []string {
+	if depth > maxRefs || *budget <= 0 {
 		return nil
 	}
 	var out []string
@@ -152,6 +158,9 @@ func types(root, node map[string]any, depth int) []string {
 		})
 	}
 	for _, p := range parts(root, node) {
+		if *budget--; *budget < 0 {
+			return nil
+		}
 		switch t := p["type"].(type) {
 		case string:
 			narrow([]string{t})
@@ -173,7 +182,7 @@ func types(root, node map[string]any, depth int) []string {
 			open := false
 			for _, a := range alts {
 				m, _ := a.(map[string]any)
-				ts := types(root, m, depth+1)
+				ts := types(root, m, depth+1, budget)
 				if ts == nil {
 					open = true
 					break

@@ -3,6 +3,7 @@ package fault_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -188,4 +189,51 @@ func mustNew(t *testing.T, name string) fault.Fault {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestSchemaBomb: a composition bomb (each of 40 definitions an anyOf of two $refs to the next:
+// 2^40 paths) is cut off, and the field counted as open, instead of taking for ever.
+func TestSchemaBomb(t *testing.T) {
+	var defs []string
+	for i := range 40 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d40":{"type":"integer"}`)
+	schema := `{"required":["id","value"],"properties":{"id":{"type":"string"},"value":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`
+	if field, value := swappedTo(t, applyTo(t, "type-swap", "", schema, reading, 1)); field != "id" || value != `["r-1"]` {
+		t.Errorf("swapped %s to %s; want the id, the one field whose type could be read", field, value)
+	}
+}
+
+// FuzzSchemaFaults: whatever the schema and the result, the schema faults neither panic nor
+// loop, and what they say they put somewhere is there.
+func FuzzSchemaFaults(f *testing.F) {
+	f.Add(readingSchema, reading, uint64(1))
+	f.Add(`{"$ref":"#","allOf":[{"$ref":"#/allOf/0"}],"properties":{"value":{"type":[]}}}`, reading, uint64(2))
+	f.Add(`{"required":[1,"a"],"properties":{"a":{"oneOf":[]}}}`, `{"structuredContent":{"a":null}}`, uint64(3))
+	f.Add(`{"properties":{"a":{"type":["string","array"]}}}`, `{"structuredContent":{"a":1}}`, uint64(4))
+	f.Fuzz(func(t *testing.T, schema, result string, seed uint64) {
+		r, err := decode([]byte(result))
+		if err != nil || r == nil {
+			return
+		}
+		var s map[string]any
+		_ = json.Unmarshal([]byte(schema), &s)
+		for _, name := range []string{"drop-required", "type-swap"} {
+			c := &fault.Call{Tool: "t", Result: r, Schema: s, Rand: rand.New(rand.NewPCG(seed, 1))}
+			eff, err := mustNew(t, name).Apply(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eff.Result == nil {
+				continue
+			}
+			for _, in := range eff.Introduced {
+				got, ok := eff.Result["structuredContent"].(map[string]any)[strings.TrimPrefix(in.Path, "structuredContent.")]
+				if fmt.Sprint(got) != fmt.Sprint(in.Value) || ok != (name == "type-swap") {
+					t.Fatalf("%s says it put %v at %s, the result has %v", name, in.Value, in.Path, got)
+				}
+			}
+		}
+	})
 }
