@@ -1,10 +1,13 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"os/exec"
 
 	"github.com/toolscore/toolscore/runner/proc"
@@ -91,4 +94,143 @@ func (f *fresh) close() {
 	_ = f.in.Close()
 	_ = f.cmd.Process.Kill()
 	_ = f.cmd.Wait()
+}
+
+// freshHTTP is a session of the proxy's own with a streamable HTTP server, for the same
+// questions: the client's session never sees it.
+type freshHTTP struct {
+	ctx      context.Context
+	up       Upstream
+	session  string
+	protocol string
+}
+
+// startFreshHTTP opens a session with the server at up as client name; the caller closes it.
+func startFreshHTTP(ctx context.Context, up Upstream, name string) (*freshHTTP, error) {
+	s := &freshHTTP{ctx: ctx, up: up}
+	raw, err := s.request(name+"-init", "initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": name, "version": "1"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var init struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(raw, &init)
+	s.protocol = init.ProtocolVersion
+	resp, err := s.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	resp.Body.Close()
+	return s, nil
+}
+
+// post sends one message and returns the response, its body still to read.
+func (s *freshHTTP) post(msg any) (*http.Response, error) {
+	body, err := marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, s.up.URL.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	s.headers(req)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("asking the server: %w", err)
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && s.session == "" {
+		s.session = id
+	}
+	if resp.StatusCode/100 != 2 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("the server answered %s", resp.Status)
+	}
+	return resp, nil
+}
+
+func (s *freshHTTP) headers(req *http.Request) {
+	for name, vs := range s.up.Header {
+		req.Header[name] = vs
+	}
+	if s.session != "" {
+		req.Header.Set("Mcp-Session-Id", s.session)
+	}
+	if s.protocol != "" {
+		req.Header.Set("MCP-Protocol-Version", s.protocol)
+	}
+}
+
+// request sends one request with the string id and returns its result, from a JSON body or the
+// SSE event that carries it.
+func (s *freshHTTP) request(id, method string, params any) (json.RawMessage, error) {
+	resp, err := s.post(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	want := idKey(json.RawMessage(fmt.Sprintf("%q", id)))
+	answer := func(data []byte) (json.RawMessage, bool, error) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(data, &msg) != nil || idKey(msg.ID) != want {
+			return nil, false, nil
+		}
+		if msg.Error != nil {
+			return nil, true, fmt.Errorf("the server answered %s with an error: %s", method, msg.Error)
+		}
+		return msg.Result, true, nil
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return nil, err
+		}
+		if r, ok, err := answer(body); ok {
+			return r, err
+		}
+		return nil, fmt.Errorf("the server's answer to %s is not its response", method)
+	}
+	lr := newLineReader(resp.Body)
+	var data []byte
+	for {
+		line, err := lr.next()
+		name, value := sseField(bytes.TrimRight(line, "\r\n"))
+		switch {
+		case name == "data":
+			data = append(append(data, value...), '\n')
+		case len(bytes.TrimRight(line, "\r\n")) == 0 && len(data) > 0:
+			if r, ok, err := answer(data); ok {
+				return r, err
+			}
+			data = nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the server's stream ended before it answered %s: %w", method, err)
+		}
+	}
+}
+
+// close ends the session, as a client does, with a DELETE.
+func (s *freshHTTP) close() {
+	if s.session == "" {
+		return
+	}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodDelete, s.up.URL.String(), nil)
+	if err != nil {
+		return
+	}
+	s.headers(req)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
 }

@@ -107,10 +107,28 @@ func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, er
 		return nil, err
 	}
 	defer f.close()
+	return pagedSchemas(f.request)
+}
+
+// listSchemasHTTP does what listSchemas does over a session of its own with an HTTP server.
+func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := startFreshHTTP(ctx, up, "toolscore-schema")
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	return pagedSchemas(s.request)
+}
+
+// pagedSchemas reads every page of tools/list through request and returns each tool's
+// outputSchema, by name.
+func pagedSchemas(request func(id, method string, params any) (json.RawMessage, error)) (map[string]map[string]any, error) {
 	schemas := map[string]map[string]any{}
 	params := map[string]any{}
 	for page := 1; ; page++ {
-		raw, err := f.request(fmt.Sprintf("toolscore-schema-list-%d", page), "tools/list", params)
+		raw, err := request(fmt.Sprintf("toolscore-schema-list-%d", page), "tools/list", params)
 		if err != nil {
 			return nil, err
 		}
@@ -139,21 +157,14 @@ func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, er
 }
 
 // faultSchema returns the outputSchema a schema fault picks from for tool, and where it came
-// from (or why there is none): the server's own, asked of a fresh instance once per session so
-// that it is the same whether or not the client listed the tools, else the manifest's; without a
-// way to ask (an --upstream server), the one this session's tools/list carried, if any.
+// from (or why there is none): the server's own, asked of a fresh instance (or over a session of
+// the proxy's own, over HTTP) once per proxy session, so that it is the same whether or not the
+// client listed the tools; else the manifest's. Only where the proxy cannot ask does it fall back
+// on this session's tools/list, if the client asked for one, and says so.
 func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, string) {
 	p.schemaMu.Lock()
 	defer p.schemaMu.Unlock()
-	var server map[string]any
-	from := "the server's tools/list, asked of a fresh instance by the proxy"
-	switch {
-	case p.cfg.Schemas == nil:
-		p.mu.Lock()
-		server = p.schemas[tool]
-		p.mu.Unlock()
-		from = "the tools/list of this session (the proxy cannot start the server to ask it)"
-	case p.published == nil && p.listErr == nil:
+	if p.cfg.Schemas != nil && p.published == nil && p.listErr == nil {
 		p.published, p.listErr = p.cfg.Schemas(ctx)
 		detail := map[string]any{}
 		if p.listErr != nil {
@@ -161,20 +172,23 @@ func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, s
 		} else {
 			detail["tools"] = slices.Sorted(maps.Keys(p.published))
 		}
-		p.record(&Record{Dir: Event, Event: "schema", Note: "asked a fresh server for its tools/list, for the fault to pick from the outputSchema it publishes", Detail: detail})
-		fallthrough
-	default:
-		server = p.published[tool]
-	}
-	if server != nil {
-		return server, from
+		p.record(&Record{Dir: Event, Event: "schema", Note: "asked the server for its tools/list, for the schema faults to pick from the outputSchema it publishes", Detail: detail})
 	}
 	why := "the server publishes none for " + tool
-	switch {
-	case p.cfg.Schemas == nil:
-		why = "the proxy cannot start the server to ask it, and this session's tools/list (if the client asked for one) had none for " + tool
-	case p.listErr != nil:
-		why = "the proxy could not ask the server for its tools: " + p.listErr.Error()
+	if p.cfg.Schemas == nil || p.listErr != nil {
+		why = "the proxy cannot ask the server itself"
+		if p.listErr != nil {
+			why = "the proxy could not ask the server: " + p.listErr.Error()
+		}
+		p.mu.Lock()
+		seen := p.schemas[tool]
+		p.mu.Unlock()
+		if seen != nil {
+			return seen, "this session's tools/list, as " + why
+		}
+		why += ", and this session's tools/list (if the client asked for one) had none for " + tool
+	} else if s := p.published[tool]; s != nil {
+		return s, "the server's tools/list, asked by the proxy"
 	}
 	var manifest map[string]any
 	if len(p.cfg.OutputSchema) > 0 && json.Unmarshal(p.cfg.OutputSchema, &manifest) == nil && manifest != nil {
