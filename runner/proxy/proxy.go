@@ -36,8 +36,9 @@ type Config struct {
 	// Fetch calls the target tool on a fresh server instance, for faults that want a real
 	// neighbouring record; nil when there is no server command to start.
 	Fetch func(ctx context.Context, tool string, args json.RawMessage) (map[string]any, error)
-	// Schemas asks a fresh server instance for every tool's outputSchema, by name, for the faults
-	// that pick from it; nil when there is no server command to start.
+	// Schemas asks the server (a fresh instance on stdio, a session of the proxy's own over
+	// HTTP) for every tool's outputSchema, by name, for the faults that pick from it; nil when
+	// the proxy cannot ask (then the session's tools/list stands in).
 	Schemas func(ctx context.Context) (map[string]map[string]any, error)
 }
 
@@ -50,13 +51,12 @@ type Proxy struct {
 	pending map[string]*call // requests awaiting an answer, by id
 	schemas map[string]map[string]any
 	decide  *rand.Rand
-
-	// schemaMu is held while the schema faults pick from is looked up: published is what a
-	// fresh server said (asked once), listErr why it could not be asked.
+	matched int
+	// schemaMu is held while the schema the schema faults pick from is looked up: published is
+	// what the server said when the proxy asked it (once), listErr why it could not be asked.
 	schemaMu  sync.Mutex
 	published map[string]map[string]any
 	listErr   error
-	matched   int
 	// answered keeps the calls already answered, by key, where an answer can come again: an
 	// SSE stream resumed with Last-Event-ID replays events the client never got.
 	answered map[string]*call

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -131,5 +132,71 @@ func TestSchemaFaultOverHTTP(t *testing.T) {
 	}
 	if !strings.Contains(transcript.String(), `"event":"schema"`) || !strings.Contains(transcript.String(), `"tools":["read"]`) {
 		t.Errorf("the transcript has no schema event naming the tool read:\n%s", transcript.String())
+	}
+}
+
+// TestFaultSchemaSources: which schema drop-required picks from, in order: what the server says
+// when the proxy asks it, else the manifest's; this session's tools/list only where the proxy
+// could not ask; and with none of them, the note says why.
+func TestFaultSchemaSources(t *testing.T) {
+	requires := func(f string) map[string]any { return map[string]any{"required": []any{f}} }
+	broken := errors.New("the server would not start")
+	for _, tc := range []struct {
+		name     string
+		schemas  func(context.Context) (map[string]map[string]any, error)
+		manifest string
+		list     bool // the client asked for tools/list, which says c is required
+		dropped  string
+		note     string
+	}{
+		{"the server's", func(context.Context) (map[string]map[string]any, error) {
+			return map[string]map[string]any{"t": requires("a")}, nil
+		}, `{"required":["b"]}`, true, "a", ""},
+		{"the manifest's", func(context.Context) (map[string]map[string]any, error) { return map[string]map[string]any{}, nil }, `{"required":["b"]}`, true, "b", ""},
+		{"none published", func(context.Context) (map[string]map[string]any, error) { return map[string]map[string]any{}, nil }, "", true, "",
+			`no outputSchema for t (the server publishes none for t; the manifest sets no output_schema): dropped "`},
+		{"the session's, the server not asked", func(context.Context) (map[string]map[string]any, error) { return nil, broken }, `{"required":["b"]}`, true, "c", ""},
+		{"the manifest's, the server not asked", func(context.Context) (map[string]map[string]any, error) { return nil, broken }, `{"required":["b"]}`, false, "b", ""},
+		{"none, the server not asked", nil, "", false, "",
+			`no outputSchema for t (the proxy cannot ask the server itself, and this session's tools/list (if the client asked for one) had none for t; the manifest sets no output_schema): dropped "`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := fault.New("drop-required", nil)
+			var transcript bytes.Buffer
+			tee := NewTee(&transcript)
+			p := New(Config{Fault: f, FaultName: "drop-required", Probability: 1, Seed: 1, Schemas: tc.schemas, OutputSchema: json.RawMessage(tc.manifest)}, tee)
+			client := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}` + "\n"
+			server := `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1,"b":2,"c":3,"d":4}}}` + "\n"
+			if tc.list {
+				client = `{"jsonrpc":"2.0","id":0,"method":"tools/list"}` + "\n" + client
+				server = `{"jsonrpc":"2.0","id":0,"result":{"tools":[{"name":"t","outputSchema":{"required":["c"]}}]}}` + "\n" + server
+			}
+			var toServer, toClient bytes.Buffer
+			if err := p.ClientToServer(context.Background(), strings.NewReader(client), &toServer, &toClient); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.ServerToClient(context.Background(), strings.NewReader(server), &toClient); err != nil {
+				t.Fatal(err)
+			}
+			if err := tee.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var faulted Record
+			for _, line := range strings.Split(transcript.String(), "\n") {
+				if strings.Contains(line, `"introduced"`) {
+					_ = json.Unmarshal([]byte(line), &faulted)
+				}
+			}
+			if len(faulted.Introduced) != 1 {
+				t.Fatalf("no faulted answer in the transcript:\n%s", transcript.String())
+			}
+			dropped := strings.TrimPrefix(faulted.Introduced[0].Path, "structuredContent.")
+			if tc.dropped != "" && dropped != tc.dropped || !strings.HasPrefix(faulted.Note, tc.note) || tc.note == "" && faulted.Note != "" {
+				t.Errorf("dropped %s, note %q; want %s, a note starting %q", dropped, faulted.Note, tc.dropped, tc.note)
+			}
+			if asked := strings.Contains(transcript.String(), `"event":"schema"`); asked != (tc.schemas != nil) {
+				t.Errorf("schema event: %v, want %v", asked, tc.schemas != nil)
+			}
+		})
 	}
 }
