@@ -190,8 +190,10 @@ func (s *freshHTTP) request(id, method string, params any) (json.RawMessage, err
 		}
 		return msg.Result, true, nil
 	}
+	// What the proxy reads of an answer to its own question is bounded, whatever the server sends.
+	body := io.LimitReader(resp.Body, 64<<20)
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		body, err := io.ReadAll(body)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +202,7 @@ func (s *freshHTTP) request(id, method string, params any) (json.RawMessage, err
 		}
 		return nil, fmt.Errorf("the server's answer to %s is not its response", method)
 	}
-	lr := newLineReader(resp.Body)
+	lr := newLineReader(body)
 	var data []byte
 	for {
 		line, err := lr.next()
