@@ -36,6 +36,14 @@ var Tools = []Tool{
 	{"hang", "Never answers, and ignores SIGTERM."},
 	{"garbage", "Sends a line that is not JSON and one that is not UTF-8, then a clean answer."},
 	{"rpc-error", "Answers with a JSON-RPC error whose message is the hostile text."},
+	{"ref-schema", "Publishes an outputSchema whose required fields sit under a $ref and whose value is integer or string, and answers with two required fields and two optional ones."},
+}
+
+// outputSchemas are the outputSchemas the server publishes, by tool; the others declare none.
+var outputSchemas = map[string]string{
+	"ref-schema": `{"$ref":"#/$defs/Reading","$defs":{` +
+		`"Reading":{"type":"object","required":["id","value"],"properties":{"id":{"type":"string"},"value":{"$ref":"#/$defs/Num"},"note":{"type":"string"},"unit":{"type":"string"}}},` +
+		`"Num":{"type":["integer","string"]}}}`,
 }
 
 // Tool is one tool of the hostile server.
@@ -108,8 +116,12 @@ func answer(line []byte, send func(string), w *bufio.Writer, errOut io.Writer) (
 	case "tools/list":
 		var tools []map[string]any
 		for _, t := range Tools {
-			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description,
-				"inputSchema": map[string]any{"type": "object", "description": Text}})
+			tool := map[string]any{"name": t.Name, "description": t.Description,
+				"inputSchema": map[string]any{"type": "object", "description": Text}}
+			if s, ok := outputSchemas[t.Name]; ok {
+				tool["outputSchema"] = json.RawMessage(s)
+			}
+			tools = append(tools, tool)
 		}
 		result(map[string]any{"tools": tools})
 	case "tools/call":
@@ -187,6 +199,8 @@ func call(req request, id string, send func(string), result func(any), rpcError 
 		text("ok after garbage", nil)
 	case "rpc-error":
 		rpcError(-32603, Text)
+	case "ref-schema":
+		text("r-1: 42 mm, calm", map[string]any{"id": "r-1", "value": 42, "note": "calm", "unit": "mm"})
 	default:
 		result(map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "unknown tool " + req.Params.Name}}})
 	}

@@ -28,8 +28,12 @@ type Call struct {
 	Arguments json.RawMessage
 	// Result is the server's result object, decoded with json.Number so numbers survive intact.
 	Result map[string]any
-	// Schema is the tool's outputSchema as the server (or the manifest) declares it, or nil.
+	// Schema is the tool's outputSchema as the server publishes it (or the manifest's, where the
+	// server declares none), or nil; the proxy looks it up only for a fault that UsesSchema, the
+	// same way whatever the client asked.
 	Schema map[string]any
+	// SchemaFrom says where Schema came from, or why there is none, for a fault's note.
+	SchemaFrom string
 	// Rand is seeded per call, so the same seed gives the same bytes whatever else runs.
 	Rand *rand.Rand
 	// Fetch calls the same tool on a fresh instance of the server with other arguments; nil when
@@ -62,6 +66,16 @@ type Introduced struct {
 	Path  string `json:"path"`
 	Value any    `json:"value"`
 	Was   any    `json:"was,omitempty"`
+}
+
+// schemaFault is a fault that picks what it breaks from the tool's outputSchema.
+type schemaFault interface{ usesSchema() }
+
+// UsesSchema says whether f picks what it breaks from Call.Schema, so the proxy looks the
+// schema up (which may take a fresh server) only for such a fault.
+func UsesSchema(f Fault) bool {
+	_, ok := f.(schemaFault)
+	return ok
 }
 
 var registry = map[string]Fault{}

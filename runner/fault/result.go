@@ -61,25 +61,6 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// requiredFields lists the schema's required fields present in s, in schema order; without a
-// schema, every field of s.
-func requiredFields(schema, s map[string]any) []string {
-	var out []string
-	if req, ok := schema["required"].([]any); ok {
-		for _, f := range req {
-			if name, ok := f.(string); ok {
-				if _, present := s[name]; present {
-					out = append(out, name)
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		out = sortedKeys(s)
-	}
-	return out
-}
-
 func isDate(s string) bool {
 	_, err := time.Parse("2006-01-02", s)
 	return err == nil

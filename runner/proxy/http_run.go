@@ -57,6 +57,9 @@ func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *Tee, stdout, stde
 	} else if up.URL == nil {
 		return 2, errors.New("no upstream URL and no server command given (usage: toolscore proxy --listen ADDR (--upstream URL | -- CMD ...))")
 	}
+	if p.cfg.Schemas == nil {
+		p.cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) { return listSchemasHTTP(ctx, up) }
+	}
 	if cmd == nil {
 		p.record(&Record{Dir: Event, Event: "start", Detail: map[string]any{
 			"upstream": up.URL.Redacted(), "listen": hr.Listen, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(),

@@ -57,6 +57,11 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 			return fetchOnce(ctx, srv, tool, args, tee)
 		}
 	}
+	if cfg.Schemas == nil {
+		cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) {
+			return listSchemas(ctx, srv)
+		}
+	}
 	cmd := srv.cmd()
 	toServer, err := cmd.StdinPipe()
 	if err != nil {

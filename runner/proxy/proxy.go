@@ -36,6 +36,10 @@ type Config struct {
 	// Fetch calls the target tool on a fresh server instance, for faults that want a real
 	// neighbouring record; nil when there is no server command to start.
 	Fetch func(ctx context.Context, tool string, args json.RawMessage) (map[string]any, error)
+	// Schemas asks the server (a fresh instance on stdio, a session of the proxy's own over
+	// HTTP) for every tool's outputSchema, by name, for the faults that pick from it; nil when
+	// the proxy cannot ask (then the session's tools/list stands in).
+	Schemas func(ctx context.Context) (map[string]map[string]any, error)
 }
 
 // Proxy holds the state of one proxied session.
@@ -48,6 +52,11 @@ type Proxy struct {
 	schemas map[string]map[string]any
 	decide  *rand.Rand
 	matched int
+	// schemaMu is held while the schema the schema faults pick from is looked up: published is
+	// what the server said when the proxy asked it (once), listErr why it could not be asked.
+	schemaMu  sync.Mutex
+	published map[string]map[string]any
+	listErr   error
 	// answered keeps the calls already answered, by key, where an answer can come again: an
 	// SSE stream resumed with Last-Event-ID replays events the client never got.
 	answered map[string]*call
@@ -324,15 +333,12 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 		rec.Note = "the server answered without a result object; the fault had nothing to change"
 		return nil
 	}
-	p.mu.Lock()
-	schema := p.schemas[c.tool]
-	p.mu.Unlock()
-	if schema == nil && len(p.cfg.OutputSchema) > 0 {
-		_ = json.Unmarshal(p.cfg.OutputSchema, &schema)
-	}
 	fc := &fault.Call{
-		Tool: c.tool, Arguments: c.args, Result: result, Schema: schema,
+		Tool: c.tool, Arguments: c.args, Result: result,
 		Rand: rand.New(rand.NewPCG(p.cfg.Seed, uint64(c.n))),
+	}
+	if fault.UsesSchema(p.cfg.Fault) {
+		fc.Schema, fc.SchemaFrom = p.faultSchema(ctx, c.tool)
 	}
 	if p.cfg.Fetch != nil {
 		fc.Fetch = func(ctx context.Context, args json.RawMessage) (map[string]any, error) {

@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 )
 
 // SchemaMode says what the proxy does to outputSchema in tools/list results.
@@ -90,4 +94,105 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 	}
 	out, err := marshal(msg)
 	return schemas, out, err
+}
+
+// listSchemas asks a fresh instance of the server for its tools (every page of tools/list) and
+// returns each tool's outputSchema, by name: what the server publishes, whatever the client of
+// the session under test asks.
+func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	f, err := startFresh(ctx, srv, "toolscore-schema")
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	return pagedSchemas(f.request)
+}
+
+// listSchemasHTTP does what listSchemas does over a session of its own with an HTTP server.
+func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := startFreshHTTP(ctx, up, "toolscore-schema")
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	return pagedSchemas(s.request)
+}
+
+// pagedSchemas reads every page of tools/list through request and returns each tool's
+// outputSchema, by name.
+func pagedSchemas(request func(id, method string, params any) (json.RawMessage, error)) (map[string]map[string]any, error) {
+	schemas := map[string]map[string]any{}
+	params := map[string]any{}
+	for page := 1; ; page++ {
+		raw, err := request(fmt.Sprintf("toolscore-schema-list-%d", page), "tools/list", params)
+		if err != nil {
+			return nil, err
+		}
+		var list struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("the fresh server's tools/list: %w", err)
+		}
+		for _, t := range list.Tools {
+			var s map[string]any
+			if json.Unmarshal(t.OutputSchema, &s) == nil && s != nil {
+				schemas[t.Name] = s
+			}
+		}
+		// A server that pages for ever is cut off: the schemas seen so far are what it publishes.
+		if list.NextCursor == "" || page == 100 {
+			return schemas, nil
+		}
+		params = map[string]any{"cursor": list.NextCursor}
+	}
+}
+
+// faultSchema returns the outputSchema a schema fault picks from for tool, and where it came
+// from (or why there is none): the server's own, asked of a fresh instance (or over a session of
+// the proxy's own, over HTTP) once per proxy session, so that it is the same whether or not the
+// client listed the tools; else the manifest's. Only where the proxy cannot ask does it fall back
+// on this session's tools/list, if the client asked for one, and says so.
+func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, string) {
+	p.schemaMu.Lock()
+	defer p.schemaMu.Unlock()
+	if p.cfg.Schemas != nil && p.published == nil && p.listErr == nil {
+		p.published, p.listErr = p.cfg.Schemas(ctx)
+		detail := map[string]any{}
+		if p.listErr != nil {
+			detail["error"] = p.listErr.Error()
+		} else {
+			detail["tools"] = slices.Sorted(maps.Keys(p.published))
+		}
+		p.record(&Record{Dir: Event, Event: "schema", Note: "asked the server for its tools/list, for the schema faults to pick from the outputSchema it publishes", Detail: detail})
+	}
+	why := "the server publishes none for " + tool
+	if p.cfg.Schemas == nil || p.listErr != nil {
+		why = "the proxy cannot ask the server itself"
+		if p.listErr != nil {
+			why = "the proxy could not ask the server: " + p.listErr.Error()
+		}
+		p.mu.Lock()
+		seen := p.schemas[tool]
+		p.mu.Unlock()
+		if seen != nil {
+			return seen, "this session's tools/list, as " + why
+		}
+		why += ", and this session's tools/list (if the client asked for one) had none for " + tool
+	} else if s := p.published[tool]; s != nil {
+		return s, "the server's tools/list, asked by the proxy"
+	}
+	var manifest map[string]any
+	if len(p.cfg.OutputSchema) > 0 && json.Unmarshal(p.cfg.OutputSchema, &manifest) == nil && manifest != nil {
+		return manifest, "the manifest's output_schema, as " + why
+	}
+	return nil, why + "; the manifest sets no output_schema"
 }
