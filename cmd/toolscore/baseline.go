@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -26,7 +27,7 @@ func baselineCmd(ctx context.Context, args []string) int {
 	out := fs.String("out", defaultBaseline, "file to write")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Of(err)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: "+format+"\n", a...)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -24,7 +25,7 @@ func mergeCmd(ctx context.Context, args []string) int {
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Of(err)
 	}
 	failOn, err := runFailOn(*failOnFlag)
 	if err != nil {

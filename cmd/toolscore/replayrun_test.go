@@ -132,3 +132,33 @@ func TestReplayRefusesAnotherScenario(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\nwant 2 naming both scenarios", code, out)
 	}
 }
+
+// TestReplayNarrowedSweep replays a narrowed live sweep with no flags: the replay plays the
+// recorded sweep's own cells and runs (not the scenario's whole matrix at its default runs),
+// with the live outcomes, and toolscore diff finds no cell changed. Asked for runs the recording
+// does not hold, it refuses before anything runs, naming them, rather than grading them crashed.
+func TestReplayNarrowedSweep(t *testing.T) {
+	live, replayed := t.TempDir(), t.TempDir()
+	if code, out := runToolscore(t, "run", "--backend", "local", "--clients", "raw,go-sdk/list-then-call,mcp-go/call",
+		"--faults", "clean,type-swap,rpc-error", "--runs", "1", "--parallel", "2", "--out", live); code != 0 {
+		t.Fatalf("the live sweep exited %d:\n%s", code, out)
+	}
+	if code, out := runToolscore(t, "run", "--backend", "local", "--parallel", "2", "--out", replayed, "--replay", live); code != 0 {
+		t.Fatalf("the replayed sweep exited %d:\n%s", code, out)
+	}
+	want, got := readResultsDir(t, live), readResultsDir(t, replayed)
+	if len(want.Cells) != 3*3*2*2 || len(got.Cells) != len(want.Cells) {
+		t.Fatalf("%d cells live, %d replayed; want 36 each", len(want.Cells), len(got.Cells))
+	}
+	for i, w := range want.Cells {
+		if g := got.Cells[i]; g.Coordinates() != w.Coordinates() || g.Counts() != w.Counts() || g.Runs != 1 {
+			t.Errorf("cell %d: replayed %s %s (%d runs), live %s %s", i, g.Coordinates(), g.Counts(), g.Runs, w.Coordinates(), w.Counts())
+		}
+	}
+	sameRuns(t, live, replayed, 36)
+
+	code, out := runToolscore(t, "run", "--backend", "local", "--runs", "2", "--out", t.TempDir(), "--replay", live)
+	if code != 2 || !strings.Contains(out, "holds no recording of 36 of the 72 runs to replay (the first: ") || strings.Contains(out, "on the local backend") {
+		t.Fatalf("--runs 2: exit %d, want 2 naming the 36 runs with no recording, before any run:\n%s", code, out)
+	}
+}
