@@ -63,7 +63,7 @@ func reproCmd(ctx context.Context, args []string) int {
 	key := scenario.CellKey(rec.Client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool)
 	to := cmp.Or(*out, "repro-"+regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(key, "_")+fmt.Sprintf("-run-%d", rec.Run))
 	if err := writeRepro(to, dir, sc, rec); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	fmt.Println(to)
 	return exitOK

@@ -148,9 +148,9 @@ func unwritableDir(t *testing.T) string {
 	return ""
 }
 
-// TestRunReportUnwritable: a sweep whose results.json cannot be written (a directory is in its
-// way) still prints its matrix and checks its expectations, then exits 2 naming the file, and
-// does not point at results it did not write.
+// TestRunReportUnwritable: a sweep whose results.json cannot be written (a directory in its way,
+// or a full disk: /dev/full) still prints its matrix and checks its expectations, then exits 2
+// naming the file, and does not point at results it did not write.
 func TestRunReportUnwritable(t *testing.T) {
 	dir := t.TempDir()
 	unmet := filepath.Join(dir, "unmet.yaml")
@@ -165,16 +165,28 @@ runs: 1
 expect:
   - {client: raw, fault: corrupt, outcome: threw}
 `), 0o644)
-	out := filepath.Join(dir, "out")
-	if err := os.MkdirAll(filepath.Join(out, "results.json"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := toolscore(t, "", "run", unmet, "--backend", "local", "--out", out)
-	if code != 2 || !strings.Contains(stdout, "passed 1/1") || !strings.Contains(stdout, "expect") ||
-		!strings.Contains(stderr, filepath.Join(out, "results.json")) || strings.Contains(stderr, "results: ") {
-		t.Errorf("exit %d, want 2 with the matrix, the unmet expectation and results.json named\nstderr: %s\nstdout: %s", code, stderr, stdout)
-	}
-	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err != nil {
-		t.Errorf("the runs are not kept: %v", err)
+	for _, tc := range []struct {
+		name  string
+		block func(results string) error
+		says  string
+	}{
+		{"a directory in the way", func(results string) error { return os.Mkdir(results, 0o755) }, "is a directory"},
+		{"a full disk", func(results string) error { return os.Symlink("/dev/full", results) }, "no space left on device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			os.Mkdir(out, 0o755)
+			if err := tc.block(filepath.Join(out, "results.json")); err != nil {
+				t.Skip(err)
+			}
+			stdout, stderr, code := toolscore(t, "", "run", unmet, "--backend", "local", "--out", out)
+			if code != 2 || !strings.Contains(stdout, "passed 1/1") || !strings.Contains(stdout, "expect") || !strings.Contains(stderr, "results.json") ||
+				!strings.Contains(stderr, tc.says) || !strings.Contains(stderr, "the output in "+out+" is incomplete") || strings.Contains(stderr, "results: ") {
+				t.Errorf("exit %d, want 2 with the matrix, the unmet expectation and results.json named (%s)\nstderr: %s\nstdout: %s", code, tc.says, stderr, stdout)
+			}
+			if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err != nil {
+				t.Errorf("the runs are not kept: %v", err)
+			}
+		})
 	}
 }
