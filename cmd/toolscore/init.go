@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/runenv"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -56,8 +57,8 @@ func initCmd(ctx context.Context, args []string) int {
 		st.Server.AuthEnv = env
 		return nil
 	})
-	if err := fls.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fls, args); err != nil {
+		return exitcode.Of(err)
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore init: "+format+"\n", a...)

@@ -346,27 +346,13 @@ func parseShard(s string) (shard, shards int, err error) {
 	return i, n, nil
 }
 
-// parseInterspersed lets the scenario path come before, between or after the flags. -h is help
-// asked for: the usage on stdout and an error of exit code 0; a bad flag prints the usage on
-// stderr and is a usage error.
+// parseInterspersed lets the scenario path come before, between or after the flags; it parses
+// as parseFlags does.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	usage := fs.Usage
-	if usage == nil {
-		usage = fs.PrintDefaults
-	}
-	fs.Usage = func() {} // printed below, where it belongs
-	defer func() { fs.Usage = usage }()
 	var positional []string
 	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			usage()
-			return nil, &exitcode.Error{Code: exitcode.OK, Err: err}
-		}
-		if err != nil {
-			usage()
-			return nil, exitcode.UsageError(err)
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -375,6 +361,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// parseFlags parses args into fs. -h is help asked for: the usage on stdout and an error of exit
+// code 0; a bad flag prints the usage on stderr and is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	if usage == nil {
+		usage = fs.PrintDefaults
+	}
+	fs.Usage = func() {} // printed below, where it belongs
+	defer func() { fs.Usage = usage }()
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		usage()
+		return &exitcode.Error{Code: exitcode.OK, Err: err}
+	}
+	if err != nil {
+		usage()
+		return exitcode.UsageError(err)
+	}
+	return nil
 }
 
 func splitList(s string) []string {
