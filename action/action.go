@@ -126,8 +126,9 @@ func Run(ctx context.Context, cmds Commands, getenv func(string) string, stdout,
 		gha.Errorf("%s", "toolscore: the sweep did not run to the end; its log is in the group above")
 		return max(sw.Code, 1)
 	}
-	_, missed, _ := tally.Count(res.Expectations)
-	broken := sw.Code != ExitOK && sw.Code != ExitInterrupted && missed == 0 // e.g. results.json unwritable
+	// The sweep ran but its output could not all be written (results.json, a full disk): the
+	// counts are published, and the step fails as a setup error, whatever they say.
+	broken := sw.Code == ExitUsage
 
 	if base != nil {
 		if base.Scenario != res.Scenario {
@@ -140,8 +141,11 @@ func Run(ctx context.Context, cmds Commands, getenv func(string) string, stdout,
 	st.publish(ctx, res, m.Scenario, cmp, sw.Out)
 
 	d := Decide(res, cmp, in.FailOn)
-	if broken && d.Code != ExitInterrupted {
-		return ExitFail
+	if broken {
+		if sw.Err != nil {
+			gha.Errorf("%s", "toolscore: "+sw.Err.Error())
+		}
+		return ExitUsage
 	}
 	gha.Infof("%s", "toolscore: "+d.Reason)
 	return d.Code

@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
-// The action's exit codes, toolscore run's.
+// The action's exit codes, toolscore run's (package exitcode declares them).
 const (
-	ExitOK          = 0
-	ExitFail        = 1   // the check fails: what fail-on names was found, or the sweep broke
-	ExitUsage       = 2   // bad inputs, a bad manifest or baseline, no backend: nothing ran
-	ExitInterrupted = 130 // cancelled; what finished is counted
+	ExitOK          = exitcode.OK
+	ExitFail        = exitcode.Unmet       // the check fails: what fail-on names was found
+	ExitUsage       = exitcode.Usage       // bad inputs, a bad manifest or baseline, no backend, an unwritable output
+	ExitInterrupted = exitcode.Interrupted // cancelled; what finished is counted
 )
 
 // Decision is what the check comes to: the step's exit code and, in a sentence, why.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,28 @@ type Recordings struct {
 	// byCell holds each run's transcript by its cell's key and run; byName the same with the
 	// client's version left out, so another version of a client meets the same bytes.
 	byCell, byName map[string]string
+	// Recorded is what the recording holds.
+	Recorded Recorded
+}
+
+// Recorded lists the values of each axis a recording has runs of (each once, in the order
+// met) and its largest run number: the sweep that was recorded, which a replay repeats by
+// default.
+type Recorded struct {
+	Clients, Faults, Schemas, Protocols, Transports, Tools []string
+	Runs                                                   int
+}
+
+func (m *Recorded) add(rec RunRecord) {
+	for _, a := range []struct {
+		list *[]string
+		v    string
+	}{{&m.Clients, rec.Client}, {&m.Faults, rec.Fault}, {&m.Schemas, rec.Schema}, {&m.Protocols, rec.Protocol}, {&m.Transports, rec.Transport}, {&m.Tools, rec.Tool}} {
+		if a.v != "" && !slices.Contains(*a.list, a.v) {
+			*a.list = append(*a.list, a.v)
+		}
+	}
+	m.Runs = max(m.Runs, rec.Run)
 }
 
 // recordingFile is the recorded transcript's name in a replayed run's directory.
@@ -54,6 +77,7 @@ func LoadRecordings(dir string) (*Recordings, error) {
 		tee := filepath.Join(dir, rec.Tee)
 		r.byCell[runKey(rec.Client, rec, rec.Run)] = tee
 		r.byName[runKey(clientName(rec.Client), rec, rec.Run)] = tee
+		r.Recorded.add(rec)
 	}
 	if len(r.byCell) == 0 {
 		return nil, fmt.Errorf("%s holds no run to replay", path)
@@ -75,6 +99,21 @@ func clientName(id string) string {
 		return name + ":" + model
 	}
 	return name
+}
+
+// Missing counts the runs of the sweep o would make that r holds no recording of, and names
+// the first: a replay plays recorded runs only, and says so before it starts rather than
+// grading a run it cannot replay.
+func (r *Recordings) Missing(o Options) (n, of int, first string) {
+	for j := range o.Jobs() {
+		of++
+		if _, ok := r.For(j); !ok {
+			if n++; n == 1 {
+				first = fmt.Sprintf("%s run %d", j.Cell.Key(), j.Run)
+			}
+		}
+	}
+	return n, of, first
 }
 
 // For is the transcript job j replays: the same client's run of the same cell, else another

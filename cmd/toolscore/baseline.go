@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -20,13 +21,13 @@ const defaultBaseline = "toolscore-baseline.json"
 func baselineCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore baseline [RESULTS] [--out FILE]\n\nWrites the outcome counts of RESULTS (a results.json or a directory holding one; default: the\nnewest under ./toolscore-out) as the expected ones, to commit and compare later sweeps with\ntoolscore diff. The file holds the scenario and each cell's counts, sorted, with no timings or\npaths: equal counts give the same bytes. Exit 0 when written, 1 when it could not be written,\n2 on a usage error or results that cannot serve as a baseline.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore baseline [RESULTS] [--out FILE]\n\nWrites the outcome counts of RESULTS (a results.json or a directory holding one; default: the\nnewest under ./toolscore-out) as the expected ones, to commit and compare later sweeps with\ntoolscore diff. The file holds the scenario and each cell's counts, sorted, with no timings or\npaths: equal counts give the same bytes. Exit 0 when written, 2 on a usage error, results that cannot serve as a baseline\nor a file that cannot be written.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", defaultBaseline, "file to write")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Of(err)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: "+format+"\n", a...)
@@ -58,11 +59,11 @@ func baselineCmd(ctx context.Context, args []string) int {
 	b, err := json.MarshalIndent(tally.NewBaseline(res), "", "  ")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore baseline:", err)
-		return 1
+		return exitUsage
 	}
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: writing the baseline: %v\n", err)
-		return 1
+		return exitUsage
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), report.Plain(res.Scenario), path)
 	return 0

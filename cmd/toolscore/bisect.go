@@ -18,6 +18,7 @@ import (
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -39,7 +40,7 @@ func bisectCmd(ctx context.Context, args []string) int {
 	work := fs.String("work", "", "where to keep each version's output directory (default: a new directory under the system's temporary one)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Of(err)
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore bisect: "+format+"\n", a...)

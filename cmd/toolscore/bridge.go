@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/toolscore/toolscore/runner/bridge"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // serveStdioCmd is what a server container runs: a stdio server behind a loopback port, a fresh
@@ -21,8 +22,8 @@ func serveStdioCmd(ctx context.Context, args []string) int {
 		fs.PrintDefaults()
 	}
 	listen := fs.String("listen", "127.0.0.1:0", "the address to listen on")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

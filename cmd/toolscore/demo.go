@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
 )
 
@@ -17,8 +18,8 @@ import (
 func demoCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	schema := fs.String("schema", "hidden", "schema mode for the proxy")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	self, err := os.Executable()
 	if err != nil {

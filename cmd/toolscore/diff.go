@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
@@ -28,7 +29,7 @@ func diffCmd(ctx context.Context, args []string) int {
 	format := fs.String("format", "text", "text (a plain table), md (a Markdown table) or json")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Of(err)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore diff: "+format+"\n", a...)

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/toolscore/toolscore/hostile"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // builtinServers are the servers a manifest can name as server.builtin.
@@ -21,8 +22,8 @@ func hostileCmd(_ context.Context, args []string) int {
 			fmt.Fprintf(fs.Output(), "  %-14s %.90q\n", t.Name, t.Description)
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	return hostile.Serve(os.Stdin, os.Stdout, os.Stderr)
 }

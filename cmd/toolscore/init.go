@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/runenv"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -56,8 +57,8 @@ func initCmd(ctx context.Context, args []string) int {
 		st.Server.AuthEnv = env
 		return nil
 	})
-	if err := fls.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fls, args); err != nil {
+		return exitcode.Of(err)
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore init: "+format+"\n", a...)
@@ -84,7 +85,7 @@ func initCmd(ctx context.Context, args []string) int {
 	case *builtin == "ledger":
 		self, err := os.Executable()
 		if err != nil {
-			return fail(1, "finding toolscore's own binary: %v", err)
+			return fail(exitUsage, "finding toolscore's own binary: %v", err)
 		}
 		command, st.Server.Builtin, st.Name = []string{self, "ledger"}, "ledger", "ledger"
 	case *builtin != "":
@@ -97,9 +98,9 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	if *out != "-" && !*listJSON {
 		if _, err := os.Stat(*out); err == nil {
-			return fail(1, "%s exists; init never overwrites a manifest (give --out another file)", *out)
+			return fail(exitUsage, "%s exists; init never overwrites a manifest (give --out another file)", *out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fail(1, "%s: %v", *out, err)
+			return fail(exitUsage, "%s: %v", *out, err)
 		}
 	}
 	// Building the layered image may take longer than listing: the cell has a timeout of its own.
@@ -119,11 +120,11 @@ func initCmd(ctx context.Context, args []string) int {
 		err = wrapIf(err, "the server %q: %w", command)
 	}
 	if err != nil {
-		return fail(1, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	if *listJSON {
 		if err := json.NewEncoder(os.Stdout).Encode(listed); err != nil {
-			return fail(1, "%v", err)
+			return fail(exitUsage, "%v", err)
 		}
 		return 0
 	}
@@ -134,7 +135,7 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	text, err := st.Write()
 	if err != nil {
-		return fail(1, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	if *out == "-" {
 		_, _ = os.Stdout.Write(text)
@@ -147,7 +148,7 @@ func initCmd(ctx context.Context, args []string) int {
 		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
-		return fail(1, "writing %s: %v", *out, err)
+		return fail(exitUsage, "writing %s: %v", *out, err)
 	}
 	fmt.Fprintf(os.Stderr, "toolscore init: wrote %s (%d tools listed); fill in every %s, then: toolscore run %s\n", *out, len(tools), scenario.Placeholder, *out)
 	return 0

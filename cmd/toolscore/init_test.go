@@ -33,8 +33,8 @@ func TestInitLedger(t *testing.T) {
 			t.Errorf("the starter lacks %q:\n%s", want, text)
 		}
 	}
-	if _, stderr, code := toolscore(t, dir, "init", "--builtin", "ledger"); code != 1 || !strings.Contains(stderr, "never overwrites") {
-		t.Errorf("a second init exited %d (%s); want 1, refusing to overwrite", code, stderr)
+	if _, stderr, code := toolscore(t, dir, "init", "--builtin", "ledger"); code != 2 || !strings.Contains(stderr, "never overwrites") {
+		t.Errorf("a second init exited %d (%s); want 2, refusing to overwrite", code, stderr)
 	}
 	line := 1 + strings.Count(text[:strings.Index(text, "account_id: \"FILL IN")], "\n")
 	_, stderr, code = toolscore(t, dir, "run", "scenario.yaml", "--backend", "local")
@@ -148,8 +148,8 @@ func TestInitURL(t *testing.T) {
 	endpoint := gate.URL + target.Path
 	t.Setenv("TOOLSCORE_TEST_AUTH", secret)
 	dir := t.TempDir()
-	if _, stderr, code := toolscore(t, dir, "init", "--url", endpoint); code != 1 || !strings.Contains(stderr, "the server at "+endpoint) {
-		t.Errorf("init without the header exited %d (%s); want 1, the gate refusing it", code, stderr)
+	if _, stderr, code := toolscore(t, dir, "init", "--url", endpoint); code != 2 || !strings.Contains(stderr, "the server at "+endpoint) {
+		t.Errorf("init without the header exited %d (%s); want 2, the gate refusing it", code, stderr)
 	}
 	if _, stderr, code := toolscore(t, dir, "init", "--url", endpoint, "--header", "X-Key=TOOLSCORE_TEST_AUTH"); code != 2 || !strings.Contains(stderr, "Authorization header alone") {
 		t.Errorf("init with another header exited %d (%s); want 2", code, stderr)

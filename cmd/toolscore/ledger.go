@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/toolscore/toolscore/ledger"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 func ledgerCmd(ctx context.Context, args []string) int {
@@ -20,8 +21,8 @@ func ledgerCmd(ctx context.Context, args []string) int {
 	var o ledger.HTTPOptions
 	fs.BoolVar(&o.JSON, "json", false, "with --http: answer each POST with an application/json body, not an SSE stream")
 	fs.BoolVar(&o.Stateless, "stateless", false, "with --http: keep no session (no Mcp-Session-Id; GET and DELETE refused)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	if *addr == "" {
 		if err := ledger.Serve(ctx, version); err != nil && ctx.Err() == nil {

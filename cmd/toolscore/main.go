@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // usage lists the commands; the agents come from the client registry.
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string) int {
 	case "proxy":
 		return proxyCmd(ctx, args[1:])
 	case "run":
-		return runCmd(ctx, args[1:])
+		return exitcode.Of(runCmd(ctx, args[1:]))
 	case "replay":
 		return replayCmd(ctx, args[1:])
 	case "repro":

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -17,14 +18,14 @@ import (
 func mergeCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error or outputs of different scenarios.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error, outputs of different scenarios or an\noutput that cannot be written.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "output directory (default ./toolscore-out/merged-<timestamp>)")
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Of(err)
 	}
 	failOn, err := runFailOn(*failOnFlag)
 	if err != nil {
@@ -52,15 +53,21 @@ func mergeOutputs(out string, dirs []string, failOn report.FailOn, stdout, stder
 		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, exitUsage, err
 	}
-	if err := outdir.WriteMerged(out, dirs, merged); err != nil {
-		fmt.Fprintln(stderr, "toolscore merge:", err)
-		return nil, out, 1, err
-	}
+	// What was merged is reported and checked whatever could be written of it; an output that
+	// could not all be written fails the merge as setup, as it does a sweep.
+	werr := outdir.WriteMerged(out, dirs, merged)
 	if err := report.Text(stdout, merged); err != nil {
 		fmt.Fprintln(stderr, "toolscore merge:", err)
 	}
-	fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
-	if expectationsFail(merged, failOn, stderr) {
+	if werr == nil {
+		fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
+	}
+	unmet := expectationsFail(merged, failOn, stderr)
+	if werr != nil {
+		printLines(stderr, werr, "toolscore merge: ")
+		return merged, out, exitUsage, exitcode.UsageError(werr)
+	}
+	if unmet {
 		return merged, out, exitUnmet, nil
 	}
 	return merged, out, exitOK, nil

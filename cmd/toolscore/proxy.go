@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
@@ -67,8 +68,8 @@ flags:`)
 		env = append(env, name+"="+v)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore proxy: "+format+"\n", a...)

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/replay"
 )
 
@@ -20,8 +21,8 @@ func replayCmd(ctx context.Context, args []string) int {
 		fs.PrintDefaults()
 	}
 	listen := fs.String("listen", "", "serve over streamable HTTP on this `address` instead of stdio")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args); err != nil {
+		return exitcode.Of(err)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

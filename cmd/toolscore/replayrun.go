@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/outdir"
@@ -9,18 +11,71 @@ import (
 )
 
 // loadRecordings reads the transcripts of the sweep in dir for toolscore run --replay, which
-// must be a sweep of the same scenario: its runs are matched by cell.
-func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, error) {
+// must be a sweep of the same scenario: its runs are matched by cell. It returns the sweep's
+// shard too ("" for the whole matrix).
+func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, string, error) {
 	res, err := outdir.ReadResults(outdir.Results(dir))
 	if err != nil {
-		return nil, fmt.Errorf("--replay: %w", err)
+		return nil, "", fmt.Errorf("--replay: %w", err)
 	}
 	if res.Scenario != sc.Name {
-		return nil, fmt.Errorf("--replay: %s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
+		return nil, "", fmt.Errorf("--replay: %s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
 	}
 	r, err := runner.LoadRecordings(dir)
 	if err != nil {
-		return nil, fmt.Errorf("--replay: %w", err)
+		return nil, "", fmt.Errorf("--replay: %w", err)
 	}
-	return r, nil
+	return r, res.Shard, nil
+}
+
+// replayArgs are a's sweep with what a flag does not narrow taken from the recorded sweep: its
+// cells (axis by axis, where it had fewer than the scenario), its runs and its shard, so that a
+// replay with no flags plays the sweep as it was recorded.
+func replayArgs(a sweepArgs, sc *scenario.Scenario, r *runner.Recordings, shard string) sweepArgs {
+	var have [6][]string // the scenario's values, axis by axis
+	for _, c := range sc.Cells() {
+		for i, v := range []string{c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), string(c.Transport), c.Tool.Coordinate()} {
+			if v != "" && !slices.Contains(have[i], v) {
+				have[i] = append(have[i], v)
+			}
+		}
+	}
+	rec := r.Recorded
+	for i, axis := range []struct {
+		flag     *string
+		recorded []string
+	}{{&a.Clients, rec.Clients}, {&a.Faults, rec.Faults}, {&a.Schemas, rec.Schemas}, {&a.Protocols, rec.Protocols}, {&a.Transports, rec.Transports}, {&a.Tools, rec.Tools}} {
+		if *axis.flag != "" {
+			continue
+		}
+		var kept []string
+		for _, v := range have[i] {
+			if slices.Contains(axis.recorded, v) {
+				kept = append(kept, v)
+			}
+		}
+		// Only an axis the recording narrowed: naming every value would change nothing, and
+		// values it has none of are left to Missing to report.
+		if len(kept) > 0 && len(kept) < len(have[i]) {
+			*axis.flag = strings.Join(kept, ",")
+		}
+	}
+	if a.Runs == 0 {
+		a.Runs = rec.Runs
+	}
+	if a.Shard == "" {
+		a.Shard = shard
+	}
+	return a
+}
+
+// checkRecorded refuses a replay with runs its recording does not hold, naming how many and the
+// first, before anything runs.
+func checkRecorded(dir string, r *runner.Recordings, o runner.Options) error {
+	n, of, first := r.Missing(o)
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("--replay: %s holds no recording of %d of the %d runs to replay (the first: %s): a replay plays recorded runs only; leave out --clients, --faults, --schema, --protocols, --transports, --tools, --runs and --shard to replay the sweep as it was recorded, or narrow them to its runs",
+		dir, n, of, first)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -35,7 +36,7 @@ func reportCmd(ctx context.Context, args []string) int {
 	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return exitcode.Of(err)
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(os.Stderr, "toolscore report: want one results.json, got %d arguments\n", len(positional))
@@ -58,18 +59,18 @@ func reportCmd(ctx context.Context, args []string) int {
 		ev, err := report.ReadEvidence(outdir.Dir(path), res)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore report:", err)
-			return 1
+			return exitUsage
 		}
 		render = func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, nil) }
 	}
 	var b bytes.Buffer
 	if err := render(&b, res); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore report: rendering %s: %v\n", path, err)
-		return 1
+		return exitUsage
 	}
 	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
-		return 1
+		return exitUsage
 	}
 	return 0
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
@@ -33,7 +34,7 @@ func reproCmd(ctx context.Context, args []string) int {
 	out := fs.String("out", "", "the directory to write (default: ./repro-<cell>-run-<N>)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Of(err)
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore repro: "+format+"\n", a...)
@@ -62,7 +63,7 @@ func reproCmd(ctx context.Context, args []string) int {
 	key := scenario.CellKey(rec.Client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool)
 	to := cmp.Or(*out, "repro-"+regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(key, "_")+fmt.Sprintf("-run-%d", rec.Run))
 	if err := writeRepro(to, dir, sc, rec); err != nil {
-		return fail(1, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	fmt.Println(to)
 	return exitOK

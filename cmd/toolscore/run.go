@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
@@ -26,22 +28,22 @@ import (
 	"github.com/toolscore/toolscore/scenarios"
 )
 
-// Exit codes of toolscore run.
+// The exit codes, as the commands that still return one name them (package exitcode declares
+// them; toolscore run returns an error that carries its own).
 const (
-	exitOK          = 0
-	exitUnmet       = 1 // an expect entry did not hold
-	exitUsage       = 2 // bad flags, a bad manifest or a server that cannot start: nothing ran
-	exitInterrupted = 130
+	exitOK    = exitcode.OK
+	exitUnmet = exitcode.Unmet
+	exitUsage = exitcode.Usage
 )
 
 // defaultMaxRuns is the largest sweep toolscore run starts unless --max-runs says more: ten
 // times the embedded scenario's whole matrix, hours of runs; more is likely a typo in runs.
 const defaultMaxRuns = 10000
 
-func runCmd(ctx context.Context, args []string) int {
+func runCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not\n(see --fail-on), 2 on a usage or manifest error or a server command that cannot be started\n(checked before any run, in each cell image on docker), 130 when interrupted.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore run [SCENARIO] [flags]\n\nRuns every run of every cell of SCENARIO (default: the embedded scenarios/ledger.yaml)\nand reports the outcome counts. Exit 0 when every expect entry holds, 1 when one does not\n(see --fail-on), 2 on a usage or manifest error, a server command that cannot be started\n(checked before any run, in each cell image on docker) or an output directory that cannot be\nwritten, 130 when interrupted.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	clients := fs.String("clients", "", "only these clients, comma-separated")
@@ -60,16 +62,15 @@ func runCmd(ctx context.Context, args []string) int {
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return err
 	}
 	failOn, err := runFailOn(*failOnFlag)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolscore run:", err)
-		return exitUsage
-	}
 	if len(positional) > 1 {
-		fmt.Fprintf(os.Stderr, "toolscore run: one scenario at a time, got %d: %s\n", len(positional), strings.Join(positional, " "))
-		return exitUsage
+		err = errors.Join(err, fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " ")))
+	}
+	if err := errors.Join(err, countFlags(fs, "runs", "max-runs", "parallel")); err != nil {
+		printLines(os.Stderr, err, "toolscore run: ")
+		return exitcode.UsageError(err)
 	}
 	a := sweepArgs{
 		SweepInputs: action.SweepInputs{
@@ -84,10 +85,23 @@ func runCmd(ctx context.Context, args []string) int {
 	}
 	sc, err := loadScenario(a.Scenario)
 	if err != nil {
-		return loadFailed(os.Stderr, err)
+		loadFailed(os.Stderr, err)
+		return exitcode.UsageError(err)
 	}
-	_, _, code, _ := sweepScenario(ctx, a, sc, os.Stdout, os.Stderr)
-	return code
+	_, _, _, err = sweepScenario(ctx, a, sc, os.Stdout, os.Stderr)
+	return err
+}
+
+// countFlags refuses a count flag given below 1: a count of 0 or less is never what was meant,
+// and the flag's default (the scenario's) is had by leaving it out.
+func countFlags(fs *flag.FlagSet, names ...string) error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 && slices.Contains(names, f.Name) {
+			errs = append(errs, fmt.Errorf("--%s %d: must be 1 or more (leave it out for the default)", f.Name, n))
+		}
+	})
+	return errors.Join(errs...)
 }
 
 // sweepArgs are what toolscore run takes from its flags: the sweep the action's inputs name
@@ -118,54 +132,72 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 // that cannot be read) after the command's name.
 func loadFailed(stderr io.Writer, err error) int {
 	if len(scenario.Errors(err)) > 0 {
-		printLines(stderr, err)
+		printLines(stderr, err, "")
 	} else {
 		fmt.Fprintln(stderr, "toolscore run:", err)
 	}
 	return exitUsage
 }
 
-// printLines prints each line of err on a line of its own.
-func printLines(stderr io.Writer, err error) {
+// printLines prints each line of err on a line of its own, after prefix.
+func printLines(stderr io.Writer, err error, prefix string) {
 	for _, e := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintln(stderr, e)
+		fmt.Fprintln(stderr, prefix+e)
 	}
 }
 
 // sweepScenario does what toolscore run does once its flags are read and sc is loaded (the
 // action runs it too): it filters the scenario, picks the backend, runs the matrix, writes
 // results.json, summary.md and runs.jsonl into out, and prints the text report on stdout.
-// code is run's exit code; res is nil when nothing ran, and err says what stopped the sweep.
+// res is nil when nothing ran; err says what stopped or failed the sweep, with its exit code
+// (exitcode.Of), which is code.
 func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, stderr io.Writer) (res *tally.Results, out string, code int, err error) {
+	res, out, err = runSweep(ctx, a, sc, stdout, stderr)
+	return res, out, exitcode.Of(err), err
+}
+
+func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, stderr io.Writer) (res *tally.Results, out string, err error) {
 	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
-	usage := func(err error) (*tally.Results, string, int, error) {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, "", exitUsage, err
+	// fail prints why nothing (more) could run; an error of its own is a usage or setup error.
+	fail := func(err error) (*tally.Results, string, error) {
+		printLines(stderr, err, "toolscore run: ")
+		if _, coded := errors.AsType[*exitcode.Error](err); !coded && !errors.Is(err, context.Canceled) {
+			err = exitcode.UsageError(err)
+		}
+		return nil, out, err
+	}
+	var recordings *runner.Recordings
+	if a.Replay != "" {
+		r, shard, err := loadRecordings(a.Replay, sc)
+		if err != nil {
+			return fail(err)
+		}
+		recordings, a = r, replayArgs(a, sc, r, shard)
 	}
 	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
-		return usage(err)
+		return fail(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
 	auth, authErr := sc.Auth(os.LookupEnv)
 	if err := errors.Join(err, authErr); err != nil {
-		printLines(stderr, err)
-		return nil, "", exitUsage, err
+		printLines(stderr, err, "")
+		return nil, "", exitcode.UsageError(err)
 	}
 	if auth != "" {
 		secrets = append(secrets, auth)
 	}
 	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
-		return usage(errors.New("--runs, --max-runs and --parallel must be positive"))
+		return fail(errors.New("--runs, --max-runs and --parallel must be 1 or more"))
 	}
 	shard, shards, err := parseShard(a.Shard)
 	if err != nil {
-		return usage(err)
+		return fail(err)
 	}
 	if a.Runs > 0 {
 		sc.Runs = a.Runs
 	}
 	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, defaultMaxRuns)); err != nil {
-		return usage(err)
+		return fail(err)
 	}
 	par := a.Parallel
 	if par == 0 {
@@ -178,36 +210,29 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	if out == "" {
 		out = outdir.Stamped("")
 	}
-	fail := func(code int, err error) (*tally.Results, string, int, error) {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, out, code, err
+	// Before anything is built or run: a sweep whose results cannot be written is not started.
+	if err := checkOutDir(out); err != nil {
+		return fail(err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fail(1, err)
+		return fail(err)
 	}
 	choice, err := runner.ChooseBackend(ctx, a.Backend, self, sc, stderr)
 	if err != nil {
-		if errors.Is(err, runner.ErrUnknownBackend) {
-			return fail(exitUsage, err)
-		}
-		return fail(1, err)
+		return fail(err)
 	}
 	defer choice.Done()
 	be, why, unavailable := choice.Backend, choice.Why, choice.Unavailable
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
-	var recordings *runner.Recordings
-	if a.Replay != "" {
-		if recordings, err = loadRecordings(a.Replay, sc); err != nil {
-			return fail(exitUsage, err)
+	if recordings != nil {
+		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards}); err != nil {
+			return fail(err)
 		}
-	} else if setup, err := checkServer(ctx, be, sc, unavailable); err != nil {
-		if setup {
-			return fail(exitUsage, err)
-		}
-		return fail(1, err)
+	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
+		return fail(err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
@@ -235,27 +260,31 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	})
 	prog.finish()
 	if res == nil {
-		return fail(1, err)
+		return fail(err) // the output directory could not be made: nothing ran
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err) // the counts so far are still written below
-	}
-	if werr := outdir.Write(out, res); werr != nil {
-		fmt.Fprintln(stderr, "toolscore run:", werr)
-		return res, out, 1, werr
-	}
+	// What ran is reported and checked whatever could be written of it; an output that could
+	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
+	werr := errors.Join(err, outdir.Write(out, res))
 	if err := report.Text(stdout, res); err != nil {
 		fmt.Fprintln(stderr, "toolscore run:", err)
 	}
-	fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
+	if werr == nil {
+		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
+	}
+	unmet := expectationsFail(res, a.FailOn, stderr)
 	switch {
+	case werr != nil:
+		werr = fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr)
+		printLines(stderr, werr, "toolscore run: ")
+		return res, out, exitcode.UsageError(werr)
 	case res.Interrupted:
 		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
-		return res, out, exitInterrupted, nil
-	case expectationsFail(res, a.FailOn, stderr):
-		return res, out, exitUnmet, nil
+		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
+	case unmet:
+		_, missed, open := tally.Count(res.Expectations)
+		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
 	}
-	return res, out, exitOK, nil
+	return res, out, nil
 }
 
 // runFailOn reads --fail-on of run and merge, which have no baseline to change against.
@@ -317,11 +346,12 @@ func parseShard(s string) (shard, shards int, err error) {
 	return i, n, nil
 }
 
-// parseInterspersed lets the scenario path come before, between or after the flags.
+// parseInterspersed lets the scenario path come before, between or after the flags; it parses
+// as parseFlags does.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		args = fs.Args()
@@ -331,6 +361,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// parseFlags parses args into fs. -h is help asked for: the usage on stdout and an error of exit
+// code 0; a bad flag prints the usage on stderr and is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	if usage == nil {
+		usage = fs.PrintDefaults
+	}
+	fs.Usage = func() {} // printed below, where it belongs
+	defer func() { fs.Usage = usage }()
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		usage()
+		return &exitcode.Error{Code: exitcode.OK, Err: err}
+	}
+	if err != nil {
+		usage()
+		return exitcode.UsageError(err)
+	}
+	return nil
 }
 
 func splitList(s string) []string {

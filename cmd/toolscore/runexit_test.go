@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,144 @@ expect:
 				}
 			}
 		})
+	}
+}
+
+// TestRunExitCodePaths runs toolscore run through each exit path of its flags, manifest and
+// output directory: help is exit 0 with the usage on stdout; a count flag below 1, a manifest
+// with several unknown keys (each named at file:line:col in one message) or a timeout no run can
+// start in, an output directory that is a file or cannot be written: exit 2, and nothing runs.
+func TestRunExitCodePaths(t *testing.T) {
+	dir := t.TempDir()
+	manifest := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const head = "name: x\nserver: {builtin: ledger}\ntool: get_account_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n"
+	good := manifest("good.yaml", head)
+	unknown := manifest("unknown.yaml", "name: x\nsever: {builtin: ledger}\nserver: {builtin: ledger}\ntool: get_account_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients: [{name: raw, verison: 1}]\nrunz: 1\n")
+	short := manifest("short.yaml", head+"timeout: 1ns\n")
+	file := filepath.Join(dir, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	readOnly := unwritableDir(t)
+
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr []string
+	}{
+		{"help", []string{"-h"}, 0, "usage: toolscore run [SCENARIO] [flags]", nil},
+		{"help after a manifest", []string{good, "--help"}, 0, "-max-runs", nil},
+		{"unknown flag", []string{"--rnus", "1"}, 2, "", []string{"flag provided but not defined: -rnus", "usage: toolscore run"}},
+		{"runs 0", []string{good, "--runs", "0"}, 2, "", []string{"toolscore run: --runs 0: must be 1 or more"}},
+		{"counts below 1", []string{good, "--parallel", "-3", "--max-runs", "0"}, 2, "", []string{"--parallel -3: must be 1 or more", "--max-runs 0: must be 1 or more"}},
+		{"every unknown key", []string{unknown}, 2, "", []string{
+			unknown + ":2:1: sever: unknown field",
+			unknown + ":7:23: clients[0].verison: unknown field",
+			unknown + ":8:1: runz: unknown field",
+		}},
+		{"timeout 1ns", []string{short}, 2, "", []string{short + ":8:10: timeout: must be 1s or more"}},
+		{"device", []string{"/dev/zero"}, 2, "", []string{"/dev/zero:1:1: the manifest is over the limit of 128 KiB"}},
+		{"out is a file", []string{good, "--out", file}, 2, "", []string{"toolscore run: the output directory " + file + ":"}},
+		{"out is read-only", []string{good, "--out", readOnly}, 2, "", []string{"toolscore run: the output directory " + readOnly}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--backend", "local"}, tc.args...)
+			if !slices.Contains(tc.args, "--out") {
+				args = append(args, "--out", filepath.Join(t.TempDir(), "out"))
+			}
+			stdout, stderr, code := toolscore(t, "", args...)
+			ok := code == tc.code && strings.Contains(stdout, tc.stdout)
+			for _, s := range tc.stderr {
+				ok = ok && strings.Contains(stderr, s)
+			}
+			if !ok {
+				t.Errorf("exit %d (want %d)\nstderr: %s\nstdout: %s\nwant stderr to hold %q, stdout %q", code, tc.code, stderr, stdout, tc.stderr, tc.stdout)
+			}
+			if strings.Contains(stderr, "on the local backend") {
+				t.Error("the sweep started")
+			}
+		})
+	}
+}
+
+// unwritableDir is a directory no file can be made in: read-only by its mode, or, for root
+// (whom modes do not stop), a directory of sysfs.
+func unwritableDir(t *testing.T) string {
+	d := filepath.Join(t.TempDir(), "read-only")
+	os.Mkdir(d, 0o555)
+	if f, err := os.CreateTemp(d, ""); err != nil {
+		return d
+	} else {
+		f.Close()
+	}
+	if err := os.Mkdir("/sys/kernel/toolscore-test", 0o755); err != nil {
+		return "/sys/kernel"
+	}
+	os.Remove("/sys/kernel/toolscore-test")
+	t.Skip("no directory here refuses a file to root")
+	return ""
+}
+
+// TestRunReportUnwritable: a sweep whose results.json cannot be written (a directory in its way,
+// or a full disk: /dev/full) still prints its matrix and checks its expectations, then exits 2
+// naming the file, and does not point at results it did not write.
+func TestRunReportUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	unmet := filepath.Join(dir, "unmet.yaml")
+	os.WriteFile(unmet, []byte(`name: unmet
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [corrupt]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+expect:
+  - {client: raw, fault: corrupt, outcome: threw}
+`), 0o644)
+	for _, tc := range []struct {
+		name  string
+		block func(results string) error
+		says  string
+	}{
+		{"a directory in the way", func(results string) error { return os.Mkdir(results, 0o755) }, "is a directory"},
+		{"a full disk", func(results string) error { return os.Symlink("/dev/full", results) }, "no space left on device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			os.Mkdir(out, 0o755)
+			if err := tc.block(filepath.Join(out, "results.json")); err != nil {
+				t.Skip(err)
+			}
+			stdout, stderr, code := toolscore(t, "", "run", unmet, "--backend", "local", "--out", out)
+			if code != 2 || !strings.Contains(stdout, "passed 1/1") || !strings.Contains(stdout, "expect") || !strings.Contains(stderr, "results.json") ||
+				!strings.Contains(stderr, tc.says) || !strings.Contains(stderr, "the output in "+out+" is incomplete") || strings.Contains(stderr, "results: ") {
+				t.Errorf("exit %d, want 2 with the matrix, the unmet expectation and results.json named (%s)\nstderr: %s\nstdout: %s", code, tc.says, stderr, stdout)
+			}
+			if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err != nil {
+				t.Errorf("the runs are not kept: %v", err)
+			}
+		})
+	}
+}
+
+// TestHelpExitsZero: every command's -h is help asked for, on stdout with exit 0; a flag it
+// does not take is a usage error, exit 2, with the usage on stderr.
+func TestHelpExitsZero(t *testing.T) {
+	for _, cmd := range []string{"run", "merge", "diff", "report", "baseline", "repro", "bisect", "init", "proxy", "replay", "ledger", "hostile", "demo"} {
+		stdout, stderr, code := toolscore(t, "", cmd, "-h")
+		if code != 0 || !strings.Contains(stdout, "-") || stderr != "" {
+			t.Errorf("toolscore %s -h: exit %d, want 0 with the usage on stdout\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
+		}
+		stdout, stderr, code = toolscore(t, "", cmd, "--no-such-flag")
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "flag provided but not defined: -no-such-flag") {
+			t.Errorf("toolscore %s --no-such-flag: exit %d, want 2 with the error on stderr\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
+		}
 	}
 }

@@ -23,6 +23,9 @@ import (
 const (
 	DefaultRuns    = 3
 	DefaultTimeout = 30 * time.Second
+	// MinTimeout is the shortest timeout a manifest may set: a run starts a proxy, a server and
+	// a client, which takes longer than this, so a shorter one grades every run hung.
+	MinTimeout = time.Second
 )
 
 // Limits on what a manifest may hold, so that a hostile or mistaken one costs little to refuse.
@@ -54,7 +57,8 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if len(data) > MaxFileSize {
-		size := int64(len(data))
+		// A regular file's size is known; a device or a pipe is only known to be larger.
+		size := int64(-1)
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			size = st.Size()
 		}
@@ -63,8 +67,16 @@ func ReadFile(path string) ([]byte, error) {
 	return data, nil
 }
 
+// tooLarge refuses a manifest of size bytes, -1 when all that is known is that it is over the
+// limit.
 func tooLarge(path string, size int64) *Error {
-	return &Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("the manifest is %s, over the limit of %s (a manifest is a few KiB; is this the right file?)", sizeText(size), sizeText(MaxFileSize))}
+	is := "is " + sizeText(size) + ", over"
+	// Unknown, or a size that reads as the limit once rounded ("128 KiB, over the limit of
+	// 128 KiB" would be no reason).
+	if size <= MaxFileSize || sizeText(size) == sizeText(MaxFileSize) {
+		is = "is over"
+	}
+	return &Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("the manifest %s the limit of %s (a manifest is a few KiB; is this the right file?)", is, sizeText(MaxFileSize))}
 }
 
 // sizeText writes a size in bytes the way a person reads it: 512 bytes, 64 KiB, 1.5 MiB.
@@ -215,6 +227,12 @@ func (l *loader) walk(n ast.Node, path string, key ast.Node) {
 }
 
 func (l *loader) walkPairs(pairs []*ast.MappingValueNode, path string) {
+	// Every unknown key is reported here, in one pass: decoding would stop at the first. A
+	// fault's other keys are its options, which the fault checks.
+	known := fieldNames(path)
+	if indexes.ReplaceAllString(path, "[]") == "faults[]" {
+		known = nil
+	}
 	first := map[string]*token.Token{}
 	for _, p := range pairs {
 		name := keyName(p.Key)
@@ -227,6 +245,10 @@ func (l *loader) walkPairs(pairs []*ast.MappingValueNode, path string) {
 			l.errs = append(l.errs, &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
 				Field: child, Msg: fmt.Sprintf("duplicate key (already set on line %d)", prev.Position.Line)})
 			continue
+		}
+		if known != nil && !slices.Contains(known, name) {
+			l.errs = append(l.errs, &Error{File: l.file, Line: tk.Position.Line, Col: tk.Position.Column,
+				Field: child, Msg: "unknown field" + knownList(known)})
 		}
 		first[name] = tk
 		l.parents[tk] = path
@@ -578,6 +600,10 @@ func fieldNames(path string) []string {
 		t = reflect.TypeFor[Tool]()
 	case "clients[]":
 		t = reflect.TypeFor[Client]()
+	case "clients[].model":
+		t = reflect.TypeFor[Model]()
+	case "sandbox":
+		t = reflect.TypeFor[Sandbox]()
 	case "expect[]":
 		t = reflect.TypeFor[Expect]()
 	default:

@@ -276,6 +276,19 @@ func TestLoadRejects(t *testing.T) {
 			want: `bad.yaml:2:36: server.install: only applies to a command server`,
 		},
 		{
+			file: "unknown-fields-everywhere.yaml",
+			want: "bad.yaml:2:1: sever: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)\n" +
+				"bad.yaml:3:27: server.instal: unknown field (known: builtin, command, http, url, auth_env, network, env, image, install)\n" +
+				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model)\n" +
+				"bad.yaml:10:49: clients[1].model.keyenv: unknown field (known: name, url, key_env, network)\n" +
+				"bad.yaml:11:11: sandbox.memory: unknown field (known: network, memory_mb, cpus, pids, nofile, user, keep_capabilities)\n" +
+				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome)",
+		},
+		{
+			file: "timeout-below-a-second.yaml",
+			want: "bad.yaml:7:10: timeout: must be 1s or more (a run starts a proxy, a server and a client), got 1ns",
+		},
+		{
 			file: "runs-below-one.yaml",
 			want: "bad.yaml:7:7: runs: must be 1 or more, got 0",
 		},
@@ -293,7 +306,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "zero-timeout-and-parallel.yaml",
-			want: "bad.yaml:7:10: timeout: must be more than zero, got 0s\n" +
+			want: "bad.yaml:7:10: timeout: must be 1s or more (a run starts a proxy, a server and a client), got 0s\n" +
 				"bad.yaml:8:11: parallel: must be 1 or more, got 0",
 		},
 		{
@@ -588,7 +601,7 @@ func TestLoadSizeLimits(t *testing.T) {
 	if want := big + ":1:1: the manifest is 50 MiB, over the limit of 128 KiB (a manifest is a few KiB; is this the right file?)"; err == nil || err.Error() != want {
 		t.Errorf("ReadFile: %v\nwant %s", err, want)
 	}
-	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is 128 KiB, over the limit") {
+	if _, err := Load("big.yaml", make([]byte, MaxFileSize+1), known); err == nil || !strings.Contains(err.Error(), "big.yaml:1:1: the manifest is over the limit of 128 KiB (") {
 		t.Errorf("Load: %v", err)
 	}
 	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nschema_modes: [hidden]\nclients: [raw]\n"

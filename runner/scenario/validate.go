@@ -546,8 +546,8 @@ func (l *loader) checkSettings(s *Scenario) {
 	switch {
 	case !l.present("timeout"):
 		s.Timeout = Duration(DefaultTimeout)
-	case s.Timeout <= 0:
-		l.errorf("timeout", "must be more than zero, got %s", s.Timeout)
+	case s.Timeout < Duration(MinTimeout):
+		l.errorf("timeout", "must be %s or more (a run starts a proxy, a server and a client), got %s", MinTimeout, s.Timeout)
 	}
 	if l.present("parallel") && l.wholeNumber("parallel") && s.Parallel < 1 {
 		l.errorf("parallel", "must be 1 or more, got %d", s.Parallel)
