@@ -188,6 +188,11 @@ func call(req request, id string, send func(string), result func(any), rpcError 
 	case "rpc-error":
 		rpcError(-32603, Text)
 	default:
+		if frame, ok := WireAnswer(req.Params.Name, id); ok {
+			w.WriteString(frame) // its own line ending
+			w.Flush()
+			break
+		}
 		result(map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "unknown tool " + req.Params.Name}}})
 	}
 	return 0, false
