@@ -319,7 +319,7 @@ func runLine(rec RunRecord) []byte {
 	line, err := json.Marshal(rec)
 	if err != nil {
 		rec.Observation = nil
-		rec.Evidence = clipRunes(rec.Evidence+"; the client's observation could not be kept: "+err.Error(), 4096)
+		rec.Evidence += "; the client's observation could not be kept: " + err.Error()
 		line, _ = json.Marshal(rec)
 	}
 	if utf8.Valid(line) {
@@ -336,14 +336,6 @@ func runLine(rec RunRecord) []byte {
 		line = line[n:]
 	}
 	return out
-}
-
-// clipRunes cuts s to at most n bytes at a rune boundary.
-func clipRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") // the rune the cut split goes
 }
 
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
