@@ -202,6 +202,11 @@ func call(req request, id string, send func(string), result func(any), rpcError 
 	case "ref-schema":
 		text("r-1: 42 mm, calm", map[string]any{"id": "r-1", "value": 42, "note": "calm", "unit": "mm"})
 	default:
+		if frame, ok := WireAnswer(req.Params.Name, id); ok {
+			w.WriteString(frame) // its own line ending
+			w.Flush()
+			break
+		}
 		result(map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "unknown tool " + req.Params.Name}}})
 	}
 	return 0, false

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/conc/pool"
 
@@ -170,7 +172,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			if !ok {
 				return // cancelled midway: not a finished run
 			}
-			line, _ := json.Marshal(rec)
+			line := runLine(rec)
 			mu.Lock()
 			defer mu.Unlock()
 			if werr == nil {
@@ -277,7 +279,11 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
-	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	// A missing transcript is a run whose proxy never started: nothing was on the wire.
+	transcript, terr := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	if errors.Is(terr, fs.ErrNotExist) {
+		terr = nil
+	}
 	n := proxy.Negotiated(transcript)
 	var g grade.Grade
 	ok := false
@@ -294,12 +300,42 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	default:
 		g = grade.SDK(res, transcript)
 	}
+	if terr != nil {
+		g = grade.Unread(g, terr)
+	}
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
 		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
 	}, true
+}
+
+// runLine encodes a run's record as its line of runs.jsonl, valid UTF-8 JSON whatever the server
+// sent: what a library returned is kept as it returned it, bytes that are not UTF-8 included,
+// and each such byte is written as U+FFFD, as encoding/json writes a string's (the transcript
+// keeps the exact bytes).
+func runLine(rec RunRecord) []byte {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		rec.Observation = nil
+		rec.Evidence += "; the client's observation could not be kept: " + err.Error()
+		line, _ = json.Marshal(rec)
+	}
+	if utf8.Valid(line) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+64)
+	for len(line) > 0 {
+		r, n := utf8.DecodeRune(line)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, "\ufffd"...) // only a JSON string can hold such a byte
+		} else {
+			out = append(out, line[:n]...)
+		}
+		line = line[n:]
+	}
+	return out
 }
 
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/jsonrpc"
 	"github.com/toolscore/toolscore/runner/proc"
 )
 
@@ -149,6 +151,8 @@ func (s *RawSession) Request(ctx context.Context, method string, params any) (js
 		err   error
 	}
 	ch := make(chan reply, 1)
+	// The answer is matched by value, as the libraries match it: 3.0 answers request 3.
+	want := jsonrpc.IDKey([]byte(strconv.Itoa(id)))
 	go func() {
 		for {
 			frame, err := s.out.ReadBytes('\n')
@@ -159,7 +163,7 @@ func (s *RawSession) Request(ctx context.Context, method string, params any) (js
 			// A frame that names our id is the answer even when it does not decode: the caller
 			// reports what came, where skipping it would wait out the timeout for nothing.
 			got, m := envelope(frame)
-			if m == "" && string(bytes.TrimSpace(got)) == fmt.Sprint(id) {
+			if m == "" && jsonrpc.IDKey(got) == want {
 				ch <- reply{bytes.TrimRight(frame, "\r\n"), nil}
 				return
 			}

@@ -9,7 +9,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/toolscore/toolscore/runner/jsonrpc"
 )
 
 // RawHTTPSession speaks bare JSON-RPC over streamable HTTP: each message one POST, each answer
@@ -144,7 +147,7 @@ func (s *RawHTTPSession) Request(ctx context.Context, method string, params any)
 		line = bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(line) == 0: // the event is complete
-			if got, m := envelope(data); len(data) > 0 && m == "" && string(bytes.TrimSpace(got)) == fmt.Sprint(id) {
+			if got, m := envelope(data); len(data) > 0 && m == "" && jsonrpc.IDKey(got) == jsonrpc.IDKey([]byte(strconv.Itoa(id))) {
 				return data, nil
 			}
 			data, partial = nil, 0

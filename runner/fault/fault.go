@@ -4,6 +4,7 @@
 package fault
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,6 +77,15 @@ type schemaFault interface{ usesSchema() }
 func UsesSchema(f Fault) bool {
 	_, ok := f.(schemaFault)
 	return ok
+}
+
+// UnmarshalJSON reads numbers as json.Number, as the proxy decodes the server's answer: a value
+// such as 1e400 or 12345678901234567890123, which a float64 cannot hold, reads back as it was.
+func (in *Introduced) UnmarshalJSON(b []byte) error {
+	type plain Introduced
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode((*plain)(in))
 }
 
 var registry = map[string]Fault{}

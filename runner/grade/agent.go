@@ -327,9 +327,9 @@ func listedOutputSchema(transcript []proxy.Entry) map[string]any {
 			continue
 		}
 		if e.Dir == proxy.ClientToServer && m.Method == "tools/list" {
-			ids[string(m.ID)] = true
+			ids[proxy.IDKey(m.ID)] = true
 		}
-		if e.Dir == proxy.ServerToClient && m.Method == "" && ids[string(m.ID)] {
+		if e.Dir == proxy.ServerToClient && m.Method == "" && ids[proxy.IDKey(m.ID)] {
 			for _, t := range m.Result.Tools {
 				if t.Name == target || target == "" {
 					schema = t.OutputSchema

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/toolscore/toolscore/runner/jsonrpc"
 )
 
 // lineReader splits a stdio stream into newline-delimited frames of any size, keeping every
@@ -241,20 +243,8 @@ func withMember(b []byte, v []byte, path ...string) (out []byte, ok bool) {
 	return append(append(append(out, b[:start]...), v...), b[end:]...), true
 }
 
-// idKey normalises a JSON-RPC id (of any JSON type) into a map key.
-func idKey(id json.RawMessage) string {
-	if len(id) == 0 || string(id) == "null" {
-		return ""
-	}
-	if bytes.IndexAny(id, " \t\r\n") < 0 {
-		return string(id) // already compact, as almost every id is
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, id) != nil {
-		return string(id)
-	}
-	return b.String()
-}
+// idKey is a JSON-RPC id as a map key, by value (see jsonrpc.IDKey).
+func idKey(id json.RawMessage) string { return jsonrpc.IDKey(id) }
 
 // marshal encodes v without HTML escaping, so text from the server keeps its exact characters.
 func marshal(v any) ([]byte, error) {

@@ -23,5 +23,6 @@ func WithID(frame []byte, id json.RawMessage) ([]byte, bool) {
 	return withMember(frame, id, "id")
 }
 
-// IDKey normalises a JSON-RPC id (of any JSON type) into a map key; "" for none or null.
+// IDKey is a JSON-RPC id as a map key, by value: 3, 3.0 and 3e0 are one key (see jsonrpc.IDKey);
+// "" for none or null.
 func IDKey(id json.RawMessage) string { return idKey(id) }

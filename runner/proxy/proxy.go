@@ -13,6 +13,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/runner/fault"
 )
@@ -326,10 +327,18 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 		Result json.RawMessage `json:"result"`
 	}
 	_ = json.Unmarshal(frame, &msg)
-	dec := json.NewDecoder(bytes.NewReader(msg.Result))
-	dec.UseNumber()
+	// Bytes that are not UTF-8 are kept wherever the fault leaves them (see keepbytes.go).
+	keep := !utf8.Valid(msg.Result)
 	var result map[string]any
-	if len(msg.Result) == 0 || dec.Decode(&result) != nil || result == nil {
+	var derr error
+	if keep {
+		result, derr = decodeKeeping(msg.Result)
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(msg.Result))
+		dec.UseNumber()
+		derr = dec.Decode(&result)
+	}
+	if len(msg.Result) == 0 || derr != nil || result == nil {
 		rec.Note = "the server answered without a result object; the fault had nothing to change"
 		return nil
 	}
@@ -363,6 +372,8 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	switch {
 	case eff.RPCError != nil:
 		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": eff.RPCError})
+	case eff.Result != nil && keep:
+		out, err = encodeKeeping(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff.Result)})
 	case eff.Result != nil:
 		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff.Result)})
 	default:

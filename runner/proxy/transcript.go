@@ -57,12 +57,15 @@ func ReadTranscript(path string) ([]Entry, error) {
 		if err == nil {
 			e, err = t.entry(d)
 		}
-		if err == nil {
+		var part *partError
+		if err == nil || errors.As(err, &part) {
 			out = append(out, e)
-			continue
 		}
-		if bad == nil {
+		if err != nil && bad == nil {
 			bad = fmt.Errorf("transcript record %d: %w", n, err)
+		}
+		if err == nil || part != nil {
+			continue // read to its end
 		}
 		// Records are one per line (JSON strings hold no raw newline): go on at the next line.
 		next, ok := lineAfter(f, start)
@@ -101,11 +104,21 @@ type reading struct {
 	head []byte
 }
 
+// partError is a record read whole but for a member that does not decode: the record is kept
+// (its wire bytes are what a grader needs) without that member.
+type partError struct{ err error }
+
+func (p *partError) Error() string { return p.err.Error() }
+func (p *partError) Unwrap() error { return p.err }
+
 // entry reads one record: the wire bytes as a stream, every other member as it is, decoded
-// together at the end.
+// together at the end, numbers as json.Number (a value the server sent, such as 1e400, may be
+// past what a float64 holds).
 func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
 	var e Entry
 	rest := []byte{'{'}
+	var spans [][2]int // of each member in rest
+	var keys []string
 	err := d.Object(func(key string) error {
 		switch key {
 		case "wire", "wire_base64":
@@ -125,13 +138,34 @@ func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
 			rest = append(rest, ',')
 		}
 		k, _ := json.Marshal(key)
+		start := len(rest)
 		rest = append(append(append(rest, k...), ':'), raw...)
+		spans = append(spans, [2]int{start, len(rest)})
+		keys = append(keys, key)
 		return nil
 	})
 	if err != nil {
 		return e, err
 	}
-	return e, json.Unmarshal(append(rest, '}'), &e.Record) // Wire is json:"-": left as read
+	whole := decodeNumbers(append(rest, '}'), &e.Record) // Wire is json:"-": left as read
+	if whole == nil {
+		return e, nil
+	}
+	// A member does not decode: the others still do, one by one.
+	e.Record = Record{Wire: e.Wire}
+	for i, sp := range spans {
+		one := append(append([]byte{'{'}, rest[sp[0]:sp[1]]...), '}')
+		if err := decodeNumbers(one, &e.Record); err != nil {
+			whole = fmt.Errorf("its %q does not decode: %w", keys[i], err)
+		}
+	}
+	return e, &partError{whole}
+}
+
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // wire reads the wire bytes of e: kept when small, else stood for by an excerpt and an envelope.

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/runner/fault"
 )
 
 // TestReadTranscriptLarge: a transcript holding a 2 MiB answer and a 1 MiB frame that is not
@@ -135,4 +139,62 @@ func TestNegotiatedReadsOlderTranscripts(t *testing.T) {
 	if got := Negotiated(entries); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
+}
+
+// TestReadTranscriptNumbers: values a fault records (introduced) and an event's detail read back
+// as the server wrote them, also past what a float64 holds (1e400, 12345678901234567890123), and
+// the answer is found for a request whose id the server wrote as 3.0. A record with a member
+// that does not decode is kept, its wire bytes with it, and the error is returned.
+func TestReadTranscriptNumbers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tee.jsonl")
+	f, _ := os.Create(path)
+	tee := NewTee(f)
+	request := []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"n"}}` + "\n")
+	answer := []byte(`{"jsonrpc":"2.0","id":3.0,"result":{"content":[],"structuredContent":[{"huge":1e400}]}}` + "\n")
+	tee.Write(&Record{Dir: ClientToServer, Wire: request, Match: &Match{Tool: "n", N: 1, Fires: true}})
+	tee.Write(&Record{Dir: ServerToClient, Wire: answer, Fault: "wrong-container", Introduced: []fault.Introduced{{
+		Path: "structuredContent", Value: []any{map[string]any{"huge": json.Number("1e400")}}, Was: json.Number("12345678901234567890123"),
+	}}})
+	tee.Write(&Record{Dir: Event, Event: "decoy", Detail: map[string]any{"result": json.RawMessage(`{"huge":-1e400}`)}})
+	if err := tee.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	entries, err := ReadTranscript(path)
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("%d entries, %v", len(entries), err)
+	}
+	_, ans := TargetAnswer(entries)
+	if ans == nil || !bytes.Equal(ans.Wire, answer) {
+		t.Fatalf("the answer with id 3.0 to request 3 was not found: %+v", ans)
+	}
+	in := ans.Introduced
+	if len(in) != 1 || !reflect.DeepEqual(in[0].Value, []any{map[string]any{"huge": json.Number("1e400")}}) || in[0].Was != json.Number("12345678901234567890123") {
+		t.Errorf("introduced read back as %#v", in)
+	}
+	if d := entries[2].Detail.(map[string]any)["result"]; !reflect.DeepEqual(d, map[string]any{"huge": json.Number("-1e400")}) {
+		t.Errorf("the decoy's detail read back as %#v", d)
+	}
+
+	// A member no proxy writes, which does not decode into the record: the record stays.
+	bad := strings.Replace(string(readAll(t, path)), `"fault":"wrong-container"`, `"fault":{"not":"a string"}`, 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, err = ReadTranscript(path)
+	if err == nil || !strings.Contains(err.Error(), `transcript record 2: its "fault" does not decode`) || len(entries) != 3 {
+		t.Fatalf("%d entries, error %v", len(entries), err)
+	}
+	if _, ans := TargetAnswer(entries); ans == nil || !bytes.Equal(ans.Wire, answer) || len(ans.Introduced) != 1 {
+		t.Errorf("the answer was not kept whole but its fault: %+v", ans)
+	}
+}
+
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

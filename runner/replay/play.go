@@ -158,7 +158,7 @@ func (p *player) emitDue(now bool) (wait time.Duration, exit *int, err error) {
 		if st.answers >= 0 {
 			req := steps[st.answers]
 			to = req.from
-			if !st.httpOnly() && string(req.liveID) != string(st.msg.ID) {
+			if !st.httpOnly() && proxy.IDKey(req.liveID) != proxy.IDKey(st.msg.ID) { // the recorded spelling, 3.0, stays
 				if f, ok := proxy.WithID(frame, req.liveID); ok {
 					frame = f
 				}

@@ -113,8 +113,10 @@ func Load(path string) (s *Script, warn error, err error) {
 			if e.Event == "server-exit" && !clientClosed {
 				status := 0
 				if d, ok := e.Detail.(map[string]any); ok {
-					if f, ok := d["status"].(float64); ok {
-						status = int(f)
+					if n, ok := d["status"].(json.Number); ok {
+						if i, err := n.Int64(); err == nil {
+							status = int(i)
+						}
 					}
 				}
 				s.steps = append(s.steps, &step{n: len(s.steps) + 1, dir: exitStep, at: e.Time, answers: -1, lastIn: lastIn, status: status})

@@ -1,0 +1,20 @@
+package grade
+
+import "fmt"
+
+// Unread notes on g that the run's transcript could not be read whole (err), so the evidence
+// says what the grade rests on. A client that returned a result is not graded altered against
+// an answer the transcript may hold in the part that could not be read: that run is crashed,
+// with toolscore's own error as the evidence, as a run toolscore could not set up is.
+func Unread(g Grade, err error) Grade {
+	why := fmt.Sprintf("toolscore could not read the run's transcript whole (%v)", err)
+	if g.Outcome == Altered && g.Wire == "" && g.WireLarge == nil {
+		g.Outcome, g.Evidence = Crashed, why+", so what the server answered is unknown; the client returned a result"
+	} else if g.Evidence == "" {
+		g.Evidence = why
+	} else {
+		g.Evidence += "; " + why
+	}
+	g.Evidence = clip(g.Evidence, maxEvidence)
+	return g
+}
