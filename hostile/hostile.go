@@ -36,6 +36,7 @@ var Tools = []Tool{
 	{"hang", "Never answers, and ignores SIGTERM."},
 	{"garbage", "Sends a line that is not JSON and one that is not UTF-8, then a clean answer."},
 	{"rpc-error", "Answers with a JSON-RPC error whose message is the hostile text."},
+	{"flood", "Sends `frames` notifications/message (default 300000) before a clean answer."},
 }
 
 // Tool is one tool of the hostile server.
@@ -74,8 +75,9 @@ type request struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Name            string `json:"name"`
 		Arguments       struct {
-			MiB   *int `json:"mib"`
-			Depth *int `json:"depth"`
+			MiB    *int `json:"mib"`
+			Depth  *int `json:"depth"`
+			Frames *int `json:"frames"`
 		} `json:"arguments"`
 	} `json:"params"`
 }
@@ -187,6 +189,17 @@ func call(req request, id string, send func(string), result func(any), rpcError 
 		text("ok after garbage", nil)
 	case "rpc-error":
 		rpcError(-32603, Text)
+	case "flood":
+		frames := 300000
+		if f := req.Params.Arguments.Frames; f != nil {
+			frames = *f
+		}
+		// Buffered, flushed once: a log line the size of a real server's, a million of them fast.
+		for i := range frames {
+			w.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"frame ` +
+				strconv.Itoa(i) + ` of the flood before the answer"}}` + "\n")
+		}
+		text("ok after the flood", map[string]any{"frames": frames})
 	default:
 		result(map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "unknown tool " + req.Params.Name}}})
 	}

@@ -277,7 +277,8 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
-	transcript, _ := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	// Read in one pass keeping only what grading reads: a flood of messages costs no memory.
+	transcript, _ := proxy.ReadForGrading(filepath.Join(dir, "tee.jsonl"))
 	n := proxy.Negotiated(transcript)
 	var g grade.Grade
 	ok := false

@@ -32,6 +32,7 @@ type Entry struct {
 	file  string // where a large message is: the string at offset at of file
 	at    int64
 	b64   bool
+	lent  bool // Wire is the reader's buffer, until own copies it
 }
 
 // ReadTranscript reads a tee file back, sorted by time (the order things happened). A record
@@ -39,15 +40,27 @@ type Entry struct {
 // passed over, from its start to the end of its line, and the first such is the error returned
 // with every record that could be read.
 func ReadTranscript(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	var out []Entry
+	t := &reading{path: path}
+	bad := t.scan(func(e *Entry) {
+		t.own(e)
+		out = append(out, *e)
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, bad
+}
+
+// scan reads the records of the file in the order they were written, handing each to use. The
+// wire bytes of a small message are lent (they are overwritten by the next record's): use calls
+// own on what it keeps. Its error is the first record that could not be read.
+func (t *reading) scan(use func(*Entry)) error {
+	f, err := os.Open(t.path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	d := jsonstream.NewReader(f)
-	var out []Entry
 	var bad error
-	t := &reading{path: path}
 	for n := 1; ; n++ {
 		if _, err = d.Peek(); err == io.EOF {
 			break
@@ -58,7 +71,7 @@ func ReadTranscript(path string) ([]Entry, error) {
 			e, err = t.entry(d)
 		}
 		if err == nil {
-			out = append(out, e)
+			use(&e)
 			continue
 		}
 		if bad == nil {
@@ -74,8 +87,7 @@ func ReadTranscript(path string) ([]Entry, error) {
 		}
 		t.base, d = next, jsonstream.NewReader(f)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	return out, bad
+	return bad
 }
 
 // lineAfter is the offset just past the first newline at or after start in f, if there is one.
@@ -148,9 +160,9 @@ func (t *reading) wire(d *jsonstream.Reader, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if n <= keepMessage && t.kept+n <= keepTotal {
-		t.kept += n
-		e.Wire = bytes.Clone(t.head[:n])
+	if n <= keepMessage {
+		// Lent: own copies it when the entry is kept.
+		e.Wire, e.lent = t.head[:n:n], true
 		_, err = io.Copy(io.Discard, s) // the rest of the string: nothing, or base64 padding
 		return err
 	}
@@ -163,6 +175,31 @@ func (t *reading) wire(d *jsonstream.Reader, e *Entry) error {
 	_, err = io.Copy(io.Discard, s)
 	e.Large = k.Excerpt()
 	return err
+}
+
+// own makes the lent wire bytes of e its own: a copy while the kept ones add up to no more than
+// keepTotal, else an excerpt standing for them, read from the file again when needed.
+func (t *reading) own(e *Entry) {
+	if !e.lent {
+		return
+	}
+	e.lent = false
+	if n := len(e.Wire); t.kept+n <= keepTotal {
+		t.kept += n
+		e.Wire = bytes.Clone(e.Wire)
+		return
+	}
+	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	k.Write(e.Wire)
+	e.env, e.envOK = streamEnvelope(bytes.NewReader(e.Wire))
+	e.Wire, e.Large = nil, k.Excerpt()
+}
+
+// disown gives back to the budget of own the bytes of a kept entry that is dropped after all.
+func (t *reading) disown(e *Entry) {
+	if e.Large == nil {
+		t.kept -= len(e.Wire)
+	}
 }
 
 // readHead reads r into t.head up to keepMessage+1 bytes, so a message that fits is known to.
