@@ -354,13 +354,7 @@ func redact(dir string, res *backend.Result, secrets []string) {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		if b, changed := replace(b); changed {
-			_ = os.WriteFile(path, b, 0o600)
-		}
+		redactFile(path, olds, mask)
 		return nil
 	})
 }
