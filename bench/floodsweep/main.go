@@ -1,18 +1,18 @@
 // Command floodsweep measures what a flood of messages costs the runner's own memory.
 //
-//	go run ./bench/floodsweep [-frames 10000,100000,1000000] [-parallel 1] [-bin PATH] [-keep]
+//	go run ./bench/floodsweep [-frames 10000,100000,1000000] [-runs 1] [-parallel 1] [-bin PATH] [-keep]
 //
 // It builds the static toolscore binary once into a temporary directory (or copies -bin there)
 // and, for each count N of -frames, writes a manifest there: the hostile built-in server's flood
 // tool with arguments {frames: N} (N notifications/message before a clean answer), fault clean,
-// schema as-is, client raw, one run. It runs
+// schema as-is, client raw, -runs runs. It runs
 //
 //	$TMP/toolscore run $TMP/flood-N.yaml --backend local --parallel P --out $TMP/out-N
 //
 // and, while it runs, reads the high-water mark of the resident set (VmHWM in /proc/PID/status)
 // of the toolscore process itself every 5 ms, and of the proxy it starts (a process of its own,
 // under the adapter) every 50 ms. It prints both for each N beside the outcome, the size of the
-// transcript and the notifications it holds (all N: the file stays whole), the CPU time of the
+// transcripts and the notifications they hold (N each: the files stay whole), the CPU time of the
 // toolscore process and the wall time, and the ratio of the largest peak of the toolscore
 // process to the smallest (target: at most 2). A last read comes at most 5 ms (50 ms for the
 // proxy) before the process exits, so a figure can only be low by what it grows in that time.
@@ -41,6 +41,7 @@ import (
 
 func main() {
 	frames := flag.String("frames", "10000,100000,1000000", "notification counts, comma-separated")
+	runs := flag.Int("runs", 1, "runs of the cell")
 	parallel := flag.Int("parallel", 1, "runs at once")
 	bin := flag.String("bin", "", "an already built static toolscore binary (default: CGO_ENABLED=0 go build ./cmd/toolscore)")
 	keep := flag.Bool("keep", false, "keep the temporary directory (its path is printed)")
@@ -57,7 +58,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, counts, *parallel, *bin, *keep); err != nil {
+	if err := run(ctx, counts, *runs, *parallel, *bin, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "floodsweep:", err)
 		cancel()
 		os.Exit(1)
@@ -74,7 +75,7 @@ type figures struct {
 	notifications int
 }
 
-func run(ctx context.Context, counts []int, parallel int, bin string, keep bool) error {
+func run(ctx context.Context, counts []int, runs, parallel int, bin string, keep bool) error {
 	fmt.Printf("$ %s\n", enginebench.CommandLine("./bench/floodsweep"))
 	fmt.Printf("go %s %s/%s, %d CPUs\n", strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	tmp, cleanup, err := enginebench.TempDir("floodsweep-", keep)
@@ -86,11 +87,11 @@ func run(ctx context.Context, counts []int, parallel int, bin string, keep bool)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("sweep: toolscore run flood-N.yaml (hostile flood, N notifications/message then the answer; raw; clean; 1 run) --backend local --parallel %d\n\n", parallel)
-	fmt.Printf("%10s  %-10s  %18s  %15s  %14s  %14s  %9s  %9s\n", "frames", "outcome", "toolscore peak RSS", "proxy peak RSS", "tee.jsonl", "notifications", "CPU", "wall")
+	fmt.Printf("sweep: toolscore run flood-N.yaml (hostile flood, N notifications/message then the answer; raw; clean; %d runs) --backend local --parallel %d\n\n", runs, parallel)
+	fmt.Printf("%10s  %-10s  %18s  %15s  %14s  %14s  %9s  %9s\n", "frames", "outcome", "toolscore peak RSS", "proxy peak RSS", "transcripts", "fewest notif.", "CPU", "wall")
 	var all []figures
 	for _, n := range counts {
-		f, err := sweep(ctx, tmp, self, n, parallel)
+		f, err := sweep(ctx, tmp, self, n, runs, parallel)
 		if err != nil {
 			return fmt.Errorf("%d frames: %w", n, err)
 		}
@@ -114,7 +115,7 @@ func run(ctx context.Context, counts []int, parallel int, bin string, keep bool)
 }
 
 // sweep runs the flood of n frames once and measures it.
-func sweep(ctx context.Context, tmp, self string, n, parallel int) (figures, error) {
+func sweep(ctx context.Context, tmp, self string, n, runs, parallel int) (figures, error) {
 	f := figures{frames: n}
 	manifest := filepath.Join(tmp, fmt.Sprintf("flood-%d.yaml", n))
 	if err := os.WriteFile(manifest, []byte(fmt.Sprintf(`name: flood
@@ -124,9 +125,9 @@ arguments: {frames: %d}
 faults: [clean]
 schema_modes: [as-is]
 clients: [raw]
-runs: 1
+runs: %d
 timeout: 20m
-`, n)), 0o644); err != nil {
+`, n, runs)), 0o644); err != nil {
 		return f, err
 	}
 	out := filepath.Join(tmp, fmt.Sprintf("out-%d", n))
@@ -168,11 +169,19 @@ wait:
 		return f, err
 	}
 	tees, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", "tee.jsonl"))
-	if len(tees) != 1 {
-		return f, fmt.Errorf("%d transcripts in %s, want 1", len(tees), out)
+	if len(tees) != runs {
+		return f, fmt.Errorf("%d transcripts in %s, want %d", len(tees), out, runs)
 	}
-	f.teeBytes, f.notifications, err = notifications(tees[0])
-	return f, err
+	f.notifications = n
+	for _, tee := range tees {
+		size, got, err := notifications(tee)
+		if err != nil {
+			return f, err
+		}
+		f.teeBytes += size
+		f.notifications = min(f.notifications, got)
+	}
+	return f, nil
 }
 
 // proxies are the toolscore proxy processes among the descendants of pid.
@@ -223,7 +232,7 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
-// outcome is the one run's outcome, from results.json.
+// outcome is the runs' outcomes, from results.json.
 func outcome(out string) (string, error) {
 	b, err := os.ReadFile(outdir.Results(out))
 	if err != nil {
@@ -239,8 +248,8 @@ func outcome(out string) (string, error) {
 	}
 	var got []string
 	for _, c := range res.Cells {
-		for o := range c.Outcomes {
-			got = append(got, o)
+		for o, k := range c.Outcomes {
+			got = append(got, fmt.Sprintf("%s %d", o, k))
 		}
 	}
 	return strings.Join(got, ","), nil

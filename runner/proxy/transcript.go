@@ -66,12 +66,11 @@ func (t *reading) scan(use func(*Entry)) error {
 			break
 		}
 		start := t.base + d.Offset()
-		var e Entry
 		if err == nil {
-			e, err = t.entry(d)
+			err = t.entry(d)
 		}
 		if err == nil {
-			use(&e)
+			use(&t.e) // used again for the next record: a flood of them costs no allocation each
 			continue
 		}
 		if bad == nil {
@@ -111,18 +110,21 @@ type reading struct {
 	base int64 // the file offset the reader started at
 	kept int
 	head []byte
+	e    Entry  // the record being read
+	rest []byte // its members but the wire, as JSON
 }
 
-// entry reads one record: the wire bytes as a stream, every other member as it is, decoded
-// together at the end.
-func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
-	var e Entry
-	rest := []byte{'{'}
+// entry reads one record into t.e: the wire bytes as a stream, every other member as it is,
+// decoded together at the end.
+func (t *reading) entry(d *jsonstream.Reader) error {
+	e := &t.e
+	*e = Entry{}
+	rest := append(t.rest[:0], '{')
 	err := d.Object(func(key string) error {
 		switch key {
 		case "wire", "wire_base64":
 			e.file, e.at, e.b64 = t.path, t.base+d.Offset(), key == "wire_base64"
-			return t.wire(d, &e)
+			return t.wire(d, e)
 		case "original":
 			return d.Skip()
 		}
@@ -140,10 +142,11 @@ func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
 		rest = append(append(append(rest, k...), ':'), raw...)
 		return nil
 	})
+	t.rest = append(rest, '}')
 	if err != nil {
-		return e, err
+		return err
 	}
-	return e, json.Unmarshal(append(rest, '}'), &e.Record) // Wire is json:"-": left as read
+	return json.Unmarshal(t.rest, &e.Record) // Wire is json:"-": left as read
 }
 
 // wire reads the wire bytes of e: kept when small, else stood for by an excerpt and an envelope.
