@@ -37,6 +37,7 @@ var Tools = []Tool{
 	{"garbage", "Sends a line that is not JSON and one that is not UTF-8, then a clean answer."},
 	{"rpc-error", "Answers with a JSON-RPC error whose message is the hostile text."},
 	{"ref-schema", "Publishes an outputSchema whose required fields sit under a $ref and whose value is integer or string, and answers with two required fields and two optional ones."},
+	{"flood", "Sends `frames` notifications/message (default 300000) before a clean answer."},
 }
 
 // outputSchemas are the outputSchemas the server publishes, by tool; the others declare none.
@@ -82,8 +83,9 @@ type request struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Name            string `json:"name"`
 		Arguments       struct {
-			MiB   *int `json:"mib"`
-			Depth *int `json:"depth"`
+			MiB    *int `json:"mib"`
+			Depth  *int `json:"depth"`
+			Frames *int `json:"frames"`
 		} `json:"arguments"`
 	} `json:"params"`
 }
@@ -201,6 +203,17 @@ func call(req request, id string, send func(string), result func(any), rpcError 
 		rpcError(-32603, Text)
 	case "ref-schema":
 		text("r-1: 42 mm, calm", map[string]any{"id": "r-1", "value": 42, "note": "calm", "unit": "mm"})
+	case "flood":
+		frames := 300000
+		if f := req.Params.Arguments.Frames; f != nil {
+			frames = *f
+		}
+		// Buffered, flushed once: a log line the size of a real server's, a million of them fast.
+		for i := range frames {
+			w.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"frame ` +
+				strconv.Itoa(i) + ` of the flood before the answer"}}` + "\n")
+		}
+		text("ok after the flood", map[string]any{"frames": frames})
 	default:
 		if frame, ok := WireAnswer(req.Params.Name, id); ok {
 			w.WriteString(frame) // its own line ending

@@ -177,7 +177,7 @@ func (o Options) replayGrade(dir string, transcript []proxy.Entry, n proxy.Negot
 	if g, ok := grade.Replayed(transcript); ok {
 		return g, n, true
 	}
-	old, _ := proxy.ReadTranscript(filepath.Join(dir, recordingFile))
+	old, _ := proxy.ReadForGrading(filepath.Join(dir, recordingFile))
 	was := proxy.Negotiated(old)
 	n.Protocol = was.Protocol
 	if n.Unavailable == "" {

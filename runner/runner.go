@@ -279,8 +279,9 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
-	// A missing transcript is a run whose proxy never started: nothing was on the wire.
-	transcript, terr := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
+	// missing transcript is a run whose proxy never started: nothing was on the wire.
+	transcript, terr := proxy.ReadForGrading(filepath.Join(dir, "tee.jsonl"))
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
@@ -389,13 +390,7 @@ func redact(dir string, res *backend.Result, secrets []string) {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		if b, changed := replace(b); changed {
-			_ = os.WriteFile(path, b, 0o600)
-		}
+		redactFile(path, olds, mask)
 		return nil
 	})
 }

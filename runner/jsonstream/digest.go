@@ -33,7 +33,7 @@ func (d *Reader) digest(tracked *int) ([32]byte, error) {
 		// member; a duplicate key takes its earlier member out of the sum.
 		var acc [4]uint64
 		seen := map[[32]byte][32]byte{}
-		err = d.members(func(_ []byte, key [32]byte) error {
+		err = d.members(true, func(_ []byte, key [32]byte) error {
 			v, err := d.digest(tracked)
 			if err != nil {
 				return err

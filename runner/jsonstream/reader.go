@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math/bits"
 	"unicode/utf16"
@@ -165,7 +166,7 @@ func (d *Reader) Skip() error {
 	}
 	switch {
 	case c == '{':
-		return d.members(func([]byte, [32]byte) error { return d.Skip() })
+		return d.members(false, func([]byte, [32]byte) error { return d.Skip() })
 	case c == '[':
 		return d.elements(d.Skip)
 	case c == '"':
@@ -251,11 +252,12 @@ func (d *Reader) Object(member func(key string) error) error {
 	if c != '{' {
 		return d.syntax("expected an object, got %s", kindName(c))
 	}
-	return d.members(func(key []byte, _ [32]byte) error { return member(string(key)) })
+	return d.members(false, func(key []byte, _ [32]byte) error { return member(string(key)) })
 }
 
-// members reads an object's members, giving member each key and the digest of the whole key.
-func (d *Reader) members(member func(key []byte, keySum [32]byte) error) error {
+// members reads an object's members, giving member each key and, when digest, the digest of the
+// whole key (a hash per key is most of the cost of reading a small object).
+func (d *Reader) members(digest bool, member func(key []byte, keySum [32]byte) error) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
@@ -274,8 +276,13 @@ func (d *Reader) members(member func(key []byte, keySum [32]byte) error) error {
 			return d.syntax("invalid character %q looking for an object key", c)
 		}
 		key := &limited{limit: 1 << 10}
-		h := newStringDigest()
-		if err := d.str(io.MultiWriter(key, h)); err != nil {
+		var to io.Writer = key
+		var h hash.Hash
+		if digest {
+			h = newStringDigest()
+			to = io.MultiWriter(key, h)
+		}
+		if err := d.str(to); err != nil {
 			return err
 		}
 		if c, err := d.Peek(); err != nil || c != ':' {
@@ -286,7 +293,11 @@ func (d *Reader) members(member func(key []byte, keySum [32]byte) error) error {
 		if key.over {
 			k = append(key.b[:0], "\x00 a key over 1 KiB"...)
 		}
-		if err := member(k, sum(h)); err != nil {
+		var keySum [32]byte
+		if digest {
+			keySum = sum(h)
+		}
+		if err := member(k, keySum); err != nil {
 			return err
 		}
 		c, err = d.Peek()

@@ -32,6 +32,7 @@ type Entry struct {
 	file  string // where a large message is: the string at offset at of file
 	at    int64
 	b64   bool
+	lent  bool // Wire is the reader's buffer, until own copies it
 }
 
 // ReadTranscript reads a tee file back, sorted by time (the order things happened). A record
@@ -39,27 +40,38 @@ type Entry struct {
 // passed over, from its start to the end of its line, and the first such is the error returned
 // with every record that could be read.
 func ReadTranscript(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	var out []Entry
+	t := &reading{path: path}
+	bad := t.scan(func(e *Entry) {
+		t.own(e)
+		out = append(out, *e)
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, bad
+}
+
+// scan reads the records of the file in the order they were written, handing each to use. The
+// wire bytes of a small message are lent (they are overwritten by the next record's): use calls
+// own on what it keeps. Its error is the first record that could not be read.
+func (t *reading) scan(use func(*Entry)) error {
+	f, err := os.Open(t.path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	d := jsonstream.NewReader(f)
-	var out []Entry
 	var bad error
-	t := &reading{path: path}
 	for n := 1; ; n++ {
 		if _, err = d.Peek(); err == io.EOF {
 			break
 		}
 		start := t.base + d.Offset()
-		var e Entry
 		if err == nil {
-			e, err = t.entry(d)
+			err = t.entry(d)
 		}
 		var part *partError
 		if err == nil || errors.As(err, &part) {
-			out = append(out, e)
+			use(&t.e) // used again for the next record: a flood of them costs no allocation each
 		}
 		if err != nil && bad == nil {
 			bad = fmt.Errorf("transcript record %d: %w", n, err)
@@ -77,8 +89,7 @@ func ReadTranscript(path string) ([]Entry, error) {
 		}
 		t.base, d = next, jsonstream.NewReader(f)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	return out, bad
+	return bad
 }
 
 // lineAfter is the offset just past the first newline at or after start in f, if there is one.
@@ -102,6 +113,8 @@ type reading struct {
 	base int64 // the file offset the reader started at
 	kept int
 	head []byte
+	e    Entry  // the record being read
+	rest []byte // its members but the wire, as JSON
 }
 
 // partError is a record read whole but for a member that does not decode: the record is kept
@@ -111,19 +124,20 @@ type partError struct{ err error }
 func (p *partError) Error() string { return p.err.Error() }
 func (p *partError) Unwrap() error { return p.err }
 
-// entry reads one record: the wire bytes as a stream, every other member as it is, decoded
-// together at the end, numbers as json.Number (a value the server sent, such as 1e400, may be
-// past what a float64 holds).
-func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
-	var e Entry
-	rest := []byte{'{'}
+// entry reads one record into t.e: the wire bytes as a stream, every other member as it is,
+// decoded together at the end, numbers as json.Number (a value the server sent, such as 1e400,
+// may be past what a float64 holds).
+func (t *reading) entry(d *jsonstream.Reader) error {
+	e := &t.e
+	*e = Entry{}
+	rest := append(t.rest[:0], '{')
 	var spans [][2]int // of each member in rest
 	var keys []string
 	err := d.Object(func(key string) error {
 		switch key {
 		case "wire", "wire_base64":
 			e.file, e.at, e.b64 = t.path, t.base+d.Offset(), key == "wire_base64"
-			return t.wire(d, &e)
+			return t.wire(d, e)
 		case "original":
 			return d.Skip()
 		}
@@ -144,12 +158,13 @@ func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
 		keys = append(keys, key)
 		return nil
 	})
+	t.rest = append(rest, '}')
 	if err != nil {
-		return e, err
+		return err
 	}
-	whole := decodeNumbers(append(rest, '}'), &e.Record) // Wire is json:"-": left as read
+	whole := decodeNumbers(t.rest, &e.Record) // Wire is json:"-": left as read
 	if whole == nil {
-		return e, nil
+		return nil
 	}
 	// A member does not decode: the others still do, one by one.
 	e.Record = Record{Wire: e.Wire}
@@ -159,7 +174,7 @@ func (t *reading) entry(d *jsonstream.Reader) (Entry, error) {
 			whole = fmt.Errorf("its %q does not decode: %w", keys[i], err)
 		}
 	}
-	return e, &partError{whole}
+	return &partError{whole}
 }
 
 func decodeNumbers(b []byte, v any) error {
@@ -182,9 +197,9 @@ func (t *reading) wire(d *jsonstream.Reader, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if n <= keepMessage && t.kept+n <= keepTotal {
-		t.kept += n
-		e.Wire = bytes.Clone(t.head[:n])
+	if n <= keepMessage {
+		// Lent: own copies it when the entry is kept.
+		e.Wire, e.lent = t.head[:n:n], true
 		_, err = io.Copy(io.Discard, s) // the rest of the string: nothing, or base64 padding
 		return err
 	}
@@ -197,6 +212,31 @@ func (t *reading) wire(d *jsonstream.Reader, e *Entry) error {
 	_, err = io.Copy(io.Discard, s)
 	e.Large = k.Excerpt()
 	return err
+}
+
+// own makes the lent wire bytes of e its own: a copy while the kept ones add up to no more than
+// keepTotal, else an excerpt standing for them, read from the file again when needed.
+func (t *reading) own(e *Entry) {
+	if !e.lent {
+		return
+	}
+	e.lent = false
+	if n := len(e.Wire); t.kept+n <= keepTotal {
+		t.kept += n
+		e.Wire = bytes.Clone(e.Wire)
+		return
+	}
+	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	k.Write(e.Wire)
+	e.env, e.envOK = streamEnvelope(bytes.NewReader(e.Wire))
+	e.Wire, e.Large = nil, k.Excerpt()
+}
+
+// disown gives back to the budget of own the bytes of a kept entry that is dropped after all.
+func (t *reading) disown(e *Entry) {
+	if e.Large == nil {
+		t.kept -= len(e.Wire)
+	}
 }
 
 // readHead reads r into t.head up to keepMessage+1 bytes, so a message that fits is known to.
