@@ -19,6 +19,7 @@ import (
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
@@ -248,14 +249,39 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		fmt.Fprintln(stderr, "toolscore run:", err)
 	}
 	fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
+	gone := serverExits(res, stderr)
 	switch {
 	case res.Interrupted:
 		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
 		return res, out, exitInterrupted, nil
 	case expectationsFail(res, a.FailOn, stderr):
 		return res, out, exitUnmet, nil
+	case gone:
+		err := errors.New("the server exited before answering the handshake in every run: nothing was measured")
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return res, out, exitUsage, err
 	}
 	return res, out, exitOK, nil
+}
+
+// serverExits says on stderr how many runs the server failed (it exited before answering the
+// handshake), with the first one's evidence, and whether it failed every run: then the sweep
+// measured no client at all, a setup error as a server that cannot start is.
+func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
+	n, runs, evidence := 0, 0, ""
+	for _, c := range r.Cells {
+		runs += c.Runs
+		n += c.Outcome[grade.ServerExited]
+		if ex, ok := c.Examples[grade.ServerExited]; ok && evidence == "" {
+			evidence = ex.Evidence
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	fmt.Fprintf(stderr, "warning: the server exited before answering the handshake in %d of %d runs (%s): %s\n",
+		n, runs, grade.ServerExited, report.Plain(evidence))
+	return n == runs
 }
 
 // runFailOn reads --fail-on of run and merge, which have no baseline to change against.

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/runner/proxy"
+)
+
+// serverModeManifest sweeps the hostile server in one of its server-level modes (HOSTILE_MODE)
+// through clients, once each, calling its markup tool clean.
+func serverModeManifest(t *testing.T, mode, clients string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), mode+".yaml")
+	writeFile(t, path, "name: hostile server "+mode+"\nserver: {builtin: hostile, env: {HOSTILE_MODE: "+mode+"}}\ntool: markup"+
+		"\nfaults: [clean]\nschema_modes: [as-is]\nclients: ["+clients+"]\nruns: 1\ntimeout: 20s\n")
+	return path
+}
+
+// serverModeCase is what one client must be graded with under a server mode.
+type serverModeCase struct {
+	outcome  string
+	evidence string // a substring of the evidence; "" wants none
+}
+
+// modeWant is, per server mode, what every client of a sweep must be graded with, and the
+// transcript event every run must hold ("" for none).
+var serverModes = []struct {
+	mode  string
+	want  map[string]serverModeCase
+	event string
+	code  int
+}{
+	// A banner before the first message: raw and mcp-go skip a line that is not their answer
+	// (raw: runner/client/raw.go, Request's loop; mcp-go v1.2.1 client/transport/stdio.go:553-554
+	// `continue`s past a line that does not decode); the go-sdk v1.8.0 fails the connection on
+	// it (mcp/transport.go:697 returns readBatch's decode error, internal/jsonrpc2/conn.go:517-519
+	// ends the read loop on any read error, mcp/transport.go:299-300 makes it "connection
+	// closed"), which is a connect-time error: threw, never crashed.
+	{"banner", map[string]serverModeCase{
+		"raw":         {"passed", ""},
+		"go-sdk/call": {"threw", `go-sdk could not connect: connection closed: calling "initialize": client is closing: invalid character 'h' looking for beginning of value`},
+		"mcp-go/call": {"passed", ""},
+	}, "", 0},
+	// The same line after the answer to initialize: the go-sdk fails whichever request is in
+	// flight when its reader meets it, notifications/initialized in Connect or the call after
+	// (the two are a race inside the library), so only the message is asserted.
+	{"noise-after-initialize", map[string]serverModeCase{
+		"raw":         {"passed", ""},
+		"go-sdk/call": {"threw", "invalid character 'h' looking for beginning of value"},
+		"mcp-go/call": {"passed", ""},
+	}, "", 0},
+	// A server that exits before the handshake is the server's failure, the same for every
+	// client whatever it did with the EOF; measuring nothing, the sweep is a setup error.
+	{"exit-at-once", map[string]serverModeCase{
+		"raw":         {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+		"go-sdk/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+		"mcp-go/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+	}, "", 2},
+	// A helper holding the server's stdout after the server answered and exited: every client
+	// has its answer, and the run ends once the client closes its end (it was hung, waiting for
+	// an EOF that never came).
+	{"helper", map[string]serverModeCase{
+		"raw": {"passed", ""}, "go-sdk/call": {"passed", ""}, "mcp-go/call": {"passed", ""},
+	}, "server-stdout-held", 0},
+	{"setsid-helper", map[string]serverModeCase{
+		"raw": {"passed", ""}, "go-sdk/call": {"passed", ""}, "mcp-go/call": {"passed", ""},
+	}, "server-stdout-held", 0},
+	// A server that closes stdout and keeps running: each client gets the EOF it would get
+	// without the proxy, during the handshake. mcp-go v1.2.1's reader ends on it
+	// (client/transport/stdio.go:536-542) and the pending request fails with ErrTransportClosed
+	// (stdio.go:666); the go-sdk's read loop ends (internal/jsonrpc2/conn.go:517-519).
+	{"close-stdout", map[string]serverModeCase{
+		"raw":         {"threw", "connection-closed: the server closed before answering initialize: EOF"},
+		"go-sdk/call": {"threw", `go-sdk could not connect: connection closed: calling "initialize": client is closing: EOF`},
+		"mcp-go/call": {"threw", "mcp-go could not initialize: transport error: transport closed"},
+	}, "server-stdout-closed", 0},
+}
+
+// TestServerModes sweeps each server-level misbehaviour of the hostile server on the local
+// backend through raw, go-sdk/call and mcp-go/call (issue 24, items 1 to 3): each client's
+// outcome and evidence, the transcript's event for what the server did, and every helper the
+// server started gone after the run, the one in a session of its own included.
+func TestServerModes(t *testing.T) {
+	for _, m := range serverModes {
+		t.Run(m.mode, func(t *testing.T) {
+			out := t.TempDir()
+			_, stderr, code := toolscore(t, "", "run", serverModeManifest(t, m.mode, "raw, go-sdk/call, mcp-go/call"), "--backend", "local", "--out", out)
+			if code != m.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, m.code, stderr)
+			}
+			if m.code == 2 && !strings.Contains(stderr, "toolscore run: the server exited before answering the handshake in every run") {
+				t.Errorf("the sweep does not say why it failed:\n%s", stderr)
+			}
+			recs := runRecords(t, out)
+			for client, want := range m.want {
+				r, ok := recs[client]
+				switch {
+				case !ok:
+					t.Errorf("%s: no run", client)
+				case r.Outcome != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
+					t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want.outcome, want.evidence)
+				}
+				checkServerModeRun(t, client, m.mode, m.event, filepath.Join(out, r.Tee))
+			}
+		})
+	}
+}
+
+// helperPID reads the pid of the helper the hostile server says it started on stderr.
+var helperPID = regexp.MustCompile(`hostile: started helper pid (\d+)`)
+
+// checkServerModeRun checks one run's transcript: it holds event (when not ""), the stuck
+// request named for close-stdout, and no helper the server started is still running.
+func checkServerModeRun(t *testing.T, client, mode, event, tee string) {
+	t.Helper()
+	entries, err := proxy.ReadTranscript(tee)
+	if err != nil {
+		t.Errorf("%s: %v", client, err)
+		return
+	}
+	found := event == ""
+	for _, e := range entries {
+		if e.Dir == proxy.Event && e.Event == event {
+			found = true
+			if mode == "close-stdout" && !strings.Contains(e.Note, "the server closed its stdout but is still running; the proxy closed the client's end in turn, with ") {
+				t.Errorf("%s: the event does not name the request left waiting: %q", client, e.Note)
+			}
+		}
+		if e.Dir != proxy.ServerStderr {
+			continue
+		}
+		if m := helperPID.FindSubmatch(e.Wire); m != nil {
+			pid, _ := strconv.Atoi(string(m[1]))
+			if running(pid) {
+				t.Errorf("%s: the server's helper (pid %d) is still running after the run", client, pid)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s: the transcript has no %s event", client, event)
+	}
+}
+
+// running says whether pid is a live process: neither gone nor a zombie waiting to be reaped
+// (where the machine's init does not reap, as in some containers).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// TestProxyOutlivesNoHelper: standalone toolscore proxy around a server whose helper holds its
+// stdout exits once its client closes its end, and takes the helper (in a session of its own)
+// with it; it used to wait for an EOF that never came.
+func TestProxyOutlivesNoHelper(t *testing.T) {
+	tee := filepath.Join(t.TempDir(), "tee.jsonl")
+	cmd := exec.Command(os.Args[0], "proxy", "--tee", tee, "--env", "HOSTILE_MODE", "--", os.Args[0], "hostile")
+	cmd.Env = append(os.Environ(), "HOSTILE_MODE=setsid-helper")
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rpc-error"}}`+"\n")
+		sc := bufio.NewScanner(outPipe)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), `{"jsonrpc":"2.0","id":2,`) {
+				break
+			}
+		}
+		in.Close() // the answer came: the client is done
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("toolscore proxy: %v", err)
+		}
+	case <-time.After(20 * time.Second): // a bound on a hang, not a measure of speed
+		cmd.Process.Kill()
+		t.Fatal("toolscore proxy did not exit after its client closed its end")
+	}
+	checkServerModeRun(t, "the proxy", "setsid-helper", "server-stdout-held", tee)
+}
