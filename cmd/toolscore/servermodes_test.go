@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+
+	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -199,4 +204,80 @@ func TestProxyOutlivesNoHelper(t *testing.T) {
 		t.Fatal("toolscore proxy did not exit after its client closed its end")
 	}
 	checkServerModeRun(t, "the proxy", "setsid-helper", "server-stdout-held", tee)
+}
+
+// TestServerModesOnDocker samples the server modes on the docker backend through the
+// TypeScript and Python SDKs and raw, one run each: what each library does with the server's
+// misbehaviour, a server that exits at once blamed alike for all three, a helper in a session of
+// its own ended by the proxy, and no container of the sweeps left (which takes every process of
+// a run with it).
+//
+// The libraries' code behind it (@modelcontextprotocol/sdk 1.32.2, mcp 2.3.0, in their cell
+// images): a line that is not JSON-RPC is reported and skipped by the TypeScript SDK
+// (dist/esm/client/stdio.js:129-141, processReadBuffer catches the parse error into onerror and
+// reads on) and by the Python SDK (mcp/client/stdio.py:219-226, _parse_line hands the session
+// the parse error as a value, logged). On a stdout that ends while the server runs, the Python
+// SDK fails the pending request (mcp/shared/jsonrpc_dispatcher.py:80 and :413, "Connection
+// closed"); the TypeScript SDK waits for the process's 'close' event (stdio.js:83-86), which
+// needs the process gone as well as its pipes, so it waits, as it would without the proxy: hung,
+// with the evidence naming the handshake it was stuck on. (The Python SDK under setsid-helper
+// lists the tools after the call, to a server that has exited while its helper holds the pipe,
+// and waits out the timeout: not sampled, for time.)
+func TestServerModesOnDocker(t *testing.T) {
+	api := engine(t)
+	for _, c := range []struct {
+		mode, clients string
+		code          int
+		want          map[string]serverModeCase
+	}{
+		{"banner", "raw, ts-sdk/call, python-sdk/call", 0, map[string]serverModeCase{
+			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""}, "python-sdk/call": {"passed", ""},
+		}},
+		{"exit-at-once", "raw, ts-sdk/call, python-sdk/call", 2, map[string]serverModeCase{
+			"raw":             {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+			"ts-sdk/call":     {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+			"python-sdk/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
+		}},
+		{"setsid-helper", "raw, ts-sdk/call", 0, map[string]serverModeCase{
+			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""},
+		}},
+		{"close-stdout", "raw, ts-sdk/call, python-sdk/call", 0, map[string]serverModeCase{
+			"raw":             {"threw", "connection-closed: the server closed before answering initialize: EOF"},
+			"ts-sdk/call":     {"hung", "; the server never answered initialize (id 0)"},
+			"python-sdk/call": {"threw", "MCPError: Connection closed"},
+		}},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runStatic(t, serverModeManifest(t, c.mode, c.clients), "--backend", "docker", "--parallel", "3", "--out", out)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, c.code, stderr)
+			}
+			recs := runRecords(t, out)
+			for client, want := range c.want {
+				r, ok := recs[client]
+				switch {
+				case !ok:
+					t.Errorf("%s: no run", client)
+				case r.Outcome != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
+					t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want.outcome, want.evidence)
+				}
+			}
+			// The TypeScript adapter passes the proxy's stderr on: it says it ended the helper.
+			if c.mode == "setsid-helper" && !strings.Contains(recs["ts-sdk/call"].Stderr, "toolscore proxy: killed 1 process(es) the server left running") {
+				t.Errorf("ts-sdk/call: the proxy does not say it ended the helper; stderr:\n%s", recs["ts-sdk/call"].Stderr)
+			}
+			cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ctr := range cs {
+				if o, err := backend.ParseOwner(ctr.Labels[backend.LabelOwner]); err == nil {
+					if _, mine := startedPids.Load(o.PID); mine {
+						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[backend.LabelCell], ctr.State)
+					}
+				}
+			}
+		})
+	}
 }
