@@ -33,6 +33,8 @@ func TestTimedOutRuns(t *testing.T) {
 	}
 	init := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")}
 	initAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")}
+	discover := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}` + "\n")}
+	discoverAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}` + "\n")}
 	call := &proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")}
 	answer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
@@ -64,6 +66,8 @@ func TestTimedOutRuns(t *testing.T) {
 			transcript("e", init, exit(true)), Threw, "Error: EOF"},
 		{"server exited after the handshake", backend.Result{Stdout: crashed},
 			transcript("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
+		{"server exited after a 2026 handshake", backend.Result{Stdout: crashed},
+			transcript("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if g := SDK(c.res, c.tr); g.Outcome != c.outcome || g.Evidence != c.evidence {

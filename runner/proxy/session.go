@@ -46,7 +46,7 @@ func FirstUnanswered(entries []Entry) *Waited {
 }
 
 // HandshakeExit says how the server went, when it exited before it answered the client's
-// initialize while the client still waited (it had not closed its end, the proxy was not
+// initialize (or server/discover) while the client still waited (it had not closed its end, the proxy was not
 // stopped): its exit status and its last line on stderr. "" when the server did not.
 func HandshakeExit(entries []Entry) string {
 	asked := map[string]bool{}
@@ -85,7 +85,8 @@ func HandshakeExit(entries []Entry) string {
 			continue
 		}
 		switch {
-		case e.Dir == ClientToServer && env.Method == "initialize":
+		case e.Dir == ClientToServer && (env.Method == "initialize" || env.Method == "server/discover"):
+			// A 2026-07-28 session may open with server/discover alone.
 			asked[idKey(env.ID)] = true
 		case e.Dir == ServerToClient && env.Method == "" && asked[idKey(env.ID)]:
 			return "" // the handshake was answered
