@@ -281,3 +281,30 @@ func TestServerModesOnDocker(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalRunEndsWhatAClientLeft: an adapter that exits without waiting for its server (the
+// TypeScript SDK's close does not wait) leaves the proxy still stopping in the run's process
+// group; the local backend gives it SIGTERM and a moment before SIGKILL, so the proxy ends the
+// helper its server started in a session of its own, out of the group's reach.
+func TestLocalRunEndsWhatAClientLeft(t *testing.T) {
+	dir := t.TempDir()
+	tee := filepath.Join(dir, "tee.jsonl")
+	res := backend.Local{}.Run(context.Background(), backend.Spec{Dir: dir, Timeout: time.Minute,
+		Command: []string{"sh", "-c", `(sleep 60 | "$0" proxy --tee "$1" --env HOSTILE_MODE -- "$0" hostile >/dev/null) & sleep 1`, os.Args[0], tee},
+		Env:     []string{"HOSTILE_MODE=setsid-helper", "TOOLSCORE_AS_MAIN=1"}})
+	if res.Err != nil || res.ExitCode != 0 {
+		t.Fatalf("the run: exit %d, %v", res.ExitCode, res.Err)
+	}
+	entries, err := proxy.ReadTranscript(tee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := false
+	for _, e := range entries {
+		started = started || helperPID.Match(e.Wire)
+	}
+	if !started {
+		t.Fatal("the server started no helper")
+	}
+	checkServerModeRun(t, "the adapter", "setsid-helper", "proxy-stopped", tee)
+}
