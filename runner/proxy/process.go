@@ -179,11 +179,13 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	// and the client does not take it: then every frame read is recorded, and that is all.
 	// A process the server started may hold its stdout open after it exited: the session goes
 	// on, as it would without the proxy, until the client closes its end too.
-	stop := make(chan struct{})
+	stop, returned := make(chan struct{}), make(chan struct{})
+	defer close(returned)
 	go func() {
 		select {
 		case <-ctx.Done():
 		case <-clientClosed:
+		case <-returned:
 		}
 		close(stop)
 	}()

@@ -264,7 +264,7 @@ func (p *Proxy) closeClient(to io.Writer, running bool) {
 	defer p.clientMu.Unlock()
 	if running {
 		note := "the server closed its stdout but is still running; the proxy closed the client's end in turn"
-		if w := p.Waiting(); len(w) > 0 {
+		if w := p.waiting(); len(w) > 0 {
 			note += ", with " + strings.Join(w, ", ") + " unanswered"
 		}
 		p.record(&Record{Dir: Event, Event: "server-stdout-closed", Note: note})
@@ -277,8 +277,8 @@ func (p *Proxy) closeClient(to io.Writer, running bool) {
 	}
 }
 
-// Waiting names the requests the server has not answered yet, by method and id, in id order.
-func (p *Proxy) Waiting() []string {
+// waiting names the requests the server has not answered yet, by method and id, in id order.
+func (p *Proxy) waiting() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	keys := make([]string, 0, len(p.pending))
