@@ -36,8 +36,8 @@ type serverModeCase struct {
 	evidence string // a substring of the evidence; "" wants none
 }
 
-// modeWant is, per server mode, what every client of a sweep must be graded with, and the
-// transcript event every run must hold ("" for none).
+// serverModes are, per server mode, what each client of a local sweep must be graded with, the
+// transcript event every run must hold ("" for none), and the sweep's exit code.
 var serverModes = []struct {
 	mode  string
 	want  map[string]serverModeCase
