@@ -51,12 +51,13 @@ func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	wireResult, wireError := wire.resultRaw, wire.rpcError
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs
+	gone := HandshakeExit(transcript)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
 		return g
-	case res.Err == nil && HandshakeExit(transcript) != "":
-		g.Outcome, g.Evidence = ServerExited, HandshakeExit(transcript)
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
 		return g
 	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
 		g.Outcome = Hung

@@ -69,12 +69,13 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	g.Observation = obs
 	// An observation that is there is what the client did, even when the run then outlived its
 	// time (the adapter waited on a server that would not go).
+	gone := HandshakeExit(transcript)
 	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
-	case res.Err == nil && HandshakeExit(transcript) != "":
-		g.Outcome, g.Evidence = ServerExited, HandshakeExit(transcript)
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
 	case res.TimedOut && !observed:
 		g.Outcome = Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + stuck(transcript, answer)
