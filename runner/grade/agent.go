@@ -51,7 +51,7 @@ func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	wireResult, wireError := wire.resultRaw, wire.rpcError
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs
-	gone := HandshakeExit(transcript)
+	gone := proxy.HandshakeExit(transcript)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"

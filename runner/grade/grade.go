@@ -69,7 +69,7 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	g.Observation = obs
 	// An observation that is there is what the client did, even when the run then outlived its
 	// time (the adapter waited on a server that would not go).
-	gone := HandshakeExit(transcript)
+	gone := proxy.HandshakeExit(transcript)
 	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil)
 	switch {
 	case res.OOMKilled:
@@ -110,12 +110,6 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 	}
 	g.Evidence = clip(g.Evidence, maxEvidence)
 	return g
-}
-
-// HandshakeExit is the evidence of a run whose server exited before it answered the
-// handshake, or "".
-func HandshakeExit(transcript []proxy.Entry) string {
-	return proxy.HandshakeExit(transcript)
 }
 
 // stuck says what a hung client waited on: the first request the server never answered, named
