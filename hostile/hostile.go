@@ -1,7 +1,7 @@
 // Package hostile is toolscore's hostile MCP server: a test fixture that misbehaves on purpose,
-// one way per tool, so every part of toolscore (the proxy, the runner, the graders, every report)
-// can be run against what a stranger's server may do. It writes the wire by hand, below any SDK,
-// because most of what it sends no SDK would.
+// one way per tool, or as a whole server one way per mode (ModeEnv), so every part of toolscore
+// (the proxy, the runner, the graders, every report) can be run against what a stranger's server
+// may do. It writes the wire by hand, below any SDK, because most of what it sends no SDK would.
 package hostile
 
 import (
@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"sort"
 	"strconv"
@@ -47,6 +48,74 @@ var outputSchemas = map[string]string{
 		`"Num":{"type":["integer","string"]}}}`,
 }
 
+// ModeEnv is the variable that picks one way for the whole server to misbehave, beyond its
+// tools (in a manifest: server: {builtin: hostile, env: {HOSTILE_MODE: banner}}).
+const ModeEnv = "HOSTILE_MODE"
+
+// Modes are the server's own misbehaviours, by the value of ModeEnv; unset, it behaves.
+var Modes = []Tool{
+	{"banner", "Prints a line that is not JSON on stdout before its first message, as servers that log there do."},
+	{"noise-after-initialize", "Prints a line that is not JSON on stdout right after its answer to initialize."},
+	{"exit-at-once", "Exits with status 0 before reading anything, saying so on stderr."},
+	{"helper", "Starts a helper process that inherits its stdout and sleeps; exits once it has answered tools/call."},
+	{"setsid-helper", "As helper, with the helper in a session of its own (setsid), out of the server's process group."},
+	{"close-stdout", "Closes its stdout at once and keeps running (reading stdin) until its stdin ends."},
+}
+
+// helperMode is the mode of the helper process the helper modes start: it only sleeps, holding
+// the stdout it inherited.
+const helperMode = "sleeping-helper"
+
+// Main serves in the mode ModeEnv names, or behaves as a helper; an unknown mode is an error.
+func Main(in io.Reader, out *os.File, errOut io.Writer) int {
+	mode := os.Getenv(ModeEnv)
+	switch mode {
+	case "":
+		return Serve(in, out, errOut)
+	case helperMode:
+		time.Sleep(10 * time.Minute) // bounded, should anything fail to end it
+		return 0
+	case "banner":
+		fmt.Fprintln(out, "hostile server 1.0 starting (this line is not JSON-RPC)")
+	case "exit-at-once":
+		fmt.Fprintln(errOut, "hostile: exit-at-once: exiting before the handshake")
+		return 0
+	case "helper", "setsid-helper":
+		if err := startHelper(mode == "setsid-helper", errOut); err != nil {
+			fmt.Fprintln(errOut, "hostile: starting the helper:", err)
+			return 1
+		}
+	case "close-stdout":
+		out.Close()
+		fmt.Fprintln(errOut, "hostile: close-stdout: stdout closed, still running")
+		_, _ = io.Copy(io.Discard, in)
+		return 0
+	case "noise-after-initialize":
+	default:
+		fmt.Fprintf(errOut, "hostile: unknown %s %q\n", ModeEnv, mode)
+		return 2
+	}
+	return serve(in, out, errOut, mode)
+}
+
+// startHelper starts this program again as a helper that holds the server's stdout and stderr,
+// and says its pid on stderr, so a test can look for it afterwards.
+func startHelper(setsid bool, errOut io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "hostile")
+	cmd.Env = append(os.Environ(), ModeEnv+"="+helperMode)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "hostile: started helper pid %d (setsid %v)\n", cmd.Process.Pid, setsid)
+	return nil
+}
+
 // Tool is one tool of the hostile server.
 type Tool struct {
 	Name        string
@@ -56,6 +125,10 @@ type Tool struct {
 // Serve answers MCP requests from in on out until in ends. It offers 2025-11-25 and refuses the
 // 2026 discovery, as a 2025-era server does.
 func Serve(in io.Reader, out io.Writer, errOut io.Writer) int {
+	return serve(in, out, errOut, "")
+}
+
+func serve(in io.Reader, out io.Writer, errOut io.Writer, mode string) int {
 	w := bufio.NewWriterSize(out, 1<<20)
 	send := func(s string) {
 		w.WriteString(s)
@@ -66,7 +139,7 @@ func Serve(in io.Reader, out io.Writer, errOut io.Writer) int {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			if code, stop := answer(line, send, w, errOut); stop {
+			if code, stop := answer(line, send, w, errOut, mode); stop {
 				return code
 			}
 		}
@@ -91,7 +164,7 @@ type request struct {
 }
 
 // answer handles one frame; stop says the server must exit with code.
-func answer(line []byte, send func(string), w *bufio.Writer, errOut io.Writer) (code int, stop bool) {
+func answer(line []byte, send func(string), w *bufio.Writer, errOut io.Writer, mode string) (code int, stop bool) {
 	var req request
 	if json.Unmarshal(line, &req) != nil || len(req.ID) == 0 || req.Method == "" {
 		return 0, false // a notification, a response, or noise: nothing to answer
@@ -113,6 +186,9 @@ func answer(line []byte, send func(string), w *bufio.Writer, errOut io.Writer) (
 		}
 		result(map[string]any{"protocolVersion": v, "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]any{"name": "hostile " + Text, "version": "1"}, "instructions": Text})
+		if mode == "noise-after-initialize" {
+			send("hostile: initialized (this line is not JSON-RPC)")
+		}
 	case "ping":
 		result(map[string]any{})
 	case "tools/list":
@@ -127,7 +203,12 @@ func answer(line []byte, send func(string), w *bufio.Writer, errOut io.Writer) (
 		}
 		result(map[string]any{"tools": tools})
 	case "tools/call":
-		return call(req, id, send, result, rpcError, w, errOut)
+		code, stop := call(req, id, send, result, rpcError, w, errOut)
+		if !stop && (mode == "helper" || mode == "setsid-helper") {
+			fmt.Fprintln(errOut, "hostile: answered, exiting; the helper keeps stdout open")
+			return 0, true
+		}
+		return code, stop
 	default:
 		rpcError(-32601, "method not found: "+req.Method)
 	}

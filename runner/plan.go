@@ -108,7 +108,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		flags = append(flags, "--protocol", string(p))
 	}
 	var env, proxyEnv []string
-	if sc.Server.Builtin == "" && sc.Server.Image == "" {
+	if sc.Server.Image == "" {
 		// The values travel in the adapter's environment, never on a command line; the proxy
 		// passes on only the variables named.
 		for _, kv := range o.ServerEnv {

@@ -17,13 +17,17 @@ var builtinServers = []string{"ledger", "hostile"}
 func hostileCmd(_ context.Context, args []string) int {
 	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore hostile\n\nServes a hostile MCP server on stdin/stdout, for testing clients and reports; its tools:")
+		fmt.Fprintln(fs.Output(), "usage: [HOSTILE_MODE=MODE] toolscore hostile\n\nServes a hostile MCP server on stdin/stdout, for testing clients and reports; its tools:")
 		for _, t := range hostile.Tools {
 			fmt.Fprintf(fs.Output(), "  %-14s %.90q\n", t.Name, t.Description)
+		}
+		fmt.Fprintln(fs.Output(), "\n"+hostile.ModeEnv+" makes the whole server misbehave (in a manifest: server: {builtin: hostile, env: {"+hostile.ModeEnv+": MODE}}):")
+		for _, m := range hostile.Modes {
+			fmt.Fprintf(fs.Output(), "  %-22s %s\n", m.Name, m.Description)
 		}
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return exitcode.Of(err)
 	}
-	return hostile.Serve(os.Stdin, os.Stdout, os.Stderr)
+	return hostile.Main(os.Stdin, os.Stdout, os.Stderr)
 }

@@ -20,7 +20,7 @@ var usage = fmt.Sprintf(`toolscore: what MCP clients and agents do when a tool m
 
 usage:
   toolscore ledger [--http ADDR]           the demo MCP server on stdio or streamable HTTP (always clean)
-  toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool (a test fixture)
+  toolscore hostile                        a hostile MCP server on stdio, one misbehaviour per tool or HOSTILE_MODE (a test fixture)
   toolscore proxy [flags] -- CMD [ARGS...] a fault-injecting, recording MCP stdio proxy around CMD
   toolscore proxy --listen ADDR [flags] (--upstream URL | -- CMD)  the same over streamable HTTP
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest (or --builtin, --url, --image)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/proc"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -124,6 +125,14 @@ flags:`)
 	// A client that closes its end must be a failed write, recorded, not Go's default for a
 	// broken stdout: death by SIGPIPE, with the transcript cut.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// What the server leaves running when it goes (a helper holding its stdout, one in a
+	// session of its own) is given to this process, and ended with it.
+	_ = proc.Subreaper()
+	defer func() {
+		if pids := proc.KillOrphans(); len(pids) > 0 {
+			fmt.Fprintf(os.Stderr, "toolscore proxy: killed %d process(es) the server left running: pid %v\n", len(pids), pids)
+		}
+	}()
 	var code int
 	if *listen != "" || *upstream != "" {
 		hr := proxy.HTTPRun{Listen: *listen, Server: proxy.Server{Command: fs.Args(), Env: env}, Path: *path, Upstream: proxy.Upstream{Header: headers}}

@@ -21,6 +21,7 @@ import (
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
@@ -272,6 +273,7 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
 	}
 	unmet := expectationsFail(res, a.FailOn, stderr)
+	gone := serverExits(res, stderr)
 	switch {
 	case werr != nil:
 		werr = fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr)
@@ -283,8 +285,30 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 	case unmet:
 		_, missed, open := tally.Count(res.Expectations)
 		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
+	case gone:
+		return res, out, exitcode.UsageError(errors.New("the server exited before answering the handshake in every run: nothing was measured"))
 	}
 	return res, out, nil
+}
+
+// serverExits says on stderr how many runs the server failed (it exited before answering the
+// handshake), with the first one's evidence, and whether it failed every run: then the sweep
+// measured no client at all, a setup error as a server that cannot start is.
+func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
+	n, runs, evidence := 0, 0, ""
+	for _, c := range r.Cells {
+		runs += c.Runs
+		n += c.Outcome[grade.ServerExited]
+		if ex, ok := c.Examples[grade.ServerExited]; ok && evidence == "" {
+			evidence = ex.Evidence
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	fmt.Fprintf(stderr, "warning: the server exited before answering the handshake in %d of %d runs (%s): %s\n",
+		n, runs, grade.ServerExited, report.Plain(evidence))
+	return n == runs
 }
 
 // runFailOn reads --fail-on of run and merge, which have no baseline to change against.

@@ -78,7 +78,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 		r.Cancelled = true
 		err = stopGroup(pgid, done)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL) // whatever is left of the group
+	endGroup(pgid) // whatever is left of the group
 	forget()
 	r.Took = time.Since(start)
 	r.Stdout, r.Stderr = stdoutPath, stderr.buf
@@ -95,6 +95,34 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 		r.Err = err
 	}
 	return r
+}
+
+// endGroup ends what is left of the group once the adapter is gone. A proxy still stopping
+// gets SIGTERM and a moment first: it ends what its server left running outside the group (a
+// helper in a session of its own), which SIGKILL would leave behind.
+func endGroup(pgid int) {
+	if groupLives(pgid) {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		for deadline := time.Now().Add(time.Second); groupLives(pgid) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// groupLives says whether a process of the group runs (a zombie does not: it waits to be
+// reaped, by an init that may never do it); false where there is no /proc.
+func groupLives(pgid int) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		if st, err := readStat(e.Name()); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
+			return true
+		}
+	}
+	return false
 }
 
 // stopGroup asks the group to end (SIGTERM), then makes it (SIGKILL).

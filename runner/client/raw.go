@@ -36,21 +36,29 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 	} else {
 		s, _, err = StartRaw(ctx, r.Server)
 	}
+	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
+	// What the client saw is the observation, as a library reports it: a raised error, in the
+	// handshake as in the call.
+	raised := func(err error) bool {
+		var closed *ClosedError
+		var status *HTTPStatusError
+		switch {
+		case errors.As(err, &closed):
+			obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
+		case errors.As(err, &status):
+			obs.Raised = &Raised{Class: "http-status", Message: err.Error()}
+		}
+		return obs.Raised != nil
+	}
 	if err != nil {
+		if raised(err) {
+			return obs, nil
+		}
 		return nil, err
 	}
 	defer s.Close()
-	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
 	frame, err := s.Request(ctx, "tools/call", map[string]any{"name": r.Tool, "arguments": r.Arguments})
-	var closed *ClosedError
-	var status *HTTPStatusError
-	switch {
-	case errors.As(err, &closed):
-		// What the client saw is the observation, as a library reports it: a raised error.
-		obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
-		return obs, nil
-	case errors.As(err, &status):
-		obs.Raised = &Raised{Class: "http-status", Message: err.Error()}
+	if raised(err) {
 		return obs, nil
 	}
 	if err != nil {

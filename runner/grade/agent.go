@@ -28,7 +28,7 @@ const (
 // Outcomes returns every outcome a run can be graded with: an SDK-level client's, then those
 // an agent adds.
 func Outcomes() []string {
-	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, Rejected, NoCall, Unavailable, Unsupported, Diverged}
+	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, Unavailable, Unsupported, Diverged}
 }
 
 // Grades of an agent's final answer (issue 6), counted per cell with Flagged alongside.
@@ -51,21 +51,25 @@ func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
 	wireResult, wireError := wire.resultRaw, wire.rpcError
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs
+	gone := proxy.HandshakeExit(transcript)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
 		return g
-	case res.TimedOut:
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
+		return g
+	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
 		g.Outcome = Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6))
-		if request != nil && answer == nil {
-			g.Evidence += "; the server never answered the call"
+		if request != nil || proxy.FirstUnanswered(transcript) != nil {
+			g.Evidence += stuck(transcript, answer)
 		}
 		return g
 	case res.Err != nil:
 		g.Outcome, g.Evidence = Crashed, res.Err.Error()
 		return g
-	case res.ExitCode != 0 || perr != nil:
+	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
 		g.Outcome = Crashed
 		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
 		if perr != nil && res.ExitCode == 0 {

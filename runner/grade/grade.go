@@ -27,6 +27,9 @@ const (
 	Hung     = "hung"       // no answer before the run's timeout
 	Crashed  = "crashed"    // the adapter died or printed no observation
 	OOM      = "oom-killed" // the cell ran out of memory and the kernel killed it
+	// ServerExited is the server's failure, not the client's: it exited before it answered the
+	// handshake, so no client could do anything with it.
+	ServerExited = "server-exited"
 )
 
 // Grade is one run's outcome and the evidence for it.
@@ -64,18 +67,21 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 		return err
 	})
 	g.Observation = obs
+	// An observation that is there is what the client did, even when the run then outlived its
+	// time (the adapter waited on a server that would not go).
+	gone := proxy.HandshakeExit(transcript)
+	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
-	case res.TimedOut:
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
+	case res.TimedOut && !observed:
 		g.Outcome = Hung
-		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6))
-		if answer == nil {
-			g.Evidence += "; the server never answered the call"
-		}
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + stuck(transcript, answer)
 	case res.Err != nil:
 		g.Outcome, g.Evidence = Crashed, res.Err.Error()
-	case res.ExitCode != 0 || perr != nil:
+	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
 		g.Outcome = Crashed
 		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
 		if perr != nil && res.ExitCode == 0 {
@@ -98,8 +104,24 @@ func SDK(res backend.Result, transcript []proxy.Entry) Grade {
 			g.Outcome = Passed
 		}
 	}
+	if res.TimedOut && g.Outcome != Hung && g.Outcome != ServerExited {
+		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
+		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
+	}
 	g.Evidence = clip(g.Evidence, maxEvidence)
 	return g
+}
+
+// stuck says what a hung client waited on: the first request the server never answered, named
+// (the handshake, a listing, the call), or the call when nothing else shows.
+func stuck(transcript []proxy.Entry, answer *proxy.Entry) string {
+	if w := proxy.FirstUnanswered(transcript); w != nil {
+		return fmt.Sprintf("; the server never answered %s (id %s)", w.Method, w.ID)
+	}
+	if answer == nil {
+		return "; the server never answered the call"
+	}
+	return ""
 }
 
 // wireAnswer is what the answer on the wire held: its result (nil when it had none) and its

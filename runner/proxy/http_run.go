@@ -241,7 +241,7 @@ func (s *runningServer) stop(p *Proxy, why string) (int, error) {
 	case <-output:
 	case <-time.After(drainGrace):
 	}
-	return p.serverExit(s.state, s.waitErr), nil
+	return p.serverExit(s.state, s.waitErr, false), nil
 }
 
 func freePort() (int, error) {

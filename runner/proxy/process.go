@@ -28,6 +28,10 @@ const StopGrace = 500 * time.Millisecond
 // have stopped reading: each is recorded already.
 const drainGrace = 200 * time.Millisecond
 
+// exitSeen is how long after the server's stdout ends the proxy waits to see it exit, before it
+// says the server closed its stdout and kept running.
+const exitSeen = 200 * time.Millisecond
+
 // Server is the command the proxy starts and wraps.
 type Server struct {
 	Command []string
@@ -116,8 +120,10 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 			send(why, sig)
 		}
 	}
+	clientClosed := make(chan struct{})
 	go func() {
 		err := p.ClientToServer(ctx, stdin, toServer, stdout)
+		close(clientClosed)
 		note := "the client closed its end"
 		if err != nil {
 			note = err.Error()
@@ -137,8 +143,19 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		}
 	}()
 
+	clientFirst := false // the client had closed its end when the server exited
 	relayed := make(chan error, 1)
-	go func() { relayed <- p.ServerToClient(ctx, fromServer, stdout) }()
+	go func() {
+		err := p.ServerToClient(ctx, fromServer, stdout)
+		// A server that exits closes its stdout a moment before its exit is seen.
+		select {
+		case <-exited:
+			p.closeClient(stdout, false)
+		case <-time.After(exitSeen):
+			p.closeClient(stdout, true)
+		}
+		relayed <- err
+	}()
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -158,21 +175,41 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	}()
 
 	<-exited
+	select {
+	case <-clientClosed:
+		clientFirst = true
+	default:
+	}
 	// What the server wrote before it went is read to its end, unless the proxy is stopped
 	// and the client does not take it: then every frame read is recorded, and that is all.
+	// A process the server started may hold its stdout open after it exited: the session goes
+	// on, as it would without the proxy, until the client closes its end too.
+	stop, returned := make(chan struct{}), make(chan struct{})
+	defer close(returned)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-clientClosed:
+		case <-returned:
+		}
+		close(stop)
+	}()
 	var relayErr error
-	if err, ok := drained(ctx, relayed); ok {
+	if err, ok := drained(stop, relayed); ok {
 		relayErr = err
+	} else if ctx.Err() == nil {
+		p.record(&Record{Dir: Event, Event: "server-stdout-held", Note: "the server exited, but a process it started still holds its stdout open; the proxy stopped reading once the client closed its end"})
 	}
-	drained(ctx, stderrDone)
+	drained(stop, stderrDone)
 
-	return p.serverExit(cmd.ProcessState, waitErr), relayErr
+	return p.serverExit(cmd.ProcessState, waitErr, clientFirst), relayErr
 }
 
 // serverExit writes the transcript's last record, the server's exit with the requests it left
 // unanswered, and returns its exit code.
-func (p *Proxy) serverExit(state *os.ProcessState, waitErr error) int {
+func (p *Proxy) serverExit(state *os.ProcessState, waitErr error, clientFirst bool) int {
 	code, detail := exitStatus(state, waitErr)
+	detail["client_closed_first"] = clientFirst
 	unanswered := p.Unanswered()
 	note := "the server exited"
 	if len(unanswered) > 0 {
@@ -183,12 +220,12 @@ func (p *Proxy) serverExit(state *os.ProcessState, waitErr error) int {
 	return code
 }
 
-// drained waits for ch; once ctx is done, only for drainGrace more.
-func drained[T any](ctx context.Context, ch <-chan T) (T, bool) {
+// drained waits for ch; once stop is closed, only for drainGrace more.
+func drained[T any](stop <-chan struct{}, ch <-chan T) (T, bool) {
 	select {
 	case v := <-ch:
 		return v, true
-	case <-ctx.Done():
+	case <-stop:
 	}
 	select {
 	case v := <-ch:

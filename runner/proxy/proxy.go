@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -259,6 +261,45 @@ func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *Record) {
 	} else if p.clientErr = p.send(to, frame, rec); p.clientErr != nil {
 		p.record(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + p.clientErr.Error()})
 	}
+}
+
+// errServerClosed is why nothing more goes to the client once the server closed its stdout.
+var errServerClosed = errors.New("the server closed its stdout")
+
+// closeClient closes the client's end (when it can be closed) as the server closed its own
+// stdout, so the client sees the EOF it would see without the proxy; running says the server
+// had not exited, which the transcript notes with the requests left waiting.
+func (p *Proxy) closeClient(to io.Writer, running bool) {
+	p.clientMu.Lock()
+	defer p.clientMu.Unlock()
+	if running {
+		note := "the server closed its stdout but is still running; the proxy closed the client's end in turn"
+		if w := p.waiting(); len(w) > 0 {
+			note += ", with " + strings.Join(w, ", ") + " unanswered"
+		}
+		p.record(&Record{Dir: Event, Event: "server-stdout-closed", Note: note})
+	}
+	if c, ok := to.(io.Closer); ok && p.clientErr == nil {
+		_ = c.Close()
+	}
+	if p.clientErr == nil {
+		p.clientErr = errServerClosed
+	}
+}
+
+// waiting names the requests the server has not answered yet, by method and id, in id order.
+func (p *Proxy) waiting() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keys := make([]string, 0, len(p.pending))
+	for k := range p.pending {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = p.pending[k].method + " (id " + k + ")"
+	}
+	return keys
 }
 
 // answer makes the record of one server frame and returns what goes to the client in its place;

@@ -90,8 +90,8 @@ func TestLoadRejects(t *testing.T) {
 			want: `bad.yaml:3:12: server.builtin: unknown builtin server "ledgr" (known: ledger)`,
 		},
 		{
-			file: "env-on-a-builtin.yaml",
-			want: "bad.yaml:4:3: server.env: only applies to a command server",
+			file: "env-on-a-url.yaml",
+			want: "bad.yaml:4:3: server.env: only applies to a command or builtin server",
 		},
 		{
 			file: "env-with-a-bad-name-a-reserved-one-a-bad-from-env-and-a-mapping-without-one.yaml",
@@ -320,11 +320,11 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-outcome.yaml",
-			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)`,
+			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)`,
 		},
 		{
 			file: "missing-outcome.yaml",
-			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, rejected)",
+			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)",
 		},
 		{
 			file: "expectation-outside-the-matrix.yaml",

@@ -51,7 +51,7 @@ type Server struct {
 	URL     string              `yaml:"url,omitempty" json:"url,omitempty" jsonschema:"oneof_required=url" jsonschema_description:"The streamable HTTP endpoint of a remote server, e.g. https://mcp.example.com/mcp. Its cells run on the http transport, and need a network."`
 	AuthEnv string              `yaml:"auth_env,omitempty" json:"auth_env,omitempty" jsonschema_description:"Environment variable of the runner whose value is sent to the url server as the Authorization header (e.g. Bearer xyz); masked in every output, never given to a client."`
 	Network string              `yaml:"network,omitempty" json:"network,omitempty" jsonschema_description:"Docker network of the url server's cells, so they reach it: host, bridge or a network's name. Required with url; every other cell keeps the sandbox's."`
-	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
+	Env     map[string]EnvValue `yaml:"env,omitempty" json:"env,omitempty" jsonschema_description:"Variables of the command or builtin server: it sees these, PATH, HOME, TMPDIR and the locale, nothing else of the runner's environment. A value is a string, or {from_env: NAME} to pass the runner's variable NAME on (its value is masked in every output)."`
 	Image   string              `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"An image (NAME[:TAG], already on the engine or pullable by it) the command server runs in: a container of its own beside each run's cell, hardened as cells are, with no network but the loopback it shares with the cell. Needs command (the image's entrypoint is not read); with http, the command serves streamable HTTP on the port its {port} argument names. Docker backend only."`
 	Install string              `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell command that installs the command server (e.g. npm install -g some-mcp-server@1.2.3), run with network at image build time on top of each client's image; the result is cached by a hash of its inputs. Docker backend only."`
 
@@ -362,11 +362,13 @@ const (
 	OutcomeCrashed  Outcome = "crashed"    // the adapter died
 	OutcomeOOM      Outcome = "oom-killed" // the cell ran out of memory
 	OutcomeRejected Outcome = "rejected"   // an agent refused the result and told the model so
+	// OutcomeServerExited is the server's failure: it exited before answering the handshake.
+	OutcomeServerExited Outcome = "server-exited"
 )
 
 // Outcomes returns every outcome an expectation can name.
 func Outcomes() []Outcome {
-	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM, OutcomeRejected}
+	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM, OutcomeServerExited, OutcomeRejected}
 }
 
 // Expect is one expectation: the cells it selects must have its outcome.

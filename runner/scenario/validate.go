@@ -86,8 +86,14 @@ func (l *loader) checkServer(srv *Server) {
 	}
 	if !l.present("server.command") && !l.present("server.image") {
 		for _, f := range []string{"env", "install", "http"} {
-			if l.present("server." + f) {
+			// A builtin is a command toolscore knows: its env picks how it behaves (the hostile
+			// server's HOSTILE_MODE).
+			switch {
+			case !l.present("server." + f):
+			case f != "env":
 				l.errorf("server."+f, "only applies to a command server")
+			case !l.present("server.builtin"):
+				l.errorf("server."+f, "only applies to a command or builtin server")
 			}
 		}
 	}

@@ -10,13 +10,13 @@ import (
 )
 
 // GoSDK calls a tool through the official Go SDK's client on transport t, after ListTools when
-// list is set. An error is the adapter's own failure (it could not connect); what the library
-// raised is in the Result.
+// list is set. What the library raised, in the handshake as in the call, is in the Result: a
+// server that speaks garbage or goes during the handshake is something the library reacts to.
 func GoSDK(ctx context.Context, t mcp.Transport, tool string, args map[string]any, list bool) (Result, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-go-sdk", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, t, nil)
 	if err != nil {
-		return Result{}, fmt.Errorf("go-sdk could not connect: %w", err)
+		return Result{Raised: goSDKRaised(fmt.Errorf("go-sdk could not connect: %w", err))}, nil
 	}
 	defer cs.Close()
 	if list {

@@ -39,14 +39,14 @@ func MCPGoClient(ctx context.Context, server []string, url string, prepare func(
 	return c, nil
 }
 
-// MCPGo initializes c and calls a tool through it, after ListTools when list is set. An error
-// is the adapter's own failure; what the library raised is in the Result.
+// MCPGo initializes c and calls a tool through it, after ListTools when list is set. What the
+// library raised, in the handshake as in the call, is in the Result.
 func MCPGo(ctx context.Context, c *mcpclient.Client, tool string, args map[string]any, list bool) (Result, error) {
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "toolscore-mcp-go", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		return Result{}, fmt.Errorf("mcp-go could not initialize: %w", err)
+		return Result{Raised: raisedFrom(fmt.Errorf("mcp-go could not initialize: %w", err))}, nil
 	}
 	if list {
 		if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {

@@ -35,8 +35,8 @@ async def main() -> None:
     async with connect() as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
-            await session.initialize()
-            try:
+            try:  # the handshake too: a server that fails it is something the library reacts to
+                await session.initialize()
                 if out["listed"]:
                     await session.list_tools()
                 result = await session.call_tool(os.environ["TOOLSCORE_TOOL"], json.loads(os.environ.get("TOOLSCORE_ARGUMENTS") or "{}"))

@@ -27,8 +27,9 @@ if (process.env.TOOLSCORE_URL) {
   transport = new StdioClientTransport({ command: server[0], args: server.slice(1), env: process.env, stderr: "inherit" });
 }
 const client = new Client({ name: "toolscore-ts", version: "1" });
-await client.connect(transport);
+// The handshake is inside: a server that fails it is something the library reacts to.
 try {
+  await client.connect(transport);
   if (out.listed) await client.listTools();
   out.returned = await client.callTool({
     name: process.env.TOOLSCORE_TOOL,
