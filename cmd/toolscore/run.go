@@ -286,7 +286,9 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 		_, missed, open := tally.Count(res.Expectations)
 		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
 	case gone:
-		return res, out, exitcode.UsageError(errors.New("the server exited before answering the handshake in every run: nothing was measured"))
+		err := errors.New("the server exited before answering the handshake in every run: nothing was measured")
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return res, out, exitcode.UsageError(err)
 	}
 	return res, out, nil
 }
