@@ -58,6 +58,7 @@ func runCmd(ctx context.Context, args []string) int {
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	replayDir := fs.String("replay", "", "play every run against its own transcript in this earlier output `directory` instead of a live server")
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
+	resume := fs.String("resume", "", "continue the sweep stopped or killed in this output `directory`, with the scenario and flags it recorded")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -66,6 +67,9 @@ func runCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return exitUsage
+	}
+	if *resume != "" {
+		return resumeSweep(ctx, fs, positional, *resume, *parallel, failOn)
 	}
 	if len(positional) > 1 {
 		fmt.Fprintf(os.Stderr, "toolscore run: one scenario at a time, got %d: %s\n", len(positional), strings.Join(positional, " "))
@@ -97,6 +101,8 @@ type sweepArgs struct {
 	FailOn report.FailOn // what makes the exit code 1; "" is expect
 	// Replay is an earlier output directory whose transcripts the runs play against.
 	Replay string
+	// Resume continues the sweep in Out (toolscore run --resume) instead of starting one.
+	Resume bool
 }
 
 // loadScenario loads a manifest as toolscore run does; "" is the embedded ledger.
@@ -182,6 +188,12 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return nil, out, code, err
 	}
+	// One sweep at a time writes an output directory: two would clobber each other's files.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	defer release()
 	self, err := os.Executable()
 	if err != nil {
 		return fail(1, err)
@@ -226,13 +238,20 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
-	prog := newProgress(stderr, progCells)
-	res, err = runner.Run(ctx, runner.Options{
+	o := runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
-		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
+		Parallel: par, Version: version, Unavailable: unavailable,
 		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
-		Adapters: choice.Adapters,
-	})
+		Adapters: choice.Adapters, Record: sweepRecord(a, sc, be.Name()), Resume: a.Resume,
+	}
+	if a.Resume {
+		if _, err := o.CheckResume(); err != nil {
+			return fail(exitUsage, err)
+		}
+	}
+	prog := newProgress(stderr, progCells)
+	o.Progress = prog
+	res, err = runner.Run(ctx, o)
 	prog.finish()
 	if res == nil {
 		return fail(1, err)
