@@ -102,6 +102,13 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 	if err == nil {
 		_, err = f.Seek(good, 0)
 	}
+	if err == nil && good > 0 {
+		// A whole record that lost only its newline gets it back, so the next is a line of its own.
+		last := make([]byte, 1)
+		if _, err = f.ReadAt(last, good-1); err == nil && last[0] != '\n' {
+			_, err = f.Write([]byte("\n"))
+		}
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("resuming: %w", err)

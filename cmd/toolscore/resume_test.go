@@ -62,10 +62,13 @@ func TestResumeAfterKill(t *testing.T) {
 		s := startSweep(t, append(resumeSweepArgs, "--out", out)...)
 		waitFile(t, filepath.Join(out, "sweep.json"), s)
 		// The kill point: once a number of runs drawn from 0 to 40 are recorded, then up to
-		// half a run's time later, so kills spread over the sweep whatever the machine's speed
+		// two runs' time later, so kills spread over the sweep whatever the machine's speed
 		// (40: between the last record and results.json, or after it).
 		runs := filepath.Join(out, "runs.jsonl")
-		after, at := rng.IntN(41), time.Duration(rng.Int64N(int64(took/80)+1))
+		after, at := rng.IntN(41), time.Duration(rng.Int64N(int64(took/20)+1))
+		if trial == 9 {
+			after = 40 // once at least, the end: results.json written or about to be
+		}
 		waitRuns(t, runs, after, s)
 		time.Sleep(at)
 		s.cmd.Process.Signal(syscall.SIGKILL)
