@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,16 +41,25 @@ func (o Options) Plan() *tally.Results {
 // doneRun is a run a resumed sweep finds recorded: its cell's index and its number.
 type doneRun struct{ cell, run int }
 
-// start begins a new sweep in o.Out: sweep.json written with the plan res, runs.jsonl empty.
+// start begins a new sweep in o.Out: runs.jsonl empty, sweep.json written with the plan res.
+// What a sweep before left there goes first, in an order that a kill at any point leaves
+// either no sweep.json (nothing to resume) or this sweep's.
 func (o Options) start(res *tally.Results) (*os.File, error) {
-	rec := o.Record
-	rec.Plan, rec.Expect = res, tally.Select(o.Scenario)
-	if err := outdir.WriteSweep(o.Out, &rec); err != nil {
+	if err := os.Remove(filepath.Join(o.Out, outdir.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing the %s of the sweep before: %w", outdir.SweepFile, err)
+	}
+	if err := outdir.ClearCounts(o.Out); err != nil {
 		return nil, err
 	}
 	f, err := os.Create(filepath.Join(o.Out, outdir.RunsFile))
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", outdir.RunsFile, err)
+	}
+	rec := o.Record
+	rec.Plan, rec.Expect = res, tally.Select(o.Scenario)
+	if err := outdir.WriteSweep(o.Out, &rec); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }
@@ -108,6 +119,10 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 		if _, err = f.ReadAt(last, good-1); err == nil && last[0] != '\n' {
 			_, err = f.Write([]byte("\n"))
 		}
+	}
+	if err == nil {
+		// Until this sweep writes its own, the directory's counts are those of its runs.jsonl.
+		err = outdir.ClearCounts(o.Out)
 	}
 	if err != nil {
 		f.Close()

@@ -52,6 +52,13 @@ func mergeOutputs(out string, dirs []string, failOn report.FailOn, stdout, stder
 		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, exitUsage, err
 	}
+	// Like a sweep, a merge is the only writer of its output directory while it writes.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, exitUsage, err
+	}
+	defer release()
 	if err := outdir.WriteMerged(out, dirs, merged); err != nil {
 		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, 1, err

@@ -269,7 +269,7 @@ func sweepScenario(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdo
 	fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
 	switch {
 	case res.Interrupted:
-		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
+		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, exitInterrupted, nil
 	case expectationsFail(res, a.FailOn, stderr):
 		return res, out, exitUnmet, nil

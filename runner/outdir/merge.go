@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -60,6 +61,10 @@ func WriteMerged(out string, dirs []string, merged *tally.Results) error {
 		return err
 	}
 	if err := concatRuns(filepath.Join(out, RunsFile), dirs); err != nil {
+		return err
+	}
+	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
+	if err := os.Remove(filepath.Join(out, SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return Write(out, merged)

@@ -93,6 +93,10 @@ func rebuilt(path string, err error) (*tally.Results, error) {
 		if _, serr := os.Stat(filepath.Join(dir, SweepFile)); serr == nil {
 			return Rebuild(dir)
 		}
+		if _, rerr := os.Stat(filepath.Join(dir, RunsFile)); rerr == nil {
+			return nil, fmt.Errorf("%s has a %s but neither %s nor %s (a sweep stopped by a toolscore that did not write it): its runs cannot be counted: %w",
+				dir, RunsFile, ResultsFile, SweepFile, err)
+		}
 	}
 	return nil, fmt.Errorf("reading results: %w", err)
 }

@@ -50,6 +50,18 @@ func WriteSweep(dir string, s *Sweep) error {
 	return nil
 }
 
+// ClearCounts removes from dir the files made from a sweep's counts (results.json and the
+// reports), which a sweep starting or resuming there makes stale: until it writes its own, the
+// directory's counts are those of its runs.jsonl (Rebuild), never another sweep's.
+func ClearCounts(dir string) error {
+	for _, name := range []string{ResultsFile, SummaryFile, HTMLFile, JUnitFile, CTRFFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // ReadSweep reads the sweep.json of the output directory dir; a directory without one is
 // fs.ErrNotExist, with a message that says what that means.
 func ReadSweep(dir string) (*Sweep, error) {
