@@ -81,7 +81,9 @@ type Options struct {
 
 // Progress hears about the sweep as it goes.
 type Progress interface {
-	Started(total int)
+	// Started says how many runs the sweep will run, and how many cells are complete before
+	// the first (those a resumed sweep found recorded).
+	Started(total, cellsDone int)
 	RunStarted(cell scenario.Cell, run int)
 	RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell)
 }
@@ -133,11 +135,14 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	defer runsFile.Close()
 	if o.Progress != nil {
-		total := 0
+		total, complete := 0, 0
 		for _, c := range res.Cells {
 			total += c.Planned - c.Runs
+			if c.Planned > 0 && c.Runs == c.Planned {
+				complete++
+			}
 		}
-		o.Progress.Started(total)
+		o.Progress.Started(total, complete)
 	}
 
 	var mu sync.Mutex

@@ -401,7 +401,11 @@ func newProgress(w io.Writer, cells int) *progress {
 	return p
 }
 
-func (p *progress) Started(total int) { p.mu.Lock(); p.total = total; p.mu.Unlock() }
+func (p *progress) Started(total, cellsDone int) {
+	p.mu.Lock()
+	p.total, p.cellsDone = total, cellsDone
+	p.mu.Unlock()
+}
 
 func (p *progress) RunStarted(scenario.Cell, int) { p.mu.Lock(); p.running++; p.mu.Unlock() }
 
