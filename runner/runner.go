@@ -377,7 +377,7 @@ func (o Options) adapterCommand(self string, c scenario.Client) []string {
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: string(j.Cell.Transport), Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 

@@ -112,6 +112,9 @@ func resumeSweep(ctx context.Context, fs *flag.FlagSet, positional []string, dir
 		}
 	})
 	fmt.Fprintf(os.Stderr, "resuming the sweep in %s, started %s\n", report.Plain(dir), s.Plan.Started.Local().Format("2006-01-02 15:04:05 MST"))
+	if s.Plan.Toolscore != version {
+		fmt.Fprintf(os.Stderr, "warning: the sweep was started by toolscore %s, this is %s: the runs of both are counted together\n", report.Plain(s.Plan.Toolscore), version)
+	}
 	_, _, code, _ := sweepScenario(ctx, a, sc, os.Stdout, os.Stderr)
 	return code
 }
