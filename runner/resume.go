@@ -153,7 +153,7 @@ func (o Options) CheckResume() (*outdir.Sweep, error) {
 		case i >= len(was.Cells):
 			return nil, fmt.Errorf("cannot resume %s: the cell %s was not in its plan (a client unavailable when it started?)", o.Out, now.Cells[i].Key())
 		case was.Cells[i].Key() != now.Cells[i].Key() || was.Cells[i].Planned != now.Cells[i].Planned:
-			return nil, fmt.Errorf("cannot resume %s: its plan has %s with %d runs where this sweep has %s with %d", o.Out,
+			return nil, fmt.Errorf("cannot resume %s: its plan has %s with %d runs where this sweep has %s with %d (a client unavailable then or now, or another toolscore)", o.Out,
 				was.Cells[i].Key(), was.Cells[i].Planned, now.Cells[i].Key(), now.Cells[i].Planned)
 		}
 	}
