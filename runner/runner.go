@@ -73,11 +73,19 @@ type Options struct {
 	// Adapters are the commands of adapters built for Go clients' version pins, by client ID
 	// (Choice.Adapters); every other client's adapter is toolscore's own or its image's.
 	Adapters map[string]string
+	// Record is what sweep.json says of how the sweep was asked for (its manifest and the
+	// command's flags); Run adds the plan and writes it into Out before the first run.
+	Record outdir.Sweep
+	// Resume continues the sweep in Out that its sweep.json and runs.jsonl describe: the runs
+	// recorded are counted, not run again; a record cut short is dropped and its run run.
+	Resume bool
 }
 
 // Progress hears about the sweep as it goes.
 type Progress interface {
-	Started(total int)
+	// Started says how many runs the sweep will run, and how many cells are complete before
+	// the first (those a resumed sweep found recorded).
+	Started(total, cellsDone int)
 	RunStarted(cell scenario.Cell, run int)
 	RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell)
 }
@@ -116,48 +124,48 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
-	runsFile, err := os.Create(filepath.Join(o.Out, outdir.RunsFile))
+	res := o.Plan()
+	done := map[doneRun]bool{}
+	var runsFile *os.File
+	if o.Resume {
+		runsFile, err = o.resume(res, done)
+	} else {
+		runsFile, err = o.start(res)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", outdir.RunsFile, err)
+		return nil, err
 	}
 	defer runsFile.Close()
-
-	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC()}
-	if o.Shards > 0 {
-		res.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
-	}
-	for _, c := range sc.Clients {
-		if why, ok := o.Unavailable[c.ID()]; ok {
-			res.Unavailable = append(res.Unavailable, tally.Unavailable{Client: c.ID(), Reason: why})
-		}
-	}
-	// Runs are numbered over the whole matrix, unavailable clients included, so a run lands in
-	// the same shard whatever could run on the other machines.
-	total := 0
-	for i, c := range sc.Cells() {
-		if _, ok := o.Unavailable[c.Client.ID()]; ok {
-			continue
-		}
-		// Every cell is listed, also one with no run in this shard (planned 0), so merged
-		// shards keep the unsharded order of cells (Job.Index).
-		planned := ShardRuns(i, sc.Runs, o.Shard, o.Shards)
-		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
-			Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate(), Planned: planned})
-		total += planned
-	}
 	if o.Progress != nil {
-		o.Progress.Started(total)
+		total, complete := 0, 0
+		for _, c := range res.Cells {
+			total += c.Planned - c.Runs
+			if c.Planned > 0 && c.Runs == c.Planned {
+				complete++
+			}
+		}
+		o.Progress.Started(total, complete)
 	}
 
 	var mu sync.Mutex
 	w := bufio.NewWriter(runsFile)
-	var werr error
+	var werr, clearErr error
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
 	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
 	// same whatever the number of runs planned.
 	for j := range o.Jobs() {
 		if ctx.Err() != nil {
 			break
+		}
+		if done[doneRun{j.Index, j.Run}] {
+			continue
+		}
+		if o.Resume {
+			// A run the kill cut short may have left files: it starts afresh.
+			if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
+				clearErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
+				break
+			}
 		}
 		p.Go(func() {
 			if ctx.Err() != nil {
@@ -180,18 +188,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
 			}
 			c := res.Cells[j.Index]
-			c.Add(rec.Outcome, rec.Run, rec.Evidence, rec.Tee, time.Duration(rec.Millis)*time.Millisecond)
-			c.AddNegotiated(rec.Negotiated)
-			if rec.ModelView != "" {
-				answers := []string{rec.Answer}
-				if rec.Flagged {
-					answers = append(answers, grade.AnswerFlagged)
-				}
-				c.AddAgent(rec.ModelView, answers...)
-			}
-			if rec.Observation != nil && rec.Observation.Library != "" {
-				c.Library = rec.Observation.Library
-			}
+			c.AddRun(rec.counted())
 			if o.Progress != nil {
 				o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
 			}
@@ -204,7 +201,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", outdir.RunsFile, werr)
 	}
-	return res, nil
+	return res, clearErr
 }
 
 // ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
@@ -411,7 +408,7 @@ func (o Options) adapterCommand(self string, c scenario.Client) []string {
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
 		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: string(j.Cell.Transport), Run: j.Run, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
 	}
 }
 
@@ -425,4 +422,17 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// counted is what the counts read of the record.
+func (r *RunRecord) counted() *tally.Run {
+	c := &tally.Run{Client: r.Client, Fault: r.Fault, Schema: r.Schema, Protocol: r.Protocol, Transport: r.Transport, Tool: r.Tool,
+		Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
+		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee}
+	if r.Observation != nil {
+		c.Observation = &struct {
+			Library string `json:"library"`
+		}{r.Observation.Library}
+	}
+	return c
 }

@@ -1,8 +1,14 @@
 package runner
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
+
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/tally"
 )
 
 // TestShardArithmetic: the runs of a cell in a shard, counted and enumerated without a loop over
@@ -48,5 +54,24 @@ func TestShardArithmetic(t *testing.T) {
 	}
 	if p := PlannedRuns(3, math.MaxInt/2, 0, 0); p != math.MaxInt {
 		t.Errorf("an overflowing sweep is planned as %d runs, want math.MaxInt", p)
+	}
+}
+
+// TestCountedRecord: a run counts the same from the runner's record as from its line in
+// runs.jsonl, read back as a resumed sweep or report reads it.
+func TestCountedRecord(t *testing.T) {
+	rec := RunRecord{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Run: 2, Negotiated: "2025-11-25",
+		Grade: grade.Grade{Outcome: grade.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
+			Observation: &client.Observation{Library: "lib 1.0"}}, Millis: 12, Tee: "runs/x/run-2/tee.jsonl"}
+	line, _ := json.Marshal(rec)
+	var read tally.Run
+	if err := json.Unmarshal(line, &read); err != nil {
+		t.Fatal(err)
+	}
+	live, back := &tally.Cell{}, &tally.Cell{}
+	live.AddRun(rec.counted())
+	back.AddRun(&read)
+	if !reflect.DeepEqual(live, back) || live.Answer[grade.AnswerFlagged] != 1 || live.Library != "lib 1.0" || live.Negotiated["2025-11-25"] != 1 {
+		t.Errorf("counted live %+v, read back %+v", live, back)
 	}
 }

@@ -25,11 +25,12 @@ usage:
   toolscore proxy --listen ADDR [flags] (--upstream URL | -- CMD)  the same over streamable HTTP
   toolscore init [--out F] -- CMD [ARGS]   list a server's tools and write a starter manifest (or --builtin, --url, --image)
   toolscore run [SCENARIO] [flags]         run a scenario's matrix and report the counts
+  toolscore run --resume DIR               run on a sweep that was killed or interrupted, from its runs.jsonl
   toolscore replay [--listen ADDR] TEE.jsonl  an MCP server answering from a recorded run, on stdio or streamable HTTP
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
   toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]]
                                            the first version of a client whose outcome in a cell changed
-  toolscore report RESULTS [--format F]    re-render a results.json (text, md, json, html, junit, ctrf, compat)
+  toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit

@@ -53,6 +53,13 @@ func mergeOutputs(out string, dirs []string, failOn report.FailOn, stdout, stder
 		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, exitUsage, err
 	}
+	// Like a sweep, a merge is the only writer of its output directory while it writes.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, exitUsage, err
+	}
+	defer release()
 	// What was merged is reported and checked whatever could be written of it; an output that
 	// could not all be written fails the merge as setup, as it does a sweep.
 	werr := outdir.WriteMerged(out, dirs, merged)

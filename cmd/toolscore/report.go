@@ -30,7 +30,7 @@ var reportFormats = map[string]func(io.Writer, *tally.Results) error{
 func reportCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory; for a sweep\nkilled before it wrote one, the counts of its runs.jsonl) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")

@@ -61,11 +61,15 @@ func runCmd(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	replayDir := fs.String("replay", "", "play every run against its own transcript in this earlier output `directory` instead of a live server")
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
+	resume := fs.String("resume", "", "continue the sweep stopped or killed in this output `directory`, with the scenario and flags it recorded")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	failOn, err := runFailOn(*failOnFlag)
+	if *resume != "" && err == nil {
+		return resumeSweep(ctx, fs, positional, *resume, *parallel, failOn)
+	}
 	if len(positional) > 1 {
 		err = errors.Join(err, fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " ")))
 	}
@@ -112,6 +116,8 @@ type sweepArgs struct {
 	FailOn report.FailOn // what makes the exit code 1; "" is expect
 	// Replay is an earlier output directory whose transcripts the runs play against.
 	Replay string
+	// Resume continues the sweep in Out (toolscore run --resume) instead of starting one.
+	Resume bool
 }
 
 // loadScenario loads a manifest as toolscore run does; "" is the embedded ledger.
@@ -215,6 +221,12 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 	if err := checkOutDir(out); err != nil {
 		return fail(err)
 	}
+	// One sweep at a time writes an output directory: two would clobber each other's files.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		return fail(exitcode.UsageError(err))
+	}
+	defer release()
 	self, err := os.Executable()
 	if err != nil {
 		return fail(err)
@@ -252,13 +264,20 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
-	prog := newProgress(stderr, progCells)
-	res, err = runner.Run(ctx, runner.Options{
+	o := runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
-		Parallel: par, Version: version, Progress: prog, Unavailable: unavailable,
+		Parallel: par, Version: version, Unavailable: unavailable,
 		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
-		Adapters: choice.Adapters,
-	})
+		Adapters: choice.Adapters, Record: sweepRecord(a, sc, be.Name()), Resume: a.Resume,
+	}
+	if a.Resume {
+		if _, err := o.CheckResume(); err != nil {
+			return fail(exitcode.UsageError(err))
+		}
+	}
+	prog := newProgress(stderr, progCells)
+	o.Progress = prog
+	res, err = runner.Run(ctx, o)
 	prog.finish()
 	if res == nil {
 		return fail(err) // the output directory could not be made: nothing ran
@@ -280,7 +299,7 @@ func runSweep(ctx context.Context, a sweepArgs, sc *scenario.Scenario, stdout, s
 		printLines(stderr, werr, "toolscore run: ")
 		return res, out, exitcode.UsageError(werr)
 	case res.Interrupted:
-		fmt.Fprintln(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above")
+		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
 	case unmet:
 		_, missed, open := tally.Count(res.Expectations)
@@ -460,7 +479,11 @@ func newProgress(w io.Writer, cells int) *progress {
 	return p
 }
 
-func (p *progress) Started(total int) { p.mu.Lock(); p.total = total; p.mu.Unlock() }
+func (p *progress) Started(total, cellsDone int) {
+	p.mu.Lock()
+	p.total, p.cellsDone = total, cellsDone
+	p.mu.Unlock()
+}
 
 func (p *progress) RunStarted(scenario.Cell, int) { p.mu.Lock(); p.running++; p.mu.Unlock() }
 

@@ -86,6 +86,6 @@ func TestJobsMadeLazily(t *testing.T) {
 // cancelAfterFirst interrupts the sweep as its first run ends.
 type cancelAfterFirst struct{ cancel context.CancelFunc }
 
-func (cancelAfterFirst) Started(int)                                             {}
+func (cancelAfterFirst) Started(int, int)                                        {}
 func (cancelAfterFirst) RunStarted(scenario.Cell, int)                           {}
 func (p cancelAfterFirst) RunDone(scenario.Cell, int, string, bool, *tally.Cell) { p.cancel() }

@@ -1,9 +1,13 @@
 package outdir
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -59,6 +63,10 @@ func WriteMerged(out string, dirs []string, merged *tally.Results) error {
 	if err := concatRuns(filepath.Join(out, RunsFile), dirs); err != nil {
 		return err
 	}
+	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
+	if err := os.Remove(filepath.Join(out, SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return Write(out, merged)
 }
 
@@ -82,7 +90,8 @@ func rebaseTees(res *tally.Results, from, to string) {
 }
 
 // concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
-// was; a file whose last line lacks its newline gets one, so lines never run together.
+// was; a file whose last line lacks its newline gets one, so lines never run together, and a
+// last line cut short (a sweep killed while writing it) is left out, as its counts leave it.
 func concatRuns(path string, dirs []string) error {
 	dst, err := os.Create(path)
 	if err != nil {
@@ -103,15 +112,21 @@ func appendRuns(dst io.Writer, path string) error {
 		return fmt.Errorf("reading runs: %w", err)
 	}
 	defer src.Close()
-	n, err := io.Copy(dst, src)
+	good, err := wholeLines(src)
 	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if _, err := io.CopyN(dst, src, good); err != nil {
 		return fmt.Errorf("copying %s: %w", path, err)
 	}
-	if n == 0 {
+	if good == 0 {
 		return nil
 	}
 	last := make([]byte, 1)
-	if _, err := src.ReadAt(last, n-1); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := src.ReadAt(last, good-1); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	if last[0] != '\n' {
@@ -120,4 +135,24 @@ func appendRuns(dst io.Writer, path string) error {
 		}
 	}
 	return nil
+}
+
+// wholeLines is the length of what r holds less a last line cut short: one without its newline
+// that is not JSON, what a sweep killed while writing a record leaves.
+func wholeLines(r io.Reader) (int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var n int64
+	for {
+		b, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			if len(bytes.TrimSpace(b)) == 0 || json.Valid(b) {
+				n += int64(len(b))
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n += int64(len(b))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -72,13 +73,32 @@ func write(dir, name string, res *tally.Results, render func(io.Writer, *tally.R
 
 // ReadResults reads a results.json, or the one in the output directory path; every error
 // names the file, and a JSON syntax error says where in it.
+//
+// A sweep killed before it wrote results.json has its counts made again from its sweep.json
+// and runs.jsonl (see Rebuild).
 func ReadResults(path string) (*tally.Results, error) {
 	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading results: %w", err)
+		return rebuilt(path, err)
 	}
 	return parseResults(path, data)
+}
+
+// rebuilt is what Rebuild makes of the directory of the results.json at path, which could not
+// be read (err): when it is missing beside a sweep.json, the counts of the runs that finished.
+func rebuilt(path string, err error) (*tally.Results, error) {
+	dir := filepath.Dir(path)
+	if filepath.Base(path) == ResultsFile && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(filepath.Join(dir, SweepFile)); serr == nil {
+			return Rebuild(dir)
+		}
+		if _, rerr := os.Stat(filepath.Join(dir, RunsFile)); rerr == nil {
+			return nil, fmt.Errorf("%s has a %s but neither %s nor %s (a sweep stopped by a toolscore that did not write it): its runs cannot be counted: %w",
+				dir, RunsFile, ResultsFile, SweepFile, err)
+		}
+	}
+	return nil, fmt.Errorf("reading results: %w", err)
 }
 
 func parseResults(path string, data []byte) (*tally.Results, error) {
@@ -104,7 +124,7 @@ func ReadCounts(path string) (*tally.Results, error) {
 	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading results: %w", err)
+		return rebuilt(path, err)
 	}
 	var peek struct {
 		Format string `json:"format"`
@@ -123,7 +143,8 @@ func ReadCounts(path string) (*tally.Results, error) {
 	return b.Results(), nil
 }
 
-// resultsPath is path, or the results.json in it when path is a directory.
+// resultsPath is path, or the results.json in it when path is a directory (also when the
+// directory has none yet).
 func resultsPath(path string) string {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return Results(path)

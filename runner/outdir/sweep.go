@@ -1,0 +1,162 @@
+package outdir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// SweepFile is sweep.json: how a sweep was asked for and what it planned, written before its
+// first run, so a sweep killed at any point can be resumed (toolscore run --resume) and its
+// finished runs counted without results.json.
+const SweepFile = "sweep.json"
+
+// Sweep is sweep.json.
+type Sweep struct {
+	// Manifest is the scenario's manifest, its absolute path ("" for the embedded one), and
+	// SHA256 the digest of its bytes when the sweep started: a resume refuses another manifest.
+	Manifest string `json:"manifest"`
+	SHA256   string `json:"manifest_sha256"`
+	// Args is how the command asked for the sweep (its flags), for the command to read back.
+	Args json.RawMessage `json:"args,omitempty"`
+	// Plan is results.json before the first run: every cell with its planned runs, none counted.
+	Plan *tally.Results `json:"plan"`
+	// Expect lists the manifest's expectations with the cells each selects, to check them again.
+	Expect []tally.Selection `json:"expect,omitempty"`
+}
+
+// WriteSweep writes sweep.json into dir, whole or not at all (a sweep killed while writing it
+// leaves the one before, or none).
+func WriteSweep(dir string, s *Sweep) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", SweepFile, err)
+	}
+	tmp := filepath.Join(dir, SweepFile+".new")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", SweepFile, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, SweepFile)); err != nil {
+		return fmt.Errorf("writing %s: %w", SweepFile, err)
+	}
+	return nil
+}
+
+// ClearCounts removes from dir the files made from a sweep's counts (results.json and the
+// reports), which a sweep starting or resuming there makes stale: until it writes its own, the
+// directory's counts are those of its runs.jsonl (Rebuild), never another sweep's.
+func ClearCounts(dir string) error {
+	for _, name := range []string{ResultsFile, SummaryFile, HTMLFile, JUnitFile, CTRFFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// ReadSweep reads the sweep.json of the output directory dir; a directory without one is
+// fs.ErrNotExist, with a message that says what that means.
+func ReadSweep(dir string) (*Sweep, error) {
+	path := filepath.Join(dir, SweepFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: not the output directory of a sweep, or of one stopped before it began: %w", dir, SweepFile, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var s Sweep
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s is not a toolscore %s: %w", path, SweepFile, err)
+	}
+	if s.Plan == nil || s.Plan.Scenario == "" {
+		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, SweepFile)
+	}
+	return &s, nil
+}
+
+// ReadRuns reads the records of runs.jsonl from r, calling add for each with its line number,
+// and returns the length of the part that holds whole records. A last line without its newline
+// that is not a whole record is what a sweep killed while writing it leaves: it is not read,
+// and good ends before it. Any other line that is not a record is an error naming its line.
+func ReadRuns(r io.Reader, name string, add func(line int, run *tally.Run) error) (good int64, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return good, fmt.Errorf("reading %s: %w", name, err)
+		}
+		last := errors.Is(err, io.EOF)
+		if len(bytes.TrimSpace(b)) > 0 {
+			var run tally.Run
+			if uerr := json.Unmarshal(b, &run); uerr != nil || run.Outcome == "" {
+				if last && b[len(b)-1] != '\n' {
+					return good, nil // a record cut short by a kill
+				}
+				if uerr == nil {
+					uerr = errors.New("it has no outcome")
+				}
+				return good, fmt.Errorf("%s:%d: not a run's record: %w", name, line, uerr)
+			}
+			if err := add(line, &run); err != nil {
+				return good, err
+			}
+		}
+		good += int64(len(b))
+		if last {
+			return good, nil
+		}
+	}
+}
+
+// Rebuild makes the counts of the sweep in dir from its sweep.json and runs.jsonl, for a sweep
+// that ended before it wrote results.json (killed): every whole record is counted, and the
+// expectations checked as the sweep would have.
+func Rebuild(dir string) (*tally.Results, error) {
+	s, err := ReadSweep(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := s.Plan
+	index := map[string]*tally.Cell{}
+	planned := 0
+	for _, c := range res.Cells {
+		index[c.Key()] = c
+		planned += c.Planned
+	}
+	path := filepath.Join(dir, RunsFile)
+	f, err := os.Open(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	ran := 0
+	if f != nil {
+		defer f.Close()
+		_, err = ReadRuns(f, path, func(line int, r *tally.Run) error {
+			c := index[r.Key()]
+			if c == nil {
+				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), SweepFile)
+			}
+			c.AddRun(r)
+			ran++
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil {
+			res.Finished = st.ModTime().UTC()
+		}
+	}
+	res.Interrupted = ran < planned
+	res.Expectations = tally.CheckSelected(s.Expect, res)
+	return res, nil
+}
