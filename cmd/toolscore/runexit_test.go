@@ -150,12 +150,29 @@ func unwritableDir(t *testing.T) string {
 
 // TestRunReportUnwritable: a sweep whose results.json cannot be written (a directory in its way,
 // or a full disk: /dev/full) still prints its matrix and checks its expectations, then exits 2
-// naming the file, and does not point at results it did not write.
+// naming the file, and does not point at results it did not write. The server puts the
+// obstacle in place during the run, after the sweep has cleared the output directory of the
+// files of a sweep before.
 func TestRunReportUnwritable(t *testing.T) {
-	dir := t.TempDir()
-	unmet := filepath.Join(dir, "unmet.yaml")
-	os.WriteFile(unmet, []byte(`name: unmet
-server: {builtin: ledger}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		block string // a shell command, given the path of results.json as $1
+		says  string
+	}{
+		{"a directory in the way", `mkdir -p "$1"`, "is a directory"},
+		{"a full disk", `[ -e "$1" ] || ln -s /dev/full "$1"`, "no space left on device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			unmet := filepath.Join(t.TempDir(), "unmet.yaml")
+			script := tc.block + `; TOOLSCORE_AS_MAIN=1 exec "$0" ledger` // the test binary as toolscore
+			writeFile(t, unmet, fmt.Sprintf(`name: unmet
+server:
+  command: [sh, -c, %q, %q, %q]
 tool: get_account_balance
 arguments: {account_id: ACC-4471}
 faults: [corrupt]
@@ -164,21 +181,7 @@ clients: [raw]
 runs: 1
 expect:
   - {client: raw, fault: corrupt, outcome: threw}
-`), 0o644)
-	for _, tc := range []struct {
-		name  string
-		block func(results string) error
-		says  string
-	}{
-		{"a directory in the way", func(results string) error { return os.Mkdir(results, 0o755) }, "is a directory"},
-		{"a full disk", func(results string) error { return os.Symlink("/dev/full", results) }, "no space left on device"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			os.Mkdir(out, 0o755)
-			if err := tc.block(filepath.Join(out, "results.json")); err != nil {
-				t.Skip(err)
-			}
+`, script, self, filepath.Join(out, "results.json")))
 			stdout, stderr, code := toolscore(t, "", "run", unmet, "--backend", "local", "--out", out)
 			if code != 2 || !strings.Contains(stdout, "passed 1/1") || !strings.Contains(stdout, "expect") || !strings.Contains(stderr, "results.json") ||
 				!strings.Contains(stderr, tc.says) || !strings.Contains(stderr, "the output in "+out+" is incomplete") || strings.Contains(stderr, "results: ") {
