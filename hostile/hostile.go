@@ -43,7 +43,9 @@ var Tools = []Tool{
 
 // outputSchemas are the outputSchemas the server publishes, by tool; the others declare none.
 var outputSchemas = map[string]string{
-	"ref-schema": `{"$ref":"#/$defs/Reading","$defs":{` +
+	// The top-level type is what every revision requires of an outputSchema (the Python SDK
+	// refuses the whole tools/list without it); the rest of the schema is behind the $ref.
+	"ref-schema": `{"type":"object","$ref":"#/$defs/Reading","$defs":{` +
 		`"Reading":{"type":"object","required":["id","value"],"properties":{"id":{"type":"string"},"value":{"$ref":"#/$defs/Num"},"note":{"type":"string"},"unit":{"type":"string"}}},` +
 		`"Num":{"type":["integer","string"]}}}`,
 }

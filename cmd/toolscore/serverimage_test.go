@@ -242,8 +242,8 @@ func TestInitImage(t *testing.T) {
 		}
 		return exitCode(cmd.Wait()), e.String()
 	}
-	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "no-such-server"); code != 1 || !strings.Contains(stderr, `the server ["no-such-server"] in `+serverImageTag) {
-		t.Errorf("init of a command the image lacks exited %d (%s); want 1, naming it", code, stderr)
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "no-such-server"); code != 2 || !strings.Contains(stderr, `the server ["no-such-server"] in `+serverImageTag) {
+		t.Errorf("init of a command the image lacks exited %d (%s); want 2 (setup), naming it", code, stderr)
 	}
 	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "mcp-server-everything", "stdio"); code != 0 {
 		t.Fatalf("init exited %d: %s", code, stderr)
