@@ -222,7 +222,10 @@ func TestProxyOutlivesNoHelper(t *testing.T) {
 // needs the process gone as well as its pipes, so it waits, as it would without the proxy: hung,
 // with the evidence naming the handshake it was stuck on. (The Python SDK under setsid-helper
 // lists the tools after the call, to a server that has exited while its helper holds the pipe,
-// and waits out the timeout: not sampled, for time.)
+// and waits out the timeout: not sampled, for time.) Claude Code, the agent sampled, bundles
+// the TypeScript SDK's stdio transport: it skips the banner as ts-sdk/call does and shows its
+// scripted model the tool's answer; under close-stdout it waits as ts-sdk/call does (not
+// sampled: the timeout).
 func TestServerModesOnDocker(t *testing.T) {
 	api := engine(t)
 	for _, c := range []struct {
@@ -230,10 +233,11 @@ func TestServerModesOnDocker(t *testing.T) {
 		code          int
 		want          map[string]serverModeCase
 	}{
-		{"banner", "raw, ts-sdk/call, python-sdk/call", 0, map[string]serverModeCase{
-			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""}, "python-sdk/call": {"passed", ""},
+		{"banner", "raw, ts-sdk/call, python-sdk/call, claude-code", 0, map[string]serverModeCase{
+			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""}, "python-sdk/call": {"passed", ""}, "claude-code": {"passed", ""},
 		}},
-		{"exit-at-once", "raw, ts-sdk/call, python-sdk/call", 2, map[string]serverModeCase{
+		{"exit-at-once", "raw, ts-sdk/call, python-sdk/call, claude-code", 2, map[string]serverModeCase{
+			"claude-code":     {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
 			"raw":             {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
 			"ts-sdk/call":     {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
 			"python-sdk/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
@@ -262,6 +266,10 @@ func TestServerModesOnDocker(t *testing.T) {
 				case r.Outcome != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
 					t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want.outcome, want.evidence)
 				}
+			}
+			// Past the banner, the agent's model was shown the tool's answer.
+			if c.mode == "banner" && recs["claude-code"].ModelView != "structured" {
+				t.Errorf("claude-code: its model saw %q, want the structured answer", recs["claude-code"].ModelView)
 			}
 			// The TypeScript adapter passes the proxy's stderr on: it says it ended the helper.
 			if c.mode == "setsid-helper" && !strings.Contains(recs["ts-sdk/call"].Stderr, "toolscore proxy: killed 1 process(es) the server left running") {
