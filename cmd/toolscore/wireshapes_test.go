@@ -29,6 +29,13 @@ func wireSweep(t *testing.T, tools, faults string) (map[string]runner.RunRecord,
 	if _, stderr, code := toolscore(t, ws, "run", "m.yaml", "--backend", "local", "--out", out); code != 0 {
 		t.Fatalf("toolscore run: exit %d:\n%s", code, stderr)
 	}
+	return readWireRuns(t, out), out
+}
+
+// readWireRuns reads runs.jsonl of out by tool, fault and client; every line must be valid
+// UTF-8 and valid JSON.
+func readWireRuns(t *testing.T, out string) map[string]runner.RunRecord {
+	t.Helper()
 	runs, err := os.ReadFile(filepath.Join(out, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,7 @@ func wireSweep(t *testing.T, tools, faults string) (map[string]runner.RunRecord,
 		}
 		recs[r.Tool+" "+r.Fault+" "+r.Client] = r
 	}
-	return recs, out
+	return recs
 }
 
 // serverAnswer reads a run's transcript whole (an error fails the test) and returns the answer
@@ -177,6 +184,66 @@ func TestWireShapesFaulted(t *testing.T) {
 					t.Errorf("%s %s %s: the faulted answer lacks %q:\n%q", tc.tool, tc.fault, client, k, sent.Wire)
 				}
 			}
+		}
+	}
+}
+
+// TestWireShapesOnDocker sweeps the odd wire shapes through the TypeScript and Python SDKs and
+// Claude Code in their cell images (raw beside them), under corrupt, once each: the fault
+// applies to the answer whose id is spelt 3.0-style whatever the client, runs.jsonl stays valid
+// UTF-8 JSON, and each library does with the bytes what its own code says:
+//
+//   - @modelcontextprotocol/sdk 1.32.2 (dist/esm/shared/stdio.js:26 and :35): a line is
+//     Buffer.toString('utf8'), which turns bytes that are not UTF-8 into U+FFFD (altered), then
+//     JSON.parse, whose numbers are doubles: 12345678901234567890123 loses digits and 1e400 is
+//     Infinity, which the adapter's JSON can only write as null (altered); ids are matched by
+//     value, so the N.0 answer is the call's (passed). Claude Code bundles that transport: the
+//     same for the numbers in what its model is shown; the text it shows its model has U+FFFD
+//     where the bytes were, which is how the agent grader reads the wire's text too (passed).
+//   - mcp 2.3.0 (mcp/client/stdio.py:110 and :145): stdout is decoded with errors "strict", so
+//     the bytes that are not UTF-8 end the reader and the call is never answered (hung); each
+//     line is validated by pydantic (stdio.py:222), whose RequestId is int or str: an id 2.0
+//     fits neither, the answer is dropped as a parse error, and the call waits (hung). Python's
+//     int holds the big integer (passed); 1e400 is float inf, written as null (altered).
+func TestWireShapesOnDocker(t *testing.T) {
+	engine(t)
+	ws := t.TempDir()
+	manifest := filepath.Join(ws, "m.yaml")
+	writeFile(t, manifest, "name: wire shapes on docker\nserver: {builtin: hostile}\ntools: [odd-id, big-number, inf-number, bad-utf8]\n"+
+		"faults: [corrupt]\nschema_modes: [as-is]\nclients: [raw, ts-sdk/call, python-sdk/call, claude-code]\nruns: 1\ntimeout: 8s\n")
+	out := filepath.Join(ws, "out")
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "3", "--out", out); code != 0 {
+		t.Fatalf("toolscore run: exit %d:\n%s", code, stderr)
+	}
+	recs := readWireRuns(t, out)
+	want := map[string]map[string]string{ // tool -> client -> outcome
+		"odd-id":     {"raw": "passed", "ts-sdk/call": "passed", "python-sdk/call": "hung", "claude-code": "passed"},
+		"big-number": {"raw": "passed", "ts-sdk/call": "altered", "python-sdk/call": "passed", "claude-code": "altered"},
+		"inf-number": {"raw": "passed", "ts-sdk/call": "altered", "python-sdk/call": "altered", "claude-code": "altered"},
+		"bad-utf8":   {"raw": "passed", "ts-sdk/call": "altered", "python-sdk/call": "hung", "claude-code": "passed"},
+	}
+	for tool, clients := range want {
+		for client, outcome := range clients {
+			r, ok := recs[tool+" corrupt "+client]
+			switch {
+			case !ok:
+				t.Errorf("%s %s: no run", tool, client)
+				continue
+			case r.Outcome != outcome:
+				t.Errorf("%s %s: %s (%s), want %s", tool, client, r.Outcome, r.Evidence, outcome)
+			}
+			// The fault found the answer: by value for odd-id, whatever the client asked.
+			if len(r.Introduced) == 0 {
+				t.Errorf("%s %s: corrupt introduced nothing: the answer was not found", tool, client)
+			}
+		}
+	}
+	if r := recs["odd-id corrupt python-sdk/call"]; !strings.Contains(r.Stderr, "input_type=float") {
+		t.Errorf("python-sdk/call on odd-id: its stderr does not show pydantic refusing the float id:\n%s", r.Stderr)
+	}
+	for _, tool := range []string{"big-number", "inf-number"} {
+		if r := recs[tool+" corrupt ts-sdk/call"]; !strings.Contains(r.Evidence, "where the wire had") {
+			t.Errorf("%s ts-sdk/call: the evidence does not set what came against the wire: %s", tool, r.Evidence)
 		}
 	}
 }
