@@ -115,6 +115,9 @@ type reading struct {
 	head []byte
 	e    Entry  // the record being read
 	rest []byte // its members but the wire, as JSON
+	// spans and keys are where each member is in rest, and its name, used again per record.
+	spans [][2]int
+	keys  []string
 }
 
 // partError is a record read whole but for a member that does not decode: the record is kept
@@ -131,8 +134,7 @@ func (t *reading) entry(d *jsonstream.Reader) error {
 	e := &t.e
 	*e = Entry{}
 	rest := append(t.rest[:0], '{')
-	var spans [][2]int // of each member in rest
-	var keys []string
+	spans, keys := t.spans[:0], t.keys[:0]
 	err := d.Object(func(key string) error {
 		switch key {
 		case "wire", "wire_base64":
@@ -158,7 +160,7 @@ func (t *reading) entry(d *jsonstream.Reader) error {
 		keys = append(keys, key)
 		return nil
 	})
-	t.rest = append(rest, '}')
+	t.rest, t.spans, t.keys = append(rest, '}'), spans, keys
 	if err != nil {
 		return err
 	}
