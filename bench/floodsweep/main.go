@@ -152,7 +152,7 @@ wait:
 			break wait
 		case <-tick.C:
 			f.hwm = max(f.hwm, enginebench.PeakRSS(cmd.Process.Pid)>>10)
-			f.cpu = max(f.cpu, cpuTime(cmd.Process.Pid))
+			f.cpu = max(f.cpu, enginebench.CPUTime(cmd.Process.Pid))
 			if i%10 == 0 {
 				for _, pid := range proxies(cmd.Process.Pid) {
 					f.proxyHWM = max(f.proxyHWM, enginebench.PeakRSS(pid)>>10)
@@ -215,21 +215,6 @@ func proxies(pid int) []int {
 		}
 	}
 	return out
-}
-
-// cpuTime is the user and system time a process has used so far, or 0 once it is gone.
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 // outcome is the runs' outcomes, from results.json.

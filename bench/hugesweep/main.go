@@ -105,7 +105,7 @@ wait:
 			if kb := enginebench.PeakRSS(cmd.Process.Pid) >> 10; kb > hwm {
 				hwm = kb
 			}
-			if c := cpuTime(cmd.Process.Pid); c > cpu {
+			if c := enginebench.CPUTime(cmd.Process.Pid); c > cpu {
 				cpu = c
 			}
 		}
@@ -131,22 +131,6 @@ wait:
 	fmt.Printf("  toolscore CPU        %s (user + system of the toolscore run process alone)\n", cpu.Round(10*time.Millisecond))
 	fmt.Printf("  wall time            %s\n", took.Round(10*time.Millisecond))
 	return nil
-}
-
-// cpuTime is the user and system time a process has used so far, or 0 once it is gone.
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command's name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 // inspect finds the largest message in the runs' transcripts, and each cell's outcome.

@@ -1,6 +1,7 @@
 package enginebench
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"slices"
@@ -82,4 +83,20 @@ func PeakRSS(pid int) int64 {
 		}
 	}
 	return -1
+}
+
+// CPUTime is the user and system time a process has used so far, or 0 once it is gone.
+func CPUTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
