@@ -19,7 +19,7 @@
 // [Unread] then notes when the transcript could not be read whole. Each gives a [Grade]: the
 // outcome, one line of evidence, the answer's wire bytes (or an excerpt of a large one), and
 // for an agent the model's view and the answer's grade. The runner embeds it in the run's
-// record in runs.jsonl; [Outcomes] lists every outcome, in the order reports show them.
+// record in runs.jsonl; [Outcomes] lists every outcome a run can get.
 //
 // Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
 // protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]).
