@@ -22,9 +22,9 @@
 // key of every result, baseline and diff. [Expect] entries say which outcomes a cell must have;
 // [Expect.Matches] picks the cells an expectation applies to.
 //
-// [Schema] generates the manifest's JSON Schema (checked in as
-// schema/scenario.schema.json, which a test keeps in step)
-// from these types; [Starter] writes the starter manifest of toolscore init.
+// [Schema] generates the manifest's JSON Schema from these types (checked in as
+// schema/scenario.schema.json, which a test keeps in step); [Starter] writes the starter
+// manifest of toolscore init.
 //
 // Files: scenario.go (the types), load.go ([ReadFile], [Load], limits), validate.go (the
 // checks the types alone do not catch), errors.go ([Error]), cells.go (the matrix), schema.go
