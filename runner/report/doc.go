@@ -22,8 +22,8 @@
 // mode or a protocol changes, which the text, Markdown and HTML reports show beside the table.
 //
 // Whatever a server or client printed is hostile text: [Plain] makes it safe for a terminal
-// and a CI log, and [EscapeMarkdown] for one line of GitHub-flavoured Markdown; every
-// renderer passes outside text through one of them.
+// and a CI log, [EscapeMarkdown] for one line of GitHub-flavoured Markdown, and [WriteJSON]
+// writes JSON as safe to print as Plain text; report.html is escaped by html/template.
 //
 // Used by: outdir (which writes the reports of an output directory), the CLI's run, report,
 // diff and merge commands, and the Action. Uses: tally, scenario.
