@@ -11,7 +11,8 @@
 // returns it; [Of] gives nil OK, an *Error its Code, a cancelled context Interrupted, and any
 // other error Usage, so a failure of toolscore itself never reads as a finding:
 //
-//	if err := run(ctx, args); err != nil {
+//	err := run(ctx, args)
+//	if err != nil {
 //		fmt.Fprintln(os.Stderr, "toolscore:", err)
 //	}
 //	os.Exit(exitcode.Of(err))
