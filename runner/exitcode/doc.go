@@ -1,5 +1,5 @@
 // Package exitcode holds toolscore's exit codes, one meaning each for every command (the
-// README lists them), and the error that carries one: a command returns an error, and [Of]
+// user docs list them), and the error that carries one: a command returns an error, and [Of]
 // turns it into the process's exit code in one place.
 //
 // The codes: [OK]; [Unmet] (1), what was checked did not hold, the only code that is a finding
