@@ -5,7 +5,7 @@
 //
 // Each agent registers itself as a client (a client.Descriptor with Agent set) from an init
 // in its own file, so a program that runs agents imports this package for its side effect,
-// as cmd/toolscore does. A run of an agent, inside its cell image, goes:
+// as cmd/toolscore does. A run of an agent goes:
 //
 //  1. toolscore agent NAME reads the adapter contract (client.RequestFromEnv) and calls the
 //     agent's function: [ClaudeCode], [Codex] or [GeminiCLI].
