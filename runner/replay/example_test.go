@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,72 @@ func Example() {
 	// {"jsonrpc":"2.0","id":"a-3","error":{"code":-32000,"message":"toolscore replay: the recording holds no tools/call request with these parameters","data":{"expected":"no further request (the recorded client made no more)","got":"tools/call {\"arguments\":{\"account_id\":\"ACC-0001\"},\"name\":\"get_account_balance\"}"}}}
 	// exit status: 0
 	// toolscore replay: diverged: expected no further request (the recorded client made no more); got tools/call {"arguments":{"account_id":"ACC-0001"},"name":"get_account_balance"}
+}
+
+// A recorded run on the streamable HTTP transport: each message with how it travelled, the
+// answer to initialize in a JSON body with the session's id, the tool's answer as an SSE event.
+const httpTranscript = `{"time":"2026-03-31T09:00:00Z","dir":"to-server","wire":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}","http":{"method":"POST","path":"/mcp"}}
+{"time":"2026-03-31T09:00:00.001Z","dir":"to-client","wire":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}","http":{"method":"POST","path":"/mcp","status":200,"header":{"Content-Type":["application/json"],"Mcp-Session-Id":["S1"]}}}
+{"time":"2026-03-31T09:00:00.002Z","dir":"to-server","wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_account_balance\"}}","http":{"method":"POST","path":"/mcp"}}
+{"time":"2026-03-31T09:00:00.003Z","dir":"to-client","wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}","http":{"method":"POST","path":"/mcp","status":200,"header":{"Content-Type":["text/event-stream"]},"event_id":"e1"}}
+`
+
+// ExampleScript_Listen replays a recorded HTTP run to a client over real HTTP on loopback:
+// each answer goes out as the recording says the server sent it, a JSON body or an SSE event.
+func ExampleScript_Listen() {
+	dir, err := os.MkdirTemp("", "replay-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "tee.jsonl")
+	if err := os.WriteFile(path, []byte(httpTranscript), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	script, warn, err := replay.Load(path)
+	if err != nil || warn != nil {
+		log.Fatal(err, warn)
+	}
+
+	// Listen writes the endpoint's URL on stdout once it listens; port 0 picks a free one.
+	ctx, cancel := context.WithCancel(context.Background())
+	urls, stdout := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := script.Listen(ctx, "127.0.0.1:0", stdout, io.Discard); err != nil {
+			log.Fatal(err)
+		}
+	}()
+	url, err := bufio.NewReader(urls).ReadString('\n')
+	if err != nil {
+		log.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+
+	for _, request := range []string{
+		`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"get_account_balance"}}`,
+	} {
+		resp, err := http.Post(url, "application/json", strings.NewReader(request))
+		if err != nil {
+			log.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Mcp-Session-Id"))
+		fmt.Printf("%s\n", strings.TrimSpace(string(body)))
+	}
+	cancel()
+	<-done
+	// Output:
+	// 200 OK application/json S1
+	// {"jsonrpc":"2.0","id":"a","result":{"protocolVersion":"2025-11-25"}}
+	// 200 OK text/event-stream S1
+	// id: e1
+	// event: message
+	// data: {"jsonrpc":"2.0","id":"b","result":{"content":[]}}
 }
