@@ -26,8 +26,8 @@
 // copy. An Observation holds what the library returned, or what it raised ([Raised]), or for an
 // agent what it put in front of the model and what it answered ([AgentView]).
 //
-// Adding a client is one file: a Descriptor and, for a contained client, its image directory with
-// its adapter under runner/backend/images.
+// Adding a client is one file holding its Descriptor, plus, for a contained client, its image
+// directory under runner/backend/images (a Dockerfile and the adapter).
 //
 // Files: registry.go ([Descriptor], the registry), adapter.go (the contract, [Request]),
 // observation.go ([Observation], [ReadObservation]), raw.go and rawhttp.go (bare JSON-RPC on stdio
