@@ -17,10 +17,10 @@
 // first; a client that cannot run there is listed as unavailable, with the reason, never given
 // made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Plan]: every cell with
 // its planned runs), then yields each run as a [Job] ([Options.Jobs]), writes the run's input
-// files into its directory, has the [Backend] execute what [Options.Spec] says (the client's
-// adapter, with the proxy wrapped around the server), masks secrets in what the run left, reads
-// the run's transcript and grades it (package grade), appends one [RunRecord] to runs.jsonl as
-// each run ends, and adds it to the counts (package tally). A [Progress] hears of every run.
+// files into its directory, has the [Backend] execute the run (the client's adapter, with the
+// proxy wrapped around the server), masks secrets in what the run left, reads the run's
+// transcript and grades it (package grade), appends the run's record to runs.jsonl as each run
+// ends, and adds it to the counts (package tally). A [Progress] hears of every run.
 //
 // A sweep can be split: [ShardRuns] and [PlannedRuns] say which runs fall in one shard of
 // several. It can be resumed ([Options.Resume], checked by [Options.CheckResume]): the runs
@@ -28,10 +28,9 @@
 // reads a previous sweep's transcripts, and each run then plays against its own recording
 // (package replay) instead of a live server.
 //
-// Files: runner.go ([Run], one run from start to record), plan.go (jobs, their inputs and the
-// command each starts), resume.go (the plan, starting and resuming runs.jsonl), choice.go
-// (choosing the backend), serverimage.go (a server given as a container image), replayrun.go
-// (a sweep played against recordings), redact.go (masking secrets in a run's files).
+// Files: runner.go holds [Run] and one run from start to record; the others are named after
+// what they hold (the plan and its jobs, resuming, choosing the backend, image servers, replay,
+// masking secrets).
 //
 // Uses: scenario, backend, client, proxy, grade, tally, outdir, replay. Used by: the CLI
 // (cmd/toolscore) and the Action (package action).

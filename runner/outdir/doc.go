@@ -21,7 +21,7 @@
 // [Merge] adds up the directories of one scenario's shards (or repeated sweeps) and
 // [WriteMerged] writes the merged directory, transcripts included.
 //
-// Files: outdir.go (the file names, writing the reports, reading results), sweep.go
+// Files: outdir.go (writing the reports, reading results), sweep.go
 // (sweep.json and the counts rebuilt from runs.jsonl), lock.go ([Lock]), merge.go ([Merge]).
 //
 // Used by: the runner, the CLI's run, report, diff, merge and baseline commands, and the

@@ -3,9 +3,8 @@
 // outcomes and reports: [Results] is results.json, which every report renders.
 //
 // The runner starts a sweep's [Results] with every [Cell] of the plan and its planned runs,
-// then counts each finished run into its cell with [Cell.AddRun] (a [Run] holds the fields of
-// the run's runs.jsonl record that the counts read, so the counts can be made again from that
-// file). At the end, [Check] evaluates the manifest's expect entries against the counts, each
+// then counts each finished run into its cell with [Cell.AddRun], from the fields of the run's
+// runs.jsonl record, so the counts can be made again from that file. At the end, [Check] evaluates the manifest's expect entries against the counts, each
 // an [Expectation] that held, was unmet or could not be checked ([Select] and [CheckSelected]
 // split that for a caller that selects once and checks many times).
 //
@@ -14,8 +13,8 @@
 // counts give a byte-identical file); [Baseline.Results] reads it back as results, and [Diff]
 // lists the cells whose counts changed between a baseline and a new sweep, as a [Change] each.
 //
-// Files: tally.go ([Results], [Cell], [Expectation]), run.go ([Run], [Cell.AddRun]), check.go
-// (expectations), merge.go ([Merge]), baseline.go ([Baseline]), diff.go ([Diff]).
+// Files: tally.go ([Results], [Cell], [Expectation]), run.go (what a cell counts of one run),
+// check.go (expectations), merge.go ([Merge]), baseline.go ([Baseline]), diff.go ([Diff]).
 //
 // Used by: the runner (counting), outdir (results.json, merging output directories), report
 // (rendering), the Action and the CLI (diff, baseline). Uses: scenario.
