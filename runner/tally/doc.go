@@ -6,8 +6,8 @@
 // counts each finished run into its cell with [Cell.AddRun], from the fields of the run's
 // runs.jsonl record, so the counts can be made again from that file. At the end, [Check] evaluates
 // the manifest's expect entries against the counts, each an [Expectation] that held, was unmet or
-// could not be checked ([Select] and [CheckSelected] split that for a caller that selects once and
-// checks many times).
+// could not be checked ([Select] and [CheckSelected] split that in two, so sweep.json keeps the
+// selections and a rebuilt sweep checks them again).
 //
 // Results from several sweeps of one scenario (shards, or a sweep run again for more runs) add up
 // with [Merge]. A team commits a [Baseline] ([NewBaseline]: the counts alone, so equal counts give
