@@ -1,7 +1,3 @@
-// Package hostile is toolscore's hostile MCP server: a test fixture that misbehaves on purpose,
-// one way per tool, or as a whole server one way per mode (ModeEnv), so every part of toolscore
-// (the proxy, the runner, the graders, every report) can be run against what a stranger's server
-// may do. It writes the wire by hand, below any SDK, because most of what it sends no SDK would.
 package hostile
 
 import (

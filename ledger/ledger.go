@@ -1,5 +1,3 @@
-// Package ledger is toolscore's demo MCP server: a small, always clean fake ledger whose
-// get_account_balance tool publishes an outputSchema. Faults never live here; the proxy adds them.
 package ledger
 
 import (

@@ -1,5 +1,3 @@
-// Package runner is the batch runner: it expands a scenario into cells, executes every run of
-// every cell on a backend behind its own proxy, grades each run, and counts the outcomes.
 package runner
 
 import (

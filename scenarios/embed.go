@@ -1,5 +1,3 @@
-// Package scenarios holds the example manifests; ledger.yaml, the balance study, is embedded so
-// `toolscore run` with no argument runs it.
 package scenarios
 
 import _ "embed"

@@ -1,4 +1,3 @@
-// Command toolscore measures what MCP clients and agents do when a tool misbehaves.
 package main
 
 import (

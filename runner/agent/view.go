@@ -1,6 +1,3 @@
-// Package agent holds the agent adapters: each runs a real agent CLI headless against the
-// scenario's server (the proxy wrapped around it) and a scripted model (runner/model), and
-// reports what the agent put in front of the model and what it answered.
 package agent
 
 import (

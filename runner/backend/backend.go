@@ -1,6 +1,3 @@
-// Package backend is where a run executes: a fresh process group on this machine (local), or
-// a fresh container (docker). Each run gets its own directory, its own timeout, and nothing of
-// it outlives the run.
 package backend
 
 import "time"

@@ -1,7 +1,3 @@
-// Package bridge carries a stdio MCP server over a loopback TCP connection: Serve, in the server's
-// container, starts a fresh server process for every connection and relays its stdin, stdout,
-// stderr and exit status as frames; Connect, in the client's cell, is that server to whoever
-// starts it (the proxy), on its own stdio, stderr and exit status.
 package bridge
 
 import (

@@ -1,6 +1,3 @@
-// Package client holds the registry of clients and agents and the adapters that drive a real
-// MCP client library (or bare JSON-RPC) against a server command and report what the library
-// gave back: an observation.
 package client
 
 import (

@@ -1,6 +1,3 @@
-// Package exitcode holds toolscore's exit codes, one meaning each for every command (the
-// README lists them), and the error that carries one: a command returns an error, and Of turns
-// it into the process's exit code in one place.
 package exitcode
 
 import (

@@ -1,6 +1,3 @@
-// Package fault holds the faults toolscore applies to a target tool's tools/call result on the
-// wire. Each fault is one small file: a struct of its settings with JSON tags and one Apply
-// method, registered by name (the shape of toxiproxy's toxics).
 package fault
 
 import (

@@ -1,5 +1,3 @@
-// Package grade turns one run (what the adapter reported, and what the transcript shows went
-// over the wire) into an outcome with its evidence.
 package grade
 
 import (

@@ -1,5 +1,3 @@
-// Package jsonrpc holds what the proxy, the transcript's readers and the raw client must agree
-// on about JSON-RPC itself: which answer belongs to which request.
 package jsonrpc
 
 import (

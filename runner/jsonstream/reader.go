@@ -1,6 +1,3 @@
-// Package jsonstream reads JSON of any size from a stream in bounded memory: a value can be
-// skipped, digested, excerpted or read as a string piece by piece, so a 48 MiB answer costs the
-// runner a buffer, not copies of itself.
 package jsonstream
 
 import (

@@ -1,9 +1,3 @@
-// Package model is the scripted model: a stand-in for a vendor's model API, served on
-// 127.0.0.1 inside the cell, that an agent CLI is pointed at with its base-URL setting. It plays
-// one fixed script (call the scenario's tool with the scenario's arguments, then answer from what
-// came back), so what is measured is the agent's client layer, deterministically and offline.
-// It records every request it receives: the next model request after the tool call is the
-// evidence of what the agent put in front of the model.
 package model
 
 import (

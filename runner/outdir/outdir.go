@@ -1,5 +1,3 @@
-// Package outdir holds a sweep's output directory: results.json, summary.md and runs.jsonl,
-// written, read back and merged.
 package outdir
 
 import (

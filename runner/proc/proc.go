@@ -1,7 +1,3 @@
-// Package proc starts the processes of a run so that they die with the process that started
-// them, however it dies: the kernel sends each child SIGKILL when its parent goes (Pdeathsig).
-// Each process of a run starts the next this way (runner, adapter, proxy, server), so killing
-// any of them takes down everything it started, down the chain.
 package proc
 
 import (

@@ -1,6 +1,3 @@
-// Package proxy is toolscore's wire: an MCP stdio proxy that relays newline-delimited JSON-RPC
-// both ways, records every byte (the tee), applies the schema mode to tools/list and one fault to
-// the target tool's tools/call results, below any SDK, and is otherwise transparent.
 package proxy
 
 import (

@@ -1,5 +1,3 @@
-// Package replay is an MCP server that answers a client from a recorded run: the transcript the
-// proxy wrote, played back byte for byte, with no server at all.
 package replay
 
 import (

@@ -1,5 +1,3 @@
-// Package report renders a sweep's counts for people and machines: the terminal table (Text),
-// summary.md (Markdown), results.json (JSON) and the schema-mode comparison (SchemaChanges).
 package report
 
 import (

@@ -1,7 +1,3 @@
-// Package runenv builds the environment of every process of a run (the client adapter, the
-// proxy, the server under test) from an allowlist, so no variable of toolscore's own
-// environment (a CI token, a secret of the step, the paths of the GitHub Actions files)
-// reaches them unless the manifest names it.
 package runenv
 
 import (

@@ -1,6 +1,3 @@
-// Package scenario holds the scenario manifest: its types, loading it with
-// errors that point at file:line:col, and expanding it into the matrix of cells
-// the runner executes.
 package scenario
 
 import (

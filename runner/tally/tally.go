@@ -1,5 +1,3 @@
-// Package tally turns graded runs into counts per cell (never rates: a handful of runs is a
-// count) and checks the scenario's expectations against them.
 package tally
 
 import (

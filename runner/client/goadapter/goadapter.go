@@ -1,7 +1,3 @@
-// Package goadapter drives the Go client libraries toolscore knows, go-sdk and mcp-go, through
-// one tools/call. It imports nothing of toolscore's own, so that toolscore can also build it by
-// itself against another version of a library (Source, Main): a manifest's version pin of a Go
-// client, and what toolscore bisect builds for each version.
 package goadapter
 
 import (

@@ -1,5 +1,3 @@
-// Package prcomment keeps one comment of toolscore's on a pull request: created on the first
-// run, edited in place on every later one, found again by a hidden marker.
 package prcomment
 
 import (

@@ -1,5 +1,3 @@
-// Package reporttest checks what toolscore's reports render, for the tests of the report
-// package and of the commands that write reports from real sweeps.
 package reporttest
 
 import (

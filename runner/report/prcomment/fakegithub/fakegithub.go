@@ -1,6 +1,3 @@
-// Package fakegithub is a stand-in for the part of GitHub's REST API that the sticky pull
-// request comment uses, on loopback, for tests: list an issue's comments (paginated with Link
-// headers, as GitHub does), create one, edit one. The real API is not reachable from tests.
 package fakegithub
 
 import (

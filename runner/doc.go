@@ -1,0 +1,37 @@
+// Package runner is the batch runner: it expands a scenario into cells, executes every run of
+// every cell on a backend behind its own proxy, grades each run, and counts the outcomes. It is
+// the middle of the data flow: scenario -> cells -> runs -> observations -> outcomes -> counts.
+//
+// A sweep is used in this order (the CLI's run command and the GitHub Action both drive it,
+// through the sweep's library API):
+//
+//	choice, err := runner.ChooseBackend(ctx, "", self, sc, log) // docker, else local
+//	defer choice.Done()
+//	res, err := runner.Run(ctx, runner.Options{
+//		Scenario: sc, Backend: choice.Backend, Unavailable: choice.Unavailable,
+//		Adapters: choice.Adapters, Out: dir, Parallel: 4,
+//	})
+//	// res holds the counts per cell; runs.jsonl in dir holds every run's record
+//
+// [ChooseBackend] picks where runs execute and, on docker, builds each client's cell image
+// first; a client that cannot run there is listed as unavailable, with the reason, never given
+// made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Plan]: every cell with
+// its planned runs), then yields each run as a [Job] ([Options.Jobs]), writes the run's input
+// files into its directory, has the [Backend] execute the run (the client's adapter, with the
+// proxy wrapped around the server), masks secrets in what the run left, reads the run's
+// transcript and grades it (package grade), appends the run's record to runs.jsonl as each run
+// ends, and adds it to the counts (package tally). A [Progress] hears of every run.
+//
+// A sweep can be split: [ShardRuns] and [PlannedRuns] say which runs fall in one shard of
+// several. It can be resumed ([Options.Resume], checked by [Options.CheckResume]): the runs
+// recorded in runs.jsonl are counted, not run again. And it can be replayed: [LoadRecordings]
+// reads a previous sweep's transcripts, and each run then plays against its own recording
+// (package replay) instead of a live server.
+//
+// Files: runner.go holds [Run] and one run from start to record; the others are named after
+// what they hold (the plan and its jobs, resuming, choosing the backend, image servers, replay,
+// masking secrets).
+//
+// Uses: scenario, backend, client, proxy, grade, tally, outdir, replay. Used by: the CLI
+// (cmd/toolscore) and the Action (package action).
+package runner

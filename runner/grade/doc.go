@@ -1,0 +1,30 @@
+// Package grade turns one run (what the adapter reported, and what the transcript shows went
+// over the wire) into an outcome with its evidence: the step between observations and counts.
+// It is pure: it reads what a finished run left and runs nothing.
+//
+// The runner grades each run once it has ended and its transcript has been read back (with
+// proxy.ReadForGrading), trying these in order:
+//
+//  1. [Replayed], for a run played against a recording: "diverged" when its client left the
+//     recording (the replayer's own line on the server's stderr says where).
+//  2. [Protocol]: "unavailable" or "unsupported" when the handshake alone decided the run, so
+//     it measured less than its cell asks.
+//  3. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
+//     answer on the wire. SDK compares the adapter's observation (package client) with the
+//     answer the proxy sent, by digest, so an answer of any size costs no copy: [Passed],
+//     [Altered], [Threw], [RPCError], [Hung], [Crashed], [OOM], [ServerExited]. Agent adds
+//     [Rejected] and [NoCall], the kind of the model's view, and the final answer graded by
+//     [GradeAnswer] against the scenario's truth and the values the fault introduced.
+//
+// [Unread] then notes when the transcript could not be read whole. Each gives a [Grade]: the
+// outcome, one line of evidence, the answer's wire bytes (or an excerpt of a large one), and
+// for an agent the model's view and the answer's grade. The runner embeds it in the run's
+// record in runs.jsonl; [Outcomes] lists every outcome a run can get.
+//
+// Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
+// protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]).
+//
+// Used by: the runner (package runner), and the Action for [Outcomes]. Uses: proxy (the
+// transcript), client (the observation), fault ([fault.Introduced]), jsonstream, replay (the
+// divergence line).
+package grade

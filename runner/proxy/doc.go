@@ -1,0 +1,38 @@
+// Package proxy is toolscore's wire: an MCP proxy, wrapped around the server under test, that
+// relays JSON-RPC both ways, records every byte (the tee), applies the schema mode to tools/list,
+// caps the protocol revision the server may show, and applies one fault to the target tool's
+// tools/call results, below any SDK; otherwise it is transparent. Each run of a cell has its own
+// proxy, a process started as `toolscore proxy [flags] -- SERVER...` (the CLI turns the flags into
+// a [Config]), so the client under test talks to the proxy as if it were the server.
+//
+// A [Config] says what to do to the traffic: the fault (from package fault) and its selector
+// (Tool, Probability, Nth, Seed), the [SchemaMode] and the [Protocol] cap. [NewTee] opens the
+// transcript. Then one of two entry points runs the session and returns the server's exit status:
+//
+//   - [Run] for stdio: it starts the [Server] command and relays newline-delimited frames
+//     between the client's stdin/stdout and the server's, until the server exits.
+//   - [RunHTTP] for streamable HTTP: it listens (see [HTTPRun]) and relays to an [Upstream]
+//     URL or to a server it starts on a free port ([PortPlaceholder] in its arguments), with
+//     the faults of the HTTP exchange (429, 500, a cut SSE stream, ...) as well.
+//
+// Both build a [Proxy] with [New] and drive it ([Proxy.ClientToServer], [Proxy.ServerToClient],
+// [Proxy.Handler]). A frame that is not a JSON-RPC object is forwarded untouched; a rewritten
+// answer keeps every byte the fault does not change.
+//
+// The transcript (tee.jsonl) is one [Record] a line: each message's exact bytes and direction
+// (with the selector's [Match] on a target call, and what a fault changed), the server's stderr,
+// and events (the negotiation, the server's exit). It is read back as [Entry] values by
+// [ReadTranscript], or by [ReadForGrading], which keeps only what a grader reads, in bounded
+// memory. [TargetAnswer], [Negotiated], [FirstUnanswered] and [HandshakeExit] answer the grader's
+// questions about it.
+//
+// Files: proxy.go (the session and the fault), frame.go (stdio framing), process.go (the stdio
+// server process), http.go, http_run.go and sse.go (streamable HTTP), schema.go (schema modes),
+// protocol.go (the revision cap), fresh.go and decoy.go (a fresh server instance the proxy asks on
+// its own behalf), keepbytes.go (answers that are not UTF-8), tee.go (writing the transcript),
+// transcript.go, grading.go and session.go (reading it back and asking it questions), message.go
+// (a frame's envelope).
+//
+// Used by: the CLI's proxy command; the runner (which reads each run's transcript), package grade
+// and package replay (which read transcripts). Uses: fault, jsonrpc, jsonstream, proc, runenv.
+package proxy

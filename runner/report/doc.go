@@ -1,0 +1,30 @@
+// Package report renders a sweep's counts for people and machines. It is the last step of the
+// data flow: every renderer takes results.json's [tally.Results] (and, where a baseline was
+// given, a [Comparison]) and writes to an io.Writer; none runs anything or reads back upstream.
+//
+// The renderers, one file each:
+//
+//   - [Text]: the table the terminal shows at the end of a sweep (text.go).
+//   - [Markdown]: summary.md (markdown.go); [Compat], the who-validates-what page (compat.go).
+//   - [JSON]: results.json itself (json.go), whose JSON Schema [ResultsSchema] generates
+//     (schema.go).
+//   - [HTMLPage]: report.html, one self-contained page, with the example runs' evidence that
+//     [ReadEvidence] reads from the output directory (html.go, evidence.go).
+//   - [JUnitCompared] and [CTRFCompared]: junit.xml and ctrf.json, one test case per cell
+//     (junit.go, ctrf.go, failures.go).
+//   - For GitHub (github.go): [Summary] (the job summary, cut to GitHub's limit with [Cut]),
+//     [Verdict] (one line), [CommentBody] (the sticky pull-request comment's body, which
+//     package prcomment posts), and [Annotations] (the manifest's lines to annotate, planned
+//     within GitHub's [Budget]) issued by [Annotate]. [FailOn] ([ParseFailOn]) says what fails
+//     the check.
+//
+// [SchemaChanges] and [ProtocolChanges] (report.go) pick out the cells whose counts a schema
+// mode or a protocol changes, which the text, Markdown and HTML reports show beside the table.
+//
+// Whatever a server or client printed is hostile text: [Plain] makes it safe for a terminal
+// and a CI log, [EscapeMarkdown] for one line of GitHub-flavoured Markdown, and [WriteJSON]
+// writes JSON as safe to print as Plain text; report.html is escaped by html/template.
+//
+// Used by: outdir (which writes the reports of an output directory), the CLI's run, report,
+// diff and merge commands, and the Action. Uses: tally, scenario.
+package report
