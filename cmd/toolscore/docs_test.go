@@ -466,3 +466,28 @@ func markdownAnchors(text string) map[string]bool {
 	}
 	return out
 }
+
+// TestReadmeManifestLoads: the README's small manifest is one toolscore takes: run with it gets
+// past the loader (every manifest error is reported before anything else) to the server check,
+// which refuses only its made-up server command.
+func TestReadmeManifestLoads(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(docsRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## A manifest for your server\n")
+	_, rest, ok := strings.Cut(section, "```yaml\nname:")
+	manifest, _, ok2 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("the README's section \"A manifest for your server\" has no ```yaml block starting with name:")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(path, []byte("name:"+manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := toolscore(t, dir, "run", path, "--backend", "local", "--out", filepath.Join(dir, "out"))
+	if code != 2 || !strings.Contains(stderr, `the server command "my-mcp-server" cannot be started`) {
+		t.Errorf("toolscore run on the README's manifest: exit %d, want 2 at the server check only:\n%s", code, stderr)
+	}
+}
