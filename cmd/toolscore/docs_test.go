@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/doc"
@@ -24,8 +23,6 @@ import (
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
-var updateDocs = flag.Bool("update", false, "rewrite the generated blocks of docs/*.md")
-
 // docsRoot is the repository, seen from this package's directory (where go test runs).
 var docsRoot = filepath.Join("..", "..")
 
@@ -43,7 +40,7 @@ var generatedBlocks = []struct {
 
 // TestDocsAreGenerated: every generated block of docs/ is what the code renders today (the
 // commands' usage text, the fault registry, the manifest's JSON Schema). Rewrite them with
-// go test ./cmd/toolscore -run TestDocsAreGenerated -update.
+// UPDATE_DOCS=1 go test ./cmd/toolscore -run TestDocsAreGenerated.
 func TestDocsAreGenerated(t *testing.T) {
 	for _, b := range generatedBlocks {
 		path := filepath.Join(docsRoot, b.file)
@@ -61,13 +58,13 @@ func TestDocsAreGenerated(t *testing.T) {
 		if block == want {
 			continue
 		}
-		if *updateDocs {
+		if os.Getenv("UPDATE_DOCS") == "1" {
 			if err := os.WriteFile(path, []byte(before+begin+want+end+after), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		t.Errorf("the %s block of %s is not what the code renders (run go test ./cmd/toolscore -run TestDocsAreGenerated -update):\n%s",
+		t.Errorf("the %s block of %s is not what the code renders (run UPDATE_DOCS=1 go test ./cmd/toolscore -run TestDocsAreGenerated):\n%s",
 			b.name, b.file, firstDifference(block, want))
 	}
 }
