@@ -342,15 +342,15 @@ func enumList(values []any) string {
 	return strings.Join(out, ", ")
 }
 
-// TestDocLinksResolve: every relative link in README.md, CONTRIBUTING.md and docs/*.md names a
-// file that exists and, with #anchor, a heading (or an <a id>) of that file, by GitHub's rules
-// for a heading's anchor.
+// TestDocLinksResolve: every relative link in README.md, CONTRIBUTING.md, bench/README.md and
+// docs/*.md names a file that exists and, with #anchor, a heading (or an <a id>) of that file,
+// by GitHub's rules for a heading's anchor.
 func TestDocLinksResolve(t *testing.T) {
 	pages, err := filepath.Glob(filepath.Join(docsRoot, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, filepath.Join(docsRoot, "README.md"), filepath.Join(docsRoot, "CONTRIBUTING.md"))
+	pages = append(pages, filepath.Join(docsRoot, "README.md"), filepath.Join(docsRoot, "CONTRIBUTING.md"), filepath.Join(docsRoot, "bench", "README.md"))
 	anchorsOf := map[string]map[string]bool{}
 	anchors := func(path string) map[string]bool {
 		if a, ok := anchorsOf[path]; ok {
