@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -407,6 +406,7 @@ var (
 	inlineCode = regexp.MustCompile("`[^`\n]+`")
 	linkRe     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	anchorTag  = regexp.MustCompile(`<a id="([^"]+)"`)
+	headLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 )
 
 // withoutCode blanks fenced blocks and code spans, which hold no links or headings.
@@ -443,8 +443,8 @@ func markdownAnchors(text string) map[string]bool {
 		}
 		heading := strings.TrimSpace(line[hashes:])
 		// A link in a heading anchors on its text.
-		heading = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(heading, "$1")
-		var slug bytes.Buffer
+		heading = headLink.ReplaceAllString(heading, "$1")
+		var slug strings.Builder
 		for _, r := range strings.ToLower(heading) {
 			switch {
 			case r == ' ':
