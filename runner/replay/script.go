@@ -121,7 +121,7 @@ func Load(path string) (s *Script, warn error, err error) {
 			}
 			continue
 		default:
-			continue // the server's stderr is not played back: see README
+			continue // the server's stderr is not played back: see docs/replay.md
 		}
 		wire, err := readWire(e)
 		if err != nil {

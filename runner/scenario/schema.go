@@ -37,7 +37,7 @@ func Schema() ([]byte, error) {
 // the schema names them only in words rather than keep a second list.
 func (Fault) JSONSchemaExtend(s *jsonschema.Schema) {
 	s.AdditionalProperties = nil
-	s.Description = "A fault with its settings. Any other key is an option of the fault itself, e.g. latency: 1500ms for latency or decoy_args: {account_id: ACC-4476} for corrupt-plausible (the README's fault table lists them); toolscore checks them when it loads the manifest."
+	s.Description = "A fault with its settings. Any other key is an option of the fault itself, e.g. latency: 1500ms for latency or decoy_args: {account_id: ACC-4476} for corrupt-plausible (docs/faults.md lists them); toolscore checks them when it loads the manifest."
 	shorthand(s, "Name of the fault, with default options.")
 }
 
