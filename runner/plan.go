@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/proxy"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -98,14 +99,9 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	sc := o.Scenario
 	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
 	tool := j.Cell.Tool
-	flags := []string{"--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
-		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
-	flags = append(flags, faultFlags(j.Cell.Fault)...)
+	pf := proxyFlags(j, filepath.Join(work, "tee.jsonl"))
 	if len(tool.OutputSchema) > 0 {
-		flags = append(flags, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))
-	}
-	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
-		flags = append(flags, "--protocol", string(p))
+		pf.OutputSchema = filepath.Join(work, outputSchemaFile(tool))
 	}
 	var env, proxyEnv []string
 	if sc.Server.Image == "" {
@@ -113,7 +109,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		// passes on only the variables named.
 		for _, kv := range o.ServerEnv {
 			name, _, _ := strings.Cut(kv, "=")
-			flags = append(flags, "--env", name)
+			pf.Env = append(pf.Env, name)
 			env = append(env, kv)
 			proxyEnv = append(proxyEnv, name)
 		}
@@ -134,7 +130,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			env = append(env, AuthEnv+"="+o.Auth)
 			proxyEnv = append(proxyEnv, AuthEnv)
 		}
-		s := backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv}
+		s := backend.Serve{Command: HTTPProxyCommand(self, pf, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv}
 		if sc.Server.Image != "" {
 			server, s.Await = imageHTTPServer(sc, o.ServerEnv), backend.ServerAddr
 		}
@@ -148,17 +144,15 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 			network = sc.Server.Network
 		}
 	} else {
-		req.Server = append(append([]string{self, "proxy"}, flags...), "--")
 		switch {
 		case sc.Server.Builtin != "":
-			req.Server = append(req.Server, self, sc.Server.Builtin)
+			pf.Command = []string{self, sc.Server.Builtin}
 		case sc.Server.Image != "":
-			var connect []string
-			connect, server = imageServer(self, sc, o.ServerEnv)
-			req.Server = append(req.Server, connect...)
+			pf.Command, server = imageServer(self, sc, o.ServerEnv)
 		default:
-			req.Server = append(req.Server, sc.Server.Command...)
+			pf.Command = sc.Server.Command
 		}
+		req.Server = proxyCommand(self, pf)
 		if o.Replay != nil {
 			req.Server, env, server = o.replayProxy(self, work), nil, nil
 		}
@@ -180,46 +174,56 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 // Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
 const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
 
-// HTTPProxyCommand is the command an http cell starts first, with flags the proxy's fault,
+// HTTPProxyCommand is the command an http cell starts first, with pf the proxy's fault,
 // schema, protocol, seed, tee and --env flags (as on stdio): it serves the server over
 // streamable HTTP on loopback and prints its endpoint's URL as its first stdout line. The one
 // place that says how the proxy is started on HTTP. The built-in ledger serves as a server of
 // the cell's protocol generation does: sessionless under 2026-07-28 (the go-sdk serves that
 // revision only so), with Mcp-Session-Id sessions otherwise, as 2025-era servers keep them.
-func HTTPProxyCommand(self string, flags []string, srv scenario.Server, p scenario.Protocol) []string {
-	cmd := append([]string{self, "proxy", "--listen", "127.0.0.1:0"}, flags...)
+func HTTPProxyCommand(self string, pf proxy.Flags, srv scenario.Server, p scenario.Protocol) []string {
+	pf.Listen = "127.0.0.1:0"
 	switch {
 	case srv.URL != "":
-		cmd = append(cmd, "--upstream", srv.URL)
+		pf.Upstream = srv.URL
 		if srv.AuthEnv != "" {
-			cmd = append(cmd, "--header", "Authorization="+AuthEnv)
+			pf.Header = []string{"Authorization=" + AuthEnv}
 		}
-		return cmd
 	case srv.Image != "":
 		// The server serves HTTP itself, in its container, on the loopback the cell shares.
-		return append(cmd, "--upstream", ImageServerHTTPUpstream(srv.HTTPPath()))
+		pf.Upstream = ImageServerHTTPUpstream(srv.HTTPPath())
 	case srv.Builtin != "":
-		cmd = append(cmd, "--", self, srv.Builtin)
+		pf.Command = []string{self, srv.Builtin}
 		if p == "2026-07-28" {
-			cmd = append(cmd, "--stateless")
+			pf.Command = append(pf.Command, "--stateless")
 		}
-		return append(cmd, "--http", "127.0.0.1:"+scenario.PortPlaceholder)
+		pf.Command = append(pf.Command, "--http", "127.0.0.1:"+proxy.PortPlaceholder)
+	default:
+		pf.Path, pf.Command = srv.HTTPPath(), srv.Command
 	}
-	return append(append(cmd, "--path", srv.HTTPPath(), "--"), srv.Command...)
+	return proxyCommand(self, pf)
 }
 
-// faultFlags are the proxy's flags for the fault's settings, which follow its --tee.
-func faultFlags(f scenario.Fault) []string {
-	var flags []string
+// proxyCommand is the command that starts toolscore proxy with pf.
+func proxyCommand(self string, pf proxy.Flags) []string {
+	return append([]string{self, "proxy"}, pf.Args()...)
+}
+
+// proxyFlags are the flags of job j's proxy, which writes its transcript to tee: the cell's
+// fault with its settings, tool, schema and protocol, and the run's seed.
+func proxyFlags(j Job, tee string) proxy.Flags {
+	f := j.Cell.Fault
+	pf := proxy.DefaultFlags()
+	pf.Fault, pf.Tool, pf.Schema, pf.Seed, pf.Tee = f.Name, j.Cell.Tool.Name, string(j.Cell.Schema), j.Seed, tee
 	if f.Probability != nil {
-		flags = append(flags, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
+		pf.Probability = *f.Probability
 	}
-	if f.Nth > 0 {
-		flags = append(flags, "--nth", strconv.Itoa(f.Nth))
-	}
+	pf.Nth = f.Nth
 	if len(f.Options) > 0 {
 		b, _ := json.Marshal(f.Options) // the loader checked that they marshal
-		flags = append(flags, "--options", string(b))
+		pf.Options = string(b)
 	}
-	return flags
+	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
+		pf.Protocol = string(p)
+	}
+	return pf
 }
