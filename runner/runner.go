@@ -294,9 +294,9 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	switch {
 	case ok:
 	case client.IsAgent(j.Cell.Client.Name):
-		g = grade.Agent(res, transcript, j.Cell.Tool.Truth)
+		g = grade.Agent(gradeRun(res), transcript, j.Cell.Tool.Truth)
 	default:
-		g = grade.SDK(res, transcript)
+		g = grade.SDK(gradeRun(res), transcript)
 	}
 	if terr != nil {
 		g = grade.Unread(g, terr)
@@ -334,6 +334,12 @@ func runLine(rec RunRecord) []byte {
 		line = line[n:]
 	}
 	return out
+}
+
+// gradeRun is what the grader reads of a run's result.
+func gradeRun(res backend.Result) grade.Run {
+	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		OOMKilled: res.OOMKilled, Took: res.Took, Err: res.Err}
 }
 
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
