@@ -14,7 +14,6 @@ import (
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/replay"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -155,28 +154,12 @@ func (o Options) writeRecording(j Job, dir string) error {
 }
 
 // replayFlags are the flags of the proxy a replayed run wraps around `toolscore replay` of its
-// recording: the clean fault, the schema and protocol as they are, so the recorded bytes reach
+// recording (see SourceRecording): the clean fault, the schema and protocol as they are, so the recorded bytes reach
 // the client untouched and the run still gets a transcript of its own.
 func (o Options) replayFlags(work string) proxy.Flags {
 	pf := proxy.DefaultFlags()
 	pf.Tool, pf.Schema, pf.Tee = o.Scenario.Tool, string(proxy.AsIs), filepath.Join(work, "tee.jsonl")
 	return pf
-}
-
-// replayProxy is the proxy of a replayed stdio run, in front of `toolscore replay`.
-func (o Options) replayProxy(self, work string) []string {
-	pf := o.replayFlags(work)
-	pf.Command = []string{self, "replay", filepath.Join(work, recordingFile)}
-	return proxyCommand(self, pf)
-}
-
-// replayHTTPProxy is replayProxy for an http cell: the same clean proxy serving streamable HTTP
-// in front of `toolscore replay --listen` of the recording.
-func (o Options) replayHTTPProxy(self, work string) []string {
-	pf := o.replayFlags(work)
-	pf.Listen, pf.Path = "127.0.0.1:0", replay.HTTPPath
-	pf.Command = []string{self, "replay", "--listen", "127.0.0.1:" + proxy.PortPlaceholder, filepath.Join(work, recordingFile)}
-	return proxyCommand(self, pf)
 }
 
 // replayGrade grades a replayed run: diverged when its client left the recording; otherwise
