@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -44,15 +43,16 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	}
 	local := backend.Local{Binary: self}
 	localOnly := MissingKeys(sc)
-	for _, c := range sc.Clients {
-		if d, _, _ := client.Lookup(c.Name); d.Contained() {
+	clients := Clients(sc)
+	for _, c := range clients {
+		if c.Descriptor.Contained() {
 			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
 		}
 	}
 	imageServerUnavailable(sc, false, localOnly)
 	localAdapters := func() map[string]string {
 		adapters := map[string]string{}
-		for _, c := range sc.Clients {
+		for _, c := range clients {
 			if path, ok := goAdapter(ctx, c, localOnly, log); ok {
 				adapters[c.ID()] = path
 			}
@@ -66,7 +66,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	default:
 		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
 	}
-	d, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, log)
+	d, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, clients, log)
 	if err == nil {
 		why := "asked for with --backend docker"
 		if name != "docker" {
@@ -83,8 +83,8 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 // goAdapter builds the adapter of a Go client with a version pin, and returns its path; a
 // client it cannot build for is marked unavailable, with the reason. ok is false for every
 // other client.
-func goAdapter(ctx context.Context, c scenario.Client, unavailable map[string]string, log io.Writer) (string, bool) {
-	d, _, _ := client.Lookup(c.Name)
+func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log io.Writer) (string, bool) {
+	d := c.Descriptor
 	if d.Module == "" || c.Version == "" {
 		return "", false
 	}
@@ -104,9 +104,10 @@ func goAdapter(ctx context.Context, c scenario.Client, unavailable map[string]st
 	return path, true
 }
 
-// dockerBackend connects, sweeps what dead sweeps left, and makes sure every client's cell
-// image is built; done sweeps again and says if this sweep left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
+// dockerBackend connects, sweeps what dead sweeps left, and makes sure the cell image of every
+// client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
+// left anything behind.
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
 	bin, err := backend.StaticBinary(self)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -136,13 +137,12 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 	}
 	images := map[string]made{}
 	adapters := map[string]string{}
-	for _, c := range sc.Clients {
+	for _, c := range clients {
 		adapter, isGo := goAdapter(ctx, c, unavailable, log)
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		cd, _, _ := client.Lookup(c.Name)
-		key := c.Image + "|" + c.Version + "|" + cd.Image.Dir + "|" + adapter
+		key := c.Image + "|" + c.Version + "|" + c.Descriptor.Image.Dir + "|" + adapter
 		m, ok := images[key]
 		if !ok {
 			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter, log)
@@ -176,9 +176,9 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, log 
 // binary layered on; for a Go client at a version pin, the built-in image with the adapter at
 // path goAdapter layered on), with the command server's install step layered on when there is
 // one.
-func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
+func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
 	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-	switch cd, _, _ := client.Lookup(c.Name); {
+	switch cd := c.Descriptor; {
 	case c.Image != "":
 		id, err := d.ImageID(ctx, c.Image)
 		if err != nil {
@@ -223,11 +223,11 @@ func cellImage(ctx context.Context, d *backend.Docker, c scenario.Client, instal
 // run, and say why.
 func MissingKeys(sc *scenario.Scenario) map[string]string {
 	out := map[string]string{}
-	for _, c := range sc.Clients {
+	for _, c := range Clients(sc) {
 		if c.Model == nil {
 			continue
 		}
-		if env := ModelKeyEnv(c); os.Getenv(env) == "" {
+		if env := c.KeyEnv(); os.Getenv(env) == "" {
 			out[c.ID()] = "its model needs an API key in " + env + ", which is not set"
 		}
 	}

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
@@ -19,6 +17,8 @@ import (
 // proxy draws from.
 type Job struct {
 	Cell scenario.Cell
+	// Client is the cell's client resolved in the registry, once for the sweep.
+	Client Client
 	// Index is the cell's place among the sweep's counted cells (tally.Results.Cells): the
 	// matrix's cells in order, those of unavailable clients left out.
 	Index int
@@ -39,12 +39,16 @@ func (o Options) Jobs() iter.Seq[Job] {
 		sc := o.Scenario
 		step := max(o.Shards, 1)
 		index := 0
+		clients := map[string]Client{}
+		for _, c := range Clients(sc) {
+			clients[c.ID()] = c
+		}
 		for i, c := range sc.Cells() {
 			if _, ok := o.Unavailable[c.Client.ID()]; ok {
 				continue
 			}
 			for r := firstRun(i, sc.Runs, o.Shard, o.Shards); r <= sc.Runs; r += step {
-				if !yield(Job{Cell: c, Index: index, Run: r, Seed: runSeed(c.Fault, r)}) {
+				if !yield(Job{Cell: c, Client: clients[c.Client.ID()], Index: index, Run: r, Seed: runSeed(c.Fault, r)}) {
 					return
 				}
 				if sc.Runs-r < step {
@@ -54,6 +58,38 @@ func (o Options) Jobs() iter.Seq[Job] {
 			index++
 		}
 	}
+}
+
+// Client is a manifest's client resolved against the registry of runner/client: the manifest's
+// entry, the client's descriptor and the path its name picks (call in ts-sdk/call).
+type Client struct {
+	scenario.Client
+	Descriptor client.Descriptor
+	Path       string
+}
+
+// Clients resolves the scenario's clients, in its order; the loader checked every name.
+func Clients(sc *scenario.Scenario) []Client {
+	out := make([]Client, len(sc.Clients))
+	for i, c := range sc.Clients {
+		out[i] = resolve(c)
+	}
+	return out
+}
+
+// resolve is the one place a manifest's client is looked up in the registry.
+func resolve(c scenario.Client) Client {
+	d, path, _ := client.Lookup(c.Name)
+	return Client{Client: c, Descriptor: d, Path: path}
+}
+
+// KeyEnv is the variable of the runner's environment that holds the key of the client's real
+// model: the manifest's key_env, else the agent vendor's usual one.
+func (c Client) KeyEnv() string {
+	if c.Model != nil && c.Model.KeyEnv != "" {
+		return c.Model.KeyEnv
+	}
+	return c.Descriptor.KeyEnv
 }
 
 // runSeed is the seed of a fault's run: the manifest's (1 when unset) plus the run's number
@@ -92,76 +128,25 @@ func outputSchemaFile(t scenario.Tool) string {
 
 // Spec is what job j runs on the sweep's backend with dir its directory on this machine: the
 // adapter's command and environment, and the request they carry (the proxy wrapped around the
-// server, the tool and its arguments, the agent's prompt and model). On the http transport the
-// command is toolscore cell, which serves the proxy on loopback before it starts the adapter.
+// server its source yields, the tool and its arguments, the agent's prompt and model). On the
+// http transport the command is toolscore cell, which serves the proxy on loopback before it
+// starts the adapter.
 func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
-	sc := o.Scenario
 	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
 	tool := j.Cell.Tool
-	flags := []string{"--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
-		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
-	flags = append(flags, faultFlags(j.Cell.Fault)...)
-	if len(tool.OutputSchema) > 0 {
-		flags = append(flags, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))
-	}
-	if p := j.Cell.Protocol; p != "" && p != scenario.ProtocolAsIs {
-		flags = append(flags, "--protocol", string(p))
-	}
-	var env, proxyEnv []string
-	if sc.Server.Image == "" {
-		// The values travel in the adapter's environment, never on a command line; the proxy
-		// passes on only the variables named.
-		for _, kv := range o.ServerEnv {
-			name, _, _ := strings.Cut(kv, "=")
-			flags = append(flags, "--env", name)
-			env = append(env, kv)
-			proxyEnv = append(proxyEnv, name)
-		}
-	}
+	s := o.serve(j, self, work)
 	req := client.Request{Tool: tool.Name, Arguments: tool.Arguments}
-	if client.IsAgent(j.Cell.Client.Name) {
+	if j.Client.Descriptor.Agent {
 		req.Prompt = tool.Prompt
 	}
-	network := ""
 	if m := j.Cell.Client.Model; m != nil {
-		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(ModelKeyEnv(j.Cell.Client))
-		network = cmp.Or(m.Network, "bridge")
+		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(j.Client.KeyEnv())
 	}
-	command := o.adapterCommand(self, j.Cell.Client)
-	var server *backend.ServerSpec
+	command := o.adapterCommand(self, j.Client)
 	if j.Cell.Transport == scenario.TransportHTTP {
-		if o.Auth != "" {
-			env = append(env, AuthEnv+"="+o.Auth)
-			proxyEnv = append(proxyEnv, AuthEnv)
-		}
-		s := backend.Serve{Command: HTTPProxyCommand(self, flags, sc.Server, j.Cell.Protocol), ProxyEnv: proxyEnv}
-		if sc.Server.Image != "" {
-			server, s.Await = imageHTTPServer(sc, o.ServerEnv), backend.ServerAddr
-		}
-		if o.Replay != nil {
-			// The recording stands in for the server, whatever it was: no server container.
-			s, env, network, server = backend.Serve{Command: o.replayHTTPProxy(self, work)}, nil, "", nil
-		}
-		serve, _ := json.Marshal(s)
-		command = append([]string{self, "cell", "--serve", string(serve), "--"}, command...)
-		if sc.Server.URL != "" && o.Replay == nil {
-			network = sc.Server.Network
-		}
+		command = serveCommand(self, s, command)
 	} else {
-		req.Server = append(append([]string{self, "proxy"}, flags...), "--")
-		switch {
-		case sc.Server.Builtin != "":
-			req.Server = append(req.Server, self, sc.Server.Builtin)
-		case sc.Server.Image != "":
-			var connect []string
-			connect, server = imageServer(self, sc, o.ServerEnv)
-			req.Server = append(req.Server, connect...)
-		default:
-			req.Server = append(req.Server, sc.Server.Command...)
-		}
-		if o.Replay != nil {
-			req.Server, env, server = o.replayProxy(self, work), nil, nil
-		}
+		req.Server = proxyCommand(self, s.proxy)
 	}
 	return backend.Spec{
 		Dir:     dir,
@@ -169,57 +154,13 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		Cell:    j.Cell.Key(),
 		Run:     j.Run,
 		Command: command,
-		Env:     append(env, req.Env()...),
-		Timeout: sc.Timeout.Std(),
-		Network: network,
-		Server:  server,
+		Env:     append(s.env, req.Env()...),
+		Timeout: o.Scenario.Timeout.Std(),
+		Network: s.network,
+		Server:  s.server,
 	}, req
 }
 
 // AuthEnv is the variable of an http cell's environment that holds a url server's
 // Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
 const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
-
-// HTTPProxyCommand is the command an http cell starts first, with flags the proxy's fault,
-// schema, protocol, seed, tee and --env flags (as on stdio): it serves the server over
-// streamable HTTP on loopback and prints its endpoint's URL as its first stdout line. The one
-// place that says how the proxy is started on HTTP. The built-in ledger serves as a server of
-// the cell's protocol generation does: sessionless under 2026-07-28 (the go-sdk serves that
-// revision only so), with Mcp-Session-Id sessions otherwise, as 2025-era servers keep them.
-func HTTPProxyCommand(self string, flags []string, srv scenario.Server, p scenario.Protocol) []string {
-	cmd := append([]string{self, "proxy", "--listen", "127.0.0.1:0"}, flags...)
-	switch {
-	case srv.URL != "":
-		cmd = append(cmd, "--upstream", srv.URL)
-		if srv.AuthEnv != "" {
-			cmd = append(cmd, "--header", "Authorization="+AuthEnv)
-		}
-		return cmd
-	case srv.Image != "":
-		// The server serves HTTP itself, in its container, on the loopback the cell shares.
-		return append(cmd, "--upstream", ImageServerHTTPUpstream(srv.HTTPPath()))
-	case srv.Builtin != "":
-		cmd = append(cmd, "--", self, srv.Builtin)
-		if p == "2026-07-28" {
-			cmd = append(cmd, "--stateless")
-		}
-		return append(cmd, "--http", "127.0.0.1:"+scenario.PortPlaceholder)
-	}
-	return append(append(cmd, "--path", srv.HTTPPath(), "--"), srv.Command...)
-}
-
-// faultFlags are the proxy's flags for the fault's settings, which follow its --tee.
-func faultFlags(f scenario.Fault) []string {
-	var flags []string
-	if f.Probability != nil {
-		flags = append(flags, "--probability", strconv.FormatFloat(*f.Probability, 'g', -1, 64))
-	}
-	if f.Nth > 0 {
-		flags = append(flags, "--nth", strconv.Itoa(f.Nth))
-	}
-	if len(f.Options) > 0 {
-		b, _ := json.Marshal(f.Options) // the loader checked that they marshal
-		flags = append(flags, "--options", string(b))
-	}
-	return flags
-}

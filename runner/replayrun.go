@@ -14,7 +14,6 @@ import (
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/replay"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -154,20 +153,13 @@ func (o Options) writeRecording(j Job, dir string) error {
 	return out.Close()
 }
 
-// replayProxy is the proxy a replayed run wraps around `toolscore replay` of its recording: the
-// clean fault, the schema and protocol as they are, so the recorded bytes reach the client
-// untouched and the run still gets a transcript of its own.
-func (o Options) replayProxy(self, work string) []string {
-	return []string{self, "proxy", "--fault", "clean", "--tool", o.Scenario.Tool, "--schema", "as-is",
-		"--tee", filepath.Join(work, "tee.jsonl"), "--", self, "replay", filepath.Join(work, recordingFile)}
-}
-
-// replayHTTPProxy is replayProxy for an http cell: the same clean proxy serving streamable HTTP
-// in front of `toolscore replay --listen` of the recording.
-func (o Options) replayHTTPProxy(self, work string) []string {
-	return []string{self, "proxy", "--listen", "127.0.0.1:0", "--fault", "clean", "--tool", o.Scenario.Tool, "--schema", "as-is",
-		"--tee", filepath.Join(work, "tee.jsonl"), "--path", replay.HTTPPath, "--",
-		self, "replay", "--listen", "127.0.0.1:" + proxy.PortPlaceholder, filepath.Join(work, recordingFile)}
+// replayFlags are the flags of the proxy a replayed run wraps around `toolscore replay` of its
+// recording (see SourceRecording): the clean fault, the schema and protocol as they are, so the recorded bytes reach
+// the client untouched and the run still gets a transcript of its own.
+func (o Options) replayFlags(work string) proxy.Flags {
+	pf := proxy.DefaultFlags()
+	pf.Tool, pf.Schema, pf.Tee = o.Scenario.Tool, string(proxy.AsIs), filepath.Join(work, "tee.jsonl")
+	return pf
 }
 
 // replayGrade grades a replayed run: diverged when its client left the recording; otherwise

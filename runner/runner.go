@@ -21,7 +21,6 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -283,7 +282,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	n := proxy.Negotiated(transcript)
 	var g grade.Grade
 	ok := false
-	if o.Replay != nil {
+	if o.Source() == SourceRecording {
 		g, n, ok = o.replayGrade(dir, transcript, n)
 	}
 	if !ok {
@@ -291,10 +290,10 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	}
 	switch {
 	case ok:
-	case client.IsAgent(j.Cell.Client.Name):
-		g = grade.Agent(res, transcript, j.Cell.Tool.Truth)
+	case j.Client.Descriptor.Agent:
+		g = grade.Agent(gradeRun(res), transcript, j.Cell.Tool.Truth)
 	default:
-		g = grade.SDK(res, transcript)
+		g = grade.SDK(gradeRun(res), transcript)
 	}
 	if terr != nil {
 		g = grade.Unread(g, terr)
@@ -334,6 +333,12 @@ func runLine(rec RunRecord) []byte {
 	return out
 }
 
+// gradeRun is what the grader reads of a run's result.
+func gradeRun(res backend.Result) grade.Run {
+	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		OOMKilled: res.OOMKilled, Took: res.Took, Err: res.Err}
+}
+
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
 // only the runner knows.
 func noExitWhy(res backend.Result, timeout time.Duration) string {
@@ -348,13 +353,7 @@ func noExitWhy(res backend.Result, timeout time.Duration) string {
 
 // ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real
 // model: the manifest's key_env, else the agent vendor's usual one.
-func ModelKeyEnv(c scenario.Client) string {
-	if c.Model != nil && c.Model.KeyEnv != "" {
-		return c.Model.KeyEnv
-	}
-	d, _, _ := client.Lookup(c.Name)
-	return d.KeyEnv
-}
+func ModelKeyEnv(c scenario.Client) string { return resolve(c).KeyEnv() }
 
 // redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
 // the files of its directory (the adapter's stdout among them).
@@ -392,9 +391,9 @@ func redact(dir string, res *backend.Result, secrets []string) {
 
 // adapterCommand starts a client adapter: a built-in one is toolscore itself, or the adapter
 // built for its version pin; a contained one is whatever its image runs.
-func (o Options) adapterCommand(self string, c scenario.Client) []string {
-	if d, path, ok := client.Lookup(c.Name); ok && d.Contained() {
-		return d.Argv(path)
+func (o Options) adapterCommand(self string, c Client) []string {
+	if c.Descriptor.Contained() {
+		return c.Descriptor.Argv(c.Path)
 	}
 	if adapter := o.Adapters[c.ID()]; adapter != "" {
 		return []string{adapter, c.Name}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/proxy"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -34,7 +35,7 @@ func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
 	_, port, _ := net.SplitHostPort(backend.ServerAddr)
 	cmd := make([]string, len(sc.Server.Command))
 	for i, a := range sc.Server.Command {
-		cmd[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, port)
+		cmd[i] = strings.ReplaceAll(a, proxy.PortPlaceholder, port)
 	}
 	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
 }

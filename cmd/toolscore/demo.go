@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/proxy"
 )
 
 // demoCmd sends one get_account_balance call through the proxy for each fault and prints what
@@ -27,11 +28,12 @@ func demoCmd(ctx context.Context, args []string) int {
 		return 1
 	}
 	for _, name := range fault.Names() {
-		cmd := []string{self, "proxy", "--fault", name, "--tool", "get_account_balance", "--schema", *schema}
+		pf := proxy.DefaultFlags()
+		pf.Fault, pf.Tool, pf.Schema, pf.Command = name, "get_account_balance", *schema, []string{self, "ledger"}
 		if name == "latency" {
-			cmd = append(cmd, "--options", `{"latency":"300ms"}`)
+			pf.Options = `{"latency":"300ms"}`
 		}
-		cmd = append(cmd, "--", self, "ledger")
+		cmd := append([]string{self, "proxy"}, pf.Args()...)
 		start := time.Now()
 		frame, err := demoCall(ctx, cmd)
 		if err != nil {

@@ -34,41 +34,8 @@ a free port) and runs until SIGTERM or CMD's exit.
 flags:`)
 		fs.PrintDefaults()
 	}
-	faultName := fs.String("fault", "clean", "the fault to apply: "+fmt.Sprint(fault.Names()))
-	tool := fs.String("tool", "", "the target tool (default: every tool)")
-	probability := fs.Float64("probability", 1, "the chance a matching call is faulted, 0..1")
-	nth := fs.Int("nth", 0, "fault only the N-th matching call (0: every one)")
-	seed := fs.Uint64("seed", 1, "decides which calls fire and every value a fault makes up")
-	schema := fs.String("schema", "hidden", "what to do to outputSchema in tools/list: hidden, published or as-is")
-	protocol := fs.String("protocol", "as-is", "the newest MCP revision the server shows the client: as-is, "+strings.Join(proxy.Revisions, ", "))
-	outputSchema := fs.String("output-schema", "", "a JSON file with the outputSchema to publish when the server declares none")
-	options := fs.String("options", "", "the fault's own settings as a JSON `object`, e.g. {\"latency\":\"300ms\"}")
-	teePath := fs.String("tee", "", "write the transcript here, one JSON line per message")
-	listen := fs.String("listen", "", "relay streamable HTTP, listening on `ADDR`, instead of stdio")
-	upstream := fs.String("upstream", "", "with --listen: relay to the streamable HTTP endpoint `URL` (no CMD)")
-	path := fs.String("path", "/mcp", "with --listen and CMD: the server's MCP endpoint path")
-	headers := http.Header{}
-	fs.Func("header", "with --upstream: add the header `NAME=ENVVAR` upstream, its value the proxy's variable ENVVAR (repeatable), masked in the transcript", func(s string) error {
-		name, v, ok := strings.Cut(s, "=")
-		if !ok || name == "" || v == "" {
-			return fmt.Errorf("want NAME=ENVVAR, got %q", s)
-		}
-		val, set := os.LookupEnv(v)
-		if !set {
-			return fmt.Errorf("%s is not set", v)
-		}
-		headers.Add(name, val)
-		return nil
-	})
-	var env []string
-	fs.Func("env", "pass the proxy's variable `NAME` on to the server (repeatable); the server sees only these, PATH, HOME, TMPDIR and the locale", func(name string) error {
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			return fmt.Errorf("%s is not set", name)
-		}
-		env = append(env, name+"="+v)
-		return nil
-	})
+	var pf proxy.Flags
+	pf.Register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return exitcode.Of(err)
 	}
@@ -76,46 +43,46 @@ flags:`)
 		fmt.Fprintf(os.Stderr, "toolscore proxy: "+format+"\n", a...)
 		return 2
 	}
-	if !slices.Contains(fault.Names(), *faultName) {
-		_, err := fault.New(*faultName, nil)
+	if !slices.Contains(fault.Names(), pf.Fault) {
+		_, err := fault.New(pf.Fault, nil)
 		return fail("--fault: %v", err)
 	}
-	f, err := fault.New(*faultName, json.RawMessage(*options))
+	f, err := fault.New(pf.Fault, json.RawMessage(pf.Options))
 	if err != nil {
 		return fail("--options: %v", err)
 	}
-	if fault.Transport(*faultName) && *listen == "" {
-		return fail("--fault %s is a fault of the HTTP exchange: it needs --listen (streamable HTTP); a stdio session has no HTTP to fault", *faultName)
+	if fault.Transport(pf.Fault) && pf.Listen == "" {
+		return fail("--fault %s is a fault of the HTTP exchange: it needs --listen (streamable HTTP); a stdio session has no HTTP to fault", pf.Fault)
 	}
-	if *probability < 0 || *probability > 1 {
-		return fail("--probability must be between 0 and 1, got %g", *probability)
+	if pf.Probability < 0 || pf.Probability > 1 {
+		return fail("--probability must be between 0 and 1, got %g", pf.Probability)
 	}
-	if *nth < 0 {
-		return fail("--nth must be 0 or more, got %d", *nth)
+	if pf.Nth < 0 {
+		return fail("--nth must be 0 or more, got %d", pf.Nth)
 	}
-	mode, err := proxy.ParseSchemaMode(*schema)
+	mode, err := proxy.ParseSchemaMode(pf.Schema)
 	if err != nil {
 		return fail("--schema: %v", err)
 	}
-	newest, err := proxy.ParseProtocol(*protocol)
+	newest, err := proxy.ParseProtocol(pf.Protocol)
 	if err != nil {
 		return fail("--protocol: %v", err)
 	}
-	cfg := proxy.Config{Fault: f, FaultName: *faultName, Tool: *tool, Probability: *probability, Nth: *nth, Seed: *seed, Schema: mode, Protocol: newest}
-	if *outputSchema != "" {
-		b, err := os.ReadFile(*outputSchema)
+	cfg := proxy.Config{Fault: f, FaultName: pf.Fault, Tool: pf.Tool, Probability: pf.Probability, Nth: pf.Nth, Seed: pf.Seed, Schema: mode, Protocol: newest}
+	if outputSchema := pf.OutputSchema; outputSchema != "" {
+		b, err := os.ReadFile(outputSchema)
 		if err != nil {
 			return fail("--output-schema: %v", err)
 		}
 		var obj map[string]any
 		if err := json.Unmarshal(b, &obj); err != nil {
-			return fail("--output-schema %s: not a JSON object: %v", *outputSchema, err)
+			return fail("--output-schema %s: not a JSON object: %v", outputSchema, err)
 		}
 		cfg.OutputSchema = b
 	}
 	var tee *proxy.Tee
-	if *teePath != "" {
-		tf, err := os.Create(*teePath)
+	if pf.Tee != "" {
+		tf, err := os.Create(pf.Tee)
 		if err != nil {
 			return fail("--tee: %v", err)
 		}
@@ -133,25 +100,35 @@ flags:`)
 			fmt.Fprintf(os.Stderr, "toolscore proxy: killed %d process(es) the server left running: pid %v\n", len(pids), pids)
 		}
 	}()
+	// The variables named were checked when the flags were parsed.
+	var env []string
+	for _, name := range pf.Env {
+		env = append(env, name+"="+os.Getenv(name))
+	}
+	headers := http.Header{}
+	for _, h := range pf.Header {
+		name, v, _ := strings.Cut(h, "=")
+		headers.Add(name, os.Getenv(v))
+	}
 	var code int
-	if *listen != "" || *upstream != "" {
-		hr := proxy.HTTPRun{Listen: *listen, Server: proxy.Server{Command: fs.Args(), Env: env}, Path: *path, Upstream: proxy.Upstream{Header: headers}}
+	if pf.Listen != "" || pf.Upstream != "" {
+		hr := proxy.HTTPRun{Listen: pf.Listen, Server: proxy.Server{Command: fs.Args(), Env: env}, Path: pf.Path, Upstream: proxy.Upstream{Header: headers}}
 		switch {
-		case *listen == "":
+		case pf.Listen == "":
 			return fail("--upstream needs --listen ADDR")
-		case *upstream != "" && len(fs.Args()) > 0:
+		case pf.Upstream != "" && len(fs.Args()) > 0:
 			return fail("give --upstream URL or -- CMD, not both")
-		case *upstream == "" && len(fs.Args()) == 0:
+		case pf.Upstream == "" && len(fs.Args()) == 0:
 			return fail("--listen needs --upstream URL or -- CMD")
-		case !strings.HasPrefix(*path, "/"):
-			return fail("--path must start with /, got %q", *path)
-		case len(headers) > 0 && *upstream == "":
+		case !strings.HasPrefix(pf.Path, "/"):
+			return fail("--path must start with /, got %q", pf.Path)
+		case len(headers) > 0 && pf.Upstream == "":
 			return fail("--header goes with --upstream")
 		}
-		if *upstream != "" {
-			u, err := url.Parse(*upstream)
+		if pf.Upstream != "" {
+			u, err := url.Parse(pf.Upstream)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fail("--upstream: want an http or https URL, got %q", *upstream)
+				return fail("--upstream: want an http or https URL, got %q", pf.Upstream)
 			}
 			hr.Upstream.URL = u
 		}

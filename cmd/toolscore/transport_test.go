@@ -24,7 +24,7 @@ import (
 )
 
 // TestHTTPTransportLocal runs the built-in Go clients on both transports through the real proxy
-// on the local backend (runner.HTTPProxyCommand's command line, once the proxy listens): on http
+// on the local backend (the command line the runner's http source gives the proxy, once it listens): on http
 // each client's outcome is its outcome on stdio, every http run has a transcript whose records
 // the graders read as on stdio, and the keys tell the transports apart.
 func TestHTTPTransportLocal(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/jsonstream"
@@ -44,7 +43,7 @@ const (
 // outcome: passed, rejected, altered, rpc-error, or hung and crashed as for SDK clients), the
 // kind of the model's view and whether it carried the fault, and the final answer against the
 // scenario's truth and the values the fault introduced (from the transcript).
-func Agent(res backend.Result, transcript []proxy.Entry, truth []string) Grade {
+func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
 	var g Grade
 	request, answer := proxy.TargetAnswer(transcript)
 	wire := g.noteWire(answer, true)

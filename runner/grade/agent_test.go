@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/proxy"
@@ -38,7 +37,7 @@ func transcript(answer string, intro []fault.Introduced, schema bool) []proxy.En
 }
 
 // ran is the adapter's observation line, as Claude Code's adapter prints it.
-func ran(kind, excerpt string, isError bool, answer string) backend.Result {
+func ran(kind, excerpt string, isError bool, answer string) Run {
 	var block json.RawMessage // none without an excerpt: the model got no tool result at all
 	if kind != "none" || excerpt != "" {
 		block, _ = json.Marshal(map[string]any{"type": "tool_result", "tool_use_id": "toolu_toolscore_call", "content": excerpt, "is_error": isError})
@@ -48,7 +47,7 @@ func ran(kind, excerpt string, isError bool, answer string) backend.Result {
 			ToolDef: json.RawMessage(`{"name":"mcp__scenario__get_account_balance","description":"Returns the balance of one ledger account.","input_schema":{"type":"object","properties":{"account_id":{"type":"string"}}}}`)},
 		Answer: answer}}
 	line, _ := json.Marshal(obs)
-	return backend.Result{Stdout: stdoutFile(append(line, '\n'))}
+	return Run{Stdout: stdoutFile(append(line, '\n'))}
 }
 
 // testDir holds the adapters' stdout files of the tests; TestMain removes it.
@@ -81,7 +80,7 @@ func TestAgentGrades(t *testing.T) {
 	typeSwap := []fault.Introduced{{Path: "structuredContent.balance_minor", Value: "4071877", Was: float64(4071877)}}
 	cases := []struct {
 		name                  string
-		res                   backend.Result
+		res                   Run
 		tr                    []proxy.Entry
 		outcome, view, answer string
 		flagged               bool
@@ -120,16 +119,16 @@ func TestAgentGrades(t *testing.T) {
 		{"the agent shows the model the text block where the wire had other words", ran("text", "ACC-4471: balance 1.00 USD", false, "The tool returned: ACC-4471: balance 1.00 USD"),
 			transcript(cleanResult, nil, false), Altered, "text", AnswerOther, false, nil, false},
 		{"schema sent: the tool's definition carries the output schema",
-			func() backend.Result {
+			func() Run {
 				r := ran("structured", cleanJSON, false, "The tool returned: "+cleanJSON)
 				var o client.Observation
 				b, _ := os.ReadFile(r.Stdout)
 				json.Unmarshal(b, &o)
 				o.Agent.ModelView.ToolDef = json.RawMessage(`{"name":"x","description":"returns account_id, balance_minor, currency and as_of","input_schema":{}}`)
 				line, _ := json.Marshal(o)
-				return backend.Result{Stdout: stdoutFile(line)}
+				return Run{Stdout: stdoutFile(line)}
 			}(), transcript(cleanResult, nil, true), Passed, "structured", AnswerTruth, false, nil, true},
-		{"hung", backend.Result{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
+		{"hung", Run{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
 		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},
 	}
 	for _, c := range cases {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/jsonstream"
@@ -55,7 +54,7 @@ const maxEvidence = 2000
 
 // SDK grades a run of an SDK-level client. It reads the answer on the wire and the observation
 // as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
-func SDK(res backend.Result, transcript []proxy.Entry) Grade {
+func SDK(res Run, transcript []proxy.Entry) Grade {
 	var g Grade
 	_, answer := proxy.TargetAnswer(transcript)
 	wire := g.noteWire(answer, false)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -47,7 +46,7 @@ func TestSDKLargeResult(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			g := SDK(backend.Result{Stdout: out}, transcript)
+			g := SDK(Run{Stdout: out}, transcript)
 			runtime.ReadMemStats(&after)
 			if g.Outcome != c.outcome || !strings.HasPrefix(g.Evidence, c.evidence) || len(g.Evidence) > maxEvidence+len("…") {
 				t.Errorf("%s, %d bytes of evidence: %.300s", g.Outcome, len(g.Evidence), g.Evidence)

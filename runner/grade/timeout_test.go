@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -50,23 +49,23 @@ func TestTimedOutRuns(t *testing.T) {
 	os.WriteFile(crashed, []byte(`{"client":"x","raised":{"class":"Error","message":"EOF"}}`+"\n"), 0o644)
 	for _, c := range []struct {
 		name              string
-		res               backend.Result
+		res               Run
 		tr                []proxy.Entry
 		outcome, evidence string
 	}{
-		{"observation then timeout", backend.Result{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
+		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
 			transcript("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
-		{"no observation, stuck on initialize", backend.Result{Stdout: none, TimedOut: true, Took: 10e9},
+		{"no observation, stuck on initialize", Run{Stdout: none, TimedOut: true, Took: 10e9},
 			transcript("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
-		{"no observation, stuck on the call", backend.Result{Stdout: none, TimedOut: true, Took: 10e9},
+		{"no observation, stuck on the call", Run{Stdout: none, TimedOut: true, Took: 10e9},
 			transcript("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
-		{"server exited before the handshake", backend.Result{Stdout: crashed, ExitCode: 0},
+		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
 			transcript("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
-		{"server exited after the client gave up", backend.Result{Stdout: crashed},
+		{"server exited after the client gave up", Run{Stdout: crashed},
 			transcript("e", init, exit(true)), Threw, "Error: EOF"},
-		{"server exited after the handshake", backend.Result{Stdout: crashed},
+		{"server exited after the handshake", Run{Stdout: crashed},
 			transcript("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
-		{"server exited after a 2026 handshake", backend.Result{Stdout: crashed},
+		{"server exited after a 2026 handshake", Run{Stdout: crashed},
 			transcript("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/proxy"
 )
 
@@ -37,7 +36,7 @@ func TestUnread(t *testing.T) {
 		{"threw", `{"client":"x","raised":{"class":"E","message":"boom"}}`, Threw, "E: boom; toolscore could not read the run's transcript whole"},
 	} {
 		os.WriteFile(stdout, []byte(c.observation+"\n"), 0o644)
-		g := SDK(backend.Result{Stdout: stdout}, transcript)
+		g := SDK(Run{Stdout: stdout}, transcript)
 		if c.name == "returned" && g.Outcome != Altered {
 			t.Fatalf("without the read error the run is %s, want altered (what Unread must undo)", g.Outcome)
 		}

@@ -34,9 +34,6 @@ type HTTPRun struct {
 	Path   string
 }
 
-// PortPlaceholder is replaced by the server's port in every argument of its command.
-const PortPlaceholder = "{port}"
-
 // startWait bounds how long a started server may take to accept connections.
 const startWait = 30 * time.Second
 

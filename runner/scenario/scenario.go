@@ -61,10 +61,6 @@ type HTTPServer struct {
 	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"pattern=^/" jsonschema_description:"Path of the MCP endpoint; default /mcp."`
 }
 
-// PortPlaceholder is the text of a command server's argument that the proxy replaces with the
-// loopback port it picked for the server to listen on.
-const PortPlaceholder = "{port}"
-
 // DefaultHTTPPath is where an HTTP server serves MCP unless its manifest says otherwise.
 const DefaultHTTPPath = "/mcp"
 
