@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -28,7 +29,7 @@ type Job struct {
 
 // Dir is the run's directory, relative to the output directory.
 func (j Job) Dir() string {
-	return filepath.Join("runs", slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
+	return filepath.Join(record.RunsDir, slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
 }
 
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order
@@ -99,7 +100,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
 	tool := j.Cell.Tool
 	flags := []string{"--fault", j.Cell.Fault.Name, "--tool", tool.Name, "--schema", string(j.Cell.Schema),
-		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, "tee.jsonl")}
+		"--seed", strconv.FormatUint(j.Seed, 10), "--tee", filepath.Join(work, record.TeeFile)}
 	flags = append(flags, faultFlags(j.Cell.Fault)...)
 	if len(tool.OutputSchema) > 0 {
 		flags = append(flags, "--output-schema", filepath.Join(work, outputSchemaFile(tool)))

@@ -35,6 +35,7 @@ import (
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 func main() {
@@ -119,7 +120,7 @@ wait:
 	if err != nil {
 		return err
 	}
-	recMax, runsSize, err := records(filepath.Join(out, outdir.RunsFile))
+	recMax, runsSize, err := records(filepath.Join(out, record.RunsFile))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -25,7 +26,7 @@ func TestDiffCmd(t *testing.T) {
 	same := writeSweep(t, tmp, "same", again, "")
 	changed := writeSweep(t, tmp, "changed", sweep("ledger", sweepStart, "passed", true), "")
 	grown := sweep("ledger", sweepStart, "threw", false)
-	grown.Cells = append(grown.Cells[1:], &tally.Cell{Client: "mcp-go/call", Fault: "clean", Schema: "hidden", Transport: "http",
+	grown.Cells = append(grown.Cells[1:], &tally.Cell{Cell: record.Cell{Client: "mcp-go/call", Fault: "clean", Schema: "hidden", Transport: "http"},
 		Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 2}})
 	regrown := writeSweep(t, tmp, "grown", grown, "")
 	if _, stderr, code := toolscore(t, tmp, "baseline", a, "--out", "base.json"); code != 0 {
