@@ -31,7 +31,7 @@ func (s sweepOf) results() (*tally.Results, *report.Comparison) {
 	}
 	cmp := &report.Comparison{Baseline: "toolscore-baseline.json"}
 	for range s.changed {
-		cmp.Changes = append(cmp.Changes, tally.Change{Client: "raw", Fault: "clean", Schema: "hidden", Before: "threw 1/1", After: "passed 1/1"})
+		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden"}, Before: "threw 1/1", After: "passed 1/1"})
 	}
 	return r, cmp
 }

@@ -136,7 +136,7 @@ wait:
 
 // inspect finds the largest message in the runs' transcripts, and each cell's outcome.
 func inspect(out string) (largest int64, outcomes []string, err error) {
-	tees, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", "tee.jsonl"))
+	tees, _ := filepath.Glob(filepath.Join(out, record.RunsDir, "*", "*", record.TeeFile))
 	for _, tee := range tees {
 		entries, err := proxy.ReadTranscript(tee)
 		if err != nil {
