@@ -33,7 +33,7 @@ func (o Options) Plan() *tally.Results {
 		}
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
 		// shards keep the unsharded order of cells (Job.Index).
-		res.Cells = append(res.Cells, &tally.Cell{Cell: record.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate()}, Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
+		res.Cells = append(res.Cells, &tally.Cell{Cell: c.Coordinates(), Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
 	}
 	return res
 }
