@@ -3,6 +3,7 @@ package action
 import (
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -16,7 +17,7 @@ type sweepOf struct {
 
 func (s sweepOf) results() (*tally.Results, *report.Comparison) {
 	r := &tally.Results{Scenario: "decide", Interrupted: s.interrupted,
-		Cells: []*tally.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Runs: 1, Planned: 1, Outcome: map[string]int{"passed": 1}}}}
+		Cells: []*tally.Cell{{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Runs: 1, Planned: 1, Outcome: map[string]int{"passed": 1}}}}
 	add := func(n int, status string) {
 		for range n {
 			r.Expectations = append(r.Expectations, tally.Expectation{Line: 10 + len(r.Expectations), Outcome: "passed", Status: status, Held: status == tally.Held})
@@ -30,7 +31,7 @@ func (s sweepOf) results() (*tally.Results, *report.Comparison) {
 	}
 	cmp := &report.Comparison{Baseline: "toolscore-baseline.json"}
 	for range s.changed {
-		cmp.Changes = append(cmp.Changes, tally.Change{Client: "raw", Fault: "clean", Schema: "hidden", Before: "threw 1/1", After: "passed 1/1"})
+		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden"}, Before: "threw 1/1", After: "passed 1/1"})
 	}
 	return r, cmp
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -110,9 +111,9 @@ func (st *step) setOutputs(res *tally.Results, cmp *report.Comparison, out, summ
 	set("results", filepath.ToSlash(outdir.Results(out)))
 	set("dir", filepath.ToSlash(out))
 	set("summary", filepath.ToSlash(summary))
-	set("html", filepath.ToSlash(filepath.Join(out, outdir.HTMLFile)))
-	set("junit", filepath.ToSlash(filepath.Join(out, outdir.JUnitFile)))
-	set("ctrf", filepath.ToSlash(filepath.Join(out, outdir.CTRFFile)))
+	set("html", filepath.ToSlash(filepath.Join(out, record.HTMLFile)))
+	set("junit", filepath.ToSlash(filepath.Join(out, record.JUnitFile)))
+	set("ctrf", filepath.ToSlash(filepath.Join(out, record.CTRFFile)))
 	set("runs", strconv.Itoa(runs))
 	_, missed, open := tally.Count(res.Expectations)
 	set("unmet", strconv.Itoa(missed))

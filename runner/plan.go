@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -28,7 +29,7 @@ type Job struct {
 
 // Dir is the run's directory, relative to the output directory.
 func (j Job) Dir() string {
-	return filepath.Join("runs", slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
+	return filepath.Join(record.RunsDir, slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
 }
 
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +10,8 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/runner/grade"
-	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 // Recordings are the transcripts of a previous sweep, by run, for a sweep that plays each run
@@ -53,30 +50,25 @@ const recordingFile = "recorded.jsonl"
 
 // LoadRecordings reads which transcript each run of the sweep in dir wrote, from its runs.jsonl.
 func LoadRecordings(dir string) (*Recordings, error) {
-	path := filepath.Join(dir, outdir.RunsFile)
+	path := filepath.Join(dir, record.RunsFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("the sweep to replay: %w", err)
 	}
 	defer f.Close()
 	r := &Recordings{dir: dir, byCell: map[string]string{}, byName: map[string]string{}}
-	d := json.NewDecoder(f)
-	for n := 1; ; n++ {
-		var rec RunRecord
-		err := d.Decode(&rec)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: record %d: %w", path, n, err)
-		}
+	_, err = record.Read(f, path, func(n int, rec *RunRecord) error {
 		if rec.Tee == "" || filepath.IsAbs(rec.Tee) || strings.HasPrefix(filepath.Clean(rec.Tee), "..") {
-			return nil, fmt.Errorf("%s: record %d: field tee: %q is not a path inside %s", path, n, rec.Tee, dir)
+			return fmt.Errorf("%s: record %d: field tee: %q is not a path inside %s", path, n, rec.Tee, dir)
 		}
 		tee := filepath.Join(dir, rec.Tee)
-		r.byCell[runKey(rec.Client, rec, rec.Run)] = tee
-		r.byName[runKey(clientName(rec.Client), rec, rec.Run)] = tee
-		r.Recorded.add(rec)
+		r.byCell[runKey(rec.Cell, rec.Client, rec.Run)] = tee
+		r.byName[runKey(rec.Cell, clientName(rec.Client), rec.Run)] = tee
+		r.Recorded.add(*rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(r.byCell) == 0 {
 		return nil, fmt.Errorf("%s holds no run to replay", path)
@@ -84,8 +76,10 @@ func LoadRecordings(dir string) (*Recordings, error) {
 	return r, nil
 }
 
-func runKey(client string, rec RunRecord, run int) string {
-	return scenario.CellKey(client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool) + "#" + strconv.Itoa(run)
+// runKey names run of cell c as played by client.
+func runKey(c record.Cell, client string, run int) string {
+	c.Client = client
+	return c.Key() + "#" + strconv.Itoa(run)
 }
 
 // clientName is a client's id without its version: go-sdk/call@v1.8.0 is go-sdk/call.
@@ -118,12 +112,11 @@ func (r *Recordings) Missing(o Options) (n, of int, first string) {
 // For is the transcript job j replays: the same client's run of the same cell, else another
 // version's.
 func (r *Recordings) For(j Job) (string, bool) {
-	c := j.Cell
-	rec := RunRecord{Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate()}
-	if p, ok := r.byCell[runKey(c.Client.ID(), rec, j.Run)]; ok {
+	c := j.Cell.Coordinates()
+	if p, ok := r.byCell[runKey(c, c.Client, j.Run)]; ok {
 		return p, true
 	}
-	p, ok := r.byName[runKey(clientName(c.Client.ID()), rec, j.Run)]
+	p, ok := r.byName[runKey(c, clientName(c.Client), j.Run)]
 	return p, ok
 }
 
@@ -158,7 +151,7 @@ func (o Options) writeRecording(j Job, dir string) error {
 // the client untouched and the run still gets a transcript of its own.
 func (o Options) replayFlags(work string) proxy.Flags {
 	pf := proxy.DefaultFlags()
-	pf.Tool, pf.Schema, pf.Tee = o.Scenario.Tool, string(proxy.AsIs), filepath.Join(work, "tee.jsonl")
+	pf.Tool, pf.Schema, pf.Tee = o.Scenario.Tool, string(proxy.AsIs), filepath.Join(work, record.TeeFile)
 	return pf
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -32,8 +33,7 @@ func (o Options) Plan() *tally.Results {
 		}
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
 		// shards keep the unsharded order of cells (Job.Index).
-		res.Cells = append(res.Cells, &tally.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema),
-			Protocol: string(c.Protocol), Transport: string(c.Transport), Tool: c.Tool.Coordinate(), Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
+		res.Cells = append(res.Cells, &tally.Cell{Cell: c.Coordinates(), Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
 	}
 	return res
 }
@@ -45,15 +45,15 @@ type doneRun struct{ cell, run int }
 // What a sweep before left there goes first, in an order that a kill at any point leaves
 // either no sweep.json (nothing to resume) or this sweep's.
 func (o Options) start(res *tally.Results) (*os.File, error) {
-	if err := os.Remove(filepath.Join(o.Out, outdir.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("removing the %s of the sweep before: %w", outdir.SweepFile, err)
+	if err := os.Remove(filepath.Join(o.Out, record.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing the %s of the sweep before: %w", record.SweepFile, err)
 	}
 	if err := outdir.ClearCounts(o.Out); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(o.Out, outdir.RunsFile))
+	f, err := os.Create(filepath.Join(o.Out, record.RunsFile))
 	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", outdir.RunsFile, err)
+		return nil, fmt.Errorf("creating %s: %w", record.RunsFile, err)
 	}
 	rec := o.Record
 	rec.Plan, rec.Expect = res, tally.Select(o.Scenario)
@@ -85,12 +85,12 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 			first = append(first, firstRun(m, o.Scenario.Runs, o.Shard, o.Shards))
 		}
 	}
-	path := filepath.Join(o.Out, outdir.RunsFile)
+	path := filepath.Join(o.Out, record.RunsFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("resuming: %w", err)
 	}
-	good, err := outdir.ReadRuns(f, path, func(line int, r *tally.Run) error {
+	good, err := record.Read(f, path, func(line int, r *tally.Run) error {
 		i, ok := index[r.Key()]
 		if !ok {
 			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())

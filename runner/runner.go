@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sourcegraph/conc/pool"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -89,13 +88,8 @@ type Progress interface {
 
 // RunRecord is one line of runs.jsonl: a finished run with its full evidence.
 type RunRecord struct {
-	Client    string `json:"client"`
-	Fault     string `json:"fault"`
-	Schema    string `json:"schema"`
-	Protocol  string `json:"protocol"`
-	Transport string `json:"transport"`
-	Tool      string `json:"tool,omitempty"`
-	Run       int    `json:"run"`
+	record.Cell
+	Run int `json:"run"`
 	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
 	Negotiated string `json:"negotiated,omitempty"`
 	Seed       uint64 `json:"seed"`
@@ -181,7 +175,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if werr == nil {
-				w.Write(append(line, '\n'))
+				w.Write(line)
 				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
 			}
 			c := res.Cells[j.Index]
@@ -196,7 +190,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	res.Interrupted = ctx.Err() != nil
 	res.Expectations = tally.Check(sc, res)
 	if werr != nil {
-		return res, fmt.Errorf("writing %s: %w", outdir.RunsFile, werr)
+		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
 	return res, clearErr
 }
@@ -269,13 +263,13 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	if res.Cancelled {
 		return RunRecord{}, false
 	}
-	if _, err := proxy.EndWithout(filepath.Join(dir, "tee.jsonl"), noExitWhy(res, spec.Timeout),
+	if _, err := proxy.EndWithout(filepath.Join(dir, record.TeeFile), noExitWhy(res, spec.Timeout),
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
 	// missing transcript is a run whose proxy never started: nothing was on the wire.
-	transcript, terr := proxy.ReadForGrading(filepath.Join(dir, "tee.jsonl"))
+	transcript, terr := proxy.ReadForGrading(filepath.Join(dir, record.TeeFile))
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
@@ -299,38 +293,22 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		g = grade.Unread(g, terr)
 	}
 	return RunRecord{
-		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Negotiated: n.Version,
+		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
-		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, "tee.jsonl"),
+		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, record.TeeFile),
 	}, true
 }
 
-// runLine encodes a run's record as its line of runs.jsonl, valid UTF-8 JSON whatever the server
-// sent: what a library returned is kept as it returned it, bytes that are not UTF-8 included,
-// and each such byte is written as U+FFFD, as encoding/json writes a string's (the transcript
-// keeps the exact bytes).
+// runLine encodes a run's record as its line of runs.jsonl (record.Line); an observation that
+// cannot be encoded is dropped, and the evidence says so.
 func runLine(rec RunRecord) []byte {
-	line, err := json.Marshal(rec)
+	line, err := record.Line(rec)
 	if err != nil {
 		rec.Observation = nil
 		rec.Evidence += "; the client's observation could not be kept: " + err.Error()
-		line, _ = json.Marshal(rec)
+		line, _ = record.Line(rec)
 	}
-	if utf8.Valid(line) {
-		return line
-	}
-	out := make([]byte, 0, len(line)+64)
-	for len(line) > 0 {
-		r, n := utf8.DecodeRune(line)
-		if r == utf8.RuneError && n == 1 {
-			out = append(out, "\ufffd"...) // only a JSON string can hold such a byte
-		} else {
-			out = append(out, line[:n]...)
-		}
-		line = line[n:]
-	}
-	return out
+	return line
 }
 
 // gradeRun is what the grader reads of a run's result.
@@ -338,6 +316,10 @@ func gradeRun(res backend.Result) grade.Run {
 	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		OOMKilled: res.OOMKilled, Took: res.Took, Err: res.Err}
 }
+
+// Whole takes every record read as whole (record.Record): bisect, repro and replay read what a
+// record holds, the counts (tally.Run) refuse one without an outcome.
+func (r *RunRecord) Whole() bool { return true }
 
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
 // only the runner knows.
@@ -404,8 +386,7 @@ func (o Options) adapterCommand(self string, c Client) []string {
 // crashedRun records a run that could not even be set up.
 func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
-		Client: j.Cell.Client.ID(), Fault: j.Cell.Fault.Name, Schema: string(j.Cell.Schema), Protocol: string(j.Cell.Protocol),
-		Transport: string(j.Cell.Transport), Tool: j.Cell.Tool.Coordinate(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, "tee.jsonl"),
+		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
 	}
 }
 
@@ -423,8 +404,7 @@ func tail(b []byte, n int) string {
 
 // counted is what the counts read of the record.
 func (r *RunRecord) counted() *tally.Run {
-	c := &tally.Run{Client: r.Client, Fault: r.Fault, Schema: r.Schema, Protocol: r.Protocol, Transport: r.Transport, Tool: r.Tool,
-		Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
+	c := &tally.Run{Cell: r.Cell, Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
 		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee}
 	if r.Observation != nil {
 		c.Observation = &struct {

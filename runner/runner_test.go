@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -60,7 +61,7 @@ func TestShardArithmetic(t *testing.T) {
 // TestCountedRecord: a run counts the same from the runner's record as from its line in
 // runs.jsonl, read back as a resumed sweep or report reads it.
 func TestCountedRecord(t *testing.T) {
-	rec := RunRecord{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Run: 2, Negotiated: "2025-11-25",
+	rec := RunRecord{Cell: record.Cell{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Run: 2, Negotiated: "2025-11-25",
 		Grade: grade.Grade{Outcome: grade.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
 			Observation: &client.Observation{Library: "lib 1.0"}}, Millis: 12, Tee: "runs/x/run-2/tee.jsonl"}
 	line, _ := json.Marshal(rec)

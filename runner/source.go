@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/replay"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -92,7 +93,7 @@ func (o Options) serve(j Job, self, work string) served {
 		}
 		return s
 	}
-	s.proxy = proxyFlags(j, filepath.Join(work, "tee.jsonl"))
+	s.proxy = proxyFlags(j, filepath.Join(work, record.TeeFile))
 	if tool := j.Cell.Tool; len(tool.OutputSchema) > 0 {
 		s.proxy.OutputSchema = filepath.Join(work, outputSchemaFile(tool))
 	}

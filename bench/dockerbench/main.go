@@ -69,11 +69,11 @@ import (
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/record"
 	// The agents register themselves as clients: the ledger names them.
 	_ "github.com/toolscore/toolscore/runner/agent"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -385,7 +385,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	}
 	s.setup, s.teardown = header.Sub(t0), t0.Add(s.wall).Sub(lastCell)
 
-	f, err := os.Open(filepath.Join(out, outdir.RunsFile))
+	f, err := os.Open(filepath.Join(out, record.RunsFile))
 	if err != nil {
 		return s, err
 	}

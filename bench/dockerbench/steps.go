@@ -23,6 +23,7 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 	tsclient "github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -186,7 +187,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	}
 	// Split "exit" by the transcript (which came out in the stream): when the proxy started
 	// and when the server had exited.
-	tr, err := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+	tr, err := proxy.ReadTranscript(filepath.Join(dir, record.TeeFile))
 	if err != nil || len(tr) == 0 {
 		return st, fmt.Errorf("the transcript: %v (%d entries)", err, len(tr))
 	}

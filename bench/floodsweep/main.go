@@ -37,6 +37,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 func main() {
@@ -168,7 +169,7 @@ wait:
 	if f.outcome, err = outcome(out); err != nil {
 		return f, err
 	}
-	tees, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", "tee.jsonl"))
+	tees, _ := filepath.Glob(filepath.Join(out, record.RunsDir, "*", "*", record.TeeFile))
 	if len(tees) != runs {
 		return f, fmt.Errorf("%d transcripts in %s, want %d", len(tees), out, runs)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 func main() {
@@ -119,7 +120,7 @@ wait:
 	if err != nil {
 		return err
 	}
-	recMax, runsSize, err := records(filepath.Join(out, outdir.RunsFile))
+	recMax, runsSize, err := records(filepath.Join(out, record.RunsFile))
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ wait:
 
 // inspect finds the largest message in the runs' transcripts, and each cell's outcome.
 func inspect(out string) (largest int64, outcomes []string, err error) {
-	tees, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", "tee.jsonl"))
+	tees, _ := filepath.Glob(filepath.Join(out, record.RunsDir, "*", "*", record.TeeFile))
 	for _, tee := range tees {
 		entries, err := proxy.ReadTranscript(tee)
 		if err != nil {

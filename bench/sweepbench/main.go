@@ -49,7 +49,7 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -290,7 +290,7 @@ func sweep(ctx context.Context, jobs []runner.Job, self, manifest string, parall
 	}
 
 	// Map each record back to its job by its run's directory, where its transcript is.
-	f, err := os.Open(filepath.Join(out, outdir.RunsFile))
+	f, err := os.Open(filepath.Join(out, record.RunsFile))
 	if err != nil {
 		return s, err
 	}
@@ -301,7 +301,7 @@ func sweep(ctx context.Context, jobs []runner.Job, self, manifest string, parall
 	for sc.Scan() {
 		var r runner.RunRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return s, fmt.Errorf("%s: %w", outdir.RunsFile, err)
+			return s, fmt.Errorf("%s: %w", record.RunsFile, err)
 		}
 		s.runs++
 		if r.Observation != nil {

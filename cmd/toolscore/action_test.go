@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/report/prcomment"
 	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
@@ -359,7 +360,7 @@ func actionResults(n int) *tally.Results {
 				if f == "rpc-error" {
 					o = "rpc-error"
 				}
-				r.Cells = append(r.Cells, &tally.Cell{Client: c, Fault: f, Schema: schema, Transport: "stdio", Runs: 1, Planned: 1, Outcome: map[string]int{o: 1}})
+				r.Cells = append(r.Cells, &tally.Cell{Cell: record.Cell{Client: c, Fault: f, Schema: schema, Transport: "stdio"}, Runs: 1, Planned: 1, Outcome: map[string]int{o: 1}})
 			}
 		}
 	}
@@ -472,7 +473,7 @@ func TestActionHostile(t *testing.T) {
 		return ""
 	}
 	for i, s := range hostile {
-		c := &tally.Cell{Client: s, Fault: hostile[(i+3)%len(hostile)], Schema: "hidden", Transport: "stdio", Runs: 2, Planned: 2,
+		c := &tally.Cell{Cell: record.Cell{Client: s, Fault: hostile[(i+3)%len(hostile)], Schema: "hidden", Transport: "stdio"}, Runs: 2, Planned: 2,
 			Outcome:  map[string]int{"passed": 1, s: 1},
 			Examples: map[string]tally.Example{s: {Run: 1, Evidence: s + at(i, 0) + at(i, 1) + at(i, 2), Tee: s}}}
 		r.Cells = append(r.Cells, c)
@@ -620,8 +621,7 @@ func TestActionSummaryCut(t *testing.T) {
 	for f := range 300 {
 		for c := range 20 {
 			outcome := fmt.Sprintf("outcome-%03d-%s", f, strings.Repeat("x", 200))
-			r.Cells = append(r.Cells, &tally.Cell{Client: fmt.Sprintf("client-%02d", c), Fault: fmt.Sprintf("fault-%03d", f), Schema: "hidden",
-				Transport: "stdio", Runs: 1, Planned: 1, Outcome: map[string]int{outcome: 1}})
+			r.Cells = append(r.Cells, &tally.Cell{Cell: record.Cell{Client: fmt.Sprintf("client-%02d", c), Fault: fmt.Sprintf("fault-%03d", f), Schema: "hidden", Transport: "stdio"}, Runs: 1, Planned: 1, Outcome: map[string]int{outcome: 1}})
 		}
 	}
 	ws := t.TempDir()

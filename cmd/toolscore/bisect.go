@@ -19,6 +19,7 @@ import (
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -258,21 +259,20 @@ func (b *bisection) runIn(ctx context.Context, version, out string) (*probe, err
 	return p, nil
 }
 
-// replayRecords reads the run records of an output directory.
+// replayRecords reads the run records of an output directory, as many as are whole.
 func replayRecords(dir string) []runner.RunRecord {
-	f, err := os.Open(filepath.Join(dir, "runs.jsonl"))
+	path := filepath.Join(dir, record.RunsFile)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	var recs []runner.RunRecord
-	for d := json.NewDecoder(f); ; {
-		var r runner.RunRecord
-		if d.Decode(&r) != nil {
-			return recs
-		}
-		recs = append(recs, r)
-	}
+	record.Read(f, path, func(_ int, r *runner.RunRecord) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	return recs
 }
 
 // registryVersions lists a package's published versions, oldest first, from its registry

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -25,7 +26,7 @@ func TestDiffCmd(t *testing.T) {
 	same := writeSweep(t, tmp, "same", again, "")
 	changed := writeSweep(t, tmp, "changed", sweep("ledger", sweepStart, "passed", true), "")
 	grown := sweep("ledger", sweepStart, "threw", false)
-	grown.Cells = append(grown.Cells[1:], &tally.Cell{Client: "mcp-go/call", Fault: "clean", Schema: "hidden", Transport: "http",
+	grown.Cells = append(grown.Cells[1:], &tally.Cell{Cell: record.Cell{Client: "mcp-go/call", Fault: "clean", Schema: "hidden", Transport: "http"},
 		Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 2}})
 	regrown := writeSweep(t, tmp, "grown", grown, "")
 	if _, stderr, code := toolscore(t, tmp, "baseline", a, "--out", "base.json"); code != 0 {
@@ -74,7 +75,7 @@ func TestDiffCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}
-	want := tally.Change{Key: "go-sdk/call|type-swap|published|stdio", Client: "go-sdk/call", Fault: "type-swap", Schema: "published", Protocol: "as-is", Transport: "stdio",
+	want := tally.Change{Key: "go-sdk/call|type-swap|published|stdio", Cell: record.Cell{Client: "go-sdk/call", Fault: "type-swap", Schema: "published", Protocol: "as-is", Transport: "stdio"},
 		Kind: "changed", Before: "threw 2/2", After: "passed 2/2"}
 	if got.Base != "base.json" || got.New != changed || got.Cells != 8 || len(got.Changes) != 1 || got.Changes[0] != want {
 		t.Errorf("json = %+v, want base.json, %s, 8 cells and the change %+v", got, changed, want)

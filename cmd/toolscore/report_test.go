@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -46,7 +47,7 @@ func sweep(scenario string, started time.Time, typeSwap string, held bool) *tall
 				if schema == "published" && fault == "type-swap" && client == "go-sdk/call" {
 					outcome = typeSwap
 				}
-				c := &tally.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio", Runs: 2, Planned: 2,
+				c := &tally.Cell{Cell: record.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio"}, Runs: 2, Planned: 2,
 					Outcome:  map[string]int{outcome: 2},
 					Examples: map[string]tally.Example{outcome: {Run: 1, Evidence: outcome + " in " + scenario, Tee: "cells/" + client + "/1/tee.jsonl"}}}
 				r.Cells = append(r.Cells, c)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
@@ -60,7 +60,7 @@ func reproCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	key := scenario.CellKey(rec.Client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool)
+	key := rec.Key()
 	to := cmp.Or(*out, "repro-"+regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(key, "_")+fmt.Sprintf("-run-%d", rec.Run))
 	if err := writeRepro(to, dir, sc, rec); err != nil {
 		return fail(exitUsage, "%v", err)
@@ -94,30 +94,26 @@ func findRun(dir, cellArg string, run int) (runner.RunRecord, error) {
 			transport = p
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, outdir.RunsFile))
+	path := filepath.Join(dir, record.RunsFile)
+	f, err := os.Open(path)
 	if err != nil {
 		return runner.RunRecord{}, err
 	}
 	defer f.Close()
 	var found []runner.RunRecord
 	cells := map[string]bool{}
-	s := bufio.NewScanner(f)
-	s.Buffer(nil, 1<<26)
-	for n := 1; s.Scan(); n++ {
-		var r runner.RunRecord
-		if err := json.Unmarshal(s.Bytes(), &r); err != nil {
-			return r, fmt.Errorf("%s: record %d: %w", filepath.Join(dir, outdir.RunsFile), n, err)
-		}
+	_, err = record.Read(f, path, func(_ int, r *runner.RunRecord) error {
 		if r.Client != parts[0] || r.Fault != parts[1] || r.Schema != parts[2] ||
-			transport != "" && r.Transport != transport || protocol != "" && cmp.Or(r.Protocol, "as-is") != protocol || tool != "" && r.Tool != tool {
-			continue
+			transport != "" && r.Transport != transport || protocol != "" && cmp.Or(r.Protocol, record.ProtocolAsIs) != protocol || tool != "" && r.Tool != tool {
+			return nil
 		}
-		cells[scenario.CellKey(r.Client, r.Fault, r.Schema, r.Protocol, r.Transport, r.Tool)] = true
+		cells[r.Key()] = true
 		if run == 0 || r.Run == run {
-			found = append(found, r)
+			found = append(found, *r)
 		}
-	}
-	if err := s.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return runner.RunRecord{}, err
 	}
 	switch {
@@ -207,7 +203,7 @@ func writeRepro(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) err
 	if err != nil {
 		return err
 	}
-	record, err := json.MarshalIndent(rec, "", "  ")
+	runJSON, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -219,9 +215,9 @@ func writeRepro(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) err
 		data []byte
 		mode os.FileMode
 	}{
-		{"tee.jsonl", tee, 0o644},
+		{record.TeeFile, tee, 0o644},
 		{"cell.json", append(cell, '\n'), 0o644},
-		{"run.json", append(record, '\n'), 0o644},
+		{"run.json", append(runJSON, '\n'), 0o644},
 		{"README.md", []byte(reproReadme(sc, ex, rec)), 0o644},
 	}
 	if script := reproScript(ex); script != "" {
@@ -279,7 +275,7 @@ func reproScript(ex cellExcerpt) string {
 	if d, _, ok := client.Lookup(name); !ok || d.Contained() || client.IsAgent(name) {
 		return ""
 	}
-	req := client.Request{Server: []string{"toolscore", "replay", "tee.jsonl"}, Tool: ex.Tool, Arguments: ex.Arguments}
+	req := client.Request{Server: []string{"toolscore", "replay", record.TeeFile}, Tool: ex.Tool, Arguments: ex.Arguments}
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# Plays the recorded run to toolscore's adapter of this client, with no server.\ncd \"$(dirname \"$0\")\" || exit 1\n")
 	for _, kv := range req.Env() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 // TestRepro sweeps the hostile server's markup tool under a hostile scenario name and client
@@ -21,7 +21,7 @@ func TestRepro(t *testing.T) {
 	if _, stderr, code := toolscore(t, ws, "run", "hostile.yaml", "--backend", "local", "--out", "out"); code != 1 {
 		t.Fatalf("toolscore run: exit %d, want 1 (the unmet expectation); stderr:\n%s", code, stderr)
 	}
-	cell := scenario.CellKey("raw", "clean", "hidden", "as-is", "stdio", "")
+	cell := record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}.Key()
 	stdout, stderr, code := toolscore(t, ws, "repro", "out", cell, "--scenario", "hostile.yaml", "--out", "repro")
 	if code != 0 {
 		t.Fatalf("toolscore repro: exit %d\n%s%s", code, stdout, stderr)

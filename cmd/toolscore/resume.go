@@ -13,6 +13,7 @@ import (
 	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/scenarios"
@@ -77,7 +78,7 @@ func resumeSweep(ctx context.Context, fs *flag.FlagSet, positional []string, dir
 	})
 	if len(positional) > 0 || len(set) > 0 {
 		return usage("--resume runs the scenario and flags that %s records; only --parallel and --fail-on may be given with it, not %v",
-			filepath.Join(dir, outdir.SweepFile), append(positional, set...))
+			filepath.Join(dir, record.SweepFile), append(positional, set...))
 	}
 	s, err := outdir.ReadSweep(dir)
 	if err != nil {
@@ -85,7 +86,7 @@ func resumeSweep(ctx context.Context, fs *flag.FlagSet, positional []string, dir
 	}
 	var rec recordedArgs
 	if err := json.Unmarshal(s.Args, &rec); err != nil || len(s.Args) == 0 {
-		return usage("cannot resume: %s does not say how the sweep was run (%v)", filepath.Join(dir, outdir.SweepFile), err)
+		return usage("cannot resume: %s does not say how the sweep was run (%v)", filepath.Join(dir, record.SweepFile), err)
 	}
 	name := rec.Scenario
 	if name == "" {

@@ -1,6 +1,10 @@
 package backend
 
-import "time"
+import (
+	"time"
+
+	"github.com/toolscore/toolscore/runner/record"
+)
 
 // Spec is one run to execute.
 type Spec struct {
@@ -26,7 +30,7 @@ type Spec struct {
 // StdoutFile is the file in a run's directory that holds the adapter's stdout: its observation
 // is the last line. It is streamed there, never held in memory, so an observation of any size
 // is kept whole; a cell's own work files of that name are not taken.
-const StdoutFile = "stdout"
+const StdoutFile = record.StdoutFile
 
 // Result is what came of a run. A crash, a timeout or a dead adapter is a result, not an error.
 type Result struct {

@@ -10,14 +10,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 )
 
-// LockFile is the file a sweep holds locked while it writes its output directory, and which
+// A sweep holds the lock file (record.LockFile) locked while it writes its output directory, and it
 // says who holds it. The lock is flock(2)'s: it dies with the process that holds it, so a
 // killed sweep never leaves a stale lock, and the file is never removed (removing a lock file
 // another process has open lets two hold it).
-const LockFile = "sweep.lock"
 
 // Holder is what the lock file says of the sweep that holds it.
 type Holder struct {
@@ -51,7 +51,7 @@ func Lock(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
-	path := filepath.Join(dir, LockFile)
+	path := filepath.Join(dir, record.LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("locking the output directory: %w", err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -41,8 +42,8 @@ func Merge(out string, dirs []string) (*tally.Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(filepath.Join(dir, RunsFile)); err != nil {
-			return nil, fmt.Errorf("%s has %s but no %s: %w", dir, ResultsFile, RunsFile, err)
+		if _, err := os.Stat(filepath.Join(dir, record.RunsFile)); err != nil {
+			return nil, fmt.Errorf("%s has %s but no %s: %w", dir, record.ResultsFile, record.RunsFile, err)
 		}
 		if i > 0 && res.Scenario != inputs[0].Scenario {
 			return nil, fmt.Errorf("%s and %s hold different scenarios (%q and %q); merge outputs of one scenario only",
@@ -60,11 +61,11 @@ func WriteMerged(out string, dirs []string, merged *tally.Results) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := concatRuns(filepath.Join(out, RunsFile), dirs); err != nil {
+	if err := concatRuns(filepath.Join(out, record.RunsFile), dirs); err != nil {
 		return err
 	}
 	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
-	if err := os.Remove(filepath.Join(out, SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(out, record.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return Write(out, merged)
@@ -95,10 +96,10 @@ func rebaseTees(res *tally.Results, from, to string) {
 func concatRuns(path string, dirs []string) error {
 	dst, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("creating the merged %s: %w", RunsFile, err)
+		return fmt.Errorf("creating the merged %s: %w", record.RunsFile, err)
 	}
 	for _, dir := range dirs {
-		if err := appendRuns(dst, filepath.Join(dir, RunsFile)); err != nil {
+		if err := appendRuns(dst, filepath.Join(dir, record.RunsFile)); err != nil {
 			dst.Close()
 			return err
 		}
@@ -131,7 +132,7 @@ func appendRuns(dst io.Writer, path string) error {
 	}
 	if last[0] != '\n' {
 		if _, err := dst.Write([]byte("\n")); err != nil {
-			return fmt.Errorf("writing the merged %s: %w", RunsFile, err)
+			return fmt.Errorf("writing the merged %s: %w", record.RunsFile, err)
 		}
 	}
 	return nil

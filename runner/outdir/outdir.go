@@ -11,26 +11,16 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
-)
-
-// The files of an output directory; the runner writes RunsFile as the runs finish, Write the
-// other two once the counts are done.
-const (
-	ResultsFile = "results.json"  // the counts, as report.JSON writes them
-	SummaryFile = "summary.md"    // the same as a Markdown report
-	RunsFile    = report.RunsFile // one record a run, with its evidence
-	HTMLFile    = "report.html"   // the matrix to click through, with each cell's evidence
-	JUnitFile   = "junit.xml"     // a test case per cell, for CI report tools
-	CTRFFile    = "ctrf.json"     // the same in the Common Test Report Format
 )
 
 // Root is where output directories go when the command names none.
 const Root = "toolscore-out"
 
 // Results is the path of results.json in the output directory dir.
-func Results(dir string) string { return filepath.Join(dir, ResultsFile) }
+func Results(dir string) string { return filepath.Join(dir, record.ResultsFile) }
 
 // Stamped is a new output directory under Root, named prefix and the time, e.g.
 // toolscore-out/merged-20260331-120000.
@@ -41,7 +31,7 @@ func Stamped(prefix string) string {
 // Write writes results.json and summary.md into dir, beside runs.jsonl, and the reports of
 // WriteReports.
 func Write(dir string, res *tally.Results) error {
-	return errors.Join(write(dir, ResultsFile, res, report.JSON), write(dir, SummaryFile, res, report.Markdown),
+	return errors.Join(write(dir, record.ResultsFile, res, report.JSON), write(dir, record.SummaryFile, res, report.Markdown),
 		WriteReports(dir, res, nil))
 }
 
@@ -53,7 +43,7 @@ func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error 
 	html := func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, cmp) }
 	junit := func(w io.Writer, r *tally.Results) error { return report.JUnitCompared(w, r, cmp) }
 	ctrf := func(w io.Writer, r *tally.Results) error { return report.CTRFCompared(w, r, cmp) }
-	return errors.Join(err, write(dir, HTMLFile, res, html), write(dir, JUnitFile, res, junit), write(dir, CTRFFile, res, ctrf))
+	return errors.Join(err, write(dir, record.HTMLFile, res, html), write(dir, record.JUnitFile, res, junit), write(dir, record.CTRFFile, res, ctrf))
 }
 
 // write writes the file name in dir as render renders res.
@@ -87,13 +77,13 @@ func ReadResults(path string) (*tally.Results, error) {
 // be read (err): when it is missing beside a sweep.json, the counts of the runs that finished.
 func rebuilt(path string, err error) (*tally.Results, error) {
 	dir := filepath.Dir(path)
-	if filepath.Base(path) == ResultsFile && errors.Is(err, fs.ErrNotExist) {
-		if _, serr := os.Stat(filepath.Join(dir, SweepFile)); serr == nil {
+	if filepath.Base(path) == record.ResultsFile && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(filepath.Join(dir, record.SweepFile)); serr == nil {
 			return Rebuild(dir)
 		}
-		if _, rerr := os.Stat(filepath.Join(dir, RunsFile)); rerr == nil {
+		if _, rerr := os.Stat(filepath.Join(dir, record.RunsFile)); rerr == nil {
 			return nil, fmt.Errorf("%s has a %s but neither %s nor %s (a sweep stopped by a toolscore that did not write it): its runs cannot be counted: %w",
-				dir, RunsFile, ResultsFile, SweepFile, err)
+				dir, record.RunsFile, record.ResultsFile, record.SweepFile, err)
 		}
 	}
 	return nil, fmt.Errorf("reading results: %w", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -18,7 +19,7 @@ import (
 func results(scenario string, outcome string, n int) *tally.Results {
 	start := time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 	return &tally.Results{Scenario: scenario, Toolscore: "test", Backend: "local", Started: start, Finished: start.Add(time.Minute),
-		Cells: []*tally.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Runs: n, Planned: n,
+		Cells: []*tally.Cell{{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Runs: n, Planned: n,
 			Outcome:  map[string]int{outcome: n},
 			Examples: map[string]tally.Example{outcome: {Run: 1, Evidence: outcome, Tee: "runs/raw/run-1/tee.jsonl"}}}}}
 }
@@ -32,7 +33,7 @@ func output(t *testing.T, dir string, res *tally.Results, runs string) string {
 	if err := Write(dir, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, RunsFile), []byte(runs), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, record.RunsFile), []byte(runs), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -51,9 +52,9 @@ func TestWriteRead(t *testing.T) {
 			}
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	md, err := os.ReadFile(filepath.Join(dir, record.SummaryFile))
 	if err != nil || !strings.Contains(string(md), "# toolscore: ledger") {
-		t.Errorf("%s (%v):\n%s", SummaryFile, err, md)
+		t.Errorf("%s (%v):\n%s", record.SummaryFile, err, md)
 	}
 	if err := Write(filepath.Join(dir, "missing"), want); err == nil {
 		t.Error("Write into a directory that is not there succeeded")
@@ -128,9 +129,9 @@ func TestMerge(t *testing.T) {
 	if err := WriteMerged(out, []string{a, b}, merged); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := os.ReadFile(filepath.Join(out, RunsFile))
+	runs, err := os.ReadFile(filepath.Join(out, record.RunsFile))
 	if want := "{\"run\":1}\n{\"run\":2}\n{\"run\":3}\n"; err != nil || string(runs) != want {
-		t.Errorf("%s = %q (%v), want %q", RunsFile, runs, err, want)
+		t.Errorf("%s = %q (%v), want %q", record.RunsFile, runs, err, want)
 	}
 	back, err := ReadResults(out)
 	if err != nil || !reflect.DeepEqual(back.Cells[0].Outcome, c.Outcome) {
@@ -143,7 +144,7 @@ func TestMergeRefuses(t *testing.T) {
 	a := output(t, filepath.Join(tmp, "a"), results("ledger", "passed", 1), "")
 	other := output(t, filepath.Join(tmp, "other"), results("weather", "passed", 1), "")
 	noRuns := output(t, filepath.Join(tmp, "noruns"), results("ledger", "passed", 1), "")
-	if err := os.Remove(filepath.Join(noRuns, RunsFile)); err != nil {
+	if err := os.Remove(filepath.Join(noRuns, record.RunsFile)); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "m")

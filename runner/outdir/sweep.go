@@ -1,23 +1,16 @@
 package outdir
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
-
-// SweepFile is sweep.json: how a sweep was asked for and what it planned, written before its
-// first run, so a sweep killed at any point can be resumed (toolscore run --resume) and its
-// finished runs counted without results.json.
-const SweepFile = "sweep.json"
 
 // Sweep is sweep.json.
 type Sweep struct {
@@ -38,14 +31,14 @@ type Sweep struct {
 func WriteSweep(dir string, s *Sweep) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", SweepFile, err)
+		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
 	}
-	tmp := filepath.Join(dir, SweepFile+".new")
+	tmp := filepath.Join(dir, record.SweepFile+".new")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", SweepFile, err)
+		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, SweepFile)); err != nil {
-		return fmt.Errorf("writing %s: %w", SweepFile, err)
+	if err := os.Rename(tmp, filepath.Join(dir, record.SweepFile)); err != nil {
+		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
 	}
 	return nil
 }
@@ -54,7 +47,7 @@ func WriteSweep(dir string, s *Sweep) error {
 // reports), which a sweep starting or resuming there makes stale: until it writes its own, the
 // directory's counts are those of its runs.jsonl (Rebuild), never another sweep's.
 func ClearCounts(dir string) error {
-	for _, name := range []string{ResultsFile, SummaryFile, HTMLFile, JUnitFile, CTRFFile} {
+	for _, name := range []string{record.ResultsFile, record.SummaryFile, record.HTMLFile, record.JUnitFile, record.CTRFFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
 		}
@@ -65,56 +58,22 @@ func ClearCounts(dir string) error {
 // ReadSweep reads the sweep.json of the output directory dir; a directory without one is
 // fs.ErrNotExist, with a message that says what that means.
 func ReadSweep(dir string) (*Sweep, error) {
-	path := filepath.Join(dir, SweepFile)
+	path := filepath.Join(dir, record.SweepFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no %s: not the output directory of a sweep, or of one stopped before it began: %w", dir, SweepFile, err)
+		return nil, fmt.Errorf("%s has no %s: not the output directory of a sweep, or of one stopped before it began: %w", dir, record.SweepFile, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	var s Sweep
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s is not a toolscore %s: %w", path, SweepFile, err)
+		return nil, fmt.Errorf("%s is not a toolscore %s: %w", path, record.SweepFile, err)
 	}
 	if s.Plan == nil || s.Plan.Scenario == "" {
-		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, SweepFile)
+		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, record.SweepFile)
 	}
 	return &s, nil
-}
-
-// ReadRuns reads the records of runs.jsonl from r, calling add for each with its line number,
-// and returns the length of the part that holds whole records. A last line without its newline
-// that is not a whole record is what a sweep killed while writing it leaves: it is not read,
-// and good ends before it. Any other line that is not a record is an error naming its line.
-func ReadRuns(r io.Reader, name string, add func(line int, run *tally.Run) error) (good int64, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return good, fmt.Errorf("reading %s: %w", name, err)
-		}
-		last := errors.Is(err, io.EOF)
-		if len(bytes.TrimSpace(b)) > 0 {
-			var run tally.Run
-			if uerr := json.Unmarshal(b, &run); uerr != nil || run.Outcome == "" {
-				if last && b[len(b)-1] != '\n' {
-					return good, nil // a record cut short by a kill
-				}
-				if uerr == nil {
-					uerr = errors.New("it has no outcome")
-				}
-				return good, fmt.Errorf("%s:%d: not a run's record: %w", name, line, uerr)
-			}
-			if err := add(line, &run); err != nil {
-				return good, err
-			}
-		}
-		good += int64(len(b))
-		if last {
-			return good, nil
-		}
-	}
 }
 
 // Rebuild makes the counts of the sweep in dir from its sweep.json and runs.jsonl, for a sweep
@@ -132,7 +91,7 @@ func Rebuild(dir string) (*tally.Results, error) {
 		index[c.Key()] = c
 		planned += c.Planned
 	}
-	path := filepath.Join(dir, RunsFile)
+	path := filepath.Join(dir, record.RunsFile)
 	f, err := os.Open(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading runs: %w", err)
@@ -140,10 +99,10 @@ func Rebuild(dir string) (*tally.Results, error) {
 	ran := 0
 	if f != nil {
 		defer f.Close()
-		_, err = ReadRuns(f, path, func(line int, r *tally.Run) error {
+		_, err = record.Read(f, path, func(line int, r *tally.Run) error {
 			c := index[r.Key()]
 			if c == nil {
-				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), SweepFile)
+				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), record.SweepFile)
 			}
 			c.AddRun(r)
 			ran++

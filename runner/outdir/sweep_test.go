@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -60,7 +61,7 @@ func TestReadRuns(t *testing.T) {
 		{"cut in the middle", record1[:30] + "\n" + record2, 0, 0, "runs.jsonl:1: not a run's record"},
 	} {
 		n := 0
-		good, err := ReadRuns(strings.NewReader(c.data), "runs.jsonl", func(int, *tally.Run) error { n++; return nil })
+		good, err := record.Read(strings.NewReader(c.data), "runs.jsonl", func(int, *tally.Run) error { n++; return nil })
 		if n != c.runs || int(good) != c.good || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %d runs, good %d, %v; want %d, %d, %q", c.name, n, good, err, c.runs, c.good, c.err)
 		}
@@ -73,15 +74,15 @@ func TestReadRuns(t *testing.T) {
 func TestRebuild(t *testing.T) {
 	dir := t.TempDir()
 	plan := &tally.Results{Scenario: "ledger", Backend: "local", Cells: []*tally.Cell{
-		{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Planned: 3},
-		{Client: "raw", Fault: "error", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Planned: 3},
+		{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Planned: 3},
+		{Cell: record.Cell{Client: "raw", Fault: "error", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Planned: 3},
 	}}
 	sel := []tally.Selection{{Expectation: tally.Expectation{Line: 7, Client: "raw", Fault: "clean", Outcome: "passed"},
-		Cells: []tally.Coordinates{{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}}}}
+		Cells: []record.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}}}}
 	if err := WriteSweep(dir, &Sweep{Plan: plan, Expect: sel}); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, RunsFile), []byte(record1+record2+record1[:50]), 0o644)
+	os.WriteFile(filepath.Join(dir, record.RunsFile), []byte(record1+record2+record1[:50]), 0o644)
 	for _, read := range []func(string) (*tally.Results, error){ReadResults, ReadCounts} {
 		got, err := read(dir)
 		if err != nil {
@@ -101,7 +102,7 @@ func TestRebuild(t *testing.T) {
 	if err := WriteMerged(out, []string{dir}, m); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, RunsFile)); string(b) != record1+record2 || m.Cells[0].Runs != 2 {
+	if b, _ := os.ReadFile(filepath.Join(out, record.RunsFile)); string(b) != record1+record2 || m.Cells[0].Runs != 2 {
 		t.Errorf("merged %d runs, runs.jsonl:\n%s", m.Cells[0].Runs, b)
 	}
 	if _, err := ReadResults(t.TempDir()); err == nil {

@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
-
-// RunsFile is the name of the runs' records in an output directory, as outdir names it.
-const RunsFile = "runs.jsonl"
 
 // How much of a transcript the HTML report reads (excerptScan) and shows of each line
 // (excerptLine); the rest is in the file.
@@ -27,11 +25,7 @@ const (
 // record a person reads, and the start of its transcript. The observation's values stay JSON,
 // shown as they were recorded.
 type RunEvidence struct {
-	Client     string `json:"client"`
-	Fault      string `json:"fault"`
-	Schema     string `json:"schema"`
-	Protocol   string `json:"protocol"`
-	Transport  string `json:"transport"`
+	record.Cell
 	Run        int    `json:"run"`
 	Negotiated string `json:"negotiated"`
 	Outcome    string `json:"outcome"`
@@ -63,6 +57,10 @@ type RunEvidence struct {
 	Excerpt string `json:"-"`
 }
 
+// Whole takes every record read as whole (record.Record): the report shows what a record
+// holds, outcome or not, where the counts refuse a record without one.
+func (r *RunEvidence) Whole() bool { return true }
+
 // Evidence holds the example runs of a sweep, by cell key and run number.
 type Evidence map[string]map[int]*RunEvidence
 
@@ -90,7 +88,7 @@ func ReadEvidence(dir string, r *tally.Results) (Evidence, error) {
 			want[c.Key()][ex.Run] = true
 		}
 	}
-	path := filepath.Join(dir, RunsFile)
+	path := filepath.Join(dir, record.RunsFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -100,29 +98,23 @@ func ReadEvidence(dir string, r *tally.Results) (Evidence, error) {
 	}
 	defer f.Close()
 	ev := Evidence{}
-	// A decoder reads one record at a time, whatever its size (a kept wire answer can be large).
-	dec := json.NewDecoder(f)
-	for n := 1; ; n++ {
-		var rec RunEvidence
-		err := dec.Decode(&rec)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s, record %d: %w", path, n, err)
-		}
-		key := (&tally.Cell{Client: rec.Client, Fault: rec.Fault, Schema: rec.Schema, Protocol: rec.Protocol, Transport: rec.Transport}).Key()
+	_, err = record.Read(f, path, func(_ int, rec *RunEvidence) error {
+		key := rec.Key()
 		if !want[key][rec.Run] {
-			continue
+			return nil
 		}
 		if ev[key] == nil {
 			ev[key] = map[int]*RunEvidence{}
 		}
 		if _, dup := ev[key][rec.Run]; dup { // merged shards never repeat a run; keep the first
-			continue
+			return nil
 		}
 		rec.Excerpt = excerpt(dir, rec.Tee)
-		ev[key][rec.Run] = &rec
+		ev[key][rec.Run] = rec
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ev, nil
 }

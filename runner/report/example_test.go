@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -22,7 +23,7 @@ func ExampleMarkdown() {
 	for _, schema := range []string{"hidden", "published"} {
 		for _, fault := range []string{"clean", "type-swap"} {
 			for _, client := range []string{"raw", "go-sdk/call"} {
-				c := &tally.Cell{Client: client, Fault: fault, Schema: schema, Transport: "stdio", Planned: 3}
+				c := &tally.Cell{Cell: record.Cell{Client: client, Fault: fault, Schema: schema, Transport: "stdio"}, Planned: 3}
 				outcome, evidence := "passed", ""
 				if schema == "published" && fault == "type-swap" && client == "go-sdk/call" {
 					outcome, evidence = "threw", "validating tool output: balance_minor: got string, want integer"
@@ -76,7 +77,7 @@ func ExampleEscapeMarkdown() {
 func ExampleText() {
 	r := &tally.Results{Scenario: "ledger balance", Backend: "local"}
 	for _, client := range []string{"raw", "go-sdk/call"} {
-		c := &tally.Cell{Client: client, Fault: "latency", Schema: "hidden", Transport: "stdio", Planned: 3}
+		c := &tally.Cell{Cell: record.Cell{Client: client, Fault: "latency", Schema: "hidden", Transport: "stdio"}, Planned: 3}
 		c.Add("passed", 1, "", "", time.Second)
 		c.Add("passed", 2, "", "", time.Second)
 		if client == "raw" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -68,7 +69,7 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			out[i].Failures = append(out[i].Failures, f)
 			continue
 		}
-		gone := &tally.Cell{Client: ch.Client, Fault: ch.Fault, Schema: ch.Schema, Protocol: ch.Protocol, Transport: ch.Transport}
+		gone := &tally.Cell{Cell: record.Cell{Client: ch.Client, Fault: ch.Fault, Schema: ch.Schema, Protocol: ch.Protocol, Transport: ch.Transport}}
 		out = append(out, testCase{Cell: gone, Name: gone.Client + " × " + gone.Fault,
 			Suite: d.title(&table{Schema: gone.Schema, Protocol: gone.Protocol, Transport: gone.Transport}, line), Failures: []failure{f}})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -392,7 +393,7 @@ func changeAnnotation(in AnnotationInput, c tally.Change, level string) Annotati
 	if line == 0 {
 		line = faultLine(in.Scenario, c.Fault)
 	}
-	cell := text((&tally.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Tool: c.Tool}).Coordinates())
+	cell := text((&tally.Cell{Cell: record.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Tool: c.Tool}}).Coordinates())
 	if in.Results != nil && manyTransports(in.Results) {
 		cell += " × " + text(c.Transport)
 	}

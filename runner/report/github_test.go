@@ -10,6 +10,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -70,7 +71,7 @@ func many(n, m, u int) (*tally.Results, *Comparison) {
 	cmp := &Comparison{Baseline: "baseline.json"}
 	for i := range m {
 		client := []string{"raw", "go-sdk/call", "ts-sdk/call@1.20.0", "gone-client"}[i%4]
-		cmp.Changes = append(cmp.Changes, tally.Change{Client: client, Fault: "type-swap", Schema: "published", Transport: "stdio",
+		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: client, Fault: "type-swap", Schema: "published", Transport: "stdio"},
 			Kind: "changed", Before: "passed 1/1", After: fmt.Sprintf("threw 1/1 (%d)", i)})
 	}
 	for i := range u {
@@ -155,9 +156,9 @@ func TestAnnotationChanges(t *testing.T) {
 	sc := loadManifest(t)
 	r := &tally.Results{Scenario: "s"}
 	cmp := &Comparison{Changes: []tally.Change{
-		{Client: "raw", Fault: "clean", Schema: "hidden", Kind: "new", After: "passed 1/1"},
-		{Client: "old-client", Fault: "rpc-error", Schema: "hidden", Kind: "gone", Before: "rpc-error 3/3"},
-		{Client: "old-client", Fault: "old-fault", Schema: "hidden", Kind: "gone", Before: "passed 3/3"},
+		{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden"}, Kind: "new", After: "passed 1/1"},
+		{Cell: record.Cell{Client: "old-client", Fault: "rpc-error", Schema: "hidden"}, Kind: "gone", Before: "rpc-error 3/3"},
+		{Cell: record.Cell{Client: "old-client", Fault: "old-fault", Schema: "hidden"}, Kind: "gone", Before: "passed 3/3"},
 	}}
 	list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: FailOnChange}, DefaultBudget)
 	want := []Annotation{
@@ -201,7 +202,7 @@ func TestAnnotationsHostile(t *testing.T) {
 		r.Cells = append(r.Cells, c)
 		r.Unavailable = append(r.Unavailable, tally.Unavailable{Client: s, Reason: s + "\n::set-output name=x::y"})
 		r.Expectations = append(r.Expectations, tally.Expectation{Line: i + 1, Client: s, Fault: "*", Outcome: s, Misses: []string{s, "\n::stop-commands::x"}})
-		cmp.Changes = append(cmp.Changes, tally.Change{Client: s, Fault: s, Schema: s, Kind: "changed", Before: s, After: s})
+		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: s, Fault: s, Schema: s}, Kind: "changed", Before: s, After: s})
 	}
 	for _, failOn := range []FailOn{FailOnExpect, FailOnChange, FailOnNever} {
 		list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "scenarios/mine.yaml", Compare: cmp, FailOn: failOn}, DefaultBudget)
@@ -293,9 +294,9 @@ func TestUncheckedAnnotations(t *testing.T) {
 func TestSummary(t *testing.T) {
 	r := sample()
 	cmp := &Comparison{Baseline: "baselines/ledger.json", Changes: []tally.Change{
-		{Client: "go-sdk/call@1.8.0", Fault: "type-swap", Schema: "published", Transport: "stdio", Kind: "changed", Before: "passed 3/3", After: "threw 3/3"},
-		{Client: "ts-sdk/call", Fault: "clean", Schema: "hidden", Transport: "stdio", Kind: "new", After: "passed 3/3"},
-		{Client: "claude-code", Fault: "clean", Schema: "hidden", Transport: "stdio", Kind: "gone", Before: "passed 3/3"},
+		{Cell: record.Cell{Client: "go-sdk/call@1.8.0", Fault: "type-swap", Schema: "published", Transport: "stdio"}, Kind: "changed", Before: "passed 3/3", After: "threw 3/3"},
+		{Cell: record.Cell{Client: "ts-sdk/call", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Kind: "new", After: "passed 3/3"},
+		{Cell: record.Cell{Client: "claude-code", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Kind: "gone", Before: "passed 3/3"},
 	}}
 	var b bytes.Buffer
 	if err := Summary(&b, r, cmp); err != nil {
@@ -385,7 +386,7 @@ func TestSummaryHostileHuge(t *testing.T) {
 	}
 	cmp := &Comparison{Baseline: "b.json"}
 	for _, s := range hostile {
-		cmp.Changes = append(cmp.Changes, tally.Change{Client: s, Fault: s, Schema: s, Transport: s, Kind: "changed", Before: s, After: s})
+		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: s, Fault: s, Schema: s, Transport: s}, Kind: "changed", Before: s, After: s})
 	}
 	var b bytes.Buffer
 	if err := Summary(&b, r, cmp); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report/reporttest"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -27,7 +28,7 @@ func hostileResults() (*tally.Results, Evidence, *Comparison) {
 	for i, schema := range []string{"hidden", "published"} {
 		for j, proto := range []string{h("proto"), "as-is"} {
 			transport := []string{h("transport"), "stdio"}[j]
-			c := &tally.Cell{Client: h("client"), Fault: h("fault"), Schema: schema, Protocol: proto, Transport: transport,
+			c := &tally.Cell{Cell: record.Cell{Client: h("client"), Fault: h("fault"), Schema: schema, Protocol: proto, Transport: transport},
 				Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 1 + i%2, h("outcome"): 1 - i%2},
 				Library: h("library"), Negotiated: map[string]int{h("negotiated"): 2},
 				ModelView: map[string]int{h("view"): 2}, Answer: map[string]int{h("answer"): 2},
@@ -162,7 +163,7 @@ func TestReadEvidence(t *testing.T) {
 {"client":"raw","fault":"clean","schema":"hidden","protocol":"as-is","transport":"stdio","run":3,"outcome":"passed","wire":"not an example"}
 {"client":"raw","fault":"clean","schema":"hidden","protocol":"as-is","transport":"stdio","run":2,"outcome":"threw","tee":"../` + filepath.Base(dir) + `/secret"}
 `
-	os.WriteFile(filepath.Join(dir, RunsFile), []byte(lines), 0o644)
+	os.WriteFile(filepath.Join(dir, record.RunsFile), []byte(lines), 0o644)
 	ev, err := ReadEvidence(dir, r)
 	if err != nil {
 		t.Fatal(err)

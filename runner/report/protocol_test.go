@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -61,8 +62,7 @@ func TestProtocolReports(t *testing.T) {
 	if err := Markdown(&md, r); err != nil {
 		t.Fatal(err)
 	}
-	cmp := &Comparison{Baseline: "base.json", Changes: []tally.Change{{Client: "claude-code", Fault: "type-swap", Schema: "published",
-		Protocol: "2025-11-25", Transport: "stdio", Kind: "changed", Before: "rejected 3/3", After: "passed 3/3"}}}
+	cmp := &Comparison{Baseline: "base.json", Changes: []tally.Change{{Cell: record.Cell{Client: "claude-code", Fault: "type-swap", Schema: "published", Protocol: "2025-11-25", Transport: "stdio"}, Kind: "changed", Before: "rejected 3/3", After: "passed 3/3"}}}
 	if err := Summary(&sum, r, cmp); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -40,7 +41,7 @@ var t0 = time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 
 // mkCell builds a cell from "outcome:count" pairs.
 func mkCell(client, fault, schema string, planned int, counts ...string) *tally.Cell {
-	c := &tally.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio", Planned: planned, Outcome: map[string]int{}}
+	c := &tally.Cell{Cell: record.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio"}, Planned: planned, Outcome: map[string]int{}}
 	for _, oc := range counts {
 		o, n, _ := strings.Cut(oc, ":")
 		k, _ := strconv.Atoi(n)
@@ -147,7 +148,7 @@ func TestJSON(t *testing.T) {
 
 	// Empty lists and counts are written as the schema has them, not as null.
 	b.Reset()
-	if err := JSON(&b, &tally.Results{Scenario: "s", Cells: []*tally.Cell{{Client: "raw"}}}); err != nil {
+	if err := JSON(&b, &tally.Results{Scenario: "s", Cells: []*tally.Cell{{Cell: record.Cell{Client: "raw"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if s := b.String(); strings.Contains(s, "null") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
 )
@@ -95,7 +96,8 @@ var resultsComments = map[string]string{
 
 // resultsComment looks up a type's or field's description for the reflector.
 func resultsComment(t reflect.Type, field string) string {
-	if t.PkgPath() != reflect.TypeFor[tally.Results]().PkgPath() {
+	// A cell's coordinates are record.Cell's fields, embedded in tally.Cell.
+	if p := t.PkgPath(); p != reflect.TypeFor[tally.Results]().PkgPath() && p != reflect.TypeFor[record.Cell]().PkgPath() {
 		return ""
 	}
 	if field == "" {

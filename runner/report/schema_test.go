@@ -9,6 +9,7 @@ import (
 
 	googleschema "github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -55,7 +56,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	for name, r := range map[string]*tally.Results{
 		"sample": sample(),
 		"empty":  {Scenario: "s"},
-		"unrun":  {Scenario: "s", Cells: []*tally.Cell{{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Planned: 3}}},
+		"unrun":  {Scenario: "s", Cells: []*tally.Cell{{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Planned: 3}}},
 	} {
 		var b bytes.Buffer
 		if err := JSON(&b, r); err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -11,10 +12,10 @@ import (
 // answer graded, beside the SDK clients' outcomes; results without agents get none.
 func TestModelViewTable(t *testing.T) {
 	r := &tally.Results{Scenario: "ledger", Cells: []*tally.Cell{
-		{Client: "ts-sdk/call", Fault: "type-swap", Schema: "published", Transport: "stdio", Runs: 1, Planned: 1, Outcome: map[string]int{"passed": 1}},
-		{Client: "claude-code", Fault: "type-swap", Schema: "published", Transport: "stdio", Runs: 2, Planned: 2, Outcome: map[string]int{"rejected": 2},
+		{Cell: record.Cell{Client: "ts-sdk/call", Fault: "type-swap", Schema: "published", Transport: "stdio"}, Runs: 1, Planned: 1, Outcome: map[string]int{"passed": 1}},
+		{Cell: record.Cell{Client: "claude-code", Fault: "type-swap", Schema: "published", Transport: "stdio"}, Runs: 2, Planned: 2, Outcome: map[string]int{"rejected": 2},
 			ModelView: map[string]int{"error": 2}, Answer: map[string]int{"no-value": 2, "flagged": 1}},
-		{Client: "claude-code", Fault: "corrupt", Schema: "published", Transport: "stdio", Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 2},
+		{Cell: record.Cell{Client: "claude-code", Fault: "corrupt", Schema: "published", Transport: "stdio"}, Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 2},
 			ModelView: map[string]int{"structured": 2}, Answer: map[string]int{"fault-value": 2}},
 	}}
 	var b strings.Builder

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 // Cell is one point of the matrix: one client, one fault, one schema mode, one protocol
@@ -20,25 +22,15 @@ type Cell struct {
 	Tool Tool
 }
 
-// Key names the cell in results, baselines and diffs, e.g.
-// "go-sdk/call|corrupt|hidden|stdio"; it stays the same from run to run.
-func (c Cell) Key() string {
-	return CellKey(c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), string(c.Transport), c.Tool.Coordinate())
+// Coordinates is where the cell sits in the matrix, as its runs' records and its counts write
+// it.
+func (c Cell) Coordinates() record.Cell {
+	return record.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol),
+		Transport: string(c.Transport), Tool: c.Tool.Coordinate()}
 }
 
-// CellKey joins a cell's coordinates into its key. The protocol is added only when it is not
-// as-is, and the tool only in a scenario with tools:, so the keys (and baselines) from before
-// there were those axes keep meaning the same cells.
-func CellKey(client, fault, schema, protocol, transport, tool string) string {
-	k := client + "|" + fault + "|" + schema + "|" + transport
-	if protocol != "" && Protocol(protocol) != ProtocolAsIs {
-		k += "|" + protocol
-	}
-	if tool != "" {
-		k += "|tool:" + tool
-	}
-	return k
-}
+// Key names the cell in results, baselines and diffs (record.Cell.Key).
+func (c Cell) Key() string { return c.Coordinates().Key() }
 
 // Cells expands the matrix in manifest order: tool outermost, then schema
 // mode, then protocol, then transport, then fault, then client, so a report

@@ -10,6 +10,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 // Scenario is one manifest: a server, one tool call with its truth, and the
@@ -318,7 +320,7 @@ func SchemaModes() []SchemaMode {
 type Protocol string
 
 // ProtocolAsIs leaves the handshake to server and client: whatever they negotiate.
-const ProtocolAsIs Protocol = "as-is"
+const ProtocolAsIs Protocol = record.ProtocolAsIs
 
 // Protocols returns every protocol entry a manifest may name, as-is first, then the versions
 // newest first.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -32,6 +33,12 @@ type BaselineCell struct {
 	// Tool is written only in a scenario with tools:, for the same reason.
 	Tool     string         `json:"tool,omitempty"`
 	Outcomes map[string]int `json:"outcomes"`
+}
+
+// coordinates is where the baseline's cell sits in the matrix, its protocol as-is when none is
+// written.
+func (c BaselineCell) coordinates() record.Cell {
+	return record.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport, Tool: c.Tool}
 }
 
 // NewBaseline takes the counts of r, its cells sorted by client, fault, schema and transport.
@@ -72,7 +79,7 @@ func (b *Baseline) Check() error {
 		if c.Client == "" || c.Fault == "" || c.Schema == "" || c.Transport == "" {
 			return fmt.Errorf("cells[%d]: want client, fault, schema and transport, got %q, %q, %q, %q", i, c.Client, c.Fault, c.Schema, c.Transport)
 		}
-		cell := &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: protocolOr(c.Protocol), Transport: c.Transport, Tool: c.Tool}
+		cell := &Cell{Cell: c.coordinates()}
 		if seen[cell.Key()] {
 			where := cell.Coordinates()
 			if c.Transport == string(scenario.TransportStdio) {
@@ -95,7 +102,7 @@ func (b *Baseline) Check() error {
 func (b *Baseline) Results() *Results {
 	r := &Results{Scenario: b.Scenario, Cells: []*Cell{}}
 	for _, bc := range b.Cells {
-		c := &Cell{Client: bc.Client, Fault: bc.Fault, Schema: bc.Schema, Protocol: protocolOr(bc.Protocol), Transport: bc.Transport, Tool: bc.Tool, Outcome: map[string]int{}}
+		c := &Cell{Cell: bc.coordinates(), Outcome: map[string]int{}}
 		for o, n := range bc.Outcomes {
 			if n != 0 {
 				c.Outcome[o] = n

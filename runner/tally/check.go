@@ -1,6 +1,7 @@
 package tally
 
 import (
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -10,21 +11,7 @@ type Selection struct {
 	// Expectation is the entry, not yet checked (a field, not embedded: its UnmarshalJSON
 	// would read the whole selection).
 	Expectation Expectation   `json:"expectation"`
-	Cells       []Coordinates `json:"cells"`
-}
-
-// Coordinates place a cell in the matrix.
-type Coordinates struct {
-	Client    string `json:"client"`
-	Fault     string `json:"fault"`
-	Schema    string `json:"schema"`
-	Protocol  string `json:"protocol"`
-	Transport string `json:"transport"`
-	Tool      string `json:"tool,omitempty"`
-}
-
-func (c Coordinates) cell() *Cell {
-	return &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Tool: c.Tool}
+	Cells       []record.Cell `json:"cells"`
 }
 
 // Check evaluates every expect entry of the scenario against the counted cells: an entry holds
@@ -41,7 +28,7 @@ func Select(sc *scenario.Scenario) []Selection {
 		s := Selection{Expectation: Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Transport: e.Transport, Tool: e.Tool, Outcome: string(e.Outcome)}}
 		for _, cell := range sc.Cells() {
 			if e.Matches(cell) {
-				s.Cells = append(s.Cells, Coordinates{Client: cell.Client.ID(), Fault: cell.Fault.Name, Schema: string(cell.Schema), Protocol: string(cell.Protocol), Transport: string(cell.Transport), Tool: cell.Tool.Coordinate()})
+				s.Cells = append(s.Cells, cell.Coordinates())
 			}
 		}
 		out = append(out, s)
@@ -61,13 +48,13 @@ func CheckSelected(sel []Selection, r *Results) []Expectation {
 		x.Misses, x.Unchecked = nil, ""
 		ran := 0
 		for _, sc := range s.Cells {
-			c := byKey[sc.cell().Key()]
+			c := byKey[sc.Key()]
 			if c == nil {
 				if x.Client == "" || x.Client == "*" {
 					continue // a wildcard speaks of the clients that ran
 				}
 				// The named client could not run here: the expectation cannot be said to hold.
-				x.Misses = append(x.Misses, sc.cell().Coordinates()+": not run (client unavailable)")
+				x.Misses = append(x.Misses, (&Cell{Cell: sc}).Coordinates()+": not run (client unavailable)")
 				continue
 			}
 			if c.Runs == 0 {

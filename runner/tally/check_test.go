@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -32,7 +33,7 @@ expect:
 		if c.Client.ID() == "codex" {
 			continue // unavailable
 		}
-		r.Cells = append(r.Cells, &Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol), Transport: string(c.Transport), Planned: 1})
+		r.Cells = append(r.Cells, &Cell{Cell: record.Cell{Client: c.Client.ID(), Fault: c.Fault.Name, Schema: string(c.Schema), Protocol: string(c.Protocol), Transport: string(c.Transport)}, Planned: 1})
 	}
 	r.Cells[0].Add("passed", 1, "", "", 0) // raw × clean
 	r.Cells[2].Add("passed", 1, "", "", 0) // raw × corrupt

@@ -1,17 +1,16 @@
 package tally
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/toolscore/toolscore/runner/record"
+)
 
 // Change is a cell whose counts differ between a baseline and new results: the news a
 // scheduled comparison exists to catch ("this client started validating outputSchema").
 type Change struct {
-	Key       string `json:"key"`
-	Client    string `json:"client"`
-	Fault     string `json:"fault"`
-	Schema    string `json:"schema"`
-	Protocol  string `json:"protocol"`
-	Transport string `json:"transport"`
-	Tool      string `json:"tool,omitempty"`
+	Key string `json:"key"`
+	record.Cell
 	// Kind is "changed", "new" (not in the baseline) or "gone" (not in the new results).
 	Kind   string `json:"kind"`
 	Before string `json:"before,omitempty"`
@@ -28,7 +27,7 @@ func Diff(base, cur *Results) []Change {
 	seen := map[string]bool{}
 	for _, c := range cur.Cells {
 		seen[c.Key()] = true
-		ch := Change{Key: c.Key(), Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Tool: c.Tool, After: c.Counts()}
+		ch := Change{Key: c.Key(), Cell: c.Cell, After: c.Counts()}
 		b, ok := old[c.Key()]
 		switch {
 		case !ok:
@@ -42,7 +41,7 @@ func Diff(base, cur *Results) []Change {
 	}
 	for _, b := range base.Cells {
 		if !seen[b.Key()] {
-			out = append(out, Change{Key: b.Key(), Client: b.Client, Fault: b.Fault, Schema: b.Schema, Protocol: b.Protocol, Transport: b.Transport, Tool: b.Tool, Kind: "gone", Before: b.Counts()})
+			out = append(out, Change{Key: b.Key(), Cell: b.Cell, Kind: "gone", Before: b.Counts()})
 		}
 	}
 	return out

@@ -53,7 +53,7 @@ func Merge(rs ...*Results) (*Results, error) {
 			}
 			mc, ok := cells[c.Key()]
 			if !ok {
-				mc = &Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Tool: c.Tool, Outcome: map[string]int{}}
+				mc = &Cell{Cell: c.Cell, Outcome: map[string]int{}}
 				cells[c.Key()] = mc
 				m.Cells = append(m.Cells, mc)
 			}

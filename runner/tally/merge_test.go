@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 var t0 = time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
@@ -15,7 +17,7 @@ var t0 = time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 // cell builds a cell from "outcome:count" pairs, as a sweep read back from results.json has it.
 func cell(key string, planned int, medianMs int64, counts ...string) *Cell {
 	p := strings.Split(key, "|")
-	c := &Cell{Client: p[0], Fault: p[1], Schema: p[2], Transport: p[3], Planned: planned, Outcome: map[string]int{}, MedianMillis: medianMs}
+	c := &Cell{Cell: record.Cell{Client: p[0], Fault: p[1], Schema: p[2], Transport: p[3]}, Planned: planned, Outcome: map[string]int{}, MedianMillis: medianMs}
 	for _, oc := range counts {
 		o, n, _ := strings.Cut(oc, ":")
 		k, _ := strconv.Atoi(n)
@@ -142,7 +144,7 @@ func TestMergeOne(t *testing.T) {
 	}{
 		{"empty", &Results{Scenario: "s"}},
 		{"live cells", func() *Results {
-			c := &Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Planned: 3}
+			c := &Cell{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Planned: 3}
 			c.Add("passed", 1, "", "", 10*time.Millisecond)
 			c.Add("passed", 2, "", "", 50*time.Millisecond)
 			c.Add("threw", 3, "boom", "tee/3.jsonl", 30*time.Millisecond)
@@ -168,10 +170,10 @@ func TestMergeOne(t *testing.T) {
 
 func TestMergeLiveDurations(t *testing.T) {
 	// Cells still in memory keep their run durations, so the merged median is exact.
-	a := &Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Planned: 2}
+	a := &Cell{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Planned: 2}
 	a.Add("passed", 1, "", "", 1*time.Millisecond)
 	a.Add("passed", 2, "", "", 2*time.Millisecond)
-	b := &Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio", Planned: 2}
+	b := &Cell{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Planned: 2}
 	b.Add("passed", 1, "", "", 100*time.Millisecond)
 	b.Add("passed", 2, "", "", 200*time.Millisecond)
 	m, err := Merge(&Results{Scenario: "s", Cells: []*Cell{a}}, &Results{Scenario: "s", Cells: []*Cell{b}})

@@ -1,16 +1,16 @@
 package tally
 
-import "time"
+import (
+	"time"
+
+	"github.com/toolscore/toolscore/runner/record"
+)
 
 // Run is what a cell counts of one finished run: the fields of its runs.jsonl record (the
-// runner's RunRecord) that the counts read, so the counts can be made again from that file.
+// runner's RunRecord) that the counts read, so the counts can be made again from that file
+// (record.Read).
 type Run struct {
-	Client     string `json:"client"`
-	Fault      string `json:"fault"`
-	Schema     string `json:"schema"`
-	Protocol   string `json:"protocol"`
-	Transport  string `json:"transport"`
-	Tool       string `json:"tool,omitempty"`
+	record.Cell
 	Run        int    `json:"run"`
 	Negotiated string `json:"negotiated,omitempty"`
 	Outcome    string `json:"outcome"`
@@ -30,10 +30,9 @@ type Run struct {
 // problem (grade.AnswerFlagged).
 const AnswerFlagged = "flagged"
 
-// Key is the key of the run's cell, as Cell.Key has it.
-func (r *Run) Key() string {
-	return (&Cell{Client: r.Client, Fault: r.Fault, Schema: r.Schema, Protocol: protocolOr(r.Protocol), Transport: r.Transport, Tool: r.Tool}).Key()
-}
+// Whole says the line read is a run's record the counts can take: it has an outcome
+// (record.Record).
+func (r *Run) Whole() bool { return r.Outcome != "" }
 
 // AddRun counts one finished run of the cell: its outcome, the protocol it negotiated, an
 // agent's view and answer, and the client's library.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
 
@@ -29,15 +30,7 @@ type Results struct {
 
 // Cell is one client × fault × schema mode × protocol × transport, with its outcome counts.
 type Cell struct {
-	Client string `json:"client"`
-	Fault  string `json:"fault"`
-	Schema string `json:"schema"`
-	// Protocol is the protocol entry the proxy enforced: as-is, or the newest version the server
-	// was seen to offer.
-	Protocol  string `json:"protocol"`
-	Transport string `json:"transport"`
-	// Tool is the tool the cell called, in a scenario with tools: (empty for a single tool).
-	Tool string `json:"tool,omitempty"`
+	record.Cell
 	// Runs is how many runs finished; Planned how many the matrix asked for.
 	Runs    int            `json:"runs"`
 	Planned int            `json:"planned"`
@@ -139,11 +132,6 @@ func Count(es []Expectation) (held, unmet, unchecked int) {
 type Unavailable struct {
 	Client string `json:"client"`
 	Reason string `json:"reason"`
-}
-
-// Key identifies a cell, as scenario.Cell.Key does.
-func (c *Cell) Key() string {
-	return scenario.CellKey(c.Client, c.Fault, c.Schema, c.Protocol, c.Transport, c.Tool)
 }
 
 // UnmarshalJSON reads a cell, taking results written before there was a protocol axis as as-is.

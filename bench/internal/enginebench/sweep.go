@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
 )
 
 // Sweep runs a toolscore command (bin argv...) in dir as a user runs it, timing the whole
@@ -45,7 +45,7 @@ type Run struct {
 // rest on: want runs, all of client, none crashed or hung (the error then quotes the end of
 // the sweep's stderr).
 func ReadRuns(out, client string, want int, stderr []byte) ([]Run, error) {
-	f, err := os.Open(filepath.Join(out, outdir.RunsFile))
+	f, err := os.Open(filepath.Join(out, record.RunsFile))
 	if err != nil {
 		return nil, err
 	}

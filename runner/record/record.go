@@ -1,0 +1,73 @@
+// Package record is what a sweep leaves in its output directory, shared by the code that
+// writes it and the code that reads it back: the names of the directory's files, a cell's
+// coordinates with their one key, and runs.jsonl read and written a record a line.
+//
+// The output directory of a sweep:
+//
+//	sweep.json     how the sweep was asked for and what it planned (SweepFile)
+//	sweep.lock     held while a sweep runs there (LockFile)
+//	runs.jsonl     a record a finished run, appended as runs end (RunsFile)
+//	results.json   the counts per cell (ResultsFile), with summary.md, report.html, junit.xml
+//	               and ctrf.json rendered from them
+//	runs/<cell>/run-<n>/tee.jsonl  each run's transcript (TeeFile), beside its stdout (StdoutFile)
+//
+// A runs.jsonl record is the runner's RunRecord: a Cell, the run's number and seed, the
+// grader's verdict and the run's timings. The readers that need less of it read the same line
+// into their own view that embeds Cell (tally.Run, what the counts read; report.RunEvidence,
+// what the HTML report shows), all through Read, so every reader takes a cut-short last line
+// (a sweep killed while writing it) the same way. Line writes a record as runs.jsonl holds it.
+//
+// The JSON of each file is kept byte-compatible: results, runs and baselines written by an
+// older toolscore load and compare as they did (cmd/toolscore's TestOldSweepReadsTheSame).
+package record
+
+// The files of an output directory.
+const (
+	SweepFile   = "sweep.json"   // how the sweep was asked for and what it planned, before its first run
+	LockFile    = "sweep.lock"   // held by the sweep running in the directory
+	RunsFile    = "runs.jsonl"   // one record a run, with its evidence
+	ResultsFile = "results.json" // the counts, as report.JSON writes them
+	SummaryFile = "summary.md"   // the same as a Markdown report
+	HTMLFile    = "report.html"  // the matrix to click through, with each cell's evidence
+	JUnitFile   = "junit.xml"    // a test case per cell, for CI report tools
+	CTRFFile    = "ctrf.json"    // the same in the Common Test Report Format
+	// RunsDir holds a directory per run: RunsDir/<cell>/run-<n>.
+	RunsDir = "runs"
+	// The files of a run's directory: its transcript, as the proxy tees it, and what the client
+	// adapter printed.
+	TeeFile    = "tee.jsonl"
+	StdoutFile = "stdout"
+)
+
+// ProtocolAsIs is the protocol entry under which the proxy leaves the server's protocol
+// versions as they are (scenario.ProtocolAsIs).
+const ProtocolAsIs = "as-is"
+
+// Cell is where a run sits in the matrix, as runs.jsonl, results.json and baselines write it.
+// Each record of a cell embeds it.
+type Cell struct {
+	Client string `json:"client"`
+	Fault  string `json:"fault"`
+	Schema string `json:"schema"`
+	// Protocol is the protocol entry the proxy enforced: as-is, or the newest version the server
+	// was seen to offer.
+	Protocol  string `json:"protocol"`
+	Transport string `json:"transport"`
+	// Tool is the tool the cell called, in a scenario with tools: (empty for a single tool).
+	Tool string `json:"tool,omitempty"`
+}
+
+// Key names the cell in results, baselines and diffs, e.g. "go-sdk/call|corrupt|hidden|stdio";
+// it stays the same from run to run. The protocol is added only when it is not as-is (or
+// unset), and the tool only in a scenario with tools:, so the keys (and baselines) from before
+// there were those axes keep meaning the same cells.
+func (c Cell) Key() string {
+	k := c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport
+	if c.Protocol != "" && c.Protocol != ProtocolAsIs {
+		k += "|" + c.Protocol
+	}
+	if c.Tool != "" {
+		k += "|tool:" + c.Tool
+	}
+	return k
+}
