@@ -59,11 +59,11 @@ func baselineCmd(ctx context.Context, args []string) int {
 	b, err := json.MarshalIndent(tally.NewBaseline(res), "", "  ")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore baseline:", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: writing the baseline: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), report.Plain(res.Scenario), path)
 	return 0

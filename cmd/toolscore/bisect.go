@@ -14,13 +14,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
 	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // bisectCmd finds the first version of a client whose outcome in one cell differs from a good
@@ -44,11 +44,11 @@ func bisectCmd(ctx context.Context, args []string) int {
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "toolscore bisect: "+format+"\n", a...)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if *name == "" || *good == "" || *bad == "" || *cellFlag == "" || len(positional) > 1 {
 		fs.Usage()
-		return exitUsage
+		return exitcode.Usage
 	}
 	manifest := ""
 	if len(positional) == 1 {
@@ -72,9 +72,10 @@ func bisectCmd(ctx context.Context, args []string) int {
 	default:
 		return usage("--client %q: bisect needs a client whose cell image installs a version from a registry, or a Go client (%v)", *name, client.Versioned())
 	}
-	sc, err := loadScenario(manifest)
+	sc, err := sweep.Load(manifest)
 	if err != nil {
-		return loadFailed(os.Stderr, err)
+		sweep.PrintLoadError(os.Stderr, err)
+		return exitcode.Usage
 	}
 	b := &bisection{manifest: manifest, fault: cellParts[0], schema: cellParts[1], live: *live, stderr: os.Stderr}
 	if len(cellParts) >= 3 {
@@ -121,7 +122,7 @@ func bisectCmd(ctx context.Context, args []string) int {
 	fmt.Printf("first version whose outcome differs from %s's: %s %s\n", *good, *name, found.version)
 	fmt.Printf("  %s: %s\n", found.version, found.describe())
 	fmt.Printf("  %s (the version before): %s\n", before.version, before.describe())
-	return exitOK
+	return exitcode.OK
 }
 
 // bisection is one search: the cell, the client, and where the versions' sweeps go.
@@ -219,7 +220,7 @@ func (b *bisection) run(ctx context.Context, version string) (*probe, error) {
 }
 
 func (b *bisection) runIn(ctx context.Context, version, out string) (*probe, error) {
-	sc, err := loadScenario(b.manifest)
+	sc, err := sweep.Load(b.manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -227,13 +228,13 @@ func (b *bisection) runIn(ctx context.Context, version, out string) (*probe, err
 	c.Version = version
 	sc.Clients = []scenario.Client{c}
 	sc.Expect = nil
-	a := sweepArgs{
-		SweepInputs: action.SweepInputs{Scenario: b.manifest, Faults: b.fault, Schemas: b.schema, Protocols: b.protocol, Transports: b.transport, Runs: 1, Parallel: 1, Backend: "docker", Out: out},
-		FailOn:      report.FailOnNever,
-		Replay:      b.recording,
+	a := sweep.Config{
+		Scenario: b.manifest, Faults: b.fault, Schemas: b.schema, Protocols: b.protocol, Transports: b.transport, Runs: 1, Parallel: 1, Backend: "docker", Out: out,
+		FailOn: report.FailOnNever, Replay: b.recording,
+		Version: version, Stderr: b.stderr,
 	}
-	res, _, code, err := sweepScenario(ctx, a, sc, io.Discard, b.stderr)
-	if err != nil || code != 0 {
+	res, _, err := sweep.Sweep(ctx, sc, a)
+	if code := exitcode.Of(err); err != nil || code != 0 {
 		return nil, fmt.Errorf("the sweep exited %d: %v", code, err)
 	}
 	if len(res.Unavailable) > 0 {

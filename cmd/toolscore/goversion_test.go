@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestGoClientVersionPin(t *testing.T) {
 func TestVersionPinOfNoLibrary(t *testing.T) {
 	manifest := versionsManifest(t, "go-sdk/call", "{name: raw, version: 1.0.0}")
 	code, _, stderr := runStatic(t, manifest, "--backend", "local", "--out", t.TempDir())
-	if code != exitUsage || !strings.Contains(stderr, manifest+":12:") || !strings.Contains(stderr, `clients[1].version: "raw" has no library whose version toolscore can install`) {
+	if code != exitcode.Usage || !strings.Contains(stderr, manifest+":12:") || !strings.Contains(stderr, `clients[1].version: "raw" has no library whose version toolscore can install`) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming clients[1].version at line 12", code, stderr)
 	}
 }

@@ -85,7 +85,7 @@ func initCmd(ctx context.Context, args []string) int {
 	case *builtin == "ledger":
 		self, err := os.Executable()
 		if err != nil {
-			return fail(exitUsage, "finding toolscore's own binary: %v", err)
+			return fail(exitcode.Usage, "finding toolscore's own binary: %v", err)
 		}
 		command, st.Server.Builtin, st.Name = []string{self, "ledger"}, "ledger", "ledger"
 	case *builtin != "":
@@ -98,9 +98,9 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	if *out != "-" && !*listJSON {
 		if _, err := os.Stat(*out); err == nil {
-			return fail(exitUsage, "%s exists; init never overwrites a manifest (give --out another file)", *out)
+			return fail(exitcode.Usage, "%s exists; init never overwrites a manifest (give --out another file)", *out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fail(exitUsage, "%s: %v", *out, err)
+			return fail(exitcode.Usage, "%s: %v", *out, err)
 		}
 	}
 	// Building the layered image may take longer than listing: the cell has a timeout of its own.
@@ -120,11 +120,11 @@ func initCmd(ctx context.Context, args []string) int {
 		err = wrapIf(err, "the server %q: %w", command)
 	}
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitcode.Usage, "%v", err)
 	}
 	if *listJSON {
 		if err := json.NewEncoder(os.Stdout).Encode(listed); err != nil {
-			return fail(exitUsage, "%v", err)
+			return fail(exitcode.Usage, "%v", err)
 		}
 		return 0
 	}
@@ -135,7 +135,7 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	text, err := st.Write()
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitcode.Usage, "%v", err)
 	}
 	if *out == "-" {
 		_, _ = os.Stdout.Write(text)
@@ -148,7 +148,7 @@ func initCmd(ctx context.Context, args []string) int {
 		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
-		return fail(exitUsage, "writing %s: %v", *out, err)
+		return fail(exitcode.Usage, "writing %s: %v", *out, err)
 	}
 	fmt.Fprintf(os.Stderr, "toolscore init: wrote %s (%d tools listed); fill in every %s, then: toolscore run %s\n", *out, len(tools), scenario.Placeholder, *out)
 	return 0

@@ -59,18 +59,18 @@ func reportCmd(ctx context.Context, args []string) int {
 		ev, err := report.ReadEvidence(outdir.Dir(path), res)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore report:", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 		render = func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, nil) }
 	}
 	var b bytes.Buffer
 	if err := render(&b, res); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore report: rendering %s: %v\n", path, err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	return 0
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // reproCmd writes a small directory to attach to an issue: one run's transcript, the cell of the
@@ -42,31 +43,32 @@ func reproCmd(ctx context.Context, args []string) int {
 	}
 	if len(positional) != 2 {
 		fs.Usage()
-		return exitUsage
+		return exitcode.Usage
 	}
 	dir, cellArg := positional[0], positional[1]
 	res, err := outdir.ReadResults(outdir.Results(dir))
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitcode.Usage, "%v", err)
 	}
-	sc, err := loadScenario(*manifest)
+	sc, err := sweep.Load(*manifest)
 	if err != nil {
-		return loadFailed(os.Stderr, err)
+		sweep.PrintLoadError(os.Stderr, err)
+		return exitcode.Usage
 	}
 	if sc.Name != res.Scenario {
-		return fail(exitUsage, "%s is a sweep of the scenario %q, not of %q: give its manifest with --scenario", dir, res.Scenario, sc.Name)
+		return fail(exitcode.Usage, "%s is a sweep of the scenario %q, not of %q: give its manifest with --scenario", dir, res.Scenario, sc.Name)
 	}
 	rec, err := findRun(dir, cellArg, *run)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitcode.Usage, "%v", err)
 	}
 	key := scenario.CellKey(rec.Client, rec.Fault, rec.Schema, rec.Protocol, rec.Transport, rec.Tool)
 	to := cmp.Or(*out, "repro-"+regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(key, "_")+fmt.Sprintf("-run-%d", rec.Run))
 	if err := writeRepro(to, dir, sc, rec); err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitcode.Usage, "%v", err)
 	}
 	fmt.Println(to)
-	return exitOK
+	return exitcode.OK
 }
 
 // findRun finds the record of run (0: the first) of the cell named by cellArg in dir's runs.jsonl.
