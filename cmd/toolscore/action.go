@@ -11,10 +11,11 @@ import (
 
 // actionCmd is the GitHub Action's entrypoint (action.yml runs the image with args [action]);
 // package action does the work.
-func actionCmd(ctx context.Context, args []string) int {
+func actionCmd(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintf(os.Stderr, "toolscore action takes no arguments (its inputs are INPUT_* variables), got %q\n", args)
-		return exitcode.Usage
+		err := fmt.Errorf("toolscore action takes no arguments (its inputs are INPUT_* variables), got %q", args)
+		fmt.Fprintln(os.Stderr, err)
+		return exitcode.UsageError(err)
 	}
-	return action.Run(ctx, version, os.Getenv, os.Stdout, os.Stderr)
+	return exitcode.Status(action.Run(ctx, version, os.Getenv, os.Stdout, os.Stderr))
 }

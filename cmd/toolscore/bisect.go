@@ -26,7 +26,7 @@ import (
 // bisectCmd finds the first version of a client whose outcome in one cell differs from a good
 // version's, each version built as its own cell image and run against the good version's
 // recorded transcript, searched by halving.
-func bisectCmd(ctx context.Context, args []string) int {
+func bisectCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]] [--live] [SCENARIO]\n\nRecords the cell live with the client at V1 (docker backend), then runs the versions between\nV1 and V2, as the package's registry lists them, against that recording, halving the range,\nand prints the first version whose outcome differs from V1's, with both outcomes and their\nevidence. Exit 0 when it found one, 1 when V2's outcome is V1's, 2 on a usage error.\n\nflags:")
@@ -40,15 +40,16 @@ func bisectCmd(ctx context.Context, args []string) int {
 	work := fs.String("work", "", "where to keep each version's output directory (default: a new directory under the system's temporary one)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore bisect: "+format+"\n", a...)
-		return exitcode.Usage
+	usage := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(os.Stderr, "toolscore bisect:", err)
+		return exitcode.UsageError(err)
 	}
 	if *name == "" || *good == "" || *bad == "" || *cellFlag == "" || len(positional) > 1 {
 		fs.Usage()
-		return exitcode.Usage
+		return exitcode.UsageError(errors.New("bisect needs --client, --good, --bad and --cell, and at most one scenario"))
 	}
 	manifest := ""
 	if len(positional) == 1 {
@@ -75,7 +76,7 @@ func bisectCmd(ctx context.Context, args []string) int {
 	sc, err := sweep.Load(manifest)
 	if err != nil {
 		sweep.PrintLoadError(os.Stderr, err)
-		return exitcode.Usage
+		return exitcode.UsageError(err)
 	}
 	b := &bisection{manifest: manifest, fault: cellParts[0], schema: cellParts[1], live: *live, stderr: os.Stderr}
 	if len(cellParts) >= 3 {
@@ -113,16 +114,16 @@ func bisectCmd(ctx context.Context, args []string) int {
 	found, before, err := b.search(ctx, between)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore bisect:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	if found == nil {
 		fmt.Printf("%s %s and %s both: %s\n", *name, *good, *bad, before.describe())
-		return 1
+		return exitcode.Failed(fmt.Errorf("%s %s and %s have one outcome", *name, *good, *bad))
 	}
 	fmt.Printf("first version whose outcome differs from %s's: %s %s\n", *good, *name, found.version)
 	fmt.Printf("  %s: %s\n", found.version, found.describe())
 	fmt.Printf("  %s (the version before): %s\n", before.version, before.describe())
-	return exitcode.OK
+	return nil
 }
 
 // bisection is one search: the cell, the client, and where the versions' sweeps go.

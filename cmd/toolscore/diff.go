@@ -20,7 +20,7 @@ import (
 
 // diffCmd lists the cells whose outcome counts changed between two sweeps, or between a
 // committed baseline and a sweep.
-func diffCmd(ctx context.Context, args []string) int {
+func diffCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore diff BASE NEW [--format text|md|json]\n\nLists the cells whose outcome counts differ between BASE and NEW. Each is a results.json, a\ndirectory holding one (the output of toolscore run or merge), or a baseline file written by\ntoolscore baseline. Exit 0 when no cell changed, 1 when some did, 2 on a usage or file error.\n\nflags:")
@@ -29,11 +29,12 @@ func diffCmd(ctx context.Context, args []string) int {
 	format := fs.String("format", "text", "text (a plain table), md (a Markdown table) or json")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore diff: "+format+"\n", a...)
-		return 2
+	fail := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(os.Stderr, "toolscore diff:", err)
+		return exitcode.UsageError(err)
 	}
 	if len(positional) != 2 {
 		fs.Usage()
@@ -59,16 +60,16 @@ func diffCmd(ctx context.Context, args []string) int {
 	var b bytes.Buffer
 	if err := render(&b, d); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore diff:", err)
-		return 2
+		return exitcode.UsageError(err)
 	}
 	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore diff:", err)
-		return 2
+		return exitcode.UsageError(err)
 	}
 	if len(d.Changes) > 0 {
-		return 1
+		return exitcode.UnmetError(fmt.Errorf("%d %s", len(d.Changes), report.Plural(len(d.Changes), "cell changed", "cells changed")))
 	}
-	return 0
+	return nil
 }
 
 // diffReport is what toolscore diff found; its JSON is what --format json prints.

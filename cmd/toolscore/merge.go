@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,7 +13,7 @@ import (
 
 // mergeCmd adds up several outputs of `toolscore run` for one scenario (shards of a matrix run
 // on different machines, or more runs of the same cells) into one output directory.
-func mergeCmd(ctx context.Context, args []string) int {
+func mergeCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error, outputs of different scenarios or an\noutput that cannot be written.\n\nflags:")
@@ -22,18 +23,19 @@ func mergeCmd(ctx context.Context, args []string) int {
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitcode.Of(err)
+		return err
 	}
 	failOn, err := runFailOn(*failOnFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
-		return exitcode.Usage
+		return exitcode.UsageError(err)
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
-		fmt.Fprintln(os.Stderr, "toolscore merge: name the output directories of toolscore run to merge")
-		return exitcode.Usage
+		err := errors.New("name the output directories of toolscore run to merge")
+		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
+		return exitcode.UsageError(err)
 	}
 	_, _, err = sweep.Merge(ctx, dirs, sweep.Config{Out: *out, FailOn: failOn, Stdout: os.Stdout, Stderr: os.Stderr})
-	return exitcode.Of(err)
+	return err
 }

@@ -40,7 +40,7 @@ protocols: [2026-07-28, 2025-11-25]
 transports: [stdio, http]
 clients: [raw, go-sdk/list-then-call, mcp-go/call]
 runs: 1
-`), scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}})
+`), scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: sweep.Builtins, HTTPBuiltins: []string{"ledger"}})
 	if err != nil {
 		t.Fatal(err)
 	}
