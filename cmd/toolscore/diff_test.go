@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -70,7 +71,7 @@ func TestDiffCmd(t *testing.T) {
 
 	// The json format is the changes as tally.Diff gives them.
 	stdout, _, code := toolscore(t, tmp, "diff", "--format", "json", "base.json", changed)
-	var got diffReport
+	var got report.Diff
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/sweep/bisect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestGoClientVersionPin(t *testing.T) {
 	if len(res.Cells) != len(want) {
 		t.Errorf("%d cells, want %d", len(res.Cells), len(want))
 	}
-	for _, r := range replayRecords(out) {
+	for _, r := range bisect.ReplayRecords(out) {
 		version := strings.TrimPrefix(r.Client[strings.Index(r.Client, "@")+1:], "v")
 		if r.Observation == nil || r.Observation.Library != "github.com/modelcontextprotocol/go-sdk v"+version {
 			t.Errorf("%s %s: the run records library %+v, want go-sdk v%s", r.Client, r.Fault, r.Observation, version)
