@@ -112,7 +112,7 @@ func PrintLines(stderr io.Writer, err error, prefix string) {
 // picks the backend, checks the server, runs the matrix, writes results.json, summary.md and
 // runs.jsonl into out, and prints the text report on c.Stdout. res is nil when nothing ran. err
 // says what stopped or failed the sweep, printed on c.Stderr already; exitcode.Of(err) is
-// toolscore run's exit code for it.
+// toolscore run's exit code for it. sc is narrowed in place: load it again for another sweep.
 func Sweep(ctx context.Context, sc *scenario.Scenario, c Config) (res *tally.Results, out string, err error) {
 	return sweep(ctx, sc, c, false)
 }
