@@ -1,7 +1,7 @@
 // Package action is toolscore's GitHub Action: it reads the inputs, loads the manifest once,
-// runs the sweep (or merges shards' outputs) with package sweep, as toolscore run does, and publishes
-// the job summary, the step outputs, the annotations and the pull-request comment, then
-// decides the step's exit code.
+// runs the sweep (or merges shards' outputs) with package sweep, as toolscore run does, and
+// publishes the job summary, the step outputs, the annotations and the pull-request comment,
+// then decides the step's exit code.
 package action
 
 import (

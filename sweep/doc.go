@@ -30,7 +30,8 @@
 //
 // Sweep, Merge and Resume write their log on Config.Stderr and the text report on
 // Config.Stdout, as toolscore run does: why a sweep could not run or failed is printed there,
-// and an unmet expectation is in the report. The error returned carries its exit code: exitcode.Of(err) is 0 (every expectation held), 1 (one did not,
+// and an unmet expectation is in the report. The error returned carries its exit code
+// (package runner/exitcode): exitcode.Of(err) is 0 (every expectation held), 1 (one did not,
 // under Config.FailOn), 2 (a usage, manifest or setup error) or 130 (interrupted; what ran is
 // counted and kept).
 //
