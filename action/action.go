@@ -14,51 +14,25 @@ import (
 
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/outdir"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/sweep"
 )
-
-// Commands are the toolscore commands the action runs, so that its sweep is toolscore run's
-// and its merge toolscore merge's, log and all; cmd/toolscore holds them.
-type Commands interface {
-	// Load loads the manifest at path ("" is the embedded scenarios/ledger.yaml) as toolscore
-	// run does.
-	Load(path string) Manifest
-	// Sweep runs the sweep of m that in asks for as toolscore run does; when m did not load,
-	// it prints why, as toolscore run does.
-	Sweep(ctx context.Context, m Manifest, in SweepInputs, stdout, stderr io.Writer) Sweep
-	// Merge merges the output directories dirs into out ("" is a new directory) as toolscore
-	// merge does.
-	Merge(ctx context.Context, out string, dirs []string, stdout, stderr io.Writer) Sweep
-}
-
-// Manifest is a scenario manifest as Load read it: the scenario, or why it did not load.
-type Manifest struct {
-	Scenario *scenario.Scenario
-	Err      error
-}
-
-// Sweep is what a sweep or a merge came to.
-type Sweep struct {
-	Results *tally.Results // nil when nothing ran
-	Out     string         // the output directory
-	Code    int            // the command's exit code
-	Err     error          // why it stopped, when it did; each manifest error a *scenario.Error
-}
 
 // Run is the action's entrypoint. It reads the inputs (INPUT_*) and the event
 // (GITHUB_EVENT_PATH) through getenv, so it runs the same outside GitHub, e.g. in a test: it
 // runs the sweep (or merges shards' outputs), writes the job summary, the step outputs and the
 // annotations, compares with the baseline, keeps one comment on the pull request, and returns
-// the step's exit code.
-func Run(ctx context.Context, cmds Commands, getenv func(string) string, stdout, stderr io.Writer) int {
+// the step's exit code. version is toolscore's, recorded in the results.
+func Run(ctx context.Context, version string, getenv func(string) string, stdout, stderr io.Writer) int {
 	gha := githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(getenv))
 	in, err := ReadInputs(gha)
 	if err != nil {
 		gha.Errorf("%s", "toolscore: "+err.Error())
-		return ExitUsage
+		return exitcode.Usage
 	}
 	ghctx, err := gha.Context()
 	if err != nil {
@@ -84,14 +58,14 @@ func Run(ctx context.Context, cmds Commands, getenv func(string) string, stdout,
 			gha.Warningf("%s", fmt.Sprintf("toolscore: no baseline at %s yet: nothing to compare with this time", in.Baseline))
 		case err != nil:
 			gha.Errorf("%s", "toolscore: baseline: "+err.Error())
-			return ExitUsage
+			return exitcode.Usage
 		}
 	}
 
 	// The one load of the manifest: the sweep runs it, the annotations name its lines.
-	m := cmds.Load(in.Sweep.Scenario)
-	if len(in.Merge) == 0 && m.Err == nil {
-		if code := st.prepare(ctx, m.Scenario, base); code != ExitOK {
+	sc, loadErr := sweep.Load(in.Sweep.Scenario)
+	if len(in.Merge) == 0 && loadErr == nil {
+		if code := st.prepare(ctx, sc, base); code != exitcode.OK {
 			return code
 		}
 	}
@@ -104,44 +78,54 @@ func Run(ctx context.Context, cmds Commands, getenv func(string) string, stdout,
 	}
 	gha.Group(title)
 	resume := stopCommands(gha)
-	var sw Sweep
-	if len(in.Merge) == 0 {
-		sw = cmds.Sweep(ctx, m, in.Sweep, stdout, stderr)
-	} else {
-		sw = cmds.Merge(ctx, in.Sweep.Out, in.Merge, stdout, stderr)
+	// The sweep's own fail-on is expect, for its log: the step's exit code is the action's
+	// decision.
+	c := in.Sweep
+	c.FailOn, c.Version, c.Stdout, c.Stderr = report.FailOnExpect, version, stdout, stderr
+	var res *tally.Results
+	var out string
+	switch {
+	case len(in.Merge) > 0:
+		res, out, err = sweep.Merge(ctx, in.Merge, c)
+	case loadErr != nil:
+		// As toolscore run prints it; kept unwrapped, so that each manifest error is annotated.
+		sweep.PrintLoadError(stderr, loadErr)
+		err = loadErr
+	default:
+		res, out, err = sweep.Sweep(ctx, sc, c)
 	}
 	resume()
 	gha.EndGroup()
 
-	res := sw.Results
+	code := exitcode.Of(err)
 	if res == nil {
-		if sw.Code == ExitUsage {
-			st.annotateUsage(sw.Err)
-			return ExitUsage
+		if code == exitcode.Usage {
+			st.annotateUsage(err)
+			return exitcode.Usage
 		}
 		gha.Errorf("%s", "toolscore: the sweep did not run to the end; its log is in the group above")
-		return max(sw.Code, 1)
+		return max(code, 1)
 	}
 	// The sweep ran but its output could not all be written (results.json, a full disk): the
 	// counts are published, and the step fails as a setup error, whatever they say.
-	broken := sw.Code == ExitUsage
+	broken := code == exitcode.Usage
 
 	if base != nil {
 		if base.Scenario != res.Scenario {
 			gha.Errorf("%s", fmt.Sprintf("toolscore: the baseline %s holds the scenario %q, the results %q: take a baseline of this scenario (toolscore baseline)",
 				in.Baseline, base.Scenario, res.Scenario))
-			return ExitUsage
+			return exitcode.Usage
 		}
 		cmp.Changes = tally.Diff(base, res)
 	}
-	st.publish(ctx, res, m.Scenario, cmp, sw.Out)
+	st.publish(ctx, res, sc, cmp, out)
 
 	d := Decide(res, cmp, in.FailOn)
 	if broken {
-		if sw.Err != nil {
-			gha.Errorf("%s", "toolscore: "+sw.Err.Error())
+		if err != nil {
+			gha.Errorf("%s", "toolscore: "+err.Error())
 		}
-		return ExitUsage
+		return exitcode.Usage
 	}
 	gha.Infof("%s", "toolscore: "+d.Reason)
 	return d.Code
@@ -157,7 +141,7 @@ type step struct {
 }
 
 // prepare checks what it can of a sweep before it starts, and masks its secrets in the
-// workflow's log; a code other than ExitOK means nothing may run.
+// workflow's log; a code other than exitcode.OK means nothing may run.
 func (st *step) prepare(ctx context.Context, sc *scenario.Scenario, base *tally.Results) int {
 	gha, getenv := st.gha, st.getenv
 	// A baseline of another scenario compares nothing (toolscore diff refuses it too); the
@@ -165,7 +149,7 @@ func (st *step) prepare(ctx context.Context, sc *scenario.Scenario, base *tally.
 	if base != nil && sc.Name != base.Scenario {
 		gha.Errorf("%s", fmt.Sprintf("toolscore: the baseline %s holds the scenario %q, the manifest is %q: take a baseline of this scenario (toolscore baseline)",
 			st.in.Baseline, base.Scenario, sc.Name))
-		return ExitUsage
+		return exitcode.Usage
 	}
 	// The keys of real models and the values server.env takes from_env are masked in the
 	// workflow's log, whatever prints them.
@@ -189,10 +173,10 @@ func (st *step) prepare(ctx context.Context, sc *scenario.Scenario, base *tally.
 				"when Docker runs on the runner (on a self-hosted runner, install Docker and let the runner's user use it, or set DOCKER_HOST "+
 				"in the step's env). Or set `backend: local` to accept running the server in the action's own container, beside the runner's "+
 				"token and workspace. ("+err.Error()+")")
-			return ExitUsage
+			return exitcode.Usage
 		}
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // stopCommands makes the runner read no workflow commands until the returned func is called,

@@ -9,14 +9,6 @@ import (
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
-// The action's exit codes, toolscore run's (package exitcode declares them).
-const (
-	ExitOK          = exitcode.OK
-	ExitFail        = exitcode.Unmet       // the check fails: what fail-on names was found
-	ExitUsage       = exitcode.Usage       // bad inputs, a bad manifest or baseline, no backend, an unwritable output
-	ExitInterrupted = exitcode.Interrupted // cancelled; what finished is counted
-)
-
 // Decision is what the check comes to: the step's exit code and, in a sentence, why.
 type Decision struct {
 	Code   int
@@ -24,12 +16,13 @@ type Decision struct {
 }
 
 // Decide is the check's verdict on a sweep's results, compared with a baseline when cmp is not
-// nil, under failOn: an interrupted sweep is ExitInterrupted; one where failOn names what was
-// found (unmet or unchecked expectations, cells changed against the baseline) is ExitFail,
+// nil, under failOn: an interrupted sweep is exitcode.Interrupted; one where failOn names what
+// was found (unmet or unchecked expectations, cells changed against the baseline) is
+// exitcode.Unmet,
 // with every reason; anything else passes.
 func Decide(res *tally.Results, cmp *report.Comparison, failOn report.FailOn) Decision {
 	if res.Interrupted {
-		return Decision{ExitInterrupted, "interrupted; the runs that finished are counted in the summary"}
+		return Decision{exitcode.Interrupted, "interrupted; the runs that finished are counted in the summary"}
 	}
 	_, missed, open := tally.Count(res.Expectations)
 	changed := 0
@@ -47,7 +40,7 @@ func Decide(res *tally.Results, cmp *report.Comparison, failOn report.FailOn) De
 		why = append(why, fmt.Sprintf("%d %s against the baseline", changed, report.Plural(changed, "cell changed", "cells changed")))
 	}
 	if len(why) > 0 {
-		return Decision{ExitFail, fmt.Sprintf("the check fails (fail-on: %s): %s", failOn, strings.Join(why, "; "))}
+		return Decision{exitcode.Unmet, fmt.Sprintf("the check fails (fail-on: %s): %s", failOn, strings.Join(why, "; "))}
 	}
-	return Decision{ExitOK, fmt.Sprintf("the check passes (fail-on: %s): %s", failOn, report.Verdict(res, cmp))}
+	return Decision{exitcode.OK, fmt.Sprintf("the check passes (fail-on: %s): %s", failOn, report.Verdict(res, cmp))}
 }

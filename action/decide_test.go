@@ -3,6 +3,7 @@ package action
 import (
 	"testing"
 
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/record"
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
@@ -59,40 +60,40 @@ func TestDecide(t *testing.T) {
 		code   int
 		reason string
 	}{
-		{report.FailOnExpect, clean, ExitOK, "the check passes (fail-on: expect): " + cleanVerdict},
-		{report.FailOnExpect, unmet, ExitFail, "the check fails (fail-on: expect): 1 expectation did not hold"},
-		{report.FailOnExpect, unchecked, ExitOK, "the check passes (fail-on: expect): " + uncheckedVerdict},
-		{report.FailOnExpect, changed, ExitOK, "the check passes (fail-on: expect): " + changedVerdict},
-		{report.FailOnExpect, all, ExitFail, "the check fails (fail-on: expect): 2 expectations did not hold"},
-		{report.FailOnExpect, interrupted, ExitInterrupted, stopped},
+		{report.FailOnExpect, clean, exitcode.OK, "the check passes (fail-on: expect): " + cleanVerdict},
+		{report.FailOnExpect, unmet, exitcode.Unmet, "the check fails (fail-on: expect): 1 expectation did not hold"},
+		{report.FailOnExpect, unchecked, exitcode.OK, "the check passes (fail-on: expect): " + uncheckedVerdict},
+		{report.FailOnExpect, changed, exitcode.OK, "the check passes (fail-on: expect): " + changedVerdict},
+		{report.FailOnExpect, all, exitcode.Unmet, "the check fails (fail-on: expect): 2 expectations did not hold"},
+		{report.FailOnExpect, interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnUnchecked, clean, ExitOK, "the check passes (fail-on: unchecked): " + cleanVerdict},
-		{report.FailOnUnchecked, unmet, ExitFail, "the check fails (fail-on: unchecked): 1 expectation did not hold"},
-		{report.FailOnUnchecked, unchecked, ExitFail, "the check fails (fail-on: unchecked): 2 expectations were not checked"},
-		{report.FailOnUnchecked, changed, ExitOK, "the check passes (fail-on: unchecked): " + changedVerdict},
-		{report.FailOnUnchecked, all, ExitFail, "the check fails (fail-on: unchecked): 2 expectations did not hold; 1 expectation was not checked"},
-		{report.FailOnUnchecked, interrupted, ExitInterrupted, stopped},
+		{report.FailOnUnchecked, clean, exitcode.OK, "the check passes (fail-on: unchecked): " + cleanVerdict},
+		{report.FailOnUnchecked, unmet, exitcode.Unmet, "the check fails (fail-on: unchecked): 1 expectation did not hold"},
+		{report.FailOnUnchecked, unchecked, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations were not checked"},
+		{report.FailOnUnchecked, changed, exitcode.OK, "the check passes (fail-on: unchecked): " + changedVerdict},
+		{report.FailOnUnchecked, all, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations did not hold; 1 expectation was not checked"},
+		{report.FailOnUnchecked, interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnChange, clean, ExitOK, "the check passes (fail-on: change): " + cleanVerdict},
-		{report.FailOnChange, unmet, ExitFail, "the check fails (fail-on: change): 1 expectation did not hold"},
-		{report.FailOnChange, unchecked, ExitOK, "the check passes (fail-on: change): " + uncheckedVerdict},
-		{report.FailOnChange, changed, ExitFail, "the check fails (fail-on: change): 1 cell changed against the baseline"},
-		{report.FailOnChange, all, ExitFail, "the check fails (fail-on: change): 2 expectations did not hold; 3 cells changed against the baseline"},
-		{report.FailOnChange, interrupted, ExitInterrupted, stopped},
+		{report.FailOnChange, clean, exitcode.OK, "the check passes (fail-on: change): " + cleanVerdict},
+		{report.FailOnChange, unmet, exitcode.Unmet, "the check fails (fail-on: change): 1 expectation did not hold"},
+		{report.FailOnChange, unchecked, exitcode.OK, "the check passes (fail-on: change): " + uncheckedVerdict},
+		{report.FailOnChange, changed, exitcode.Unmet, "the check fails (fail-on: change): 1 cell changed against the baseline"},
+		{report.FailOnChange, all, exitcode.Unmet, "the check fails (fail-on: change): 2 expectations did not hold; 3 cells changed against the baseline"},
+		{report.FailOnChange, interrupted, exitcode.Interrupted, stopped},
 
-		{"change,unchecked", clean, ExitOK, "the check passes (fail-on: change,unchecked): " + cleanVerdict},
-		{"change,unchecked", unmet, ExitFail, "the check fails (fail-on: change,unchecked): 1 expectation did not hold"},
-		{"change,unchecked", unchecked, ExitFail, "the check fails (fail-on: change,unchecked): 2 expectations were not checked"},
-		{"change,unchecked", changed, ExitFail, "the check fails (fail-on: change,unchecked): 1 cell changed against the baseline"},
-		{"change,unchecked", all, ExitFail, "the check fails (fail-on: change,unchecked): 2 expectations did not hold; 1 expectation was not checked; 3 cells changed against the baseline"},
-		{"change,unchecked", interrupted, ExitInterrupted, stopped},
+		{"change,unchecked", clean, exitcode.OK, "the check passes (fail-on: change,unchecked): " + cleanVerdict},
+		{"change,unchecked", unmet, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 1 expectation did not hold"},
+		{"change,unchecked", unchecked, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 2 expectations were not checked"},
+		{"change,unchecked", changed, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 1 cell changed against the baseline"},
+		{"change,unchecked", all, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 2 expectations did not hold; 1 expectation was not checked; 3 cells changed against the baseline"},
+		{"change,unchecked", interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnNever, clean, ExitOK, "the check passes (fail-on: never): " + cleanVerdict},
-		{report.FailOnNever, unmet, ExitOK, "the check passes (fail-on: never): 1 of 2 expectations did not hold"},
-		{report.FailOnNever, unchecked, ExitOK, "the check passes (fail-on: never): " + uncheckedVerdict},
-		{report.FailOnNever, changed, ExitOK, "the check passes (fail-on: never): " + changedVerdict},
-		{report.FailOnNever, all, ExitOK, "the check passes (fail-on: never): " + allVerdict},
-		{report.FailOnNever, interrupted, ExitInterrupted, stopped},
+		{report.FailOnNever, clean, exitcode.OK, "the check passes (fail-on: never): " + cleanVerdict},
+		{report.FailOnNever, unmet, exitcode.OK, "the check passes (fail-on: never): 1 of 2 expectations did not hold"},
+		{report.FailOnNever, unchecked, exitcode.OK, "the check passes (fail-on: never): " + uncheckedVerdict},
+		{report.FailOnNever, changed, exitcode.OK, "the check passes (fail-on: never): " + changedVerdict},
+		{report.FailOnNever, all, exitcode.OK, "the check passes (fail-on: never): " + allVerdict},
+		{report.FailOnNever, interrupted, exitcode.Interrupted, stopped},
 	} {
 		res, cmp := tc.sweep.results()
 		got := Decide(res, cmp, tc.failOn)
@@ -107,8 +108,8 @@ func TestDecide(t *testing.T) {
 func TestDecideParsed(t *testing.T) {
 	res, cmp := sweepOf{held: 1, unchecked: 1, changed: 1}.results()
 	for input, code := range map[string]int{
-		"": ExitOK, "expect": ExitOK, "never": ExitOK, "change": ExitFail, "unchecked": ExitFail,
-		"change,unchecked": ExitFail, "unchecked, change": ExitFail, "CHANGE": ExitFail,
+		"": exitcode.OK, "expect": exitcode.OK, "never": exitcode.OK, "change": exitcode.Unmet, "unchecked": exitcode.Unmet,
+		"change,unchecked": exitcode.Unmet, "unchecked, change": exitcode.Unmet, "CHANGE": exitcode.Unmet,
 	} {
 		f, err := report.ParseFailOn(input)
 		if err != nil {
@@ -125,7 +126,7 @@ func TestDecideParsed(t *testing.T) {
 func TestDecideMissingBaseline(t *testing.T) {
 	res, _ := sweepOf{held: 1}.results()
 	d := Decide(res, &report.Comparison{Baseline: "b.json", Missing: true}, report.FailOnChange)
-	if d.Code != ExitOK || d.Reason != "the check passes (fail-on: change): The 1 expectation held" {
+	if d.Code != exitcode.OK || d.Reason != "the check passes (fail-on: change): The 1 expectation held" {
 		t.Errorf("got %d %q", d.Code, d.Reason)
 	}
 }

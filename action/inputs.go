@@ -13,35 +13,24 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // Inputs are the action's inputs, read and checked.
 type Inputs struct {
-	Sweep    SweepInputs
-	Merge    []string // output directories to merge instead of running a sweep
+	Sweep    sweep.Config // what to sweep; its FailOn is the action's FailOn, below
+	Merge    []string     // output directories to merge instead of running a sweep
 	Baseline string
 	FailOn   report.FailOn
 	Comment  bool
 	Token    string
 }
 
-// SweepInputs are the inputs that say what to sweep, handed on to toolscore run as its flags.
-type SweepInputs struct {
-	Scenario string // the manifest's path; "" is the embedded scenarios/ledger.yaml
-	// Clients, Faults, Schemas, Protocols, Transports and Tools are comma-separated, as toolscore
-	// run's flags take them.
-	Clients, Faults, Schemas, Protocols, Transports, Tools string
-	Runs, MaxRuns, Parallel                                int    // 0 keeps toolscore run's default
-	Shard                                                  string // "i/n", or "" for every run
-	Backend                                                string // auto, docker or local
-	Out                                                    string // "" is a new directory under ./toolscore-out
-}
-
 // ReadInputs reads and checks the action's inputs. GitHub passes input NAME as the variable
 // INPUT_NAME, upper-cased with hyphens kept (INPUT_FAIL-ON), which is what GetInput reads.
 func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 	in := Inputs{
-		Sweep: SweepInputs{
+		Sweep: sweep.Config{
 			Scenario:   gha.GetInput("scenario"),
 			Clients:    gha.GetInput("clients"),
 			Faults:     gha.GetInput("faults"),

@@ -11,6 +11,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // inputs reads the action's inputs from env as the runner passes them: INPUT_ and the name
@@ -31,7 +32,7 @@ func inputs(t *testing.T, env map[string]string) (Inputs, string, error) {
 
 func TestReadInputs(t *testing.T) {
 	in, log, err := inputs(t, map[string]string{})
-	want := Inputs{Sweep: SweepInputs{Backend: "auto"}, FailOn: report.FailOnExpect, Comment: true}
+	want := Inputs{Sweep: sweep.Config{Backend: "auto"}, FailOn: report.FailOnExpect, Comment: true}
 	if err != nil || !reflect.DeepEqual(in, want) || log != "" {
 		t.Errorf("no inputs: %+v, %v, log %q; want %+v", in, err, log, want)
 	}
@@ -42,7 +43,7 @@ func TestReadInputs(t *testing.T) {
 		"comment": "off", "github-token": "ghs_secret",
 	})
 	want = Inputs{
-		Sweep: SweepInputs{Scenario: "m.yaml", Clients: "raw, go-sdk/call", Faults: "clean", Schemas: "hidden", Protocols: "2025-11-25", Transports: "http", Runs: 3, MaxRuns: 500,
+		Sweep: sweep.Config{Scenario: "m.yaml", Clients: "raw, go-sdk/call", Faults: "clean", Schemas: "hidden", Protocols: "2025-11-25", Transports: "http", Runs: 3, MaxRuns: 500,
 			Parallel: 2, Shard: "1/2", Backend: "local", Out: "o"},
 		FailOn: "change,unchecked", Token: "ghs_secret",
 	}

@@ -11,6 +11,7 @@ import (
 	// The agents register themselves as clients.
 	_ "github.com/toolscore/toolscore/runner/agent"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // adapterCmd runs one of toolscore's own adapters under the runner's contract: verb "client" a
@@ -18,35 +19,37 @@ import (
 // against the scenario's server and the scripted model). The request comes in the TOOLSCORE_*
 // variables, the observation goes out as one JSON line (for an agent, with what the model was
 // shown and what the agent answered).
-func adapterCmd(ctx context.Context, verb string, args []string, stdout io.Writer) int {
+func adapterCmd(ctx context.Context, verb string, args []string, stdout io.Writer) error {
 	agents := verb == "agent"
 	names, known, vars := client.Names(), "built in", []string{client.EnvServer, client.EnvTool, client.EnvArguments}
 	if agents {
 		names, known, vars = client.AgentNames(), "known", append(vars, client.EnvPrompt)
 	}
 	if len(args) != 1 {
-		fmt.Fprintf(os.Stderr, "usage: toolscore %s NAME (one of %v), with %s and %s set\n", verb, names, strings.Join(vars[:len(vars)-1], ", "), vars[len(vars)-1])
-		return 2
+		err := fmt.Errorf("usage: toolscore %s NAME (one of %v), with %s and %s set", verb, names, strings.Join(vars[:len(vars)-1], ", "), vars[len(vars)-1])
+		fmt.Fprintln(os.Stderr, err)
+		return exitcode.UsageError(err)
 	}
 	d, path, ok := client.Lookup(args[0])
 	if !ok || d.Run == nil || d.Agent != agents {
-		fmt.Fprintf(os.Stderr, "toolscore %s: unknown %s %q (%s: %v)\n", verb, verb, args[0], known, names)
-		return 2
+		err := fmt.Errorf("unknown %s %q (%s: %v)", verb, args[0], known, names)
+		fmt.Fprintf(os.Stderr, "toolscore %s: %v\n", verb, err)
+		return exitcode.UsageError(err)
 	}
 	req, err := client.RequestFromEnv()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore %s: %v\n", verb, err)
-		return 2
+		return exitcode.UsageError(err)
 	}
 	obs, err := d.Run(ctx, req, path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore %s %s: %v\n", verb, args[0], err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	obs.Client = args[0]
 	if err := json.NewEncoder(stdout).Encode(obs); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore %s: %v\n", verb, err)
-		return 1
+		return exitcode.Failed(err)
 	}
-	return 0
+	return nil
 }

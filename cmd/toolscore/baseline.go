@@ -18,7 +18,7 @@ const defaultBaseline = "toolscore-baseline.json"
 
 // baselineCmd writes a sweep's counts as the expected ones: a small, stable file that
 // toolscore diff (and the action's baseline input) compares later sweeps with.
-func baselineCmd(ctx context.Context, args []string) int {
+func baselineCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore baseline [RESULTS] [--out FILE]\n\nWrites the outcome counts of RESULTS (a results.json or a directory holding one; default: the\nnewest under ./toolscore-out) as the expected ones, to commit and compare later sweeps with\ntoolscore diff. The file holds the scenario and each cell's counts, sorted, with no timings or\npaths: equal counts give the same bytes. Exit 0 when written, 2 on a usage error, results that cannot serve as a baseline\nor a file that cannot be written.\n\nflags:")
@@ -27,11 +27,12 @@ func baselineCmd(ctx context.Context, args []string) int {
 	out := fs.String("out", defaultBaseline, "file to write")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore baseline: "+format+"\n", a...)
-		return 2
+	fail := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(os.Stderr, "toolscore baseline:", err)
+		return exitcode.UsageError(err)
 	}
 	var path string
 	switch len(positional) {
@@ -59,12 +60,12 @@ func baselineCmd(ctx context.Context, args []string) int {
 	b, err := json.MarshalIndent(tally.NewBaseline(res), "", "  ")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore baseline:", err)
-		return exitUsage
+		return exitcode.UsageError(err)
 	}
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore baseline: writing the baseline: %v\n", err)
-		return exitUsage
+		return exitcode.UsageError(err)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: the counts of %d cells of %s, from %s\n", *out, len(res.Cells), report.Plain(res.Scenario), path)
-	return 0
+	return nil
 }

@@ -5,33 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolscore/toolscore/scenarios"
+	"github.com/toolscore/toolscore/sweep/bisect"
 )
-
-// TestVersionRange checks the range bisect searches: from good to bad in the registry's order,
-// pre-releases between them left out, and the errors for versions that are not there.
-func TestVersionRange(t *testing.T) {
-	npm := []string{"1.11.0", "1.11.1", "1.12.0-beta.1", "1.12.0", "1.12.1", "1.13.0"}
-	got, err := versionRange(npm, "1.11.1", "1.13.0")
-	if want := []string{"1.11.1", "1.12.0", "1.12.1", "1.13.0"}; err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("npm range: %v %v, want %v", got, err, want)
-	}
-	pypi := []string{"1.9.0", "1.10.0rc1", "1.10.0", "1.10.0.post1", "1.11.0"}
-	got, err = versionRange(pypi, "1.9.0", "1.11.0")
-	if want := []string{"1.9.0", "1.10.0", "1.10.0.post1", "1.11.0"}; err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("PyPI range: %v %v, want %v", got, err, want)
-	}
-	for _, c := range [][2]string{{"1.0.0", "1.13.0"}, {"1.11.0", "9.9.9"}, {"1.13.0", "1.11.0"}} {
-		if _, err := versionRange(npm, c[0], c[1]); err == nil {
-			t.Errorf("range %s..%s: no error", c[0], c[1])
-		}
-	}
-}
 
 // TestBisectOnDocker bisects the TypeScript SDK over a real range on the docker backend: the
 // type-swap cell with the schema published, recorded live at 1.11.3 (which passes the wrong
@@ -93,7 +73,7 @@ func TestBisectGoOnDocker(t *testing.T) {
 		`  v1.2.0: diverged (the client left the recording: expected no resumed stream (the recorded client resumed none after this point); got a GET resuming a stream from event id "`,
 		"  v1.1.1 (the version before): threw (*transport.Error: transport error: unexpected nil response)")
 	for _, v := range []string{"v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0"} {
-		recs := replayRecords(filepath.Join(work, v))
+		recs := bisect.ReplayRecords(filepath.Join(work, v))
 		if len(recs) != 1 || recs[0].Observation != nil && recs[0].Observation.Library != "github.com/mark3labs/mcp-go "+v {
 			t.Errorf("%s: %d runs, the first with %+v; want one, of mcp-go %s", v, len(recs), recs, v)
 		}
@@ -171,7 +151,7 @@ func runsStderr(work string) string {
 	var b strings.Builder
 	dirs, _ := filepath.Glob(filepath.Join(work, "*"))
 	for _, d := range dirs {
-		for _, r := range replayRecords(d) {
+		for _, r := range bisect.ReplayRecords(d) {
 			fmt.Fprintf(&b, "\nthe run in %s said on stderr:\n%s\n", filepath.Base(d), r.Stderr)
 		}
 	}

@@ -16,16 +16,16 @@ import (
 
 // demoCmd sends one get_account_balance call through the proxy for each fault and prints what
 // arrived, so a new user sees every fault on the wire in a few seconds.
-func demoCmd(ctx context.Context, args []string) int {
+func demoCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	schema := fs.String("schema", "hidden", "schema mode for the proxy")
 	if err := parseFlags(fs, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore demo:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	for _, name := range fault.Names() {
 		pf := proxy.DefaultFlags()
@@ -42,7 +42,7 @@ func demoCmd(ctx context.Context, args []string) int {
 		}
 		fmt.Printf("%-18s %6s  %s\n", name, time.Since(start).Round(time.Millisecond), frame)
 	}
-	return 0
+	return nil
 }
 
 func demoCall(ctx context.Context, cmd []string) (json.RawMessage, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/tally"
 )
 
@@ -16,16 +17,16 @@ import (
 // code (0 when no cell changed, 1 when one did).
 func TestDiffCmd(t *testing.T) {
 	tmp := t.TempDir()
-	a := writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "")
+	a := writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "")
 	// The same counts, another day: timings, examples and cell order differ, counts do not.
-	again := sweep("ledger", sweepStart.Add(24*time.Hour), "threw", false)
+	again := madeSweep("ledger", sweepStart.Add(24*time.Hour), "threw", false)
 	again.Cells[0], again.Cells[7] = again.Cells[7], again.Cells[0]
 	for _, c := range again.Cells {
 		c.MedianMillis, c.Examples = 99, nil
 	}
 	same := writeSweep(t, tmp, "same", again, "")
-	changed := writeSweep(t, tmp, "changed", sweep("ledger", sweepStart, "passed", true), "")
-	grown := sweep("ledger", sweepStart, "threw", false)
+	changed := writeSweep(t, tmp, "changed", madeSweep("ledger", sweepStart, "passed", true), "")
+	grown := madeSweep("ledger", sweepStart, "threw", false)
 	grown.Cells = append(grown.Cells[1:], &tally.Cell{Cell: record.Cell{Client: "mcp-go/call", Fault: "clean", Schema: "hidden", Transport: "http"},
 		Runs: 2, Planned: 2, Outcome: map[string]int{"passed": 2}})
 	regrown := writeSweep(t, tmp, "grown", grown, "")
@@ -71,7 +72,7 @@ func TestDiffCmd(t *testing.T) {
 
 	// The json format is the changes as tally.Diff gives them.
 	stdout, _, code := toolscore(t, tmp, "diff", "--format", "json", "base.json", changed)
-	var got diffReport
+	var got report.Diff
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}
@@ -84,8 +85,8 @@ func TestDiffCmd(t *testing.T) {
 
 func TestDiffCmdErrors(t *testing.T) {
 	tmp := t.TempDir()
-	a := writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "")
-	other := writeSweep(t, tmp, "other", sweep("weather", sweepStart, "threw", false), "")
+	a := writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "")
+	other := writeSweep(t, tmp, "other", madeSweep("weather", sweepStart, "threw", false), "")
 	write := func(name, content string) string {
 		p := filepath.Join(tmp, name)
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -135,7 +136,7 @@ func TestDiffCmdErrors(t *testing.T) {
 // the same bytes; results that are part of a matrix are refused.
 func TestBaselineCmd(t *testing.T) {
 	tmp := t.TempDir()
-	a := writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "")
+	a := writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "")
 	if _, stderr, code := toolscore(t, tmp, "baseline", a, "--out", "first.json"); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -168,7 +169,7 @@ func TestBaselineCmd(t *testing.T) {
 
 	// Re-run with the same counts: another start, other timings and examples, cells in another
 	// order, a merged sweep's bookkeeping. The baseline must not move by a byte.
-	again := sweep("ledger", sweepStart.Add(48*time.Hour), "threw", false)
+	again := madeSweep("ledger", sweepStart.Add(48*time.Hour), "threw", false)
 	again.Toolscore, again.Backend, again.BackendWhy = "v9", "docker", "a Docker daemon answered"
 	for i, j := 0, len(again.Cells)-1; i < j; i, j = i+1, j-1 {
 		again.Cells[i], again.Cells[j] = again.Cells[j], again.Cells[i]
@@ -198,9 +199,9 @@ func TestBaselineCmd(t *testing.T) {
 		t.Errorf("a baseline of the baseline differs:\n%s", third)
 	}
 
-	interrupted := sweep("ledger", sweepStart, "threw", false)
+	interrupted := madeSweep("ledger", sweepStart, "threw", false)
 	interrupted.Interrupted = true
-	shard := sweep("ledger", sweepStart, "threw", false)
+	shard := madeSweep("ledger", sweepStart, "threw", false)
 	shard.Shard = "2/3"
 	for _, tc := range []struct {
 		name string

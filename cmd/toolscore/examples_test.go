@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/toolscore/toolscore/sweep"
 	"path/filepath"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestExampleScenariosLoad(t *testing.T) {
 		t.Fatalf("scenarios: %v %v", paths, err)
 	}
 	for _, p := range paths {
-		sc, err := loadScenario(p)
+		sc, err := sweep.Load(p)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/sweep/bisect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,7 +56,7 @@ func TestGoClientVersionPin(t *testing.T) {
 	if len(res.Cells) != len(want) {
 		t.Errorf("%d cells, want %d", len(res.Cells), len(want))
 	}
-	for _, r := range replayRecords(out) {
+	for _, r := range bisect.ReplayRecords(out) {
 		version := strings.TrimPrefix(r.Client[strings.Index(r.Client, "@")+1:], "v")
 		if r.Observation == nil || r.Observation.Library != "github.com/modelcontextprotocol/go-sdk v"+version {
 			t.Errorf("%s %s: the run records library %+v, want go-sdk v%s", r.Client, r.Fault, r.Observation, version)
@@ -79,7 +81,7 @@ func TestGoClientVersionPin(t *testing.T) {
 func TestVersionPinOfNoLibrary(t *testing.T) {
 	manifest := versionsManifest(t, "go-sdk/call", "{name: raw, version: 1.0.0}")
 	code, _, stderr := runStatic(t, manifest, "--backend", "local", "--out", t.TempDir())
-	if code != exitUsage || !strings.Contains(stderr, manifest+":12:") || !strings.Contains(stderr, `clients[1].version: "raw" has no library whose version toolscore can install`) {
+	if code != exitcode.Usage || !strings.Contains(stderr, manifest+":12:") || !strings.Contains(stderr, `clients[1].version: "raw" has no library whose version toolscore can install`) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming clients[1].version at line 12", code, stderr)
 	}
 }

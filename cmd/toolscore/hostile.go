@@ -10,11 +10,8 @@ import (
 	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
-// builtinServers are the servers a manifest can name as server.builtin.
-var builtinServers = []string{"ledger", "hostile"}
-
 // hostileCmd serves the hostile test server on stdio: each of its tools misbehaves one way.
-func hostileCmd(_ context.Context, args []string) int {
+func hostileCmd(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: [HOSTILE_MODE=MODE] toolscore hostile\n\nServes a hostile MCP server on stdin/stdout, for testing clients and reports; its tools:")
@@ -27,7 +24,7 @@ func hostileCmd(_ context.Context, args []string) int {
 		}
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	return hostile.Main(os.Stdin, os.Stdout, os.Stderr)
+	return exitcode.Status(hostile.Main(os.Stdin, os.Stdout, os.Stderr))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/hostile"
+	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/report/prcomment"
 	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
 	"github.com/toolscore/toolscore/runner/report/reporttest"
@@ -155,7 +156,7 @@ func TestHostileReports(t *testing.T) {
 				case "md":
 					checkMarkdown(t, what, stdout, "", "")
 				case "json":
-					var d diffReport
+					var d report.Diff
 					checkJSON(t, what, stdout, &d)
 					if n := len(d.Changes); n != 4 || d.Changes[n-1].Client != hostileClient || d.Changes[n-1].Kind != "gone" {
 						t.Errorf("%s: changes %+v, want the 3 cells and %s gone", what, d.Changes, hostileClient)

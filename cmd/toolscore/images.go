@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -9,22 +10,24 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // imagesCmd lists, builds and prunes the cell images toolscore makes.
-func imagesCmd(ctx context.Context, args []string) int {
+func imagesCmd(ctx context.Context, args []string) error {
 	sub := "list"
 	if len(args) > 0 {
 		sub = args[0]
 	}
 	if len(args) > 1 || (sub != "list" && sub != "build" && sub != "prune") {
-		fmt.Fprintln(os.Stderr, "usage: toolscore images [list|build|prune]")
-		return 2
+		err := errors.New("usage: toolscore images [list|build|prune]")
+		fmt.Fprintln(os.Stderr, err)
+		return exitcode.UsageError(err)
 	}
 	d, err := backend.NewDocker(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore images:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	// current lists the image of every client as this binary would build it, by image name.
 	current := func() (map[string]backend.ImageSpec, error) {
@@ -49,7 +52,7 @@ func imagesCmd(ctx context.Context, args []string) int {
 		ims, err := d.ListImages(ctx)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
-			return 1
+			return exitcode.Failed(err)
 		}
 		for _, im := range ims {
 			fmt.Printf("%-44s %s %6.1f MB  %s\n", im.Tag, im.ID[:min(len(im.ID), 19)], float64(im.Size)/1e6, im.Created.Format("2006-01-02 15:04"))
@@ -58,7 +61,7 @@ func imagesCmd(ctx context.Context, args []string) int {
 		specs, err := current()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
-			return 1
+			return exitcode.Failed(err)
 		}
 		failed := 0
 		for _, name := range sortedKeys(specs) {
@@ -76,7 +79,7 @@ func imagesCmd(ctx context.Context, args []string) int {
 			fmt.Println(tag, state)
 		}
 		if failed > 0 {
-			return 1
+			return exitcode.Failed(fmt.Errorf("%d image(s) did not build", failed))
 		}
 	case "prune":
 		var keep []string
@@ -90,36 +93,37 @@ func imagesCmd(ctx context.Context, args []string) int {
 		n, err := d.PruneImages(ctx, keep...)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
-			return 1
+			return exitcode.Failed(err)
 		}
 		fmt.Printf("removed %d image(s); kept the %d current ones\n", n, len(keep))
 	}
-	return 0
+	return nil
 }
 
 // cleanCmd removes every container, volume and image with toolscore's labels.
-func cleanCmd(ctx context.Context, args []string) int {
+func cleanCmd(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		fmt.Fprintln(os.Stderr, "usage: toolscore clean")
-		return 2
+		err := errors.New("usage: toolscore clean")
+		fmt.Fprintln(os.Stderr, err)
+		return exitcode.UsageError(err)
 	}
 	d, err := backend.NewDocker(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore clean:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	n, err := d.Sweep(ctx, true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore clean:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	m, err := d.PruneImages(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore clean:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	fmt.Printf("removed %d container(s) and volume(s), %d image(s)\n", n, m)
-	return 0
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

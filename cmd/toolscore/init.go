@@ -27,7 +27,7 @@ import (
 // initTimeout bounds how long init waits for a server to start and list its tools.
 const initTimeout = 60 * time.Second
 
-func initCmd(ctx context.Context, args []string) int {
+func initCmd(ctx context.Context, args []string) error {
 	fls := flag.NewFlagSet("init", flag.ContinueOnError)
 	fls.Usage = func() {
 		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | [--image NAME[:TAG]] -- CMD [ARGS...])\n\nStarts the MCP server (in a container of its image, beside a cell, as a run would; or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
@@ -58,24 +58,25 @@ func initCmd(ctx context.Context, args []string) int {
 		return nil
 	})
 	if err := parseFlags(fls, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore init: "+format+"\n", a...)
-		return code
+	fail := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(os.Stderr, "toolscore init:", err)
+		return exitcode.UsageError(err)
 	}
 	var command []string
 	switch {
 	case *builtin != "" && fls.NArg() > 0, *endpoint != "" && (*builtin != "" || fls.NArg() > 0):
-		return fail(2, "name one server: --builtin, --url or a server command after --")
+		return fail("name one server: --builtin, --url or a server command after --")
 	case header != nil && *endpoint == "":
-		return fail(2, "--header goes with --url")
+		return fail("--header goes with --url")
 	case *image != "" && (*builtin != "" || *endpoint != "" || fls.NArg() == 0):
-		return fail(2, "--image needs the server's command after -- (the image's entrypoint is not read), and no --builtin or --url")
+		return fail("--image needs the server's command after -- (the image's entrypoint is not read), and no --builtin or --url")
 	case *endpoint != "":
 		u, err := url.Parse(*endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			return fail(2, "--url: want the server's streamable HTTP endpoint, an http or https URL without credentials, got %q", *endpoint)
+			return fail("--url: want the server's streamable HTTP endpoint, an http or https URL without credentials, got %q", *endpoint)
 		}
 		st.Server.URL, st.Server.Network = *endpoint, "bridge"
 		if ip := net.ParseIP(u.Hostname()); u.Hostname() == "localhost" || ip != nil && ip.IsLoopback() {
@@ -85,22 +86,22 @@ func initCmd(ctx context.Context, args []string) int {
 	case *builtin == "ledger":
 		self, err := os.Executable()
 		if err != nil {
-			return fail(exitUsage, "finding toolscore's own binary: %v", err)
+			return fail("finding toolscore's own binary: %v", err)
 		}
 		command, st.Server.Builtin, st.Name = []string{self, "ledger"}, "ledger", "ledger"
 	case *builtin != "":
-		return fail(2, "--builtin: no server %q is built in (ledger is)", *builtin)
+		return fail("--builtin: no server %q is built in (ledger is)", *builtin)
 	case fls.NArg() == 0:
-		return fail(2, "name the server: --builtin ledger, or -- CMD [ARGS...] (the command that starts it on stdio)")
+		return fail("name the server: --builtin ledger, or -- CMD [ARGS...] (the command that starts it on stdio)")
 	default:
 		command = fls.Args()
 		st.Server.Command = command
 	}
 	if *out != "-" && !*listJSON {
 		if _, err := os.Stat(*out); err == nil {
-			return fail(exitUsage, "%s exists; init never overwrites a manifest (give --out another file)", *out)
+			return fail("%s exists; init never overwrites a manifest (give --out another file)", *out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fail(exitUsage, "%s: %v", *out, err)
+			return fail("%s: %v", *out, err)
 		}
 	}
 	// Building the layered image may take longer than listing: the cell has a timeout of its own.
@@ -120,13 +121,13 @@ func initCmd(ctx context.Context, args []string) int {
 		err = wrapIf(err, "the server %q: %w", command)
 	}
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail("%v", err)
 	}
 	if *listJSON {
 		if err := json.NewEncoder(os.Stdout).Encode(listed); err != nil {
-			return fail(exitUsage, "%v", err)
+			return fail("%v", err)
 		}
-		return 0
+		return nil
 	}
 	tools, server := listed.Tools, listed.Server
 	st.Tools = tools
@@ -135,11 +136,11 @@ func initCmd(ctx context.Context, args []string) int {
 	}
 	text, err := st.Write()
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail("%v", err)
 	}
 	if *out == "-" {
 		_, _ = os.Stdout.Write(text)
-		return 0
+		return nil
 	}
 	// O_EXCL: a file made since the check above is not overwritten either.
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -148,10 +149,10 @@ func initCmd(ctx context.Context, args []string) int {
 		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
-		return fail(exitUsage, "writing %s: %v", *out, err)
+		return fail("writing %s: %v", *out, err)
 	}
 	fmt.Fprintf(os.Stderr, "toolscore init: wrote %s (%d tools listed); fill in every %s, then: toolscore run %s\n", *out, len(tools), scenario.Placeholder, *out)
-	return 0
+	return nil
 }
 
 // commandTransport starts the server command on stdio, as a run would: with the run's

@@ -11,7 +11,7 @@ import (
 	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
-func ledgerCmd(ctx context.Context, args []string) int {
+func ledgerCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore ledger [--http ADDR [--json] [--stateless]]\n\nServes the demo ledger MCP server on stdin/stdout, or over streamable HTTP at http://ADDR"+ledger.HTTPPath+",\nprinting that URL on stdout once it listens (ADDR 127.0.0.1:0 picks a free port).\n\nflags:")
@@ -22,24 +22,24 @@ func ledgerCmd(ctx context.Context, args []string) int {
 	fs.BoolVar(&o.JSON, "json", false, "with --http: answer each POST with an application/json body, not an SSE stream")
 	fs.BoolVar(&o.Stateless, "stateless", false, "with --http: keep no session (no Mcp-Session-Id; GET and DELETE refused)")
 	if err := parseFlags(fs, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
 	if *addr == "" {
 		if err := ledger.Serve(ctx, version); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(os.Stderr, "toolscore ledger:", err)
-			return 1
+			return exitcode.Failed(err)
 		}
-		return 0
+		return nil
 	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore ledger: --http %s: %v\n", *addr, err)
-		return 1
+		return exitcode.Failed(err)
 	}
 	fmt.Printf("http://%s%s\n", l.Addr(), ledger.HTTPPath)
 	if err := ledger.ServeHTTP(ctx, l, version, o); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "toolscore ledger:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
-	return 0
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,17 +51,19 @@ Run "toolscore COMMAND -h" for a command's flags.
 func main() { os.Exit(mainCode(os.Args[1:])) }
 
 // mainCode runs a command with SIGINT and SIGTERM cancelling its context, so every command stops
-// cleanly and keeps what it finished.
+// cleanly and keeps what it finished. It is the one place an error becomes an exit code: each
+// command prints its own messages, and returns an error that carries its code (package
+// exitcode).
 func mainCode(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, args)
+	return exitcode.Of(run(ctx, args))
 }
 
-func run(ctx context.Context, args []string) int {
+func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
-		return 2
+		return exitcode.UsageError(errors.New("no command"))
 	}
 	switch args[0] {
 	case "init":
@@ -70,9 +73,9 @@ func run(ctx context.Context, args []string) int {
 	case "hostile":
 		return hostileCmd(ctx, args[1:])
 	case "proxy":
-		return proxyCmd(ctx, args[1:])
+		return exitcode.Status(proxyCmd(ctx, args[1:]))
 	case "run":
-		return exitcode.Of(runCmd(ctx, args[1:]))
+		return runCmd(ctx, args[1:])
 	case "replay":
 		return replayCmd(ctx, args[1:])
 	case "repro":
@@ -94,17 +97,17 @@ func run(ctx context.Context, args []string) int {
 	case "clean":
 		return cleanCmd(ctx, args[1:])
 	case "client", "agent":
-		adapter := func(w io.Writer) int { return adapterCmd(ctx, args[0], args[1:], w) }
+		adapter := func(w io.Writer) int { return exitcode.Of(adapterCmd(ctx, args[0], args[1:], w)) }
 		if os.Getenv(backend.EnvCellStream) == "1" {
 			// In a cell, toolscore's own adapters send the run's files out themselves: one
 			// process fewer than the wrapper.
-			return backend.InCell(adapter)
+			return exitcode.Status(backend.InCell(adapter))
 		}
-		return adapter(os.Stdout)
+		return adapterCmd(ctx, args[0], args[1:], os.Stdout)
 	case "cell":
 		// What the docker backend starts in every cell (the adapter, then the run's files out),
 		// and what an http cell runs on either backend (the proxy served first).
-		return backend.Cell(ctx, args[1:])
+		return exitcode.Status(backend.Cell(ctx, args[1:]))
 	case "serve-stdio":
 		return serveStdioCmd(ctx, args[1:])
 	case "connect":
@@ -112,15 +115,16 @@ func run(ctx context.Context, args []string) int {
 	case "lookpath": // hidden: the server check runs it where the server will run
 		return lookpathCmd(args[1:])
 	case "probe-server": // hidden: the image server's check runs it in the server's container
-		return backend.ProbeServer(ctx, args[1:], os.Stdout)
+		return exitcode.Status(backend.ProbeServer(ctx, args[1:], os.Stdout))
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "version", "--version":
 		return versionCmd(os.Stdout)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
-		return 0
+		return nil
 	}
-	fmt.Fprintf(os.Stderr, "toolscore: unknown command %q\n\n%s", args[0], usage)
-	return 2
+	err := fmt.Errorf("unknown command %q", args[0])
+	fmt.Fprintf(os.Stderr, "toolscore: %v\n\n%s", err, usage)
+	return exitcode.UsageError(err)
 }

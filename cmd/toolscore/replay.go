@@ -14,7 +14,7 @@ import (
 
 // replayCmd serves a recorded run on stdio, or over streamable HTTP with --listen: `toolscore
 // replay tee.jsonl` stands in for the server of the run that wrote tee.jsonl.
-func replayCmd(ctx context.Context, args []string) int {
+func replayCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore replay [--listen ADDR] TEE.jsonl\n\nAn MCP server on stdio that answers a client from a recorded run (a run's tee.jsonl): each\nrequest is matched to the recording by method and parameters and answered with the recorded\nbytes under the new id; a request the recording lacks gets a JSON-RPC error, and stderr says\nwhat was expected and what came. For example: node my-client.js -- toolscore replay tee.jsonl\n\nWith --listen it serves over streamable HTTP at http://ADDR"+replay.HTTPPath+" instead, printing that URL on\nstdout once it listens (ADDR 127.0.0.1:0 picks a free port).\n\nflags:")
@@ -22,16 +22,16 @@ func replayCmd(ctx context.Context, args []string) int {
 	}
 	listen := fs.String("listen", "", "serve over streamable HTTP on this `address` instead of stdio")
 	if err := parseFlags(fs, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return 2
+		return exitcode.UsageError(fmt.Errorf("replay: want one TEE.jsonl, got %d arguments", fs.NArg()))
 	}
 	s, warn, err := replay.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore replay:", err)
-		return 2
+		return exitcode.UsageError(err)
 	}
 	if warn != nil {
 		fmt.Fprintf(os.Stderr, "toolscore replay: %s: %v (replaying what could be read)\n", fs.Arg(0), warn)
@@ -46,7 +46,7 @@ func replayCmd(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore replay:", err)
-		return 1
+		return exitcode.Failed(err)
 	}
-	return code
+	return exitcode.Status(code)
 }

@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/grade"
 	"github.com/toolscore/toolscore/scenarios"
@@ -162,41 +160,5 @@ func TestReplayNarrowedSweep(t *testing.T) {
 	code, out := runToolscore(t, "run", "--backend", "local", "--runs", "2", "--out", t.TempDir(), "--replay", live)
 	if code != 2 || !strings.Contains(out, "holds no recording of 36 of the 72 runs to replay (the first: ") || strings.Contains(out, "on the local backend") {
 		t.Fatalf("--runs 2: exit %d, want 2 naming the 36 runs with no recording, before any run:\n%s", code, out)
-	}
-}
-
-// TestReplayArgs: a replay with no flags takes the recorded sweep's cells (on the axes the
-// recording narrowed only), runs and shard; a flag given wins over the recording.
-func TestReplayArgs(t *testing.T) {
-	dir := t.TempDir()
-	var lines []string
-	for _, c := range []string{"raw", "mcp-go/call"} {
-		for _, f := range []string{"clean", "corrupt"} {
-			for _, s := range []string{"hidden", "published"} {
-				for _, p := range []string{"2025-11-25"} {
-					for run := 1; run <= 2; run++ {
-						lines = append(lines, fmt.Sprintf(`{"client":%q,"fault":%q,"schema":%q,"protocol":%q,"transport":"stdio","run":%d,"tee":"runs/x/tee.jsonl"}`, c, f, s, p, run))
-					}
-				}
-			}
-		}
-	}
-	os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"scenario":"ledger balance","shard":"2/3","cells":[]}`), 0o644)
-	sc, err := loadScenario("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, shard, err := loadRecordings(dir, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := replayArgs(sweepArgs{}, sc, r, shard)
-	if a.Clients != "raw,mcp-go/call" || a.Faults != "clean,corrupt" || a.Schemas != "" || a.Protocols != "2025-11-25" || a.Runs != 2 || a.Shard != "2/3" {
-		t.Errorf("replay of the recording: %+v\nwant its two clients, two faults and one protocol, every schema mode (it has them all), 2 runs, shard 2/3", a.SweepInputs)
-	}
-	a = replayArgs(sweepArgs{SweepInputs: action.SweepInputs{Clients: "raw", Runs: 1, Shard: "1/1"}}, sc, r, shard)
-	if a.Clients != "raw" || a.Faults != "clean,corrupt" || a.Runs != 1 || a.Shard != "1/1" {
-		t.Errorf("flags given: %+v, want them kept", a.SweepInputs)
 	}
 }

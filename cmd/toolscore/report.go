@@ -27,7 +27,7 @@ var reportFormats = map[string]func(io.Writer, *tally.Results) error{
 }
 
 // reportCmd renders a results.json again, e.g. a CI run's results as the terminal table.
-func reportCmd(ctx context.Context, args []string) int {
+func reportCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory; for a sweep\nkilled before it wrote one, the counts of its runs.jsonl) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
@@ -36,41 +36,43 @@ func reportCmd(ctx context.Context, args []string) int {
 	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitcode.Of(err)
+		return err
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(os.Stderr, "toolscore report: want one results.json, got %d arguments\n", len(positional))
+		err := fmt.Errorf("want one results.json, got %d arguments", len(positional))
+		fmt.Fprintln(os.Stderr, "toolscore report:", err)
 		fs.Usage()
-		return 2
+		return exitcode.UsageError(err)
 	}
 	render, ok := reportFormats[*format]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "toolscore report: unknown --format %q (want text, md, json, html, junit, ctrf or compat)\n", *format)
-		return 2
+		err := fmt.Errorf("unknown --format %q (want text, md, json, html, junit, ctrf or compat)", *format)
+		fmt.Fprintln(os.Stderr, "toolscore report:", err)
+		return exitcode.UsageError(err)
 	}
 	path := positional[0]
 	res, err := outdir.ReadResults(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
-		return 2
+		return exitcode.UsageError(err)
 	}
 	if *format == "html" {
 		// The page shows the example runs' records, which runs.jsonl beside results.json keeps.
 		ev, err := report.ReadEvidence(outdir.Dir(path), res)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore report:", err)
-			return exitUsage
+			return exitcode.UsageError(err)
 		}
 		render = func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, nil) }
 	}
 	var b bytes.Buffer
 	if err := render(&b, res); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore report: rendering %s: %v\n", path, err)
-		return exitUsage
+		return exitcode.UsageError(err)
 	}
 	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
-		return exitUsage
+		return exitcode.UsageError(err)
 	}
-	return 0
+	return nil
 }

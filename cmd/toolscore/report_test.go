@@ -36,9 +36,9 @@ func toolscore(t *testing.T, dir string, args ...string) (stdout, stderr string,
 	return o.String(), e.String(), code
 }
 
-// sweep is a hand-made results.json of one shard: raw and go-sdk/call on clean and type-swap,
+// madeSweep is a hand-made results.json of one shard: raw and go-sdk/call on clean and type-swap,
 // with the schema hidden and published.
-func sweep(scenario string, started time.Time, typeSwap string, held bool) *tally.Results {
+func madeSweep(scenario string, started time.Time, typeSwap string, held bool) *tally.Results {
 	r := &tally.Results{Scenario: scenario, Toolscore: "test", Backend: "local", Started: started, Finished: started.Add(time.Minute)}
 	for _, schema := range []string{"hidden", "published"} {
 		for _, fault := range []string{"clean", "type-swap"} {
@@ -88,7 +88,7 @@ var sweepStart = time.Date(2026, 3, 31, 12, 0, 0, 0, time.UTC)
 
 func TestReport(t *testing.T) {
 	tmp := t.TempDir()
-	dir := writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "")
+	dir := writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "")
 	file := filepath.Join(dir, "results.json")
 	for _, tc := range []struct {
 		name string
@@ -120,7 +120,7 @@ func TestReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
 	}
-	if want := sweep("ledger", sweepStart, "threw", false); !reflect.DeepEqual(&got, want) {
+	if want := madeSweep("ledger", sweepStart, "threw", false); !reflect.DeepEqual(&got, want) {
 		t.Errorf("report --format json changed the results:\n%+v\nwant:\n%+v", &got, want)
 	}
 }
@@ -168,9 +168,9 @@ func TestReportErrors(t *testing.T) {
 
 func TestMerge(t *testing.T) {
 	tmp := t.TempDir()
-	writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "{\"run\":1}\n{\"run\":2}\n")
-	b := writeSweep(t, tmp, "b", sweep("ledger", sweepStart.Add(-time.Hour), "passed", true), "{\"run\":3}") // no final newline
-	writeSweep(t, tmp, "c", sweep("ledger", sweepStart.Add(time.Hour), "threw", false), "")
+	writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "{\"run\":1}\n{\"run\":2}\n")
+	b := writeSweep(t, tmp, "b", madeSweep("ledger", sweepStart.Add(-time.Hour), "passed", true), "{\"run\":3}") // no final newline
+	writeSweep(t, tmp, "c", madeSweep("ledger", sweepStart.Add(time.Hour), "threw", false), "")
 	out := filepath.Join(tmp, "merged")
 	stdout, stderr, code := toolscore(t, tmp, "merge", "a", "--out", out, "b", "c")
 	if code != 1 {
@@ -211,7 +211,7 @@ func TestMerge(t *testing.T) {
 	}
 
 	// Shards whose expectations all held merge to exit 0, into ./toolscore-out/merged-* by default.
-	d := writeSweep(t, tmp, "d", sweep("ledger", sweepStart, "passed", true), "")
+	d := writeSweep(t, tmp, "d", madeSweep("ledger", sweepStart, "passed", true), "")
 	if _, stderr, code := toolscore(t, tmp, "merge", b, d); code != 0 {
 		t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
 	}
@@ -222,9 +222,9 @@ func TestMerge(t *testing.T) {
 
 func TestMergeErrors(t *testing.T) {
 	tmp := t.TempDir()
-	a := writeSweep(t, tmp, "a", sweep("ledger", sweepStart, "threw", false), "")
-	other := writeSweep(t, tmp, "other", sweep("weather", sweepStart, "threw", false), "")
-	noRuns := writeSweep(t, tmp, "noruns", sweep("ledger", sweepStart, "threw", false), "")
+	a := writeSweep(t, tmp, "a", madeSweep("ledger", sweepStart, "threw", false), "")
+	other := writeSweep(t, tmp, "other", madeSweep("weather", sweepStart, "threw", false), "")
+	noRuns := writeSweep(t, tmp, "noruns", madeSweep("ledger", sweepStart, "threw", false), "")
 	if err := os.Remove(filepath.Join(noRuns, "runs.jsonl")); err != nil {
 		t.Fatal(err)
 	}

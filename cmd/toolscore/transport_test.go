@@ -15,12 +15,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/toolscore/toolscore/action"
 	"github.com/toolscore/toolscore/runner"
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 	"github.com/toolscore/toolscore/runner/fault"
 	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // TestHTTPTransportLocal runs the built-in Go clients on both transports through the real proxy
@@ -39,7 +40,7 @@ protocols: [2026-07-28, 2025-11-25]
 transports: [stdio, http]
 clients: [raw, go-sdk/list-then-call, mcp-go/call]
 runs: 1
-`), scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: builtinServers, HTTPBuiltins: []string{"ledger"}})
+`), scenario.Known{Faults: fault.Names(), Clients: client.Names(), Builtins: sweep.Builtins, HTTPBuiltins: []string{"ledger"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +134,14 @@ schema_modes: [published]
 clients: [raw, go-sdk/call]
 runs: 1
 `)
-	sc, err := loadScenario(manifest)
+	sc, err := sweep.Load(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr strings.Builder
 	outDir := filepath.Join(dir, "out")
-	res, _, code, err := sweepScenario(context.Background(), sweepArgs{SweepInputs: action.SweepInputs{Scenario: manifest, Backend: "local", Out: outDir}}, sc, &stdout, &stderr)
-	if code != 0 || err != nil {
+	res, _, err := sweep.Sweep(context.Background(), sc, sweep.Config{Scenario: manifest, Backend: "local", Out: outDir, Version: version, Stdout: &stdout, Stderr: &stderr})
+	if code := exitcode.Of(err); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v\n%s", code, err, stderr.String())
 	}
 	for _, c := range res.Cells {

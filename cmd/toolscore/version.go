@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/runner/backend"
 	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a build without it reports
@@ -28,7 +30,7 @@ func init() {
 // versionCmd prints toolscore's version and what the clients it drives are by default: the
 // Go libraries compiled in, and what each cell image installs (a manifest's version installs
 // another).
-func versionCmd(w io.Writer) int {
+func versionCmd(w io.Writer) error {
 	fmt.Fprintf(w, "toolscore %s (%s)\n\nclients compiled in:\n", version, runtime.Version())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	deps := map[string]string{}
@@ -62,17 +64,17 @@ func versionCmd(w io.Writer) int {
 
 	fmt.Fprintln(w, "\nclients in cell images (docker backend), unless the manifest names a version:")
 	slices.SortFunc(contained, func(a, b client.Descriptor) int { return strings.Compare(a.Image.Dir, b.Image.Dir) })
-	code := 0
+	var errs []error
 	for _, d := range contained {
 		label := d.Label()
 		p, err := backend.ImagePin(d.Image.Dir)
 		if err != nil {
 			fmt.Fprintf(tw, "  %s\t%v\n", label, err)
-			code = 1
+			errs = append(errs, err)
 			continue
 		}
 		fmt.Fprintf(tw, "  %s\t%s %s %s\n", label, p.Registry, p.Package, p.Version)
 	}
 	tw.Flush()
-	return code
+	return exitcode.Failed(errors.Join(errs...))
 }

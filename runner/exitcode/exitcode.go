@@ -3,6 +3,7 @@ package exitcode
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // The exit codes.
@@ -36,6 +37,25 @@ func UnmetError(err error) error {
 		return nil
 	}
 	return &Error{Code: Unmet, Err: err}
+}
+
+// Failed marks err as the failure of a command that checks nothing (an image build, a server,
+// a bridge, a bisect that found no version): exit 1, the code such commands have always ended
+// with. A sweep never returns it.
+func Failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: Unmet, Err: err}
+}
+
+// Status is the error of a command whose exit status is another program's or another
+// package's, passed on as it is (a client adapter's, a cell's): nil for OK.
+func Status(code int) error {
+	if code == OK {
+		return nil
+	}
+	return &Error{Code: code, Err: fmt.Errorf("exit status %d", code)}
 }
 
 // Of is the exit code err ends a command with: nil is OK, an *Error its Code, a cancelled

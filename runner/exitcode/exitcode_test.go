@@ -25,7 +25,15 @@ func TestOf(t *testing.T) {
 			t.Errorf("Of(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
-	if UsageError(nil) != nil || UnmetError(nil) != nil {
+	for _, code := range []int{OK, Unmet, Usage, 127, Interrupted} {
+		if got := Of(Status(code)); got != code {
+			t.Errorf("Of(Status(%d)) = %d", code, got)
+		}
+	}
+	if Of(Failed(errors.New("the image did not build"))) != Unmet {
+		t.Error("Failed is not exit 1")
+	}
+	if UsageError(nil) != nil || UnmetError(nil) != nil || Failed(nil) != nil || Status(OK) != nil {
 		t.Error("a nil error marked is not nil")
 	}
 }

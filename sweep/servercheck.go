@@ -1,11 +1,10 @@
-package main
+package sweep
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -15,22 +14,6 @@ import (
 	"github.com/toolscore/toolscore/runner/report"
 	"github.com/toolscore/toolscore/runner/scenario"
 )
-
-// lookpathCmd is hidden: it resolves a command the way exec does where it runs (in a cell
-// image, most of which have no shell for `command -v`), so a sweep can check its server first.
-func lookpathCmd(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: toolscore lookpath COMMAND")
-		return 2
-	}
-	path, err := exec.LookPath(args[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 127
-	}
-	fmt.Println(path)
-	return 0
-}
 
 // checkServer makes sure the scenario's server command can be started where the runs will start
 // it, once per distinct cell image, before any run: a server that cannot start is a setup error,

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, stri
 // replayArgs are a's sweep with what a flag does not narrow taken from the recorded sweep: its
 // cells (axis by axis, where it had fewer than the scenario), its runs and its shard, so that a
 // replay with no flags plays the sweep as it was recorded.
-func replayArgs(a sweepArgs, sc *scenario.Scenario, r *runner.Recordings, shard string) sweepArgs {
+func replayArgs(a Config, sc *scenario.Scenario, r *runner.Recordings, shard string) Config {
 	var have [6][]string // the scenario's values, axis by axis
 	for _, c := range sc.Cells() {
 		for i, v := range []string{c.Client.ID(), c.Fault.Name, string(c.Schema), string(c.Protocol), string(c.Transport), c.Tool.Coordinate()} {

@@ -1,0 +1,56 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/tally"
+)
+
+// Merge does what toolscore merge does: it adds up the outputs in dirs of sweeps of one
+// scenario (shards of a matrix run on different machines, or more runs of the same cells) into
+// c.Out ("" is a new directory under ./toolscore-out), and prints the text report on c.Stdout.
+// Of c it reads only Out, FailOn, Stdout and Stderr. res is nil when nothing was merged; err
+// says why the merge failed, printed on c.Stderr already, and exitcode.Of(err) is toolscore
+// merge's exit code for it.
+func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, out string, err error) {
+	stdout, stderr := c.writers()
+	out = c.Out
+	if out == "" {
+		out = outdir.Stamped("merged-")
+	}
+	merged, err := outdir.Merge(out, dirs)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, exitcode.UsageError(err)
+	}
+	// Like a sweep, a merge is the only writer of its output directory while it writes.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+		return nil, out, exitcode.UsageError(err)
+	}
+	defer release()
+	// What was merged is reported and checked whatever could be written of it; an output that
+	// could not all be written fails the merge as setup, as it does a sweep.
+	werr := outdir.WriteMerged(out, dirs, merged)
+	if err := report.Text(stdout, merged); err != nil {
+		fmt.Fprintln(stderr, "toolscore merge:", err)
+	}
+	if werr == nil {
+		fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
+	}
+	unmet := expectationsFail(merged, c.FailOn, stderr)
+	if werr != nil {
+		PrintLines(stderr, werr, "toolscore merge: ")
+		return merged, out, exitcode.UsageError(werr)
+	}
+	if unmet {
+		_, missed, open := tally.Count(merged.Expectations)
+		return merged, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, c.FailOn))
+	}
+	return merged, out, nil
+}

@@ -1,0 +1,122 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// recordedArgs is how a sweep was asked for, as its sweep.json keeps it for Resume: the
+// Config as it took effect (the runs per cell, the backend chosen, the manifest's absolute
+// path), so a resumed sweep is the sweep that was started. Its fields and their order are
+// sweep.json's, which older toolscores wrote too.
+type recordedArgs struct {
+	Scenario                                               string
+	Clients, Faults, Schemas, Protocols, Transports, Tools string
+	Runs, MaxRuns, Parallel                                int
+	Shard, Backend, Out                                    string
+	FailOn                                                 report.FailOn
+	Replay                                                 string
+}
+
+// sweepRecord is what sweep.json says of the sweep a asks for on the backend named backend,
+// with sc loaded and narrowed.
+func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
+	r := recordedArgs{
+		Clients: a.Clients, Faults: a.Faults, Schemas: a.Schemas, Protocols: a.Protocols, Transports: a.Transports, Tools: a.Tools,
+		Runs: sc.Runs, MaxRuns: a.MaxRuns, Parallel: a.Parallel, Shard: a.Shard, Backend: backend,
+		FailOn: a.FailOn, Replay: a.Replay,
+	}
+	if r.Replay != "" {
+		r.Replay, _ = filepath.Abs(r.Replay)
+	}
+	var s outdir.Sweep
+	// A manifest that cannot be read now was read a moment ago; its digest stays empty, and a
+	// resume refuses to guess.
+	s.Manifest, s.SHA256, _ = manifestDigest(a.Scenario)
+	r.Scenario = s.Manifest
+	s.Args, _ = json.Marshal(r)
+	return s
+}
+
+// manifestDigest is the absolute path of the manifest at path ("" is the embedded ledger, and
+// stays "") and the SHA-256 of its bytes.
+func manifestDigest(path string) (abs, sum string, err error) {
+	data := scenarios.Ledger
+	if path != "" {
+		if abs, err = filepath.Abs(path); err != nil {
+			return "", "", err
+		}
+		if data, err = scenario.ReadFile(abs); err != nil {
+			return abs, "", err
+		}
+	}
+	h := sha256.Sum256(data)
+	return abs, hex.EncodeToString(h[:]), nil
+}
+
+// Resume is toolscore run --resume DIR: the sweep that dir's sweep.json records, run on from its
+// runs.jsonl. Of c it reads Parallel and FailOn, which replace the recorded ones when set, and
+// Version, Self, Stdout and Stderr; the scenario and every other field are the recorded ones.
+// It returns what Sweep does.
+func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out string, err error) {
+	_, stderr := c.writers()
+	usage := func(format string, args ...any) (*tally.Results, string, error) {
+		err := fmt.Errorf(format, args...)
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return nil, dir, exitcode.UsageError(err)
+	}
+	s, err := outdir.ReadSweep(dir)
+	if err != nil {
+		return usage("cannot resume: %v", err)
+	}
+	var rec recordedArgs
+	if err := json.Unmarshal(s.Args, &rec); err != nil || len(s.Args) == 0 {
+		return usage("cannot resume: %s does not say how the sweep was run (%v)", filepath.Join(dir, record.SweepFile), err)
+	}
+	name := rec.Scenario
+	if name == "" {
+		name = "the embedded " + scenarios.LedgerPath
+	}
+	_, sum, err := manifestDigest(rec.Scenario)
+	switch {
+	case err != nil:
+		return usage("cannot resume %s: its scenario %s: %v", dir, report.Plain(name), err)
+	case s.SHA256 == "" || sum != s.SHA256:
+		return usage("cannot resume %s: its scenario %s changed since the sweep started (sha256 %.12s then, %.12s now), and runs of two manifests do not add up; start a new sweep",
+			dir, report.Plain(name), s.SHA256, sum)
+	}
+	sc, err := Load(rec.Scenario)
+	if err != nil {
+		PrintLoadError(stderr, err)
+		return nil, dir, exitcode.UsageError(err)
+	}
+	a := Config{
+		Scenario: rec.Scenario, Clients: rec.Clients, Faults: rec.Faults, Schemas: rec.Schemas, Protocols: rec.Protocols, Transports: rec.Transports, Tools: rec.Tools,
+		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: rec.Shard, Backend: rec.Backend, Out: dir,
+		FailOn: rec.FailOn, Replay: rec.Replay,
+		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr,
+	}
+	if c.Parallel != 0 {
+		a.Parallel = c.Parallel
+	}
+	if c.FailOn != "" {
+		a.FailOn = c.FailOn
+	}
+	fmt.Fprintf(stderr, "resuming the sweep in %s, started %s\n", report.Plain(dir), s.Plan.Started.Local().Format("2006-01-02 15:04:05 MST"))
+	if s.Plan.Toolscore != c.Version {
+		fmt.Fprintf(stderr, "warning: the sweep was started by toolscore %s, this is %s: the runs of both are counted together\n", report.Plain(s.Plan.Toolscore), c.Version)
+	}
+	return sweep(ctx, sc, a, true)
+}

@@ -1,0 +1,351 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/toolscore/toolscore/runner"
+	// The agents register themselves as clients: a manifest that names one loads wherever
+	// Load is called, not only in toolscore's own binary.
+	_ "github.com/toolscore/toolscore/runner/agent"
+	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// DefaultMaxRuns is the largest sweep Sweep starts unless Config.MaxRuns says more: ten times
+// the embedded scenario's whole matrix, hours of runs; more is likely a typo in runs.
+const DefaultMaxRuns = 10000
+
+// Builtins are the servers a manifest can name as server.builtin: toolscore's own commands.
+var Builtins = []string{"ledger", "hostile"}
+
+// Config is what to sweep and how, as toolscore run's flags and the action's inputs say it.
+// The zero value of each field is its default.
+type Config struct {
+	Scenario string // the manifest's path, as given; "" is the embedded scenarios/ledger.yaml
+	// Clients, Faults, Schemas, Protocols, Transports and Tools narrow the scenario's matrix,
+	// comma-separated, as toolscore run's flags take them; "" keeps the axis whole.
+	Clients, Faults, Schemas, Protocols, Transports, Tools string
+	Runs                                                   int    // runs per cell; 0 is the scenario's
+	MaxRuns                                                int    // the largest sweep started; 0 is DefaultMaxRuns
+	Parallel                                               int    // runs at once; 0 is the scenario's, or the number of CPUs
+	Shard                                                  string // "i/n", or "" for every run
+	Backend                                                string // docker, local, or "" and auto for docker when a Docker daemon answers
+	Out                                                    string // the output directory; "" is a new directory under ./toolscore-out
+	// FailOn is what makes the error an exitcode.Unmet; "" is expect.
+	FailOn report.FailOn
+	// Replay is an earlier output directory whose transcripts the runs play against, instead
+	// of a live server.
+	Replay string
+
+	// Version is toolscore's version, recorded in the results.
+	Version string
+	// Self is the toolscore binary the runs start (as proxy, adapter, builtin server); "" is
+	// this process's own executable.
+	Self string
+	// Stdout gets the text report, Stderr the log (the plan, progress, warnings, errors); nil
+	// discards it.
+	Stdout, Stderr io.Writer
+}
+
+// writers are c's Stdout and Stderr, io.Discard for a nil one.
+func (c Config) writers() (stdout, stderr io.Writer) {
+	stdout, stderr = c.Stdout, c.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	return stdout, stderr
+}
+
+// Load loads the manifest at path as toolscore run does, checked against the faults, clients
+// and builtin servers toolscore knows; "" is the embedded ledger.
+func Load(path string) (*scenario.Scenario, error) {
+	data := scenarios.Ledger
+	if path == "" {
+		path = scenarios.LedgerPath
+	} else {
+		var err error
+		if data, err = scenario.ReadFile(path); err != nil {
+			return nil, err
+		}
+	}
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
+}
+
+// PrintLoadError prints why a manifest did not load, as toolscore run does: manifest errors one
+// a line as file:line:col: message, the way editors read them; any other (a file that cannot be
+// read) after the command's name.
+func PrintLoadError(stderr io.Writer, err error) {
+	if len(scenario.Errors(err)) > 0 {
+		PrintLines(stderr, err, "")
+	} else {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+	}
+}
+
+// PrintLines prints each line of err on a line of its own, after prefix.
+func PrintLines(stderr io.Writer, err error, prefix string) {
+	for _, e := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(stderr, prefix+e)
+	}
+}
+
+// Sweep does what toolscore run does with sc loaded from c.Scenario: it narrows the scenario,
+// picks the backend, checks the server, runs the matrix, writes results.json, summary.md and
+// runs.jsonl into out, and prints the text report on c.Stdout. res is nil when nothing ran. err
+// says what stopped or failed the sweep, printed on c.Stderr already; exitcode.Of(err) is
+// toolscore run's exit code for it. sc is narrowed in place: load it again for another sweep.
+func Sweep(ctx context.Context, sc *scenario.Scenario, c Config) (res *tally.Results, out string, err error) {
+	return sweep(ctx, sc, c, false)
+}
+
+// sweep is Sweep, or with resume the sweep in c.Out run on from its runs.jsonl.
+func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (res *tally.Results, out string, err error) {
+	stdout, stderr := a.writers()
+	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
+	// fail prints why nothing (more) could run; an error of its own is a usage or setup error.
+	fail := func(err error) (*tally.Results, string, error) {
+		PrintLines(stderr, err, "toolscore run: ")
+		if _, coded := errors.AsType[*exitcode.Error](err); !coded && !errors.Is(err, context.Canceled) {
+			err = exitcode.UsageError(err)
+		}
+		return nil, out, err
+	}
+	var recordings *runner.Recordings
+	if a.Replay != "" {
+		r, shard, err := loadRecordings(a.Replay, sc)
+		if err != nil {
+			return fail(err)
+		}
+		recordings, a = r, replayArgs(a, sc, r, shard)
+	}
+	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
+		return fail(err)
+	}
+	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
+	auth, authErr := sc.Auth(os.LookupEnv)
+	if err := errors.Join(err, authErr); err != nil {
+		PrintLines(stderr, err, "")
+		return nil, "", exitcode.UsageError(err)
+	}
+	if auth != "" {
+		secrets = append(secrets, auth)
+	}
+	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
+		return fail(errors.New("--runs, --max-runs and --parallel must be 1 or more"))
+	}
+	shard, shards, err := parseShard(a.Shard)
+	if err != nil {
+		return fail(err)
+	}
+	if a.Runs > 0 {
+		sc.Runs = a.Runs
+	}
+	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, DefaultMaxRuns)); err != nil {
+		return fail(err)
+	}
+	par := a.Parallel
+	if par == 0 {
+		par = sc.Parallel
+	}
+	if par == 0 {
+		par = runtime.NumCPU()
+	}
+	out = a.Out
+	if out == "" {
+		out = outdir.Stamped("")
+	}
+	// Before anything is built or run: a sweep whose results cannot be written is not started.
+	if err := checkOutDir(out); err != nil {
+		return fail(err)
+	}
+	// One sweep at a time writes an output directory: two would clobber each other's files.
+	release, err := outdir.Lock(out)
+	if err != nil {
+		return fail(exitcode.UsageError(err))
+	}
+	defer release()
+	self := a.Self
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return fail(err)
+		}
+	}
+	choice, err := runner.ChooseBackend(ctx, a.Backend, self, sc, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	defer choice.Done()
+	be, why, unavailable := choice.Backend, choice.Why, choice.Unavailable
+	if be.Name() == "local" && sc.Server.Install != "" {
+		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
+	}
+	if recordings != nil {
+		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards}); err != nil {
+			return fail(err)
+		}
+	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
+		return fail(err)
+	}
+	// Count the cells that will run: not those of unavailable clients, and in a shard only
+	// those with runs in it (shards number the cells of the whole matrix).
+	cells, progCells, slice := 0, 0, ""
+	for i, c := range sc.Cells() {
+		if _, skip := unavailable[c.Client.ID()]; skip {
+			continue
+		}
+		cells++
+		if shards == 0 || runner.ShardRuns(i, sc.Runs, shard, shards) > 0 {
+			progCells++
+		}
+	}
+	if shards > 0 {
+		slice = fmt.Sprintf(" (shard %d/%d)", shard, shards)
+	}
+	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
+		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
+	o := runner.Options{
+		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
+		Parallel: par, Version: a.Version, Unavailable: unavailable,
+		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
+		Adapters: choice.Adapters, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
+	}
+	if resume {
+		if _, err := o.CheckResume(); err != nil {
+			return fail(exitcode.UsageError(err))
+		}
+	}
+	prog := newProgress(stderr, progCells)
+	o.Progress = prog
+	res, err = runner.Run(ctx, o)
+	prog.finish()
+	if res == nil {
+		return fail(err) // the output directory could not be made: nothing ran
+	}
+	// What ran is reported and checked whatever could be written of it; an output that could
+	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
+	werr := errors.Join(err, outdir.Write(out, res))
+	if err := report.Text(stdout, res); err != nil {
+		fmt.Fprintln(stderr, "toolscore run:", err)
+	}
+	if werr == nil {
+		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
+	}
+	unmet := expectationsFail(res, a.FailOn, stderr)
+	gone := serverExits(res, stderr)
+	switch {
+	case werr != nil:
+		werr = fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr)
+		PrintLines(stderr, werr, "toolscore run: ")
+		return res, out, exitcode.UsageError(werr)
+	case res.Interrupted:
+		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
+		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
+	case unmet:
+		_, missed, open := tally.Count(res.Expectations)
+		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
+	case gone:
+		err := errors.New("the server exited before answering the handshake in every run: nothing was measured")
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return res, out, exitcode.UsageError(err)
+	}
+	return res, out, nil
+}
+
+// serverExits says on stderr how many runs the server failed (it exited before answering the
+// handshake), with the first one's evidence, and whether it failed every run: then the sweep
+// measured no client at all, a setup error as a server that cannot start is.
+func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
+	n, runs, evidence := 0, 0, ""
+	for _, c := range r.Cells {
+		runs += c.Runs
+		n += c.Outcome[grade.ServerExited]
+		if ex, ok := c.Examples[grade.ServerExited]; ok && evidence == "" {
+			evidence = ex.Evidence
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	fmt.Fprintf(stderr, "warning: the server exited before answering the handshake in %d of %d runs (%s): %s\n",
+		n, runs, grade.ServerExited, report.Plain(evidence))
+	return n == runs
+}
+
+// expectationsFail says whether the expectations fail the sweep under failOn, and warns of
+// unchecked ones that do not: neither held nor unmet, they must not pass unnoticed.
+func expectationsFail(r *tally.Results, failOn report.FailOn, stderr io.Writer) bool {
+	_, missed, open := tally.Count(r.Expectations)
+	if open > 0 && !failOn.Unchecked() {
+		fmt.Fprintf(stderr, "warning: %d %s checked by this sweep (listed in the report); fail-on unchecked makes that fail\n",
+			open, report.Plural(open, "expectation was not", "expectations were not"))
+	}
+	return missed > 0 && failOn.Unmet() || open > 0 && failOn.Unchecked()
+}
+
+// checkSweepSize refuses a sweep of more than limit runs in this shard, before anything is made
+// for it. A matrix of more cells than limit is refused too, sharded or not: every cell runs at
+// least once somewhere, and each is counted in memory.
+func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
+	cells := sc.CellCount()
+	planned := runner.PlannedRuns(cells, sc.Runs, shard, shards)
+	var what string
+	switch {
+	case planned <= limit && cells <= limit:
+		return nil
+	case planned <= limit:
+		what = fmt.Sprintf("%d cells (each runs at least once, in some shard)", cells)
+	case planned == math.MaxInt:
+		what = fmt.Sprintf("more runs than can be counted (%d cells × %d runs)", cells, sc.Runs)
+	case shards > 0:
+		what = fmt.Sprintf("%d runs in shard %d/%d (%d cells × %d runs, over %d shards)", planned, shard, shards, cells, sc.Runs, shards)
+	default:
+		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
+	}
+	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
+}
+
+// parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.
+func parseShard(s string) (shard, shards int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	is, ns, ok := strings.Cut(s, "/")
+	i, ierr := strconv.Atoi(strings.TrimSpace(is))
+	n, nerr := strconv.Atoi(strings.TrimSpace(ns))
+	if !ok || ierr != nil || nerr != nil {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n, e.g. 1/3 for the first of three shards", s)
+	}
+	if n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want 1 ≤ i ≤ n, e.g. 1/%d to %d/%d", s, max(n, 1), max(n, 1), max(n, 1))
+	}
+	return i, n, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
