@@ -31,7 +31,7 @@
 // Sweep, Merge and Resume write their log on Config.Stderr and the text report on
 // Config.Stdout, as toolscore run does: why a sweep could not run or failed is printed there,
 // and an unmet expectation is in the report. The error returned carries its exit code
-// (package runner/exitcode): exitcode.Of(err) is 0 (every expectation held), 1 (one did not,
+// (package exitcode): exitcode.Of(err) is 0 (every expectation held), 1 (one did not,
 // under Config.FailOn), 2 (a usage, manifest or setup error) or 130 (interrupted; what ran is
 // counted and kept).
 //
@@ -39,15 +39,15 @@
 //
 // Sweep picks the backend ([runner.ChooseBackend]: docker, or local process groups), checks
 // that the server can start and that the output directory can be written, then hands the
-// matrix to [runner.Run], which plans each run, starts the proxy (package runner/proxy) and
-// the client, and grades the run (runner/grade) into counts (runner/tally). Sweep then writes
-// results.json, summary.md and runs.jsonl (runner/outdir), prints the text report
-// (runner/report) and decides the exit status. The output directory's sweep.json records the
+// matrix to [runner.Run], which plans each run, starts the proxy (package internal/proxy) and
+// the client, and grades the run (internal/grade) into counts (tally). Sweep then writes
+// results.json, summary.md and runs.jsonl (internal/outdir), prints the text report
+// (report) and decides the exit status. The output directory's sweep.json records the
 // Config, so that Resume runs the same sweep.
 //
 // The files: sweep.go (Config, Load, Sweep, the exit status), replay.go (Config.Replay: the
 // recorded sweep's cells and runs), resume.go (sweep.json and Resume), merge.go, servercheck.go
 // and outcheck.go (what is checked before any run), progress.go (the progress line).
 //
-// Bisect (package sweep/bisect) runs many one-cell sweeps of one client at different versions.
+// Bisect (package internal/bisect) runs many one-cell sweeps of one client at different versions.
 package sweep

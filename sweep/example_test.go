@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/sweep"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // toolscoreBinary is toolscore built for the examples: the runs start it as the proxy, the

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/scenario"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // progress shows the sweep as it goes: one live line on a terminal, plain lines (one per

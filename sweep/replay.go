@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // loadRecordings reads the transcripts of the sweep in dir for toolscore run --replay, which

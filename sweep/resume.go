@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/scenario"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // recordedArgs is how a sweep was asked for, as its sweep.json keeps it for Resume: the

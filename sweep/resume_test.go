@@ -3,7 +3,7 @@ package sweep
 import (
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/report"
 )
 
 // TestSweepRecordCompatible: sweep.json's args keep the fields, order and values that toolscore

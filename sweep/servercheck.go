@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // checkServer makes sure the scenario's server command can be started where the runs will start

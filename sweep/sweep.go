@@ -12,19 +12,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner"
+	"github.com/toolscore/toolscore/internal/runner"
 	// The agents register themselves as clients: a manifest that names one loads wherever
 	// Load is called, not only in toolscore's own binary.
-	_ "github.com/toolscore/toolscore/runner/agent"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/grade"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/scenario"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/fault"
+	_ "github.com/toolscore/toolscore/internal/agent"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // DefaultMaxRuns is the largest sweep Sweep starts unless Config.MaxRuns says more: ten times

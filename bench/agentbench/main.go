@@ -6,7 +6,7 @@
 //
 // It compiles the static toolscore binary into a temporary directory (CGO_ENABLED=0 go build
 // -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (every
-// agent registered in runner/client, sorted, or the -agents named) in this process with
+// agent registered in internal/client, sorted, or the -agents named) in this process with
 // backend.ClientImage and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
 // the sweep below finds (it must not build one of its own). Then, for each agent in turn: one
 // untimed bare CLI start and one untimed bare /bin/true (the warm-up; the CLI's version line is
@@ -66,16 +66,16 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 	// The agents register themselves as clients.
-	_ "github.com/toolscore/toolscore/runner/agent"
-	tsclient "github.com/toolscore/toolscore/runner/client"
+	_ "github.com/toolscore/toolscore/internal/agent"
+	tsclient "github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
 const cellPrefix = "toolscore/cell-"
 
-// The CLI each agent's image installs (runner/backend/images/NAME/Dockerfile): the variable its
+// The CLI each agent's image installs (internal/backend/images/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
 var cliOf = map[string]struct{ env, name string }{
 	"claude-code": {"TOOLSCORE_CLAUDE", "claude"},
@@ -100,7 +100,7 @@ type config struct {
 func main() {
 	var c config
 	flag.IntVar(&c.runs, "runs", 6, "runs per agent sweep, and bare runs of each kind per agent")
-	agents := flag.String("agents", "", "comma-separated agents to measure (default: every agent registered in runner/client, sorted)")
+	agents := flag.String("agents", "", "comma-separated agents to measure (default: every agent registered in internal/client, sorted)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (its path is printed)")
 	flag.BoolVar(&c.keepImages, "keep-images", false, "keep the agents' cell images this program built")
 	timeout := flag.Duration("timeout", 30*time.Minute, "give up (and stop everything started) after this long")
@@ -217,7 +217,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 	for _, a := range b.cfg.agents {
 		desc, _, _ := tsclient.Lookup(a)
 		if !desc.Contained() {
-			return nil, fmt.Errorf("agent %s has no cell image (its runner/client.Descriptor names none)", a)
+			return nil, fmt.Errorf("agent %s has no cell image (its internal/client.Descriptor names none)", a)
 		}
 		spec, err := backend.ClientImage(desc.Image, raw, "")
 		if err != nil {

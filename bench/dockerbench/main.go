@@ -67,14 +67,14 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	// The agents register themselves as clients: the ledger names them.
-	_ "github.com/toolscore/toolscore/runner/agent"
-	tsclient "github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/fault"
+	_ "github.com/toolscore/toolscore/internal/agent"
+	tsclient "github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
 

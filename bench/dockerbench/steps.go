@@ -19,12 +19,12 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	tsclient "github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/internal/backend"
+	tsclient "github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // steps is the time each named step of one run took.

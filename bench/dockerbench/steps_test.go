@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestCellConfigIsTheBackends: the container the benchmark times for each run of its plan is

@@ -36,8 +36,8 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/record"
 )
 
 func main() {

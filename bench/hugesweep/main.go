@@ -33,9 +33,9 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 func main() {

@@ -71,10 +71,10 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 	// The agents register themselves as clients, with their cell images.
-	_ "github.com/toolscore/toolscore/runner/agent"
-	tsclient "github.com/toolscore/toolscore/runner/client"
+	_ "github.com/toolscore/toolscore/internal/agent"
+	tsclient "github.com/toolscore/toolscore/internal/client"
 )
 
 const cellPrefix = "toolscore/cell-"

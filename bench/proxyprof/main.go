@@ -1,4 +1,4 @@
-// Command proxyprof runs toolscore's proxy (runner/proxy.Run, as `toolscore proxy` does) in this
+// Command proxyprof runs toolscore's proxy (internal/proxy.Run, as `toolscore proxy` does) in this
 // process, drives it over OS pipes the way a stdio client would, and writes CPU and heap
 // profiles, to find where the proxy's time and memory go.
 //
@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 func main() {

@@ -45,12 +45,12 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolscore/toolscore/action"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/action"
 )
 
 // actionCmd is the GitHub Action's entrypoint (action.yml runs the image with args [action]);

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolscore/toolscore/action"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/report/prcomment"
-	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/action"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/prcomment"
+	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // actionManifest is a small scenario whose entries sit on known lines: faults on 8-10,

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	// The agents register themselves as clients.
-	_ "github.com/toolscore/toolscore/runner/agent"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	_ "github.com/toolscore/toolscore/internal/agent"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // adapterCmd runs one of toolscore's own adapters under the runner's contract: verb "client" a

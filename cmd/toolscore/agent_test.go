@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/scenarios"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // badProxy is the proxy (clean fault, as-is schema) around one of the bad servers.

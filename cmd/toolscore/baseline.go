@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // defaultBaseline is where toolscore baseline writes, and what a team commits.

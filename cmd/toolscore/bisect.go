@@ -8,12 +8,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
-	"github.com/toolscore/toolscore/sweep/bisect"
 )
 
 // bisectCmd finds the first version of a client whose outcome in one cell differs from a good

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/internal/bisect"
 	"github.com/toolscore/toolscore/scenarios"
-	"github.com/toolscore/toolscore/sweep/bisect"
 )
 
 // TestBisectOnDocker bisects the TypeScript SDK over a real range on the docker backend: the

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
+	"github.com/toolscore/toolscore/internal/runner"
 )
 
 // hostileManifest writes a manifest that calls one tool of the hostile server, clean, with each

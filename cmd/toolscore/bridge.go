@@ -10,8 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/toolscore/toolscore/runner/bridge"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/bridge"
 )
 
 // serveStdioCmd is what a server container runs: a stdio server behind a loopback port, a fresh

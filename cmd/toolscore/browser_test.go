@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/toolscore/toolscore/hostile"
+	"github.com/toolscore/toolscore/internal/hostile"
 )
 
 // chromium starts a headless Chromium (Debian's chromium package) for the test and returns a

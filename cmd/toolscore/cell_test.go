@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // cellServe is toolscore cell's --serve value for command, with proxyEnv for it alone.

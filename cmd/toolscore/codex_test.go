@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/internal/model"
 )
 
 // codexWant is what Codex 0.171.0 does with each fault of the ledger scenario, found by running

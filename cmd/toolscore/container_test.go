@@ -18,8 +18,8 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestRunnerInContainer builds the project's own Dockerfile and runs a small sweep from inside

@@ -8,10 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 // demoCmd sends one get_account_balance call through the proxy for each fault and prints what

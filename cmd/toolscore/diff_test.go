@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestDiffCmd compares hand-made sweeps and a baseline: what each format prints, and the exit

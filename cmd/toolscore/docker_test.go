@@ -17,8 +17,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // engine returns a client of the real Docker engine, or skips the test when none answers;

@@ -18,8 +18,8 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // docsRoot is the repository, seen from this package's directory (where go test runs).
@@ -121,10 +121,10 @@ func cliReference(t *testing.T) string {
 }
 
 // faultTable renders the fault registry: each fault's name, what it does (its type's doc
-// comment, read from runner/fault's source), its options with their defaults, and the
+// comment, read from fault's source), its options with their defaults, and the
 // transports that carry it.
 func faultTable(t *testing.T) string {
-	docs := typeDocs(t, filepath.Join(docsRoot, "runner", "fault"))
+	docs := typeDocs(t, filepath.Join(docsRoot, "fault"))
 	var b strings.Builder
 	b.WriteString("| fault | what it does | options (default) | transports |\n|---|---|---|---|\n")
 	for _, name := range fault.Names() {
@@ -183,7 +183,7 @@ func typeDocs(t *testing.T, dir string) map[string]string {
 		}
 		files = append(files, f)
 	}
-	p, err := doc.NewFromFiles(fset, files, "github.com/toolscore/toolscore/runner/fault", doc.AllDecls)
+	p, err := doc.NewFromFiles(fset, files, "github.com/toolscore/toolscore/fault", doc.AllDecls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func cell(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
 }
 
-// manifestReference renders the manifest's JSON Schema (generated from runner/scenario's
+// manifestReference renders the manifest's JSON Schema (generated from scenario's
 // types): every key of the manifest, then every type the keys refer to.
 func manifestReference(t *testing.T) string {
 	raw, err := scenario.Schema()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/internal/model"
 )
 
 // geminiExpect is agentWant and whether what the model got carries what the fault introduced

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // payload is the part of a tools/call result that a fault changes and a client must show.

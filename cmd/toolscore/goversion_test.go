@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/sweep/bisect"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/bisect"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolscore/toolscore/hostile"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/hostile"
 )
 
 // hostileCmd serves the hostile test server on stdio: each of its tools misbehaves one way.

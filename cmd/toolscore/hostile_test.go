@@ -14,13 +14,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/toolscore/toolscore/action"
-	"github.com/toolscore/toolscore/hostile"
-	"github.com/toolscore/toolscore/runner/report"
-	"github.com/toolscore/toolscore/runner/report/prcomment"
-	"github.com/toolscore/toolscore/runner/report/prcomment/fakegithub"
-	"github.com/toolscore/toolscore/runner/report/reporttest"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/action"
+	"github.com/toolscore/toolscore/internal/hostile"
+	"github.com/toolscore/toolscore/internal/prcomment"
+	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
+	"github.com/toolscore/toolscore/internal/reporttest"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // hostileName and hostileVersion are what a pull request can put in a manifest: they reach

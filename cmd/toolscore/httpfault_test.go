@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscore/toolscore/runner/fault"
+	"github.com/toolscore/toolscore/fault"
 )
 
 // resultFaults lists the faults of a tools/call result, which every transport carries; the

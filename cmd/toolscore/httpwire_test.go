@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 // httpProxy is `toolscore proxy --listen 127.0.0.1:0 ... -- toolscore ledger --http ...` running.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestHugeAnswer: a 24 MiB answer (over what the local backend used to keep of an adapter's

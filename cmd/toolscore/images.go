@@ -8,9 +8,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // imagesCmd lists, builds and prunes the cell images toolscore makes.

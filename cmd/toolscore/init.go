@@ -17,11 +17,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/runenv"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/runenv"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // initTimeout bounds how long init waits for a server to start and list its tools.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // TestInitLedger writes a starter for the built-in ledger: both its tools, under tools:; it

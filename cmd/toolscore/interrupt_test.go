@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestInterrupt: SIGINT in the middle of a sweep stops it cleanly: exit 130, every finished run

@@ -7,8 +7,8 @@ import (
 	"net"
 	"os"
 
-	"github.com/toolscore/toolscore/ledger"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/ledger"
 )
 
 func ledgerCmd(ctx context.Context, args []string) error {

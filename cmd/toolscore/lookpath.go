@@ -6,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
 )
 
 // lookpathCmd is hidden: it resolves a command the way exec does where it runs (in a cell

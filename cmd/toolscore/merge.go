@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/sweep"
 )
 

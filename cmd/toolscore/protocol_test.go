@@ -17,10 +17,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolscore/toolscore/ledger"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/proc"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/ledger"
+	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 const modernRevision = "2026-07-28"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestProtocolAxis runs the ledger under two protocols with the built-in clients on the local

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/proc"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 func proxyCmd(ctx context.Context, args []string) int {

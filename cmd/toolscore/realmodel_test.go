@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/model"
+	"github.com/toolscore/toolscore/internal/model"
 )
 
 // TestRealModelThroughGateway runs Claude Code cells with a real model configured, against a

@@ -8,8 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/replay"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/replay"
 )
 
 // replayCmd serves a recorded run on stdio, or over streamable HTTP with --listen: `toolscore

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/replay"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/replay"
 )
 
 // adapterRun runs `toolscore client NAME` against server asking for account, and returns its

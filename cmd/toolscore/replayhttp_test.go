@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscore/toolscore/runner/replay"
+	"github.com/toolscore/toolscore/internal/replay"
 )
 
 // replayServer is `toolscore replay --listen` (or the proxy around it) running.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/grade"
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/scenarios"
 )
 

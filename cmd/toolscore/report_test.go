@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // toolscore runs the test binary as toolscore in dir and returns what it printed and its exit

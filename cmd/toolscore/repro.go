@@ -8,9 +8,9 @@ import (
 	"os"
 	"regexp"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/repro"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/repro"
 	"github.com/toolscore/toolscore/sweep"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestRepro sweeps the hostile server's markup tool under a hostile scenario name and client

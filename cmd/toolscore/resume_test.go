@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/tally"
 	"github.com/toolscore/toolscore/scenarios"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // resumeSweepArgs is a 40-run sweep of the embedded ledger on the local backend: 2 clients × 5

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/record"
-	"github.com/toolscore/toolscore/runner/report"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
 )
 

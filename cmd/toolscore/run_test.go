@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestLedgerScenario runs the embedded balance study with the three built-in clients on the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 // TestSchemaFaultsSameWhateverTheClientAsked: drop-required and type-swap pick from the schema

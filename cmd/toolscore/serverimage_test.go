@@ -14,7 +14,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // serverImageTag is the server image the tests build from testdata/server-image.

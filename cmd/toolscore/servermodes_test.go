@@ -16,8 +16,8 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 // serverModeManifest sweeps the hostile server in one of its server-level modes (HOSTILE_MODE)
@@ -45,7 +45,7 @@ var serverModes = []struct {
 	code  int
 }{
 	// A banner before the first message: raw and mcp-go skip a line that is not their answer
-	// (raw: runner/client/raw.go, Request's loop; mcp-go v1.2.1 client/transport/stdio.go:553-554
+	// (raw: internal/client/raw.go, Request's loop; mcp-go v1.2.1 client/transport/stdio.go:553-554
 	// `continue`s past a line that does not decode); the go-sdk v1.8.0 fails the connection on
 	// it (mcp/transport.go:697 returns readBatch's decode error, internal/jsonrpc2/conn.go:517-519
 	// ends the read loop on any read error, mcp/transport.go:299-300 makes it "connection

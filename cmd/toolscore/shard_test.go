@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/toolscore/toolscore/runner/outdir"
+	"github.com/toolscore/toolscore/internal/outdir"
 	"maps"
 	"path/filepath"
 	"strings"

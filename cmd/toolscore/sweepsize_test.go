@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/scenario"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestSweepSizeChecked: a sweep over --max-runs (cells × runs, in this shard) stops before

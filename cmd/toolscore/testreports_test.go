@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner/outdir"
-	"github.com/toolscore/toolscore/runner/report/reporttest"
-	"github.com/toolscore/toolscore/runner/tally"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/reporttest"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // checkTestReports checks junit.xml and ctrf.json of the output directory dir against its

@@ -11,11 +11,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/proxy"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // TestToolsAxis sweeps two tools of a real third-party server (@modelcontextprotocol/server-everything

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/tally"
 	"github.com/toolscore/toolscore/scenarios"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // httpClients are every client of the matrix, each on one path: a deliberate sample, with the

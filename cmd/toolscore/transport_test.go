@@ -15,12 +15,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
-	"github.com/toolscore/toolscore/runner/fault"
-	"github.com/toolscore/toolscore/runner/scenario"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 )
 

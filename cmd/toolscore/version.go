@@ -11,9 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/client"
-	"github.com/toolscore/toolscore/runner/exitcode"
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a build without it reports

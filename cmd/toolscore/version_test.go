@@ -16,7 +16,7 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "toolscore dev (go") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	images := "../../runner/backend/images/"
+	images := "../../internal/backend/images/"
 	for _, w := range []struct{ label, what, file, pin string }{
 		{"go-sdk/*", "github.com/modelcontextprotocol/go-sdk", "../../go.mod", `github.com/modelcontextprotocol/go-sdk (v\S+)`},
 		{"mcp-go/*", "github.com/mark3labs/mcp-go", "../../go.mod", `github.com/mark3labs/mcp-go (v\S+)`},

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/ledger"
-	"github.com/toolscore/toolscore/runner/client"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/ledger"
 )
 
 var truth = ledger.Accounts["ACC-4471"]

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolscore/toolscore/hostile"
-	"github.com/toolscore/toolscore/runner"
-	"github.com/toolscore/toolscore/runner/backend"
-	"github.com/toolscore/toolscore/runner/proxy"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/hostile"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/runner"
 )
 
 // wireSweep sweeps tools of the hostile server with raw, go-sdk/call and mcp-go/call, under

@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/runner/backend"
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // DefaultHost is the engine this repository's scripts/dockerd.sh starts.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/runner/record"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Sweep runs a toolscore command (bin argv...) in dir as a user runs it, timing the whole

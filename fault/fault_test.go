@@ -1,0 +1,219 @@
+package fault_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/fault"
+)
+
+// catalogue is what each registered fault does to the real ledger's answer to
+// get_account_balance {"account_id": "ACC-4471"}, with seed 1.
+var catalogue = map[string]struct {
+	options    string        // the fault's options as JSON; empty for its defaults
+	wire       string        // the result (or JSON-RPC error) on the wire; empty: the server's bytes
+	introduced string        // Effect.Introduced as JSON
+	delay      time.Duration // how long the answer is held back
+	draws      bool          // another seed puts other bytes on the wire
+}{
+	"clean": {introduced: `null`},
+	"error": {
+		wire:       `{"content":[{"text":"upstream ledger service unavailable (503): try again later","type":"text"}],"isError":true}`,
+		introduced: `[{"path":"content[0].text","value":"upstream ledger service unavailable (503): try again later"}]`,
+	},
+	"rpc-error": {
+		wire:       `{"error":{"code":-32603,"message":"Internal error"}}`,
+		introduced: `null`,
+	},
+	"empty": {wire: `{"content":[]}`, introduced: `null`},
+	"truncate": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-3","type":"text"}]}`,
+		introduced: `[{"path":"content[0].text","value":"ACC-4471: balance 40,718.77 USD as of 2026-03-3","was":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}]`,
+		draws:      true,
+	},
+	"corrupt": {
+		wire:       `{"content":[{"text":"ACC-4451: balance 40,711.77 USD as of 2026-03-31","type":"text"}],"structuredContent":{"account_id":"ACC-4271","as_of":"2026-03-31","balance_minor":4071870,"currency":"USD"}}`,
+		introduced: `[{"path":"structuredContent.account_id","value":"ACC-4271","was":"ACC-4471"},{"path":"structuredContent.balance_minor","value":4071870,"was":4071877},{"path":"content[0].text","value":"4451","was":"4471"},{"path":"content[0].text","value":"40,711.77","was":"40,718.77"}]`,
+		draws:      true,
+	},
+	"corrupt-plausible": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.78 USD as of 2026-03-31","type":"text"}],"structuredContent":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071878,"currency":"USD"}}`,
+		introduced: `[{"path":"structuredContent.balance_minor","value":4071878,"was":4071877},{"path":"content[0].text","value":"40,718.78","was":"40,718.77"}]`,
+		draws:      true,
+	},
+	"type-swap": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":"4071877","currency":"USD"}}`,
+		introduced: `[{"path":"structuredContent.balance_minor","value":"4071877","was":4071877}]`,
+	},
+	"drop-required": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":{"as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}`,
+		introduced: `[{"path":"structuredContent.account_id","value":null,"was":"ACC-4471"}]`,
+		draws:      true,
+	},
+	"wrong-container": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}]}`,
+		introduced: `[{"path":"structuredContent","value":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}],"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}]`,
+	},
+	"latency": {options: `{"latency":"150ms"}`, introduced: `null`, delay: 150 * time.Millisecond},
+}
+
+// TestCatalogue applies every registered fault to the real ledger's answer and checks what goes
+// on the wire, the values it says it introduced, and that the seed alone decides its draws.
+func TestCatalogue(t *testing.T) {
+	s := startLedger(t)
+	schema := s.schema(t)
+	for _, name := range fault.Names() {
+		if fault.Transport(name) {
+			continue // a fault of the HTTP exchange, not of the result: see the HTTP examples
+		}
+		t.Run(name, func(t *testing.T) {
+			want, ok := catalogue[name]
+			if !ok {
+				t.Fatalf("fault %q has no row in catalogue: add what it puts on the wire", name)
+			}
+			wire, eff := apply(t, s, schema, name, want.options, 1)
+			if wire != want.wire {
+				t.Errorf("on the wire:\n%s\nwant:\n%s", wire, want.wire)
+			}
+			if got := mustJSON(t, eff.Introduced); got != want.introduced {
+				t.Errorf("introduced:\n%s\nwant:\n%s", got, want.introduced)
+			}
+			if eff.Delay != want.delay {
+				t.Errorf("delay %v, want %v", eff.Delay, want.delay)
+			}
+			checkIntroducedOnTheWire(t, eff, wire)
+			if again, _ := apply(t, s, schema, name, want.options, 1); again != wire {
+				t.Errorf("seed 1 again put other bytes on the wire:\n%s\nfirst:\n%s", again, wire)
+			}
+			differs := false
+			for seed := uint64(2); seed <= 8 && !differs; seed++ {
+				other, _ := apply(t, s, schema, name, want.options, seed)
+				differs = other != wire
+			}
+			if differs != want.draws {
+				t.Errorf("seeds 2 to 8 change the bytes: %v, want %v", differs, want.draws)
+			}
+		})
+	}
+	for name := range catalogue {
+		if _, err := fault.New(name, nil); err != nil {
+			t.Errorf("catalogue has a row for %q, which is not registered: %v", name, err)
+		}
+	}
+}
+
+// apply runs the named fault on the ledger's answer as the proxy does for a target call, and
+// returns what the proxy would send: the result or error object, or "" for the server's bytes.
+func apply(t *testing.T, s *ledgerSession, schema map[string]any, name, options string, seed uint64) (string, *fault.Effect) {
+	t.Helper()
+	f, err := fault.New(name, json.RawMessage(options))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"account_id":"ACC-4471"}`)
+	result, err := s.call(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := f.Apply(context.Background(), &fault.Call{
+		Tool: "get_account_balance", Arguments: args, Result: result, Schema: schema,
+		Rand: rand.New(rand.NewPCG(seed, 1)), Fetch: s.call,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case eff.RPCError != nil:
+		return mustJSON(t, map[string]any{"error": eff.RPCError}), eff
+	case eff.Result != nil:
+		return mustJSON(t, eff.Result), eff
+	}
+	return "", eff
+}
+
+// checkIntroducedOnTheWire: every value a fault says it introduced is on the wire, and differs
+// from what stood there.
+func checkIntroducedOnTheWire(t *testing.T, eff *fault.Effect, wire string) {
+	t.Helper()
+	for _, in := range eff.Introduced {
+		if in.Value != nil {
+			v := mustJSON(t, in.Value)
+			if s, ok := in.Value.(string); ok {
+				v = strings.Trim(mustJSON(t, s), `"`)
+			}
+			if !strings.Contains(wire, v) {
+				t.Errorf("introduced %s at %s, which is not on the wire", v, in.Path)
+			}
+		}
+		if in.Was != nil && mustJSON(t, in.Was) == mustJSON(t, in.Value) {
+			t.Errorf("introduced at %s the value that was there: %s", in.Path, mustJSON(t, in.Was))
+		}
+	}
+}
+
+// mustJSON encodes v as the proxy does (no HTML escaping), without the trailing newline.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TestCorruptPlausibleDecoy: with decoy_args the fault fetches the neighbouring record from the
+// ledger and presents it under the requested id, the same whatever the seed.
+func TestCorruptPlausibleDecoy(t *testing.T) {
+	s := startLedger(t)
+	schema := s.schema(t)
+	opts := `{"decoy_args":{"account_id":"ACC-4476"}}`
+	wire, eff := apply(t, s, schema, "corrupt-plausible", opts, 1)
+	want := `{"content":[{"text":"ACC-4471: balance 39,582.04 USD as of 2026-03-31","type":"text"}],"structuredContent":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":3958204,"currency":"USD"}}`
+	if wire != want {
+		t.Errorf("on the wire:\n%s\nwant:\n%s", wire, want)
+	}
+	if got, want := mustJSON(t, eff.Introduced), `[{"path":"structuredContent.balance_minor","value":3958204,"was":4071877},{"path":"content[0].text","value":"39,582.04"}]`; got != want {
+		t.Errorf("introduced:\n%s\nwant:\n%s", got, want)
+	}
+	checkIntroducedOnTheWire(t, eff, wire)
+	if other, _ := apply(t, s, schema, "corrupt-plausible", opts, 2); other != wire {
+		t.Errorf("another seed changed the decoy:\n%s", other)
+	}
+}
+
+// TestNewRefusesBadOptions: each fault judges its own options, naming the option.
+func TestNewRefusesBadOptions(t *testing.T) {
+	for _, tc := range []struct{ fault, options, want string }{
+		{"latency", `{"latncy":"1s"}`, `fault latency has no option "latncy" (its options: latency)`},
+		{"clean", `{"latency":"1s"}`, `fault clean has no option "latency" (it takes none)`},
+		{"latency", `{"latency":"2 seconds"}`, `fault latency, option latency: want a duration like 2s or 150ms, got "2 seconds"`},
+		{"latency", `{"latency":2}`, `fault latency, option latency: want a duration like 2s or 150ms, got 2`},
+		{"latency", `{"latency":"-1s"}`, `fault latency, option latency: must not be negative, got -1s`},
+		{"rpc-error", `{"code":"x"}`, `fault rpc-error, option code: want a whole number, got a string`},
+		{"corrupt-plausible", `{"decoy_args":"ACC-4476"}`, `fault corrupt-plausible, option decoy_args: want the tool's arguments as an object, like {"account_id": "ACC-4476"}`},
+		{"latency", `["1s"]`, `fault latency: options: want an object, got an array`},
+		{"nope", ``, `unknown fault "nope" (known: ` + strings.Join(fault.Names(), ", ") + `)`},
+	} {
+		_, err := fault.New(tc.fault, json.RawMessage(tc.options))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("New(%s, %s): %v\nwant %s", tc.fault, tc.options, err, tc.want)
+		}
+		if check := fault.Check(tc.fault, json.RawMessage(tc.options)); check == nil || check.Error() != tc.want {
+			t.Errorf("Check(%s, %s): %v, want New's error", tc.fault, tc.options, check)
+		}
+	}
+	// Options left out, or null, keep the fault's defaults.
+	for _, opts := range []string{``, `{}`, `null`, `{"latency":null}`} {
+		f, err := fault.New("latency", json.RawMessage(opts))
+		if err != nil || *f.(*fault.Latency) != (fault.Latency{Latency: fault.Duration(2 * time.Second)}) {
+			t.Errorf("New(latency, %s) = %+v, %v; want the 2s default", opts, f, err)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package fault_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolscore/toolscore/fault"
+)
+
+// showHTTP prints what a transport fault does to the exchange of the target call.
+func showHTTP(name, options string) {
+	f, err := fault.New(name, json.RawMessage(options))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %+v\n", name, *f.(fault.HTTPFault).HTTP())
+}
+
+// The session forgotten: 404 to the call and to everything later in its session.
+func ExampleSessionExpired() {
+	showHTTP("session-expired", "")
+	// Output:
+	// session-expired {Status:404 Header:map[] ExpireSession:true HeaderDelay:0s Cut:false EventIDFirst:false}
+}
+
+// The SSE stream ends before the response: after the events with an id, or before any.
+func ExampleSSECut() {
+	showHTTP("sse-cut", "")
+	showHTTP("sse-cut", `{"event_id":false}`)
+	// Output:
+	// sse-cut {Status:0 Header:map[] ExpireSession:false HeaderDelay:0s Cut:true EventIDFirst:true}
+	// sse-cut {Status:0 Header:map[] ExpireSession:false HeaderDelay:0s Cut:true EventIDFirst:false}
+}
+
+// 500 instead of the answer.
+func ExampleHTTP500() {
+	showHTTP("http-500", "")
+	// Output:
+	// http-500 {Status:500 Header:map[] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+}
+
+// 429 with Retry-After in whole seconds, rounded up; none for 0.
+func ExampleHTTP429() {
+	showHTTP("http-429", "")
+	showHTTP("http-429", `{"retry_after":"1500ms"}`)
+	showHTTP("http-429", `{"retry_after":"0s"}`)
+	showHTTP("http-429", `{"retry_after":"-1s"}`)
+	// Output:
+	// http-429 {Status:429 Header:map[Retry-After:[1]] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-429 {Status:429 Header:map[Retry-After:[2]] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-429 {Status:429 Header:map[] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+	// fault http-429, option retry_after: must not be negative, got -1s
+}
+
+// The answer's headers late.
+func ExampleSlowFirstByte() {
+	showHTTP("slow-first-byte", `{"delay":"300ms"}`)
+	// Output:
+	// slow-first-byte {Status:0 Header:map[] ExpireSession:false HeaderDelay:300ms Cut:false EventIDFirst:false}
+}
+
+// Which faults only the HTTP transport carries.
+func ExampleTransport() {
+	for _, name := range fault.Names() {
+		if fault.Transport(name) {
+			fmt.Println(name)
+		}
+	}
+	// Output:
+	// http-429
+	// http-500
+	// session-expired
+	// slow-first-byte
+	// sse-cut
+}

@@ -1,0 +1,73 @@
+package backend
+
+import (
+	"time"
+
+	"github.com/toolscore/toolscore/record"
+)
+
+// Spec is one run to execute.
+type Spec struct {
+	// Dir is the run's own directory on this machine: its files are the run's inputs, and the
+	// transcript lands in it.
+	Dir string
+	// Client names the client adapter (it picks the cell image); Cell and Run label the run.
+	Client string
+	Cell   string
+	Run    int
+	// Command is the client adapter to start; Env is added to its environment.
+	Command []string
+	Env     []string
+	Timeout time.Duration
+	// Network, when set, is this run's network instead of the sandbox's (a cell that must reach
+	// a real model); the local backend has no say over networks and ignores it.
+	Network string
+	// Server, when set, is the run's image server: a container of its own whose loopback the
+	// cell shares (docker only).
+	Server *ServerSpec
+}
+
+// StdoutFile is the file in a run's directory that holds the adapter's stdout: its observation
+// is the last line. It is streamed there, never held in memory, so an observation of any size
+// is kept whole; a cell's own work files of that name are not taken.
+const StdoutFile = record.StdoutFile
+
+// Result is what came of a run. A crash, a timeout or a dead adapter is a result, not an error.
+type Result struct {
+	// Stdout is the path of the file holding the adapter's stdout (StdoutFile in the run's
+	// directory); it may not exist when the adapter never started.
+	Stdout   string
+	Stderr   []byte
+	ExitCode int
+	// TimedOut is true when the run's timeout stopped it; Cancelled when the sweep was.
+	TimedOut  bool
+	Cancelled bool
+	// OOMKilled is true when the cell ran out of memory and the kernel killed it.
+	OOMKilled bool
+	Took      time.Duration
+	// Err says why the run could not start at all.
+	Err error
+}
+
+// maxOutput caps what is kept of a run's stderr, which only its last lines are read of.
+const maxOutput = 16 << 20
+
+// capped is an io.Writer that keeps the first max bytes and counts the rest.
+type capped struct {
+	buf     []byte
+	max     int
+	dropped int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+	} else {
+		if room > 0 {
+			c.buf = append(c.buf, p[:room]...)
+		}
+		c.dropped += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,181 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Descriptor is everything toolscore knows about one client or agent. Each registers one, in
+// its own file (agents from internal/agent, so a program that runs them imports that package),
+// and every lookup reads it: the names a manifest may use, the command a run starts, the cell
+// image, where a real model's key is, toolscore version and the usage text.
+type Descriptor struct {
+	// Name is what a manifest calls the client; with Paths, it names each path as Name/path.
+	Name  string
+	Paths []string
+	// Agent marks an agent: it is given the scenario's prompt, and its observation (the
+	// model's view and an answer) is graded by grade.Agent.
+	Agent bool
+	// KeyEnv is where the runner's environment holds the key of an agent's real model unless
+	// the manifest says otherwise: its vendor's usual variable.
+	KeyEnv string
+	// Module is the Go module of a client compiled into toolscore, which toolscore version
+	// reports at the version built in.
+	Module string
+	// Image is the cell image of a contained client (its library or CLI is not Go); the zero
+	// Image means the client runs in the built-in image, toolscore itself.
+	Image Image
+	// Command starts a contained client in its image, the path appended.
+	Command []string
+	// Run is the adapter in toolscore's own process (toolscore client or agent NAME), given
+	// the path named ("" for a client without Paths).
+	Run func(ctx context.Context, r Request, path string) (*Observation, error)
+}
+
+// Image is the cell image a contained client lives in, built by internal/backend.ClientImage.
+type Image struct {
+	// Dir is its directory under internal/backend/images, and the image's name.
+	Dir string
+	// BaseEnv names the variable that replaces the Dockerfile's BASE_IMAGE when set (CI
+	// without a registry brings its own base).
+	BaseEnv string
+	// VersionArg is the build argument that installs the version a manifest names instead of
+	// the one the Dockerfile pins.
+	VersionArg string
+	// Borrow lists files of other image directories the build context takes as well, by their
+	// path under internal/backend/images, so one adapter script can serve several images.
+	Borrow []string
+}
+
+// The paths of an SDK-level client: the tool called straight away, or after tools/list (so a
+// library that caches the published outputSchema can validate against it).
+const (
+	PathCall         = "call"
+	PathListThenCall = "list-then-call"
+)
+
+// CallPaths are the paths every SDK-level client offers.
+var CallPaths = []string{PathCall, PathListThenCall}
+
+var (
+	descriptors []Descriptor
+	// byName resolves every name a manifest may use.
+	byName = map[string]entry{}
+)
+
+// entry is a manifest name resolved: its descriptor's index and the path it names.
+type entry struct {
+	i    int
+	path string
+}
+
+// Register adds a client or agent; it is called from an init function, and panics on a name
+// taken twice or a descriptor that cannot run, so a mistake stops every test at once.
+func Register(d Descriptor) {
+	if d.Name == "" || (d.Run == nil && !d.Contained()) || (d.Contained() && len(d.Command) == 0) {
+		panic(fmt.Sprintf("client.Register(%q): a client needs a name, and an in-process Run or an image and its Command", d.Name))
+	}
+	paths := d.Paths
+	if len(paths) == 0 {
+		paths = []string{""}
+	}
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = d.Name
+		if p != "" {
+			names[i] += "/" + p
+		}
+		if _, dup := byName[names[i]]; dup {
+			panic(fmt.Sprintf("client.Register: %q registered twice", names[i]))
+		}
+	}
+	for i, n := range names {
+		byName[n] = entry{len(descriptors), paths[i]}
+	}
+	descriptors = append(descriptors, d)
+}
+
+// Lookup resolves a name a manifest may use to its client's descriptor and the path it names.
+func Lookup(name string) (d Descriptor, path string, ok bool) {
+	e, ok := byName[name]
+	if !ok {
+		return Descriptor{}, "", false
+	}
+	return descriptors[e.i], e.path, true
+}
+
+// Contained says whether the client lives in a cell image of its own.
+func (d Descriptor) Contained() bool { return d.Image.Dir != "" }
+
+// Argv is the command that starts a contained client at path in its image.
+func (d Descriptor) Argv(path string) []string {
+	argv := slices.Clone(d.Command)
+	if path != "" {
+		argv = append(argv, path)
+	}
+	return argv
+}
+
+// Label names the client with all its paths, as toolscore version lists it: ts-sdk/*.
+func (d Descriptor) Label() string {
+	if len(d.Paths) > 0 {
+		return d.Name + "/*"
+	}
+	return d.Name
+}
+
+// Descriptors lists every client and agent registered, sorted by name.
+func Descriptors() []Descriptor {
+	out := slices.Clone(descriptors)
+	slices.SortFunc(out, func(a, b Descriptor) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Images lists the cell images of the contained clients, one per directory, sorted.
+func Images() []Image {
+	var out []Image
+	for _, d := range Descriptors() {
+		if d.Contained() && !slices.ContainsFunc(out, func(im Image) bool { return im.Dir == d.Image.Dir }) {
+			out = append(out, d.Image)
+		}
+	}
+	slices.SortFunc(out, func(a, b Image) int { return cmp.Compare(a.Dir, b.Dir) })
+	return out
+}
+
+// Versioned lists the names a manifest may pin a version of, sorted: those of a Go library,
+// built for the pin (internal/backend.GoAdapter), and of an image that installs one.
+func Versioned() []string {
+	var out []string
+	for n, e := range byName {
+		if d := descriptors[e.i]; d.Module != "" || d.Image.VersionArg != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Names lists every name a manifest may use, built in or contained, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(byName)) }
+
+// AgentNames lists the agents, sorted.
+func AgentNames() []string {
+	var names []string
+	for _, n := range Names() {
+		if IsAgent(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// IsAgent says whether the client named is an agent (its observation carries the model's view
+// and an answer, graded by grade.Agent) rather than an SDK-level client.
+func IsAgent(name string) bool {
+	d, _, ok := Lookup(name)
+	return ok && d.Agent
+}

@@ -1,0 +1,453 @@
+package grade
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/jsonstream"
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+// Outcomes an agent adds to those of SDK-level clients.
+const (
+	// Rejected: the agent refused the result or marked it to the model as an error although the
+	// wire carried a result (its message is the evidence).
+	Rejected = "rejected"
+	// NoCall: the agent never made the call on the wire, and the model got no tool result.
+	NoCall = "no-call"
+)
+
+// Outcomes returns every outcome a run can be graded with: an SDK-level client's, then those
+// an agent adds.
+func Outcomes() []string {
+	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, Unavailable, Unsupported, Diverged}
+}
+
+// Grades of an agent's final answer (issue 6), counted per cell with Flagged alongside.
+const (
+	AnswerTruth      = "truth"       // it states a value of the scenario's truth
+	AnswerFaultValue = "fault-value" // it states a value the fault introduced
+	AnswerNoValue    = "no-value"    // it states no value at all
+	AnswerOther      = "other"       // it states some other value
+	AnswerFlagged    = "flagged"     // it names a problem (counted beside the grade above)
+)
+
+// Agent grades a run of an agent: what its client layer did with the result on the wire (the
+// outcome: passed, rejected, altered, rpc-error, or hung and crashed as for SDK clients), the
+// kind of the model's view and whether it carried the fault, and the final answer against the
+// scenario's truth and the values the fault introduced (from the transcript).
+func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
+	var g Grade
+	request, answer := proxy.TargetAnswer(transcript)
+	wire := g.noteWire(answer, true)
+	wireResult, wireError := wire.resultRaw, wire.rpcError
+	obs, perr := client.ReadObservation(res.Stdout, nil)
+	g.Observation = obs
+	gone := proxy.HandshakeExit(transcript)
+	switch {
+	case res.OOMKilled:
+		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
+		return g
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
+		return g
+	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
+		g.Outcome = Hung
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6))
+		if request != nil || proxy.FirstUnanswered(transcript) != nil {
+			g.Evidence += stuck(transcript, answer)
+		}
+		return g
+	case res.Err != nil:
+		g.Outcome, g.Evidence = Crashed, res.Err.Error()
+		return g
+	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
+		g.Outcome = Crashed
+		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
+		if perr != nil && res.ExitCode == 0 {
+			g.Evidence = perr.Error()
+		}
+		if tail := lastLine(res.Stderr); tail != "" {
+			g.Evidence += ": " + tail
+		}
+		return g
+	case obs.Agent == nil:
+		g.Outcome, g.Evidence = Crashed, "the adapter reported no model view: it is not an agent adapter"
+		return g
+	}
+	a := obs.Agent
+	v := &a.ModelView
+	v.SchemaSent = v.SchemaSent || schemaSent(transcript, v.ToolDef)
+	if carried, ok := carriedFault(v, g.Introduced); ok {
+		v.CarriedFault = &carried
+	}
+	g.ModelView = v.Kind
+	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
+	g.Evidence = clip(g.Evidence, maxEvidence)
+	g.Answer, g.Flagged = GradeAnswer(a.Answer, truth, g.Introduced, callArguments(request))
+	// Graded: what is too large to repeat in every record is stood for by an excerpt.
+	v.Block, v.BlockLarge = shrink(v.Block)
+	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
+	return g
+}
+
+// shrink keeps b when it is small, else an excerpt of it.
+func shrink(b json.RawMessage) (json.RawMessage, *jsonstream.Excerpt) {
+	if len(b) <= jsonstream.KeepLimit {
+		return b, nil
+	}
+	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	k.Write(b)
+	return nil, k.Excerpt()
+}
+
+// agentOutcome compares what the model got with what was on the wire.
+func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, v *client.ModelView) (string, string) {
+	said := "the model got " + v.Kind
+	if v.Excerpt != "" {
+		said += ": " + brief(v.Excerpt)
+	}
+	switch {
+	case !called && v.Block == nil:
+		return NoCall, "the tool was never called and the model got no tool result"
+	case !called:
+		if v.Kind == client.ViewError {
+			return Rejected, "the agent refused the call before it reached the server: " + v.Excerpt
+		}
+		return Altered, "the tool was never called on the wire, yet " + said
+	case !answered:
+		if v.Kind == client.ViewError {
+			return Rejected, "the server never answered; the agent told the model: " + v.Excerpt
+		}
+		return Altered, "the server never answered, yet " + said
+	case wireError != nil:
+		if v.Kind == client.ViewError {
+			return RPCError, "the agent passed the JSON-RPC error on as an error: " + v.Excerpt
+		}
+		return Altered, "the wire had a JSON-RPC error, but " + said
+	}
+	var wire payload
+	if err := decode(wireResult, &wire); err != nil {
+		return Altered, "the wire result is not a JSON object: " + err.Error()
+	}
+	texts := wireTexts(wire.Content)
+	if wire.IsError {
+		if v.Kind == client.ViewError {
+			return Passed, ""
+		}
+		return Altered, "the wire result had isError, but " + said
+	}
+	switch v.Kind {
+	case client.ViewError:
+		return Rejected, v.Excerpt
+	case client.ViewStructured:
+		var got any
+		if err := decode(json.RawMessage(v.Excerpt), &got); err == nil {
+			if wire.StructuredContent != nil && reflect.DeepEqual(got, wire.StructuredContent) {
+				return Passed, ""
+			}
+			for _, t := range texts {
+				var tv any
+				if decode(json.RawMessage(t), &tv) == nil && reflect.DeepEqual(got, tv) {
+					return Passed, ""
+				}
+			}
+		}
+		return Altered, "the model got JSON " + brief(v.Excerpt) + " where the wire had structuredContent " + brief(wire.StructuredContent)
+	case client.ViewText:
+		joined := strings.TrimSpace(strings.Join(texts, "\n"))
+		if joined != "" && strings.TrimSpace(v.Excerpt) == joined {
+			return Passed, ""
+		}
+		for _, t := range texts {
+			if strings.TrimSpace(t) == strings.TrimSpace(v.Excerpt) {
+				return Passed, ""
+			}
+		}
+		return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had " + brief(texts)
+	default: // none
+		if len(texts) == 0 && wire.StructuredContent == nil {
+			return Passed, ""
+		}
+		return Altered, "the model got nothing usable where the wire had content " + brief(wire.Content)
+	}
+}
+
+func wireTexts(content any) []string {
+	var out []string
+	list, _ := content.([]any)
+	for _, c := range list {
+		if m, ok := c.(map[string]any); ok && m["type"] == "text" {
+			if s, ok := m["text"].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// carriedFault says whether the model's view carries what the fault introduced: each
+// introduced value at its path (for a structured view), or its text within the view's words.
+// ok is false when the fault introduced nothing.
+func carriedFault(v *client.ModelView, intro []fault.Introduced) (carried, ok bool) {
+	if len(intro) == 0 {
+		return false, false
+	}
+	var view any
+	structured := v.Kind == client.ViewStructured && decode(json.RawMessage(v.Excerpt), &view) == nil
+	for _, in := range intro {
+		switch {
+		case strings.HasPrefix(in.Path, "structuredContent"):
+			if !structured {
+				continue
+			}
+			got, present := lookup(view, strings.TrimPrefix(strings.TrimPrefix(in.Path, "structuredContent"), "."))
+			if in.Value == nil {
+				if !present {
+					return true, true // the dropped field is missing in what the model got
+				}
+				continue
+			}
+			if present && sameValue(got, in.Value) {
+				return true, true
+			}
+		case strings.HasPrefix(in.Path, "content"):
+			s := scalarText(in.Value)
+			if s != "" && strings.Contains(v.Excerpt, s) {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+// lookup follows a dotted path into a decoded JSON value; "" is the value itself.
+func lookup(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// sameValue compares a value decoded with json.Number against one decoded without.
+func sameValue(a, b any) bool {
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	var x, y any
+	_ = decode(ab, &x)
+	_ = decode(bb, &y)
+	return reflect.DeepEqual(x, y)
+}
+
+func scalarText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		return v.String()
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// schemaSent says whether the tool's outputSchema, as the client got it in tools/list, reached
+// the model: the tool's definition in the model request (its input schema aside) names the
+// output schema or every one of its properties.
+func schemaSent(transcript []proxy.Entry, def json.RawMessage) bool {
+	if def == nil {
+		return false
+	}
+	schema := listedOutputSchema(transcript)
+	if schema == nil {
+		return false
+	}
+	var d map[string]any
+	if json.Unmarshal(def, &d) != nil {
+		return false
+	}
+	delete(d, "input_schema")
+	delete(d, "inputSchema")
+	delete(d, "parameters")
+	rest, _ := json.Marshal(d)
+	if bytes.Contains(rest, []byte("outputSchema")) || bytes.Contains(rest, []byte("output_schema")) {
+		return true
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return false
+	}
+	for k := range props {
+		if !bytes.Contains(rest, []byte(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// listedOutputSchema is the outputSchema of the called tool in the last tools/list answer the
+// client got, or nil.
+func listedOutputSchema(transcript []proxy.Entry) map[string]any {
+	request, _ := proxy.TargetAnswer(transcript)
+	target := ""
+	if request != nil && request.Match != nil {
+		target = request.Match.Tool
+	}
+	type env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result struct {
+			Tools []struct {
+				Name         string         `json:"name"`
+				OutputSchema map[string]any `json:"outputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	ids := map[string]bool{}
+	var schema map[string]any
+	for _, e := range transcript {
+		var m env
+		if json.Unmarshal(e.Wire, &m) != nil {
+			continue
+		}
+		if e.Dir == proxy.ClientToServer && m.Method == "tools/list" {
+			ids[proxy.IDKey(m.ID)] = true
+		}
+		if e.Dir == proxy.ServerToClient && m.Method == "" && ids[proxy.IDKey(m.ID)] {
+			for _, t := range m.Result.Tools {
+				if t.Name == target || target == "" {
+					schema = t.OutputSchema
+				}
+			}
+		}
+	}
+	return schema
+}
+
+// callArguments are the arguments of the target call, as the client sent them.
+func callArguments(request *proxy.Entry) map[string]any {
+	if request == nil {
+		return nil
+	}
+	var m struct {
+		Params struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(request.Wire, &m)
+	return m.Params.Arguments
+}
+
+var (
+	// Dates and times are not amounts: an as_of date, whole or cut, says nothing of a balance.
+	datePattern = regexp.MustCompile(`\d{4}-\d{1,2}(?:-\d{0,2})?(?:T[\d:.]*Z?)?`)
+	// JSON-RPC error codes are not amounts either.
+	rpcCodePattern = regexp.MustCompile(`-32\d{3}\b`)
+	numberPattern  = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
+	flagPattern    = regexp.MustCompile(`(?i)\b(errors?|fail(?:ed|ure|s)?|invalid|unexpected|missing|incomplete|truncated|mismatch(?:ed)?|inconsistent|disagree|(?:does|do|did) ?n[o']t match|cannot|can't|could ?n[o']t|unable|unavailable|no output|nothing|not (?:available|found|valid)|problem|wrong|suspicious|corrupt(?:ed)?|reject(?:ed)?)\b`)
+)
+
+// values are the amounts a text states: numbers with a decimal point or a thousands
+// separator, or of four digits or more, commas removed; dates, JSON-RPC codes and the call's
+// own arguments (the account id) are not amounts.
+func values(s string, exclude map[string]bool) []string {
+	s = datePattern.ReplaceAllString(s, " ")
+	s = rpcCodePattern.ReplaceAllString(s, " ")
+	var out []string
+	for _, tok := range numberPattern.FindAllString(s, -1) {
+		tok = strings.TrimRight(tok, ",")
+		n := strings.ReplaceAll(tok, ",", "")
+		digits := strings.ReplaceAll(n, ".", "")
+		if !strings.ContainsAny(tok, ".,") && len(digits) < 4 {
+			continue
+		}
+		if !exclude[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// GradeAnswer grades an agent's final answer: fault-value when it states a value the fault
+// introduced (and the server never said), else truth when it states a value of the truth, else
+// other when it states some other amount, else no-value; flagged when it names a problem.
+func GradeAnswer(answer string, truth []string, intro []fault.Introduced, args map[string]any) (string, bool) {
+	exclude := map[string]bool{}
+	for _, a := range args {
+		for _, v := range values(scalarText(a), nil) {
+			exclude[v] = true
+		}
+	}
+	truthSet := map[string]bool{}
+	for _, t := range truth {
+		truthSet[strings.ReplaceAll(t, ",", "")] = true
+	}
+	faultSet := map[string]bool{}
+	for _, in := range intro {
+		was := map[string]bool{}
+		for _, w := range leafValues(in.Was) {
+			was[w] = true
+		}
+		for _, v := range leafValues(in.Value) {
+			if !was[v] && !truthSet[v] && !exclude[v] {
+				faultSet[v] = true
+			}
+		}
+	}
+	flagged := flagPattern.MatchString(answer)
+	stated := values(answer, exclude)
+	for _, v := range stated {
+		if faultSet[v] {
+			return AnswerFaultValue, flagged
+		}
+	}
+	for _, v := range stated {
+		if truthSet[v] {
+			return AnswerTruth, flagged
+		}
+	}
+	if len(stated) > 0 {
+		return AnswerOther, flagged
+	}
+	return AnswerNoValue, flagged
+}
+
+// leafValues are the amounts in every scalar of a decoded JSON value.
+func leafValues(v any) []string {
+	switch v := v.(type) {
+	case map[string]any:
+		var out []string
+		for _, x := range v {
+			out = append(out, leafValues(x)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, leafValues(x)...)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return values(scalarText(v), nil)
+}

@@ -1,0 +1,189 @@
+package grade
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+var ledgerTruth = []string{"40718.77", "4071877"}
+
+const ledgerSchema = `{"type":"object","properties":{"account_id":{"type":"string"},"balance_minor":{"type":"integer"},"currency":{"type":"string"},"as_of":{"type":"string"}},"required":["account_id","balance_minor","currency","as_of"]}`
+
+// transcript is a tools/list and one target call with its answer, as the proxy records them.
+func transcript(answer string, intro []fault.Introduced, schema bool) []proxy.Entry {
+	tool := `{"name":"get_account_balance","inputSchema":{"type":"object"}}`
+	if schema {
+		tool = `{"name":"get_account_balance","inputSchema":{"type":"object"},"outputSchema":` + ledgerSchema + `}`
+	}
+	e := []proxy.Entry{
+		{Record: proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n")}},
+		{Record: proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tool + `]}}` + "\n")}},
+		{Record: proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "get_account_balance", N: 1, Fires: true},
+			Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_account_balance","arguments":{"account_id":"ACC-4471"}}}` + "\n")}},
+	}
+	if answer != "" {
+		e = append(e, proxy.Entry{Record: proxy.Record{Dir: proxy.ServerToClient, Introduced: intro, Wire: []byte(`{"jsonrpc":"2.0","id":2,` + answer + "}\n")}})
+	}
+	for i := range e {
+		e[i].Time = time.Unix(int64(i), 0)
+	}
+	return e
+}
+
+// ran is the adapter's observation line, as Claude Code's adapter prints it.
+func ran(kind, excerpt string, isError bool, answer string) Run {
+	var block json.RawMessage // none without an excerpt: the model got no tool result at all
+	if kind != "none" || excerpt != "" {
+		block, _ = json.Marshal(map[string]any{"type": "tool_result", "tool_use_id": "toolu_toolscore_call", "content": excerpt, "is_error": isError})
+	}
+	obs := client.Observation{Client: "claude-code", Library: "@anthropic-ai/claude-code 2.1.332", Listed: true, Agent: &client.AgentView{
+		ModelView: client.ModelView{Kind: kind, Excerpt: excerpt, IsError: isError, Block: block,
+			ToolDef: json.RawMessage(`{"name":"mcp__scenario__get_account_balance","description":"Returns the balance of one ledger account.","input_schema":{"type":"object","properties":{"account_id":{"type":"string"}}}}`)},
+		Answer: answer}}
+	line, _ := json.Marshal(obs)
+	return Run{Stdout: stdoutFile(append(line, '\n'))}
+}
+
+// testDir holds the adapters' stdout files of the tests; TestMain removes it.
+var testDir string
+
+func TestMain(m *testing.M) {
+	testDir, _ = os.MkdirTemp("", "grade-test-")
+	code := m.Run()
+	os.RemoveAll(testDir)
+	os.Exit(code)
+}
+
+// stdoutFile is a file holding an adapter's stdout, as a backend leaves it.
+func stdoutFile(b []byte) string {
+	f, _ := os.CreateTemp(testDir, "stdout-")
+	f.Write(b)
+	f.Close()
+	return f.Name()
+}
+
+const (
+	cleanResult = `"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":{"account_id":"ACC-4471","balance_minor":4071877,"currency":"USD","as_of":"2026-03-31"}}`
+	cleanJSON   = `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}`
+)
+
+// The cases are what Claude Code 2.1.332 was seen to do with the ledger's faults.
+func TestAgentGrades(t *testing.T) {
+	plausible := []fault.Introduced{{Path: "structuredContent.balance_minor", Value: float64(3958204), Was: float64(4071877)},
+		{Path: "content[0].text", Value: "39,582.04", Was: "40,718.77"}}
+	typeSwap := []fault.Introduced{{Path: "structuredContent.balance_minor", Value: "4071877", Was: float64(4071877)}}
+	cases := []struct {
+		name                  string
+		res                   Run
+		tr                    []proxy.Entry
+		outcome, view, answer string
+		flagged               bool
+		carried               *bool
+		schemaSent            bool
+	}{
+		{"clean: the model got the structured JSON", ran("structured", cleanJSON, false, "The tool returned: "+cleanJSON),
+			transcript(cleanResult, nil, false), Passed, "structured", AnswerTruth, false, nil, false},
+		{"corrupt-plausible: a well-formed lie passes and is believed",
+			ran("structured", `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":3958204,"currency":"USD"}`, false, `The tool returned: {"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":3958204,"currency":"USD"}`),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 39,582.04 USD as of 2026-03-31"}],"structuredContent":{"account_id":"ACC-4471","balance_minor":3958204,"currency":"USD","as_of":"2026-03-31"}}`, plausible, true),
+			Passed, "structured", AnswerFaultValue, false, ptr(true), false},
+		{"type-swap, hidden: the string reaches the model",
+			ran("structured", `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":"4071877","currency":"USD"}`, false, `The tool returned: {"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":"4071877","currency":"USD"}`),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":{"account_id":"ACC-4471","balance_minor":"4071877","currency":"USD","as_of":"2026-03-31"}}`, typeSwap, false),
+			Passed, "structured", AnswerTruth, false, ptr(true), false},
+		{"type-swap, published: the agent rejects it by the schema",
+			ran("error", "Structured content does not match the tool's output schema: data/balance_minor must be integer", true, "The tool call failed: Structured content does not match the tool's output schema: data/balance_minor must be integer"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":{"account_id":"ACC-4471","balance_minor":"4071877","currency":"USD","as_of":"2026-03-31"}}`, typeSwap, true),
+			Rejected, "error", AnswerNoValue, true, ptr(false), false},
+		{"rpc-error", ran("error", "Internal error", true, "The tool call failed: Internal error"),
+			transcript(`"error":{"code":-32603,"message":"Internal error"}`, nil, false), RPCError, "error", AnswerNoValue, true, nil, false},
+		{"error: isError passed on as an error", ran("error", "upstream ledger service unavailable (503): try again later", true, "The tool call failed: upstream ledger service unavailable (503): try again later"),
+			transcript(`"result":{"content":[{"type":"text","text":"upstream ledger service unavailable (503): try again later"}],"isError":true}`,
+				[]fault.Introduced{{Path: "content[0].text", Value: "upstream ledger service unavailable (503): try again later"}}, false),
+			Passed, "error", AnswerNoValue, true, ptr(true), false},
+		{"error: an agent that drops the error flag alters the result", ran("text", "upstream ledger service unavailable (503): try again later", false, "The tool returned: upstream ledger service unavailable (503): try again later"),
+			transcript(`"result":{"content":[{"type":"text","text":"upstream ledger service unavailable (503): try again later"}],"isError":true}`, nil, false),
+			Altered, "text", AnswerNoValue, true, nil, false},
+		{"empty: the agent's placeholder says there was nothing", ran("none", "(mcp__scenario__get_account_balance completed with no output)", false, "The tool returned: (mcp__scenario__get_account_balance completed with no output)"),
+			transcript(`"result":{"content":[]}`, nil, false), Passed, "none", AnswerNoValue, true, nil, false},
+		{"truncate: the cut text passed on", ran("text", "ACC-4471: balance 40,7", false, "The tool returned: ACC-4471: balance 40,7"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,7"}]}`,
+				[]fault.Introduced{{Path: "content[0].text", Value: "ACC-4471: balance 40,7", Was: "ACC-4471: balance 40,718.77 USD as of 2026-03-31"}}, false),
+			Passed, "text", AnswerFaultValue, false, ptr(true), false},
+		{"the agent shows the model the text block where the wire had other words", ran("text", "ACC-4471: balance 1.00 USD", false, "The tool returned: ACC-4471: balance 1.00 USD"),
+			transcript(cleanResult, nil, false), Altered, "text", AnswerOther, false, nil, false},
+		{"schema sent: the tool's definition carries the output schema",
+			func() Run {
+				r := ran("structured", cleanJSON, false, "The tool returned: "+cleanJSON)
+				var o client.Observation
+				b, _ := os.ReadFile(r.Stdout)
+				json.Unmarshal(b, &o)
+				o.Agent.ModelView.ToolDef = json.RawMessage(`{"name":"x","description":"returns account_id, balance_minor, currency and as_of","input_schema":{}}`)
+				line, _ := json.Marshal(o)
+				return Run{Stdout: stdoutFile(line)}
+			}(), transcript(cleanResult, nil, true), Passed, "structured", AnswerTruth, false, nil, true},
+		{"hung", Run{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
+		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := Agent(c.res, c.tr, ledgerTruth)
+			if g.Outcome != c.outcome || g.ModelView != c.view || g.Answer != c.answer || g.Flagged != c.flagged {
+				t.Errorf("got %s / view %q / answer %q flagged %v (evidence %q); want %s / %q / %q flagged %v",
+					g.Outcome, g.ModelView, g.Answer, g.Flagged, g.Evidence, c.outcome, c.view, c.answer, c.flagged)
+			}
+			if g.Observation == nil || g.Observation.Agent == nil {
+				return
+			}
+			v := g.Observation.Agent.ModelView
+			if (v.CarriedFault == nil) != (c.carried == nil) || (c.carried != nil && *v.CarriedFault != *c.carried) {
+				t.Errorf("carried_fault %v, want %v", deref(v.CarriedFault), deref(c.carried))
+			}
+			if v.SchemaSent != c.schemaSent {
+				t.Errorf("schema_sent %v, want %v", v.SchemaSent, c.schemaSent)
+			}
+		})
+	}
+}
+
+func TestGradeAnswer(t *testing.T) {
+	corrupt := []fault.Introduced{{Path: "structuredContent.account_id", Value: "ACC-4271", Was: "ACC-4471"},
+		{Path: "structuredContent.balance_minor", Value: float64(4071870), Was: float64(4071877)}}
+	args := map[string]any{"account_id": "ACC-4471"}
+	for _, c := range []struct {
+		answer  string
+		intro   []fault.Introduced
+		want    string
+		flagged bool
+	}{
+		{"The balance is 40,718.77 USD.", nil, AnswerTruth, false},
+		{`{"account_id":"ACC-4471","balance_minor":4071877}`, nil, AnswerTruth, false},
+		{"ACC-4471: balance 40,718.77 USD as of 2026-03-3", nil, AnswerTruth, false},
+		{`{"account_id":"ACC-4271","balance_minor":4071870}`, corrupt, AnswerFaultValue, false},
+		{"The balance of ACC-4471 is 4071870 minor units.", corrupt, AnswerFaultValue, false},
+		{"The tool call failed: MCP error -32603: Internal error", nil, AnswerNoValue, true},
+		{"The ledger is unavailable (503) as of 2026-03-31.", nil, AnswerNoValue, true},
+		{"ACC-4471 holds 12,000.00 USD.", nil, AnswerOther, false},
+		{"The data looks inconsistent: 40,718.77 in the text, 4071870 in the JSON.", corrupt, AnswerFaultValue, true},
+	} {
+		got, flagged := GradeAnswer(c.answer, ledgerTruth, c.intro, args)
+		if got != c.want || flagged != c.flagged {
+			t.Errorf("%q: %s flagged %v, want %s flagged %v", c.answer, got, flagged, c.want, c.flagged)
+		}
+	}
+}
+
+func ptr(b bool) *bool { return &b }
+
+func deref(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}

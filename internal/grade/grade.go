@@ -1,0 +1,329 @@
+package grade
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/jsonstream"
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+// Outcomes of an SDK-level client, as DESIGN.md names them.
+const (
+	Passed   = "passed"     // returned what was on the wire
+	Altered  = "altered"    // returned something else
+	Threw    = "threw"      // the library raised
+	RPCError = "rpc-error"  // the library reported the JSON-RPC error that was on the wire
+	Hung     = "hung"       // no answer before the run's timeout
+	Crashed  = "crashed"    // the adapter died or printed no observation
+	OOM      = "oom-killed" // the cell ran out of memory and the kernel killed it
+	// ServerExited is the server's failure, not the client's: it exited before it answered the
+	// handshake, so no client could do anything with it.
+	ServerExited = "server-exited"
+)
+
+// Grade is one run's outcome and the evidence for it.
+type Grade struct {
+	Outcome string `json:"outcome"`
+	// Evidence is one line a person reads: the exception text, or what differed.
+	Evidence string `json:"evidence,omitempty"`
+	// Wire is the answer exactly as the proxy sent it to the client, when there was one; an
+	// answer over jsonstream.KeepLimit is stood for by WireLarge instead (prefix, size and
+	// SHA-256 of its exact bytes, newline included, as the transcript holds them).
+	Wire      string              `json:"wire,omitempty"`
+	WireLarge *jsonstream.Excerpt `json:"wire_large,omitempty"`
+	// Introduced lists the values the fault put on the wire.
+	Introduced  []fault.Introduced  `json:"introduced,omitempty"`
+	Observation *client.Observation `json:"observation,omitempty"`
+	// For an agent (grade.Agent): the kind of the model's view, the answer's grade, and whether
+	// the answer named a problem.
+	ModelView string `json:"model_view,omitempty"`
+	Answer    string `json:"answer,omitempty"`
+	Flagged   bool   `json:"flagged,omitempty"`
+}
+
+// maxEvidence bounds the evidence line, which every report and results.json example repeats.
+const maxEvidence = 2000
+
+// SDK grades a run of an SDK-level client. It reads the answer on the wire and the observation
+// as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
+func SDK(res Run, transcript []proxy.Entry) Grade {
+	var g Grade
+	_, answer := proxy.TargetAnswer(transcript)
+	wire := g.noteWire(answer, false)
+	var got digested
+	obs, perr := client.ReadObservation(res.Stdout, func(d *jsonstream.Reader) (err error) {
+		got, err = readPayload(d)
+		return err
+	})
+	g.Observation = obs
+	// An observation that is there is what the client did, even when the run then outlived its
+	// time (the adapter waited on a server that would not go).
+	gone := proxy.HandshakeExit(transcript)
+	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil)
+	switch {
+	case res.OOMKilled:
+		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
+	case res.Err == nil && gone != "":
+		g.Outcome, g.Evidence = ServerExited, gone
+	case res.TimedOut && !observed:
+		g.Outcome = Hung
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + stuck(transcript, answer)
+	case res.Err != nil:
+		g.Outcome, g.Evidence = Crashed, res.Err.Error()
+	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
+		g.Outcome = Crashed
+		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
+		if perr != nil && res.ExitCode == 0 {
+			g.Evidence = perr.Error()
+		}
+		if tail := lastLine(res.Stderr); tail != "" {
+			g.Evidence += ": " + tail
+		}
+	case obs.Raised != nil:
+		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
+		if wire.rpcError != nil {
+			g.Outcome = RPCError
+		}
+	case wire.result == nil:
+		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
+	default:
+		if diff := differs(got, *wire.result); diff != "" {
+			g.Outcome, g.Evidence = Altered, diff
+		} else {
+			g.Outcome = Passed
+		}
+	}
+	if res.TimedOut && g.Outcome != Hung && g.Outcome != ServerExited {
+		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
+		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
+	}
+	g.Evidence = clip(g.Evidence, maxEvidence)
+	return g
+}
+
+// stuck says what a hung client waited on: the first request the server never answered, named
+// (the handshake, a listing, the call), or the call when nothing else shows.
+func stuck(transcript []proxy.Entry, answer *proxy.Entry) string {
+	if w := proxy.FirstUnanswered(transcript); w != nil {
+		return fmt.Sprintf("; the server never answered %s (id %s)", w.Method, w.ID)
+	}
+	if answer == nil {
+		return "; the server never answered the call"
+	}
+	return ""
+}
+
+// wireAnswer is what the answer on the wire held: its result (nil when it had none) and its
+// JSON-RPC error (nil when absent).
+type wireAnswer struct {
+	result    *digested
+	resultRaw json.RawMessage // the result's bytes, when asked for
+	rpcError  json.RawMessage
+}
+
+// noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
+// as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
+// whose grader decodes it.
+func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
+	if answer == nil {
+		return w
+	}
+	g.Introduced = answer.Introduced
+	r, err := answer.OpenWire()
+	if err != nil {
+		g.Wire = "(the answer could not be read back from the transcript: " + err.Error() + ")"
+		return w
+	}
+	defer r.Close()
+	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	all := io.TeeReader(r, k)
+	d := jsonstream.NewReader(all)
+	err = d.Object(func(key string) error {
+		switch {
+		case strings.EqualFold(key, "result") && raw:
+			b, err := d.Raw(math.MaxInt)
+			w.resultRaw, w.result = b, &digested{}
+			return err
+		case strings.EqualFold(key, "result"):
+			p, err := readPayload(d)
+			w.result = &p
+			return err
+		case strings.EqualFold(key, "error"):
+			b, err := d.Raw(jsonstream.KeepLimit)
+			if errors.Is(err, jsonstream.ErrTooLarge) {
+				b, err = json.RawMessage(`{"message":"(too large to keep)"}`), nil
+			}
+			w.rpcError = b
+			return err
+		}
+		return d.Skip()
+	})
+	if _, end := d.Peek(); err != nil || end != io.EOF {
+		w = wireAnswer{} // not one JSON object: no result, no error, as encoding/json would say
+	}
+	_, _ = io.Copy(io.Discard, all)
+	if b, whole := k.Whole(); whole {
+		g.Wire = strings.TrimRight(string(b), "\r\n")
+	} else {
+		g.WireLarge = k.Excerpt()
+	}
+	return w
+}
+
+// payload is the part of a tools/call result that a fault changes and a client must pass on;
+// fields a library adds of its own (resultType, _meta) are not the client's to be judged on.
+type payload struct {
+	Content           any  `json:"content"`
+	StructuredContent any  `json:"structuredContent"`
+	IsError           bool `json:"isError"`
+}
+
+// digested is a payload read as a stream: each part as a digest of what it means (see
+// jsonstream.Reader.Digest), with its bytes kept when small, for the evidence.
+type digested struct {
+	content, structured part
+	isError             bool
+	// notObject says why the result could not be read as one (encoding/json's words).
+	notObject string
+}
+
+type part struct {
+	sum [32]byte
+	raw *jsonstream.Keeper
+}
+
+// A missing content list and an empty one are the same result, as are a missing and a null
+// structuredContent.
+var noContent, noStructured = constPart("[]"), constPart("null")
+
+func constPart(s string) part {
+	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	sum, _ := jsonstream.NewReader(io.TeeReader(strings.NewReader(s), k)).Digest()
+	return part{sum: sum, raw: k}
+}
+
+// readPayload reads a result into its payload; a value that is well-formed JSON but not a
+// result object is noted in notObject, not an error.
+func readPayload(d *jsonstream.Reader) (digested, error) {
+	p := digested{content: noContent, structured: noStructured}
+	c, err := d.Peek()
+	switch {
+	case err != nil:
+		return p, d.Skip()
+	case c == 'n':
+		return p, d.Skip()
+	case c != '{':
+		p.notObject = "json: cannot unmarshal " + map[byte]string{'[': "array", '"': "string", 't': "bool", 'f': "bool"}[c] + " into a tools/call result"
+		if c >= '0' && c <= '9' || c == '-' {
+			p.notObject = "json: cannot unmarshal number into a tools/call result"
+		}
+		return p, d.Skip()
+	}
+	err = d.Object(func(key string) error {
+		c, _ := d.Peek()
+		switch {
+		case strings.EqualFold(key, "content") && c == 'n':
+			p.content = noContent
+			return d.Skip()
+		case strings.EqualFold(key, "content"):
+			return readPart(d, &p.content)
+		case strings.EqualFold(key, "structuredContent"):
+			return readPart(d, &p.structured)
+		case strings.EqualFold(key, "isError"):
+			switch c {
+			case 't', 'f':
+				p.isError = c == 't'
+			case 'n':
+			default:
+				p.notObject = "json: isError is not true or false"
+			}
+		}
+		return d.Skip()
+	})
+	return p, err
+}
+
+func readPart(d *jsonstream.Reader, to *part) error {
+	p := part{raw: jsonstream.NewKeeper(jsonstream.KeepLimit)}
+	err := d.Capture(p.raw, func() (err error) {
+		p.sum, err = d.Digest()
+		return err
+	})
+	*to = p
+	return err
+}
+
+// differs says how what the client returned differs from what was on the wire, or "".
+func differs(got, want digested) string {
+	if got.notObject != "" {
+		return "the client's result is not a JSON object: " + got.notObject
+	}
+	if want.notObject != "" {
+		return "the wire result is not a JSON object: " + want.notObject
+	}
+	var diffs []string
+	if got.content.sum != want.content.sum {
+		diffs = append(diffs, "content "+got.content.brief()+" where the wire had "+want.content.brief())
+	}
+	if got.structured.sum != want.structured.sum {
+		diffs = append(diffs, "structuredContent "+got.structured.brief()+" where the wire had "+want.structured.brief())
+	}
+	if got.isError != want.isError {
+		diffs = append(diffs, fmt.Sprintf("isError %v where the wire had %v", got.isError, want.isError))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// brief shows a part as compact JSON, cut at 200 bytes; a large one by its first bytes.
+func (p part) brief() string {
+	b, whole := p.raw.Whole()
+	if !whole {
+		return p.raw.Head(200) + fmt.Sprintf("… (%d bytes)", p.raw.Len())
+	}
+	var v any
+	if decode(b, &v) != nil {
+		return clip(string(b), 200)
+	}
+	return brief(v)
+}
+
+func decode(b json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func brief(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := jsonstream.NewKeeper(n)
+	k.Write([]byte(s))
+	return k.Head(n) + "…"
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	s := strings.TrimSpace(lines[len(lines)-1])
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package grade
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+// TestTimedOutRuns: a run that outlived its time is graded by its observation when the adapter
+// printed one (it waited on a server that would not go, issue 24); without one it is hung, and
+// the evidence names the request the server never answered, the handshake included, instead of
+// blaming the call. A server that exited before answering initialize is server-exited, however
+// the client took it.
+func TestTimedOutRuns(t *testing.T) {
+	dir := t.TempDir()
+	transcript := func(name string, recs ...*proxy.Record) []proxy.Entry {
+		path := filepath.Join(dir, name+".jsonl")
+		f, _ := os.Create(path)
+		w := proxy.NewTee(f)
+		for _, r := range recs {
+			w.Write(r)
+		}
+		w.Close()
+		f.Close()
+		e, err := proxy.ReadTranscript(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	init := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")}
+	initAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")}
+	discover := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}` + "\n")}
+	discoverAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}` + "\n")}
+	call := &proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")}
+	answer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
+	exit := func(clientFirst bool) *proxy.Record {
+		return &proxy.Record{Dir: proxy.Event, Event: "server-exit", Detail: map[string]any{"status": 0, "client_closed_first": clientFirst}}
+	}
+	stderr := &proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("cannot open the database\n")}
+	observed := filepath.Join(dir, "observed")
+	os.WriteFile(observed, []byte(`{"client":"x","returned":{"content":[]}}`+"\n"), 0o644)
+	none := filepath.Join(dir, "none")
+	os.WriteFile(none, nil, 0o644)
+	crashed := filepath.Join(dir, "threw")
+	os.WriteFile(crashed, []byte(`{"client":"x","raised":{"class":"Error","message":"EOF"}}`+"\n"), 0o644)
+	for _, c := range []struct {
+		name              string
+		res               Run
+		tr                []proxy.Entry
+		outcome, evidence string
+	}{
+		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
+			transcript("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
+		{"no observation, stuck on initialize", Run{Stdout: none, TimedOut: true, Took: 10e9},
+			transcript("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
+		{"no observation, stuck on the call", Run{Stdout: none, TimedOut: true, Took: 10e9},
+			transcript("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
+		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
+			transcript("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
+		{"server exited after the client gave up", Run{Stdout: crashed},
+			transcript("e", init, exit(true)), Threw, "Error: EOF"},
+		{"server exited after the handshake", Run{Stdout: crashed},
+			transcript("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
+		{"server exited after a 2026 handshake", Run{Stdout: crashed},
+			transcript("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if g := SDK(c.res, c.tr); g.Outcome != c.outcome || g.Evidence != c.evidence {
+				t.Errorf("SDK: %s (%s), want %s (%s)", g.Outcome, g.Evidence, c.outcome, c.evidence)
+			}
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package outdir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// Merge reads the output directories dirs, of one scenario (shards of a matrix, or more runs
+// of the same cells), and adds their counts up, with each example's transcript path made
+// relative to out, where WriteMerged will put them. It writes nothing: every error here is one
+// of the inputs.
+func Merge(out string, dirs []string) (*tally.Results, error) {
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	var inputs []*tally.Results
+	given := map[string]string{} // absolute path -> as given
+	for i, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		if first, ok := given[abs]; ok {
+			return nil, fmt.Errorf("%s is given twice (as %s and %s): its runs would be counted twice", abs, first, dir)
+		}
+		given[abs] = dir
+		if abs == outAbs {
+			return nil, fmt.Errorf("--out %s is one of the inputs; merge into another directory", out)
+		}
+		res, err := ReadResults(Results(dir))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(dir, record.RunsFile)); err != nil {
+			return nil, fmt.Errorf("%s has %s but no %s: %w", dir, record.ResultsFile, record.RunsFile, err)
+		}
+		if i > 0 && res.Scenario != inputs[0].Scenario {
+			return nil, fmt.Errorf("%s and %s hold different scenarios (%q and %q); merge outputs of one scenario only",
+				dirs[0], dir, inputs[0].Scenario, res.Scenario)
+		}
+		rebaseTees(res, abs, outAbs)
+		inputs = append(inputs, res)
+	}
+	return tally.Merge(inputs...)
+}
+
+// WriteMerged makes the output directory out of what Merge added up from dirs: their
+// runs.jsonl one after the other, then results.json and summary.md of the whole.
+func WriteMerged(out string, dirs []string, merged *tally.Results) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := concatRuns(filepath.Join(out, record.RunsFile), dirs); err != nil {
+		return err
+	}
+	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
+	if err := os.Remove(filepath.Join(out, record.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return Write(out, merged)
+}
+
+// rebaseTees makes each example's transcript path, relative to the input directory it came
+// from, relative to the merged output instead, so it still leads to the file.
+func rebaseTees(res *tally.Results, from, to string) {
+	for _, c := range res.Cells {
+		if c == nil {
+			continue
+		}
+		for o, ex := range c.Examples {
+			if ex.Tee == "" || filepath.IsAbs(ex.Tee) {
+				continue
+			}
+			if rel, err := filepath.Rel(to, filepath.Join(from, ex.Tee)); err == nil {
+				ex.Tee = filepath.ToSlash(rel)
+				c.Examples[o] = ex
+			}
+		}
+	}
+}
+
+// concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
+// was; a file whose last line lacks its newline gets one, so lines never run together, and a
+// last line cut short (a sweep killed while writing it) is left out, as its counts leave it.
+func concatRuns(path string, dirs []string) error {
+	dst, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the merged %s: %w", record.RunsFile, err)
+	}
+	for _, dir := range dirs {
+		if err := appendRuns(dst, filepath.Join(dir, record.RunsFile)); err != nil {
+			dst.Close()
+			return err
+		}
+	}
+	return dst.Close()
+}
+
+func appendRuns(dst io.Writer, path string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading runs: %w", err)
+	}
+	defer src.Close()
+	good, err := wholeLines(src)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if _, err := io.CopyN(dst, src, good); err != nil {
+		return fmt.Errorf("copying %s: %w", path, err)
+	}
+	if good == 0 {
+		return nil
+	}
+	last := make([]byte, 1)
+	if _, err := src.ReadAt(last, good-1); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if last[0] != '\n' {
+		if _, err := dst.Write([]byte("\n")); err != nil {
+			return fmt.Errorf("writing the merged %s: %w", record.RunsFile, err)
+		}
+	}
+	return nil
+}
+
+// wholeLines is the length of what r holds less a last line cut short: one without its newline
+// that is not JSON, what a sweep killed while writing a record leaves.
+func wholeLines(r io.Reader) (int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var n int64
+	for {
+		b, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			if len(bytes.TrimSpace(b)) == 0 || json.Valid(b) {
+				n += int64(len(b))
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n += int64(len(b))
+	}
+}

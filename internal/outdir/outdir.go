@@ -1,0 +1,178 @@
+package outdir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// Root is where output directories go when the command names none.
+const Root = "toolscore-out"
+
+// Results is the path of results.json in the output directory dir.
+func Results(dir string) string { return filepath.Join(dir, record.ResultsFile) }
+
+// Stamped is a new output directory under Root, named prefix and the time, e.g.
+// toolscore-out/merged-20260331-120000.
+func Stamped(prefix string) string {
+	return filepath.Join(Root, prefix+time.Now().Format("20060102-150405"))
+}
+
+// Write writes results.json and summary.md into dir, beside runs.jsonl, and the reports of
+// WriteReports.
+func Write(dir string, res *tally.Results) error {
+	return errors.Join(write(dir, record.ResultsFile, res, report.JSON), write(dir, record.SummaryFile, res, report.Markdown),
+		WriteReports(dir, res, nil))
+}
+
+// WriteReports writes the reports that can name a baseline's changes, naming those of cmp
+// (nil: no baseline): report.html (with the evidence of runs.jsonl in dir), junit.xml and
+// ctrf.json.
+func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error {
+	ev, err := report.ReadEvidence(dir, res)
+	html := func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, cmp) }
+	junit := func(w io.Writer, r *tally.Results) error { return report.JUnitCompared(w, r, cmp) }
+	ctrf := func(w io.Writer, r *tally.Results) error { return report.CTRFCompared(w, r, cmp) }
+	return errors.Join(err, write(dir, record.HTMLFile, res, html), write(dir, record.JUnitFile, res, junit), write(dir, record.CTRFFile, res, ctrf))
+}
+
+// write writes the file name in dir as render renders res.
+func write(dir, name string, res *tally.Results, render func(io.Writer, *tally.Results) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := render(f, res); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// ReadResults reads a results.json, or the one in the output directory path; every error
+// names the file, and a JSON syntax error says where in it.
+//
+// A sweep killed before it wrote results.json has its counts made again from its sweep.json
+// and runs.jsonl (see Rebuild).
+func ReadResults(path string) (*tally.Results, error) {
+	path = resultsPath(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rebuilt(path, err)
+	}
+	return parseResults(path, data)
+}
+
+// rebuilt is what Rebuild makes of the directory of the results.json at path, which could not
+// be read (err): when it is missing beside a sweep.json, the counts of the runs that finished.
+func rebuilt(path string, err error) (*tally.Results, error) {
+	dir := filepath.Dir(path)
+	if filepath.Base(path) == record.ResultsFile && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(filepath.Join(dir, record.SweepFile)); serr == nil {
+			return Rebuild(dir)
+		}
+		if _, rerr := os.Stat(filepath.Join(dir, record.RunsFile)); rerr == nil {
+			return nil, fmt.Errorf("%s has a %s but neither %s nor %s (a sweep stopped by a toolscore that did not write it): its runs cannot be counted: %w",
+				dir, record.RunsFile, record.ResultsFile, record.SweepFile, err)
+		}
+	}
+	return nil, fmt.Errorf("reading results: %w", err)
+}
+
+func parseResults(path string, data []byte) (*tally.Results, error) {
+	var res tally.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			line, col := lineCol(data, syntax.Offset)
+			return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %w", path, line, col, err)
+		}
+		return nil, fmt.Errorf("%s is not a toolscore results.json: %w", path, err)
+	}
+	if res.Scenario == "" {
+		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
+	}
+	return &res, nil
+}
+
+// ReadCounts reads the counts of path: a results.json, an output directory holding one, or a
+// baseline file that toolscore baseline wrote. Every error names the file; a missing one is
+// fs.ErrNotExist.
+func ReadCounts(path string) (*tally.Results, error) {
+	path = resultsPath(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rebuilt(path, err)
+	}
+	var peek struct {
+		Format string `json:"format"`
+	}
+	// A file that does not even parse is left to parseResults, which says where it breaks.
+	if json.Unmarshal(data, &peek) != nil || peek.Format == "" {
+		return parseResults(path, data)
+	}
+	var b tally.Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s is not a toolscore baseline: %w", path, err)
+	}
+	if err := b.Check(); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore baseline: %w", path, err)
+	}
+	return b.Results(), nil
+}
+
+// resultsPath is path, or the results.json in it when path is a directory (also when the
+// directory has none yet).
+func resultsPath(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return Results(path)
+	}
+	return path
+}
+
+// lineCol turns a json.SyntaxError's offset (the bytes read, the bad one included) into the
+// 1-based line and column of the bad byte.
+func lineCol(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset-1, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// Newest is the results.json that the latest sweep or merge wrote under Root.
+func Newest() (string, error) {
+	matches, err := filepath.Glob(Results(filepath.Join(Root, "*")))
+	if err != nil {
+		return "", err
+	}
+	var newest string
+	var when time.Time
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil {
+			continue
+		}
+		if newest == "" || st.ModTime().After(when) {
+			newest, when = m, st.ModTime()
+		}
+	}
+	if newest == "" {
+		return "", errors.New("no results under ./" + Root + ": name the results.json (or its directory) to take the baseline from")
+	}
+	return newest, nil
+}
+
+// Dir is the output directory of path: path itself, or the directory of the results.json it
+// names.
+func Dir(path string) string { return filepath.Dir(resultsPath(path)) }

@@ -1,0 +1,297 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolscore/toolscore/fault"
+)
+
+// Upstream is the streamable HTTP endpoint the proxy relays to.
+type Upstream struct {
+	URL *url.URL
+	// Header is added to every request sent upstream (a credential from the proxy's
+	// environment); its values are masked in the transcript.
+	Header http.Header
+}
+
+// exchange is one HTTP request the proxy relays, as the response handling needs it.
+type exchange struct {
+	method, path string
+	// scope is the request's session id: the requests it carries are noted in it.
+	scope string
+	// call is the id of the request the POST carries, as idKey makes it.
+	call string
+	// fault is what a transport fault does to this exchange; nil for most.
+	fault *fault.HTTPEffect
+}
+
+type exchangeKey struct{}
+
+// Handler relays streamable HTTP to up, applying the schema mode and the fault to the messages
+// that travel in JSON bodies and SSE events, and recording every message. Everything else
+// (status, headers, the GET stream, DELETE, event ids) passes as the server sent it.
+func (p *Proxy) Handler(up Upstream) http.Handler {
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host = up.URL.Scheme, up.URL.Host
+			pr.Out.URL.Path, pr.Out.URL.RawPath = up.URL.Path, up.URL.RawPath
+			if up.URL.RawQuery != "" {
+				pr.Out.URL.RawQuery = up.URL.RawQuery
+			}
+			pr.Out.Host = up.URL.Host
+			// The proxy must read the messages: a compressed answer would hide them.
+			pr.Out.Header.Del("Accept-Encoding")
+			for name, vs := range up.Header {
+				pr.Out.Header[name] = vs
+			}
+		},
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+			facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusBadGateway}
+			if ex != nil {
+				facts.Method, facts.Path = ex.method, ex.path
+			}
+			if r.Context().Err() != nil {
+				p.record(&Record{Dir: Event, Event: "client-left", Note: "the client left before its answer: " + err.Error(), HTTP: facts})
+				return
+			}
+			p.record(&Record{Dir: Event, Event: "upstream-error", Note: err.Error(), HTTP: facts})
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	masked := make([]string, 0, len(up.Header))
+	for name := range up.Header {
+		masked = append(masked, name)
+	}
+	p.mu.Lock()
+	p.masked, p.answered, p.expired = masked, map[string]*call{}, map[string]bool{}
+	p.mu.Unlock()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id")}
+		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Header: p.maskHeader(r.Header)}
+		var body []byte
+		var req *Record
+		if r.Method == http.MethodPost {
+			var err error
+			body, err = io.ReadAll(r.Body)
+			r.Body.Close()
+			if err != nil {
+				p.record(&Record{Dir: Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
+				return
+			}
+			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: body, HTTP: facts}
+			out, own, ownRec := p.noteRequest(ex.scope, body, rec)
+			p.record(rec)
+			req = rec
+			if own != nil {
+				own = bytes.TrimSuffix(own, []byte("\n"))
+				ownRec.Wire = own
+				ownRec.HTTP = &HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusOK}
+				p.record(ownRec)
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Length", strconv.Itoa(len(own)))
+				_, _ = w.Write(own)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(out))
+			r.ContentLength = int64(len(out))
+		} else {
+			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
+		}
+		var fired bool
+		ex.fault, fired = p.exchangeFault(ex, req)
+		if ex.fault != nil && ex.fault.Status != 0 {
+			p.withdraw(ex.scope, body)
+			p.answerStatus(w, ex, fired)
+			return
+		}
+		if env, ok := parseEnvelope(body); ok {
+			ex.call = idKey(env.ID)
+		}
+		r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
+		rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r)
+	})
+}
+
+// modifyResponse records the answer and puts the proxy's rewrite of its messages in its place.
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	ctx := resp.Request.Context()
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	if ex == nil {
+		ex = &exchange{method: resp.Request.Method, path: resp.Request.URL.Path}
+	}
+	facts := &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
+	if ex.fault != nil && ex.fault.HeaderDelay > 0 {
+		t := time.NewTimer(ex.fault.HeaderDelay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			resp.Body.Close()
+			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the client left while the answer's headers were held back", HTTP: facts})
+			return ctx.Err()
+		}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	encoded := resp.Header.Get("Content-Encoding") != "" && !strings.EqualFold(resp.Header.Get("Content-Encoding"), "identity")
+	switch {
+	case encoded:
+		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+	case ct == "application/json":
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
+			return fmt.Errorf("reading the server's answer: %w", err)
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			return nil
+		}
+		out, rec := p.answer(ctx, ex.scope, body)
+		out = sameEnding(body, out, rec)
+		rec.HTTP = facts
+		if ex.fault != nil && ex.fault.Cut {
+			rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
+		}
+		p.record(rec)
+		if ctx.Err() != nil {
+			return ctx.Err() // the client left while a latency held the answer
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(out))
+		resp.ContentLength = int64(len(out))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	case ct == "text/event-stream":
+		// A rewritten event changes the body's length, which is not known before it streams.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: resp.Body, lr: newLineReader(resp.Body)}
+	default:
+		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+	}
+	return nil
+}
+
+// exchangeFault is what the transport fault does to this exchange: nil unless the request is
+// the target call and the fault fires (fired), or its session was expired earlier.
+func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect, fired bool) {
+	p.mu.Lock()
+	expired := ex.scope != "" && p.expired[ex.scope]
+	p.mu.Unlock()
+	if expired {
+		return &fault.HTTPEffect{Status: http.StatusNotFound}, false
+	}
+	hf, ok := p.cfg.Fault.(fault.HTTPFault)
+	if !ok || req == nil || req.Match == nil || !req.Match.Fires {
+		return nil, false
+	}
+	eff = hf.HTTP()
+	if eff.ExpireSession {
+		if ex.scope == "" {
+			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
+			return nil, false
+		}
+		p.mu.Lock()
+		p.expired[ex.scope] = true
+		p.mu.Unlock()
+	}
+	return eff, true
+}
+
+// withdraw forgets the request a POST carried, which the proxy answers itself: the server
+// never sees it, so it is not left unanswered.
+func (p *Proxy) withdraw(scope string, body []byte) {
+	if env, ok := parseEnvelope(body); ok {
+		p.mu.Lock()
+		delete(p.pending, scopedKey(scope, env.ID))
+		p.mu.Unlock()
+	}
+}
+
+// answerStatus answers the exchange with the transport fault's status instead of forwarding it;
+// fired says it is the faulted call's own exchange (not a later one in an expired session).
+func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
+	for name, vs := range ex.fault.Header {
+		w.Header()[name] = vs
+	}
+	body := http.StatusText(ex.fault.Status) + "\n"
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
+	if fired {
+		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
+	} else {
+		rec.Note = "the session expired earlier in this run (" + p.cfg.FaultName + ")"
+	}
+	p.record(rec)
+	w.WriteHeader(ex.fault.Status)
+	_, _ = io.WriteString(w, body)
+}
+
+// sameEnding drops the newline the proxy's stdio encoding ends a rewritten message with, where
+// the server's message had none: over HTTP the message is the whole body or event data.
+func sameEnding(server, out []byte, rec *Record) []byte {
+	if bytes.HasSuffix(out, []byte("\n")) && !bytes.HasSuffix(server, []byte("\n")) {
+		out = out[:len(out)-1]
+		if rec.Original != nil {
+			rec.Wire = out
+		}
+	}
+	return out
+}
+
+// maskHeader copies h for the transcript with every credential's value masked.
+func (p *Proxy) maskHeader(h http.Header) map[string][]string {
+	out := make(map[string][]string, len(h))
+	for name, vs := range h {
+		if secretHeader(name) || containsFold(p.masked, name) {
+			vs = []string{"[masked]"}
+		}
+		out[name] = vs
+	}
+	return out
+}
+
+func secretHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	return false
+}
+
+func containsFold(names []string, name string) bool {
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerFlusher sends an SSE answer's headers at once, as the server did: the client may wait
+// on them long before the first event.
+type headerFlusher struct {
+	http.ResponseWriter
+}
+
+func (w *headerFlusher) WriteHeader(code int) {
+	w.ResponseWriter.WriteHeader(code)
+	if ct, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); ct == "text/event-stream" {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+func (w *headerFlusher) Unwrap() http.ResponseWriter { return w.ResponseWriter }

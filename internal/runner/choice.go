@@ -1,0 +1,241 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
+)
+
+// ErrUnknownBackend is a backend name ChooseBackend does not know: a usage error.
+var ErrUnknownBackend = errors.New("unknown backend")
+
+// Choice is where a sweep's runs execute, and what comes with it.
+type Choice struct {
+	Backend Backend
+	// Why says why this backend, for the log and the report.
+	Why string
+	// Unavailable are the clients that cannot run here, by ID, each with the reason.
+	Unavailable map[string]string
+	// Adapters are the adapters built for Go clients' version pins, by client ID: the command
+	// that runs one on this backend (see Options.Adapters).
+	Adapters map[string]string
+	// Done cleans up once the sweep is over, and says if it left anything behind.
+	Done func()
+}
+
+// ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
+// answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
+// test never runs beside the runner by surprise. On docker it builds every client's cell image
+// first. self is the toolscore binary; what it does is logged to log.
+func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
+	// Whatever the backend, the process groups of local runs whose runner was killed go first.
+	if n, err := backend.SweepGroups(); err != nil {
+		fmt.Fprintln(log, "toolscore:", err)
+	} else if n > 0 {
+		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
+	}
+	local := backend.Local{Binary: self}
+	localOnly := MissingKeys(sc)
+	clients := Clients(sc)
+	for _, c := range clients {
+		if c.Descriptor.Contained() {
+			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
+		}
+	}
+	imageServerUnavailable(sc, false, localOnly)
+	localAdapters := func() map[string]string {
+		adapters := map[string]string{}
+		for _, c := range clients {
+			if path, ok := goAdapter(ctx, c, localOnly, log); ok {
+				adapters[c.ID()] = path
+			}
+		}
+		return adapters
+	}
+	switch name {
+	case "local":
+		return Choice{local, "asked for with --backend local", localOnly, localAdapters(), func() {}}, nil
+	case "docker", "", "auto":
+	default:
+		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
+	}
+	d, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, clients, log)
+	if err == nil {
+		why := "asked for with --backend docker"
+		if name != "docker" {
+			why = "a Docker daemon answered"
+		}
+		return Choice{d, why, unavailable, adapters, done}, nil
+	}
+	if name != "" {
+		return Choice{}, err
+	}
+	return Choice{local, "no Docker backend: " + err.Error(), localOnly, localAdapters(), func() {}}, nil
+}
+
+// goAdapter builds the adapter of a Go client with a version pin, and returns its path; a
+// client it cannot build for is marked unavailable, with the reason. ok is false for every
+// other client.
+func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log io.Writer) (string, bool) {
+	d := c.Descriptor
+	if d.Module == "" || c.Version == "" {
+		return "", false
+	}
+	if _, out := unavailable[c.ID()]; out {
+		return "", false
+	}
+	start := time.Now()
+	path, err := backend.GoAdapter(ctx, d.Module, c.Version, io.Discard)
+	if err != nil {
+		unavailable[c.ID()] = err.Error()
+		fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+		return "", false
+	}
+	if since := time.Since(start); since > time.Second {
+		fmt.Fprintf(log, "built the adapter of %s in %s\n", report.Plain(c.ID()), since.Round(time.Second))
+	}
+	return path, true
+}
+
+// dockerBackend connects, sweeps what dead sweeps left, and makes sure the cell image of every
+// client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
+// left anything behind.
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
+	bin, err := backend.StaticBinary(self)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	d, err := backend.NewDocker(ctx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if n, err := d.Sweep(ctx, false); err != nil {
+		return nil, nil, nil, nil, err
+	} else if n > 0 {
+		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
+	}
+	d.Sandbox = sandbox(sc)
+	unavailable := MissingKeys(sc)
+	imageServerUnavailable(sc, true, unavailable)
+	if sc.Server.Image != "" {
+		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	// Clients that share an image (the built-in ones, two versions of none) look it up once:
+	// each lookup hashes the whole binary.
+	type made struct {
+		tag string
+		err error
+	}
+	images := map[string]made{}
+	adapters := map[string]string{}
+	for _, c := range clients {
+		adapter, isGo := goAdapter(ctx, c, unavailable, log)
+		if _, out := unavailable[c.ID()]; out {
+			continue
+		}
+		key := c.Image + "|" + c.Version + "|" + c.Descriptor.Image.Dir + "|" + adapter
+		m, ok := images[key]
+		if !ok {
+			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter, log)
+			images[key] = m
+		}
+		if isGo {
+			adapters[c.ID()] = backend.GoAdapterPath
+		}
+		tag, err := m.tag, m.err
+		if err != nil {
+			// A client whose image cannot be built is reported as unavailable, with the reason.
+			unavailable[c.ID()] = err.Error()
+			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+			continue
+		}
+		d.Images[c.ID()] = tag
+	}
+	done := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if n, err := d.RemoveMine(cctx); err == nil && n > 0 {
+			fmt.Fprintf(log, "toolscore: removed %d container(s) of this sweep that were still there\n", n)
+		}
+		_, _ = d.Sweep(cctx, false)
+	}
+	return d, unavailable, adapters, done, nil
+}
+
+// cellImage makes sure the image a client's cells run in is built, and returns its tag: the
+// client's own image (the one toolscore builds, or the ready one the manifest names, with the
+// binary layered on; for a Go client at a version pin, the built-in image with the adapter at
+// path goAdapter layered on), with the command server's install step layered on when there is
+// one.
+func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
+	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+	switch cd := c.Descriptor; {
+	case c.Image != "":
+		id, err := d.ImageID(ctx, c.Image)
+		if err != nil {
+			return "", err
+		}
+		spec = backend.ReadyImage(c.Image, id, bin)
+	case cd.Contained():
+		var err error
+		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
+			return "", err
+		}
+	}
+	start := time.Now()
+	tag, built, err := d.EnsureImage(ctx, spec, nil)
+	if err == nil && goAdapter != "" {
+		var adapter []byte
+		if adapter, err = os.ReadFile(goAdapter); err == nil {
+			tag, built, err = d.EnsureImage(ctx, backend.GoAdapterImage(tag, adapter), nil)
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if built {
+		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
+	}
+	if install == "" {
+		return tag, nil
+	}
+	start = time.Now()
+	with, built, err := d.EnsureImage(ctx, backend.InstallImage(tag, install), nil)
+	if err != nil {
+		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
+	}
+	if built {
+		fmt.Fprintf(log, "installed the server on %s for %s in %s\n", with, report.Plain(c.ID()), time.Since(start).Round(time.Second))
+	}
+	return with, nil
+}
+
+// MissingKeys lists the clients whose real model has no key in this environment: they cannot
+// run, and say why.
+func MissingKeys(sc *scenario.Scenario) map[string]string {
+	out := map[string]string{}
+	for _, c := range Clients(sc) {
+		if c.Model == nil {
+			continue
+		}
+		if env := c.KeyEnv(); os.Getenv(env) == "" {
+			out[c.ID()] = "its model needs an API key in " + env + ", which is not set"
+		}
+	}
+	return out
+}
+
+// sandbox is the manifest's relaxation of the cell hardening, if any.
+func sandbox(sc *scenario.Scenario) backend.Sandbox {
+	s := sc.Sandbox
+	return backend.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
+}

@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+)
+
+// Job is one run of a sweep: its cell, its number within the cell (from 1) and the seed its
+// proxy draws from.
+type Job struct {
+	Cell scenario.Cell
+	// Client is the cell's client resolved in the registry, once for the sweep.
+	Client Client
+	// Index is the cell's place among the sweep's counted cells (tally.Results.Cells): the
+	// matrix's cells in order, those of unavailable clients left out.
+	Index int
+	Run   int
+	Seed  uint64
+}
+
+// Dir is the run's directory, relative to the output directory.
+func (j Job) Dir() string {
+	return filepath.Join(record.RunsDir, slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
+}
+
+// Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order
+// (unavailable clients left out), and within a cell the runs of this shard. Each is made as it
+// is asked for, never listed, so memory stays the same whatever the number of runs planned.
+func (o Options) Jobs() iter.Seq[Job] {
+	return func(yield func(Job) bool) {
+		sc := o.Scenario
+		step := max(o.Shards, 1)
+		index := 0
+		clients := map[string]Client{}
+		for _, c := range Clients(sc) {
+			clients[c.ID()] = c
+		}
+		for i, c := range sc.Cells() {
+			if _, ok := o.Unavailable[c.Client.ID()]; ok {
+				continue
+			}
+			for r := firstRun(i, sc.Runs, o.Shard, o.Shards); r <= sc.Runs; r += step {
+				if !yield(Job{Cell: c, Client: clients[c.Client.ID()], Index: index, Run: r, Seed: runSeed(c.Fault, r)}) {
+					return
+				}
+				if sc.Runs-r < step {
+					break // the next run would be past the last (and r + step might overflow)
+				}
+			}
+			index++
+		}
+	}
+}
+
+// Client is a manifest's client resolved against the registry of internal/client: the manifest's
+// entry, the client's descriptor and the path its name picks (call in ts-sdk/call).
+type Client struct {
+	scenario.Client
+	Descriptor client.Descriptor
+	Path       string
+}
+
+// Clients resolves the scenario's clients, in its order; the loader checked every name.
+func Clients(sc *scenario.Scenario) []Client {
+	out := make([]Client, len(sc.Clients))
+	for i, c := range sc.Clients {
+		out[i] = resolve(c)
+	}
+	return out
+}
+
+// resolve is the one place a manifest's client is looked up in the registry.
+func resolve(c scenario.Client) Client {
+	d, path, _ := client.Lookup(c.Name)
+	return Client{Client: c, Descriptor: d, Path: path}
+}
+
+// KeyEnv is the variable of the runner's environment that holds the key of the client's real
+// model: the manifest's key_env, else the agent vendor's usual one.
+func (c Client) KeyEnv() string {
+	if c.Model != nil && c.Model.KeyEnv != "" {
+		return c.Model.KeyEnv
+	}
+	return c.Descriptor.KeyEnv
+}
+
+// runSeed is the seed of a fault's run: the manifest's (1 when unset) plus the run's number
+// less one, so each run draws afresh and the same sweep draws the same.
+func runSeed(f scenario.Fault, run int) uint64 {
+	seed := uint64(1)
+	if f.Seed != nil {
+		seed = uint64(*f.Seed)
+	}
+	return seed + uint64(run-1)
+}
+
+// WriteInputs writes a run's input files into its directory dir, from where every backend
+// carries them in: the manifest's output schema of each tool that has one.
+func (o Options) WriteInputs(dir string) error {
+	for _, t := range o.Scenario.Calls() {
+		if len(t.OutputSchema) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(t.OutputSchema)
+		if err := os.WriteFile(filepath.Join(dir, outputSchemaFile(t)), b, 0o644); err != nil {
+			return fmt.Errorf("writing the output schema of %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// outputSchemaFile is the input file WriteInputs writes a tool's output schema to: the single
+// tool's keeps the name it always had.
+func outputSchemaFile(t scenario.Tool) string {
+	if t.Coordinate() == "" {
+		return "output-schema.json"
+	}
+	return "output-schema-" + slug(t.Name) + ".json"
+}
+
+// Spec is what job j runs on the sweep's backend with dir its directory on this machine: the
+// adapter's command and environment, and the request they carry (the proxy wrapped around the
+// server its source yields, the tool and its arguments, the agent's prompt and model). On the
+// http transport the command is toolscore cell, which serves the proxy on loopback before it
+// starts the adapter.
+func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
+	self, work := o.Backend.Self(), o.Backend.WorkDir(dir)
+	tool := j.Cell.Tool
+	s := o.serve(j, self, work)
+	req := client.Request{Tool: tool.Name, Arguments: tool.Arguments}
+	if j.Client.Descriptor.Agent {
+		req.Prompt = tool.Prompt
+	}
+	if m := j.Cell.Client.Model; m != nil {
+		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(j.Client.KeyEnv())
+	}
+	command := o.adapterCommand(self, j.Client)
+	if j.Cell.Transport == scenario.TransportHTTP {
+		command = serveCommand(self, s, command)
+	} else {
+		req.Server = proxyCommand(self, s.proxy)
+	}
+	return backend.Spec{
+		Dir:     dir,
+		Client:  j.Cell.Client.ID(),
+		Cell:    j.Cell.Key(),
+		Run:     j.Run,
+		Command: command,
+		Env:     append(s.env, req.Env()...),
+		Timeout: o.Scenario.Timeout.Std(),
+		Network: s.network,
+		Server:  s.server,
+	}, req
+}
+
+// AuthEnv is the variable of an http cell's environment that holds a url server's
+// Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
+const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"

@@ -1,0 +1,161 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// Plan is the sweep's results before any run: every cell it counts with its planned runs.
+func (o Options) Plan() *tally.Results {
+	sc := o.Scenario
+	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC(), Cells: []*tally.Cell{}}
+	if o.Shards > 0 {
+		res.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
+	for _, c := range sc.Clients {
+		if why, ok := o.Unavailable[c.ID()]; ok {
+			res.Unavailable = append(res.Unavailable, tally.Unavailable{Client: c.ID(), Reason: why})
+		}
+	}
+	// Runs are numbered over the whole matrix, unavailable clients included, so a run lands in
+	// the same shard whatever could run on the other machines.
+	for i, c := range sc.Cells() {
+		if _, ok := o.Unavailable[c.Client.ID()]; ok {
+			continue
+		}
+		// Every cell is listed, also one with no run in this shard (planned 0), so merged
+		// shards keep the unsharded order of cells (Job.Index).
+		res.Cells = append(res.Cells, &tally.Cell{Cell: c.Coordinates(), Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
+	}
+	return res
+}
+
+// doneRun is a run a resumed sweep finds recorded: its cell's index and its number.
+type doneRun struct{ cell, run int }
+
+// start begins a new sweep in o.Out: runs.jsonl empty, sweep.json written with the plan res.
+// What a sweep before left there goes first, in an order that a kill at any point leaves
+// either no sweep.json (nothing to resume) or this sweep's.
+func (o Options) start(res *tally.Results) (*os.File, error) {
+	if err := os.Remove(filepath.Join(o.Out, record.SweepFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing the %s of the sweep before: %w", record.SweepFile, err)
+	}
+	if err := outdir.ClearCounts(o.Out); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(o.Out, record.RunsFile))
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", record.RunsFile, err)
+	}
+	rec := o.Record
+	rec.Plan, rec.Expect = res, tally.Select(o.Scenario)
+	if err := outdir.WriteSweep(o.Out, &rec); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// resume continues the sweep in o.Out, whose plan is res: the runs runs.jsonl records are
+// counted into res and marked done, a record cut short is cut off, and runs.jsonl is returned
+// open for the runs still to come.
+func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, error) {
+	s, err := o.CheckResume()
+	if err != nil {
+		return nil, err
+	}
+	// The sweep is the one that started then, for the reason it gave.
+	res.Started, res.BackendWhy = s.Plan.Started, s.Plan.BackendWhy
+	index := map[string]int{}
+	for i, c := range res.Cells {
+		index[c.Key()] = i
+	}
+	// The first run of each counted cell in this shard, which follow every step runs.
+	first, step := make([]int, 0, len(res.Cells)), max(o.Shards, 1)
+	for m, c := range o.Scenario.Cells() {
+		if _, ok := o.Unavailable[c.Client.ID()]; !ok {
+			first = append(first, firstRun(m, o.Scenario.Runs, o.Shard, o.Shards))
+		}
+	}
+	path := filepath.Join(o.Out, record.RunsFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("resuming: %w", err)
+	}
+	good, err := record.Read(f, path, func(line int, r *tally.Run) error {
+		i, ok := index[r.Key()]
+		if !ok {
+			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())
+		}
+		c := res.Cells[i]
+		if r.Run < first[i] || r.Run > o.Scenario.Runs || (r.Run-first[i])%step != 0 {
+			return fmt.Errorf("%s:%d: run %d of %s, which is not a run of this sweep (%d planned)", path, line, r.Run, r.Key(), c.Planned)
+		}
+		if done[doneRun{i, r.Run}] {
+			return fmt.Errorf("%s:%d: run %d of %s is recorded twice", path, line, r.Run, r.Key())
+		}
+		done[doneRun{i, r.Run}] = true
+		c.AddRun(r)
+		return nil
+	})
+	if err == nil {
+		// What follows the last whole record is a record cut short: its run runs again.
+		err = f.Truncate(good)
+	}
+	if err == nil {
+		_, err = f.Seek(good, 0)
+	}
+	if err == nil && good > 0 {
+		// A whole record that lost only its newline gets it back, so the next is a line of its own.
+		last := make([]byte, 1)
+		if _, err = f.ReadAt(last, good-1); err == nil && last[0] != '\n' {
+			_, err = f.Write([]byte("\n"))
+		}
+	}
+	if err == nil {
+		// Until this sweep writes its own, the directory's counts are those of its runs.jsonl.
+		err = outdir.ClearCounts(o.Out)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("resuming: %w", err)
+	}
+	return f, nil
+}
+
+// CheckResume says whether the sweep in o.Out can be resumed with o: it must have a sweep.json
+// whose plan is o's, cell for cell (the same matrix, runs and shard, the same clients
+// unavailable). It returns the sweep.json read.
+func (o Options) CheckResume() (*outdir.Sweep, error) {
+	s, err := outdir.ReadSweep(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resume: %w", err)
+	}
+	was, now := s.Plan, o.Plan()
+	if was.Scenario != now.Scenario {
+		return nil, fmt.Errorf("cannot resume %s: it is a sweep of the scenario %q, not %q", o.Out, was.Scenario, now.Scenario)
+	}
+	if was.Shard != now.Shard {
+		return nil, fmt.Errorf("cannot resume %s: it is shard %q of its sweep, this would be %q", o.Out, was.Shard, now.Shard)
+	}
+	for i := range max(len(was.Cells), len(now.Cells)) {
+		switch {
+		case i >= len(now.Cells):
+			return nil, fmt.Errorf("cannot resume %s: its cell %s would not run now (a client unavailable here?)", o.Out, was.Cells[i].Key())
+		case i >= len(was.Cells):
+			return nil, fmt.Errorf("cannot resume %s: the cell %s was not in its plan (a client unavailable when it started?)", o.Out, now.Cells[i].Key())
+		case was.Cells[i].Key() != now.Cells[i].Key() || was.Cells[i].Planned != now.Cells[i].Planned:
+			return nil, fmt.Errorf("cannot resume %s: its plan has %s with %d runs where this sweep has %s with %d (a client unavailable then or now, or another toolscore)", o.Out,
+				was.Cells[i].Key(), was.Cells[i].Planned, now.Cells[i].Key(), now.Cells[i].Planned)
+		}
+	}
+	return s, nil
+}

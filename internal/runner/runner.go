@@ -1,0 +1,415 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// Backend executes one run; backend.Local and backend.Docker implement it.
+type Backend interface {
+	Name() string
+	// Self is the toolscore binary as seen where runs execute (it serves the proxy, the
+	// built-in ledger and the built-in adapters); WorkDir is the run's directory there.
+	Self() string
+	WorkDir(hostDir string) string
+	Run(ctx context.Context, s backend.Spec) backend.Result
+}
+
+// Options configure a sweep.
+type Options struct {
+	Scenario *scenario.Scenario
+	Backend  Backend
+	// BackendWhy says why this backend was chosen, for the report.
+	BackendWhy string
+	// Out is the output directory: runs.jsonl, results.json, the transcripts.
+	Out string
+	// Parallel bounds how many runs execute at once.
+	Parallel int
+	// Version is toolscore's own version, for results.json.
+	Version string
+	// Progress, when set, is told about every run that starts and ends.
+	Progress Progress
+	// Unavailable names clients that cannot run here (by ID), with the reason; their cells are
+	// reported as unavailable, never given made-up outcomes.
+	Unavailable map[string]string
+	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
+	Shard, Shards int
+	// ServerEnv is the command server's own environment (Scenario.ServerEnv): a server sees
+	// it and the allowlist, nothing else. Secrets are its values read from the runner's
+	// environment: masked in every file and output of a run, like a model's key.
+	ServerEnv, Secrets []string
+	// Auth is a url server's Authorization header (Scenario.Auth), which only the proxy of its
+	// http cells is given; it is among Secrets.
+	Auth string
+	// Replay, when set, plays every run against its recording in a previous sweep instead of
+	// starting the scenario's server (toolscore run --replay).
+	Replay *Recordings
+	// Adapters are the commands of adapters built for Go clients' version pins, by client ID
+	// (Choice.Adapters); every other client's adapter is toolscore's own or its image's.
+	Adapters map[string]string
+	// Record is what sweep.json says of how the sweep was asked for (its manifest and the
+	// command's flags); Run adds the plan and writes it into Out before the first run.
+	Record outdir.Sweep
+	// Resume continues the sweep in Out that its sweep.json and runs.jsonl describe: the runs
+	// recorded are counted, not run again; a record cut short is dropped and its run run.
+	Resume bool
+}
+
+// Progress hears about the sweep as it goes.
+type Progress interface {
+	// Started says how many runs the sweep will run, and how many cells are complete before
+	// the first (those a resumed sweep found recorded).
+	Started(total, cellsDone int)
+	RunStarted(cell scenario.Cell, run int)
+	RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell)
+}
+
+// RunRecord is one line of runs.jsonl: a finished run with its full evidence.
+type RunRecord struct {
+	record.Cell
+	Run int `json:"run"`
+	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
+	Negotiated string `json:"negotiated,omitempty"`
+	Seed       uint64 `json:"seed"`
+	grade.Grade
+	Millis   int64  `json:"ms"`
+	ExitCode int    `json:"exit_code"`
+	Stderr   string `json:"stderr,omitempty"`
+	// Tee is the run's transcript, relative to the output directory.
+	Tee string `json:"tee"`
+}
+
+// Run executes the sweep. It returns the counts of every run that finished, also when ctx was
+// cancelled midway (then Interrupted is set and the rest are not run).
+func Run(ctx context.Context, o Options) (*tally.Results, error) {
+	sc := o.Scenario
+	// Run directories are handed to processes that start in them, so a relative --out would
+	// point nowhere: the local backend's proxy could not find its tee.
+	abs, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the output directory %s: %w", o.Out, err)
+	}
+	o.Out = abs
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("making the output directory: %w", err)
+	}
+	res := o.Plan()
+	done := map[doneRun]bool{}
+	var runsFile *os.File
+	if o.Resume {
+		runsFile, err = o.resume(res, done)
+	} else {
+		runsFile, err = o.start(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer runsFile.Close()
+	if o.Progress != nil {
+		total, complete := 0, 0
+		for _, c := range res.Cells {
+			total += c.Planned - c.Runs
+			if c.Planned > 0 && c.Runs == c.Planned {
+				complete++
+			}
+		}
+		o.Progress.Started(total, complete)
+	}
+
+	var mu sync.Mutex
+	w := bufio.NewWriter(runsFile)
+	var werr, clearErr error
+	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
+	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
+	// same whatever the number of runs planned.
+	for j := range o.Jobs() {
+		if ctx.Err() != nil {
+			break
+		}
+		if done[doneRun{j.Index, j.Run}] {
+			continue
+		}
+		if o.Resume {
+			// A run the kill cut short may have left files: it starts afresh.
+			if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
+				clearErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
+				break
+			}
+		}
+		p.Go(func() {
+			if ctx.Err() != nil {
+				return
+			}
+			if o.Progress != nil {
+				mu.Lock()
+				o.Progress.RunStarted(j.Cell, j.Run)
+				mu.Unlock()
+			}
+			rec, ok := runOne(ctx, o, j)
+			if !ok {
+				return // cancelled midway: not a finished run
+			}
+			line := runLine(rec)
+			mu.Lock()
+			defer mu.Unlock()
+			if werr == nil {
+				w.Write(line)
+				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+			}
+			c := res.Cells[j.Index]
+			c.AddRun(rec.counted())
+			if o.Progress != nil {
+				o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
+			}
+		})
+	}
+	p.Wait()
+	res.Finished = time.Now().UTC()
+	res.Interrupted = ctx.Err() != nil
+	res.Expectations = tally.Check(sc, res)
+	if werr != nil {
+		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
+	}
+	return res, clearErr
+}
+
+// ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
+// are numbered in order, cell by cell and run by run within a cell, and run k belongs to the
+// shard k % shards + 1, so each cell's runs spread over the shards. shards 0 is the whole matrix.
+func ShardRuns(cellIdx, runs, shard, shards int) int {
+	if shards <= 0 {
+		return runs
+	}
+	first := firstRun(cellIdx, runs, shard, shards)
+	if first > runs {
+		return 0
+	}
+	return (runs-first)/shards + 1
+}
+
+// firstRun is the first run (1-based) of cell cellIdx that falls in shard, or more than runs
+// when none does; the next ones follow every shards runs.
+func firstRun(cellIdx, runs, shard, shards int) int {
+	if shards <= 0 {
+		return 1
+	}
+	// The cell's first run is cellIdx*runs, 0-based over the whole matrix; its remainder is
+	// taken without overflow, however large runs is.
+	hi, lo := bits.Mul64(uint64(cellIdx), uint64(runs))
+	k := int(bits.Rem64(hi, lo, uint64(shards)))
+	return (shard-1-k+shards)%shards + 1
+}
+
+// PlannedRuns is how many runs a sweep of cells cells of runs runs each has in shard of shards
+// (every run when shards is 0), as many as math.MaxInt when the product overflows.
+func PlannedRuns(cells, runs, shard, shards int) int {
+	if cells <= 0 || runs <= 0 {
+		return 0
+	}
+	if runs > math.MaxInt/cells {
+		return math.MaxInt
+	}
+	total := cells * runs
+	if shards <= 0 {
+		return total
+	}
+	if total < shard {
+		return 0
+	}
+	return (total-shard)/shards + 1
+}
+
+// runOne executes one run: the adapter, started with the proxy wrapped around the server.
+func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
+	rel := j.Dir()
+	dir := filepath.Join(o.Out, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return crashedRun(j, rel, fmt.Errorf("making the run's directory: %w", err)), true
+	}
+	// The run's inputs are files in its directory, so every backend can carry them in.
+	if err := o.WriteInputs(dir); err != nil {
+		return crashedRun(j, rel, err), true
+	}
+	if err := o.writeRecording(j, dir); err != nil {
+		return crashedRun(j, rel, err), true
+	}
+	spec, req := o.Spec(j, dir)
+	res := o.Backend.Run(ctx, spec)
+	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
+	// not the run's files, not its output.
+	redact(dir, &res, append([]string{req.ModelKey}, o.Secrets...))
+	if res.Cancelled {
+		return RunRecord{}, false
+	}
+	if _, err := proxy.EndWithout(filepath.Join(dir, record.TeeFile), noExitWhy(res, spec.Timeout),
+		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
+		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
+	}
+	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
+	// missing transcript is a run whose proxy never started: nothing was on the wire.
+	transcript, terr := proxy.ReadForGrading(filepath.Join(dir, record.TeeFile))
+	if errors.Is(terr, fs.ErrNotExist) {
+		terr = nil
+	}
+	n := proxy.Negotiated(transcript)
+	var g grade.Grade
+	ok := false
+	if o.Source() == SourceRecording {
+		g, n, ok = o.replayGrade(dir, transcript, n)
+	}
+	if !ok {
+		g, ok = grade.Protocol(n, transcript)
+	}
+	switch {
+	case ok:
+	case j.Client.Descriptor.Agent:
+		g = grade.Agent(gradeRun(res), transcript, j.Cell.Tool.Truth)
+	default:
+		g = grade.SDK(gradeRun(res), transcript)
+	}
+	if terr != nil {
+		g = grade.Unread(g, terr)
+	}
+	return RunRecord{
+		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
+		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
+		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, record.TeeFile),
+	}, true
+}
+
+// runLine encodes a run's record as its line of runs.jsonl (record.Line); an observation that
+// cannot be encoded is dropped, and the evidence says so.
+func runLine(rec RunRecord) []byte {
+	line, err := record.Line(rec)
+	if err != nil {
+		rec.Observation = nil
+		rec.Evidence += "; the client's observation could not be kept: " + err.Error()
+		line, _ = record.Line(rec)
+	}
+	return line
+}
+
+// gradeRun is what the grader reads of a run's result.
+func gradeRun(res backend.Result) grade.Run {
+	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		OOMKilled: res.OOMKilled, Took: res.Took, Err: res.Err}
+}
+
+// Whole takes every record read as whole (record.Record): bisect, repro and replay read what a
+// record holds, the counts (tally.Run) refuse one without an outcome.
+func (r *RunRecord) Whole() bool { return true }
+
+// noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
+// only the runner knows.
+func noExitWhy(res backend.Result, timeout time.Duration) string {
+	switch {
+	case res.TimedOut:
+		return fmt.Sprintf("the run's timeout (%s) ran out, and its processes were killed before the proxy saw the server exit", timeout)
+	case res.OOMKilled:
+		return "the cell ran out of memory and was killed before the proxy saw the server exit"
+	}
+	return fmt.Sprintf("the proxy was gone before it saw the server exit (the adapter exited %d)", res.ExitCode)
+}
+
+// ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real
+// model: the manifest's key_env, else the agent vendor's usual one.
+func ModelKeyEnv(c scenario.Client) string { return resolve(c).KeyEnv() }
+
+// redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
+// the files of its directory (the adapter's stdout among them).
+func redact(dir string, res *backend.Result, secrets []string) {
+	var olds [][]byte
+	for _, s := range secrets {
+		if s != "" {
+			olds = append(olds, []byte(s))
+		}
+	}
+	if len(olds) == 0 {
+		return
+	}
+	// The longest first, so a secret that holds a shorter one is masked whole.
+	slices.SortFunc(olds, func(a, b []byte) int { return len(b) - len(a) })
+	mask := []byte("[masked]")
+	replace := func(b []byte) ([]byte, bool) {
+		changed := false
+		for _, old := range olds {
+			if bytes.Contains(b, old) {
+				b, changed = bytes.ReplaceAll(b, old, mask), true
+			}
+		}
+		return b, changed
+	}
+	res.Stderr, _ = replace(res.Stderr)
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		redactFile(path, olds, mask)
+		return nil
+	})
+}
+
+// adapterCommand starts a client adapter: a built-in one is toolscore itself, or the adapter
+// built for its version pin; a contained one is whatever its image runs.
+func (o Options) adapterCommand(self string, c Client) []string {
+	if c.Descriptor.Contained() {
+		return c.Descriptor.Argv(c.Path)
+	}
+	if adapter := o.Adapters[c.ID()]; adapter != "" {
+		return []string{adapter, c.Name}
+	}
+	return []string{self, "client", c.Name}
+}
+
+// crashedRun records a run that could not even be set up.
+func crashedRun(j Job, rel string, err error) RunRecord {
+	return RunRecord{
+		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
+	}
+}
+
+// slug makes a cell key usable as a directory name.
+func slug(key string) string {
+	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// counted is what the counts read of the record.
+func (r *RunRecord) counted() *tally.Run {
+	c := &tally.Run{Cell: r.Cell, Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
+		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee}
+	if r.Observation != nil {
+		c.Observation = &struct {
+			Library string `json:"library"`
+		}{r.Observation.Library}
+	}
+	return c
+}

@@ -1,0 +1,116 @@
+package record_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// testdata/runs-729dd7b.jsonl is the runs.jsonl of a real sweep written by toolscore at 729dd7b,
+// before the record had a package of its own (the same as cmd/toolscore's
+// testdata/sweep-729dd7b/runs.jsonl).
+const oldRuns = "testdata/runs-729dd7b.jsonl"
+
+// TestRunsReadBackTheSame: every record of an old runs.jsonl reads into the runner's record and
+// writes back byte for byte, and the counts' and the report's views read the same cells.
+func TestRunsReadBackTheSame(t *testing.T) {
+	old, err := os.ReadFile(oldRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	good, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *runner.RunRecord) error {
+		line, err := record.Line(r)
+		again.Write(line)
+		return err
+	})
+	if err != nil || good != int64(len(old)) {
+		t.Fatalf("read %d of %d bytes: %v", good, len(old), err)
+	}
+	if again.String() != string(old) {
+		t.Errorf("written back:\n%s\nwant:\n%s", again.String(), old)
+	}
+
+	var keys []string
+	if _, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *tally.Run) error {
+		keys = append(keys, r.Key())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := "raw|clean|hidden|stdio|2025-11-25 go-sdk/call|clean|hidden|stdio|2025-11-25 raw|error|hidden|stdio|2025-11-25 " +
+		"go-sdk/call|error|hidden|stdio|2025-11-25 raw|truncate|hidden|stdio|2025-11-25 go-sdk/call|truncate|hidden|stdio|2025-11-25"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("the counts read the cells %s, want %s", got, want)
+	}
+	var ev []string
+	if _, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *report.RunEvidence) error {
+		ev = append(ev, r.Key())
+		return nil
+	}); err != nil || strings.Join(ev, " ") != want {
+		t.Errorf("the report read the cells %s (%v), want %s", ev, err, want)
+	}
+}
+
+// TestKey: the protocol is in the key only when it is not as-is (an unset one is as-is), the
+// tool only when there is one, so keys from before those axes name the same cells.
+func TestKey(t *testing.T) {
+	for _, tc := range []struct {
+		cell record.Cell
+		want string
+	}{
+		{record.Cell{Client: "go-sdk/call", Fault: "corrupt", Schema: "hidden", Transport: "stdio"}, "go-sdk/call|corrupt|hidden|stdio"},
+		{record.Cell{Client: "raw", Fault: "clean", Schema: "published", Protocol: "as-is", Transport: "http"}, "raw|clean|published|http"},
+		{record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "2025-11-25", Transport: "stdio"}, "raw|clean|hidden|stdio|2025-11-25"},
+		{record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Protocol: "as-is", Transport: "stdio", Tool: "get_rate"}, "raw|clean|hidden|stdio|tool:get_rate"},
+	} {
+		if got := tc.cell.Key(); got != tc.want {
+			t.Errorf("%+v.Key() = %q, want %q", tc.cell, got, tc.want)
+		}
+	}
+}
+
+// TestRead: a last line cut short by a kill is left out of good and not read; a line in the
+// middle that is not a whole record is an error naming its line; add's error stops the read.
+func TestRead(t *testing.T) {
+	one := `{"client":"raw","fault":"clean","schema":"hidden","protocol":"as-is","transport":"stdio","run":1,"outcome":"passed","ms":1,"tee":"t"}` + "\n"
+	count := func(data string) (int, int64, error) {
+		n := 0
+		good, err := record.Read(strings.NewReader(data), "runs.jsonl", func(int, *tally.Run) error { n++; return nil })
+		return n, good, err
+	}
+	if n, good, err := count(one + one[:40]); n != 1 || good != int64(len(one)) || err != nil {
+		t.Errorf("cut short: %d records, good %d, %v; want 1, %d, nil", n, good, err, len(one))
+	}
+	if n, good, err := count(one + one); n != 2 || good != int64(2*len(one)) || err != nil {
+		t.Errorf("two whole: %d records, good %d, %v", n, good, err)
+	}
+	if _, _, err := count(one + `{"run":2}` + "\n" + one); err == nil || err.Error() != "runs.jsonl:2: not a run's record: it has no outcome" {
+		t.Errorf("a record without an outcome in the middle: %v", err)
+	}
+	stop := errors.New("stop")
+	if _, err := record.Read(strings.NewReader(one+one), "runs.jsonl", func(int, *tally.Run) error { return stop }); err != stop {
+		t.Errorf("add's error: %v, want it returned", err)
+	}
+}
+
+// TestLine: a record is one line of valid UTF-8 JSON; a byte that is not UTF-8 (kept as the
+// library returned it) is written as U+FFFD, as encoding/json writes one in a string.
+func TestLine(t *testing.T) {
+	line, err := record.Line(map[string]any{"returned": json.RawMessage("\"a\xffb\"")})
+	if err != nil || string(line) != "{\"returned\":\"a\ufffdb\"}\n" || !utf8.Valid(line) {
+		t.Errorf("Line = %q, %v", line, err)
+	}
+	if _, err := record.Line(func() {}); err == nil {
+		t.Error("a value JSON cannot hold was written")
+	}
+}

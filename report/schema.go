@@ -1,0 +1,107 @@
+package report
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// ResultsSchemaID is where the checked-in schema/results.schema.json is served from, so
+// tools that read results.json can validate it.
+const ResultsSchemaID = "https://raw.githubusercontent.com/toolscore/toolscore/main/schema/results.schema.json"
+
+// ResultsSchema returns the JSON Schema of results.json, generated from tally.Results so the
+// two cannot drift apart.
+func ResultsSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		ExpandedStruct: true,
+		LookupComment:  resultsComment,
+	}
+	s := r.Reflect(&tally.Results{})
+	s.ID = ResultsSchemaID
+	s.Title = "toolscore results"
+	s.Description = "results.json: one scenario's sweep, its outcomes counted per cell (client × fault × schema mode × transport), and whether the manifest's expectations held."
+	if e, ok := s.Definitions["Expectation"]; ok {
+		if status, ok := e.Properties.Get("status"); ok {
+			status.Enum = []any{tally.Held, tally.Unmet, tally.Unchecked}
+		}
+	}
+	if cell, ok := s.Definitions["Cell"]; ok {
+		if mode, ok := cell.Properties.Get("schema"); ok {
+			for _, m := range scenario.SchemaModes() {
+				mode.Enum = append(mode.Enum, string(m))
+			}
+		}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// resultsComments describes results.json's fields; tally's types carry no schema tags, and
+// the schema must not depend on Go sources being at hand.
+var resultsComments = map[string]string{
+	"Results.Scenario":     "Name of the scenario, from its manifest.",
+	"Results.Toolscore":    "Version of toolscore that ran the sweep.",
+	"Results.Backend":      "Where the runs executed, e.g. docker or local.",
+	"Results.BackendWhy":   "Why that backend was chosen.",
+	"Results.Started":      "When the sweep started.",
+	"Results.Shard":        "The slice of the runs this sweep ran, i/n (toolscore run --shard); absent for all of them.",
+	"Results.Finished":     "When the sweep finished.",
+	"Results.Interrupted":  "True when the sweep stopped before every planned run finished.",
+	"Results.Cells":        "Every cell of the matrix with its outcome counts.",
+	"Results.Expectations": "The manifest's expect entries and how each came out.",
+	"Results.Unavailable":  "Clients that could not run at all, with the reason.",
+
+	"Cell":              "One client × fault × schema mode × transport, with its outcome counts.",
+	"Cell.Client":       "Client adapter, with @version when the manifest pins one.",
+	"Cell.Fault":        "Fault the proxy injected.",
+	"Cell.Schema":       "Schema mode: hidden, published or as-is.",
+	"Cell.Transport":    "MCP transport: stdio or http (streamable HTTP).",
+	"Cell.Runs":         "How many runs finished.",
+	"Cell.Planned":      "How many runs the matrix asked for.",
+	"Cell.Outcome":      "How many finished runs had each outcome; the counts add up to runs.",
+	"Cell.Library":      "Client library and version the runs used, as the adapter reported it.",
+	"Cell.Examples":     "Per outcome, the first run that had it: where to find its evidence.",
+	"Cell.MedianMillis": "Median wall time of the cell's runs, in milliseconds.",
+
+	"Example":          "Where one run's evidence is.",
+	"Example.Run":      "The run's number, as runs.jsonl records it.",
+	"Example.Evidence": "Excerpt of what the client returned or threw.",
+	"Example.Tee":      "Path of the run's wire transcript.",
+
+	"Expectation":           "One expect entry of the manifest and how it came out.",
+	"Expectation.Line":      "Line of the entry in the manifest.",
+	"Expectation.Client":    "Client selector; unset means any.",
+	"Expectation.Fault":     "Fault selector; unset means any.",
+	"Expectation.Schema":    "Schema mode selector; unset means any.",
+	"Expectation.Transport": "Transport selector; unset means any.",
+	"Expectation.Outcome":   "The outcome every run of the selected cells must have.",
+	"Expectation.Status":    "held: every run of every selected cell had the outcome; unmet: some run did not (or a named client could not run); unchecked: no run of a selected cell took place in this sweep, so it neither held nor failed.",
+	"Expectation.Held":      "Whether the status is held; kept for readers of older results.",
+	"Expectation.Misses":    "The selected cells where some run had another outcome, with their counts.",
+	"Expectation.Unchecked": "Why an unchecked expectation was not checked.",
+
+	"Unavailable":        "A client that could not run, and why.",
+	"Unavailable.Client": "The client.",
+	"Unavailable.Reason": "Why it could not run.",
+}
+
+// resultsComment looks up a type's or field's description for the reflector.
+func resultsComment(t reflect.Type, field string) string {
+	// A cell's coordinates are record.Cell's fields, embedded in tally.Cell.
+	if p := t.PkgPath(); p != reflect.TypeFor[tally.Results]().PkgPath() && p != reflect.TypeFor[record.Cell]().PkgPath() {
+		return ""
+	}
+	if field == "" {
+		return resultsComments[t.Name()]
+	}
+	return resultsComments[t.Name()+"."+field]
+}

@@ -1,0 +1,380 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/toolscore/toolscore/tally"
+)
+
+const (
+	// textWidth is the terminal width tables aim for; a matrix with more clients than fit is
+	// split into several tables, each repeating the fault column.
+	textWidth = 100
+	// columnWidth is the widest a column grows before its text wraps onto more lines.
+	columnWidth = 30
+	// maxFreeText caps text that comes from outside (reasons) so one can't flood the terminal;
+	// counts are never cut.
+	maxFreeText = 300
+)
+
+// Text writes what the terminal shows at the end of a sweep: a table of counts per schema mode,
+// what publishing the schema changed, the unmet expectations and the clients that could not run.
+func Text(w io.Writer, r *tally.Results) error {
+	var b strings.Builder
+	runs, planned, cells := runCounts(r)
+	fmt.Fprintf(&b, "%s: %d of %d runs in %d cells", plain(r.Scenario), runs, planned, cells)
+	if r.Backend != "" {
+		fmt.Fprintf(&b, ", backend %s", plain(r.Backend))
+		if r.BackendWhy != "" {
+			fmt.Fprintf(&b, " (%s)", plain(truncate(r.BackendWhy, maxFreeText)))
+		}
+	}
+	if r.Toolscore != "" {
+		fmt.Fprintf(&b, ", toolscore %s", plain(r.Toolscore))
+	}
+	if d := took(r); d != "" {
+		fmt.Fprintf(&b, ", took %s", d)
+	}
+	b.WriteString("\n")
+	if r.Interrupted {
+		fmt.Fprintf(&b, "interrupted: %d of %d planned runs did not run\n", planned-runs, planned)
+	}
+
+	d := dimsOf(r)
+	for _, t := range tables(r) {
+		b.WriteString("\n")
+		textTable(&b, t, d)
+	}
+
+	if bothModes(r) {
+		b.WriteString("\n")
+		changes := SchemaChanges(r)
+		if len(changes) == 0 {
+			b.WriteString("Publishing the schema changed nothing.\n")
+		} else {
+			b.WriteString("Publishing the schema changed:\n")
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			for _, c := range changes {
+				fmt.Fprintf(tw, "  %s\t%s\t", plain(who(c.Tool, c.Client)), plain(c.Fault))
+				if d.protocol {
+					fmt.Fprintf(tw, "%s\t", plain(c.Protocol))
+				}
+				if d.transport {
+					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
+				}
+				fmt.Fprintf(tw, "%s (hidden) → %s (published)\n", plain(c.Hidden), plain(c.Published))
+			}
+			tw.Flush()
+		}
+	}
+
+	if manyProtocols(r) {
+		b.WriteString("\n")
+		changes := ProtocolChanges(r)
+		if len(changes) == 0 {
+			b.WriteString("Changing the protocol changed nothing.\n")
+		} else {
+			b.WriteString("Changing the protocol changed:\n")
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			for _, c := range changes {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t", plain(who(c.Tool, c.Client)), plain(c.Fault), plain(c.Schema))
+				if d.transport {
+					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
+				}
+				var under []string
+				for _, u := range c.Under {
+					under = append(under, fmt.Sprintf("%s (%s)", plain(u.Counts), plain(u.Protocol)))
+				}
+				fmt.Fprintf(tw, "%s\n", strings.Join(under, " → "))
+			}
+			tw.Flush()
+		}
+	}
+
+	if len(r.Expectations) > 0 {
+		b.WriteString("\n")
+		missed, open := unmet(r), unchecked(r)
+		if len(missed) == 0 {
+			b.WriteString(heldLine(r) + "\n")
+		} else {
+			fmt.Fprintf(&b, "Unmet expectations (%d of %d):\n", len(missed), len(r.Expectations))
+			for _, e := range missed {
+				got := "no misses recorded"
+				if len(e.Misses) > 0 {
+					got = plain(strings.Join(e.Misses, "; "))
+				}
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; got: %s\n", e.Line, textSelectors(e), plain(e.Outcome), got)
+			}
+		}
+		if len(open) > 0 {
+			fmt.Fprintf(&b, "Unchecked expectations (%d of %d), neither held nor unmet:\n", len(open), len(r.Expectations))
+			for _, e := range open {
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; unchecked: %s\n", e.Line, textSelectors(e), plain(e.Outcome), plain(e.Unchecked))
+			}
+		}
+	}
+
+	if len(r.Unavailable) > 0 {
+		b.WriteString("\nUnavailable clients:\n")
+		for _, u := range r.Unavailable {
+			fmt.Fprintf(&b, "  %s: %s\n", plain(u.Client), plain(truncate(u.Reason, maxFreeText)))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textColumn is one column of a terminal table: its header and cells, each wrapped to lines.
+type textColumn struct {
+	head  []string
+	rows  [][]string
+	width int
+}
+
+// textSelectors renders an expectation's selectors the way the terminal always has
+// ("client raw fault clean schema hidden"), the protocol and the transport added when it names
+// them.
+func textSelectors(e tally.Expectation) string {
+	s := fmt.Sprintf("client %s fault %s schema %s", plain(selector(e.Client)), plain(selector(e.Fault)), plain(selector(e.Schema)))
+	if e.Protocol != "" {
+		s += " protocol " + plain(e.Protocol)
+	}
+	if e.Transport != "" {
+		s += " transport " + plain(e.Transport)
+	}
+	return s
+}
+
+// textTable writes one table, split into groups of clients that fit textWidth.
+func textTable(b *strings.Builder, t *table, d dims) {
+	title := d.title(t, plain)
+	faults := textColumn{head: []string{"fault"}, width: width("fault")}
+	for _, f := range t.Faults {
+		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))
+	}
+	faults.width = widest(faults)
+	var cols []textColumn
+	for _, client := range t.Clients {
+		col := textColumn{head: wrapName(plain(client), columnWidth)}
+		for _, f := range t.Faults {
+			counts := "-"
+			if c := t.cell(f, client); c != nil {
+				counts = plain(c.Counts())
+			}
+			col.rows = append(col.rows, wrap(counts, columnWidth))
+		}
+		col.width = widest(col)
+		cols = append(cols, col)
+	}
+
+	var groups [][]textColumn
+	var group []textColumn
+	used := faults.width
+	for _, col := range cols {
+		if len(group) > 0 && used+2+col.width > textWidth {
+			groups = append(groups, group)
+			group, used = nil, faults.width
+		}
+		group = append(group, col)
+		used += 2 + col.width
+	}
+	groups = append(groups, group)
+
+	first := 1
+	for i, group := range groups {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(title)
+		switch {
+		case len(groups) > 1 && len(group) == 1:
+			fmt.Fprintf(b, " (client %d of %d)", first, len(cols))
+		case len(groups) > 1:
+			fmt.Fprintf(b, " (clients %d-%d of %d)", first, first+len(group)-1, len(cols))
+		}
+		b.WriteString("\n")
+		first += len(group)
+
+		all := append([]textColumn{faults}, group...)
+		widths := make([]int, len(all))
+		head := make([][]string, len(all))
+		rule := make([][]string, len(all))
+		for j, col := range all {
+			widths[j] = col.width
+			head[j] = col.head
+			rule[j] = []string{strings.Repeat("-", col.width)}
+		}
+		textRow(b, head, widths)
+		textRow(b, rule, widths)
+		for row := range t.Faults {
+			cells := make([][]string, len(all))
+			for j, col := range all {
+				cells[j] = col.rows[row]
+			}
+			textRow(b, cells, widths)
+		}
+	}
+}
+
+// textRow writes one row of cells, each a list of lines, as many lines as its tallest cell.
+func textRow(b *strings.Builder, cells [][]string, widths []int) {
+	height := 0
+	for _, c := range cells {
+		height = max(height, len(c))
+	}
+	for i := range height {
+		var line strings.Builder
+		for j, c := range cells {
+			s := ""
+			if i < len(c) {
+				s = c[i]
+			}
+			if j > 0 {
+				line.WriteString("  ")
+			}
+			line.WriteString(s)
+			line.WriteString(strings.Repeat(" ", widths[j]-width(s)))
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteString("\n")
+	}
+}
+
+// widest is the width of the longest line of a column.
+func widest(col textColumn) int {
+	w := 0
+	for _, l := range col.head {
+		w = max(w, width(l))
+	}
+	for _, r := range col.rows {
+		for _, l := range r {
+			w = max(w, width(l))
+		}
+	}
+	return w
+}
+
+// wrap breaks counts like "passed 2/3, hung 1/3 (1 of 3 not run)" into lines of at most
+// limit columns, preferring to break after a comma or before a parenthesis, so that every count
+// stays whole. A word longer than limit keeps its own line rather than being cut.
+func wrap(s string, limit int) []string {
+	var chunks [][]string
+	for _, word := range strings.Fields(s) {
+		if len(chunks) == 0 || strings.HasPrefix(word, "(") || strings.HasSuffix(last(chunks[len(chunks)-1]), ",") {
+			chunks = append(chunks, nil)
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], word)
+	}
+	var lines []string
+	line := ""
+	add := func(piece string) {
+		switch {
+		case line == "":
+			line = piece
+		case width(line)+1+width(piece) <= limit:
+			line += " " + piece
+		default:
+			lines = append(lines, line)
+			line = piece
+		}
+	}
+	for _, chunk := range chunks {
+		if joined := strings.Join(chunk, " "); width(joined) <= limit {
+			add(joined)
+			continue
+		}
+		// A chunk too long for one line gets lines of its own, so no line mixes two counts.
+		if line != "" {
+			lines = append(lines, line)
+			line = ""
+		}
+		for _, word := range chunk {
+			add(word)
+		}
+		lines = append(lines, line)
+		line = ""
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// wrapName breaks a client or fault name into lines of at most limit columns, after a / - _ or .
+// or before an @ where it can, so the name stays readable; nothing is dropped.
+func wrapName(s string, limit int) []string {
+	runes := []rune(s)
+	var lines []string
+	for len(runes) > limit {
+		cut := limit
+		for i := limit - 1; i > 0; i-- {
+			if strings.ContainsRune("/-_.", runes[i]) {
+				cut = i + 1
+				break
+			}
+			if runes[i] == '@' {
+				cut = i
+				break
+			}
+		}
+		lines = append(lines, string(runes[:cut]))
+		runes = runes[cut:]
+	}
+	return append(lines, string(runes))
+}
+
+func last(words []string) string { return words[len(words)-1] }
+
+// took renders how long the sweep took, or "" when its times are unknown.
+func took(r *tally.Results) string {
+	if r.Started.IsZero() || r.Finished.IsZero() || r.Finished.Before(r.Started) {
+		return ""
+	}
+	d := r.Finished.Sub(r.Started)
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// Plain makes text from outside safe for a terminal and a CI log, whoever prints it: line
+// breaks and tabs become spaces; control characters (which could move the cursor or recolour
+// the screen) and bidirectional overrides (which could reorder what is shown) become U+FFFD;
+// and a zero-width joiner goes inside every "::" and "##[", which GitHub's runner reads as a
+// workflow command (the first at the start of a line, the legacy second anywhere in one).
+func Plain(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := rune(0)
+	for i, r := range s { // an invalid byte comes as U+FFFD
+		switch {
+		case isBreak(r):
+			r = ' '
+		case isControl(r):
+			r = '\uFFFD'
+		case r == ':' && prev == ':', r == '[' && strings.HasSuffix(s[:i], "##"):
+			b.WriteString(zwj)
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+func plain(s string) string { return Plain(s) }
+
+// isBreak says whether r starts a new line or moves to a tab stop.
+func isBreak(r rune) bool {
+	return r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029' || r == '\u0085'
+}
+
+// isControl says whether r is a control character or a bidirectional embedding, override or
+// isolate, none of which a report should pass on.
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}

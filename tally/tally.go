@@ -1,0 +1,239 @@
+package tally
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+)
+
+// Results is results.json: one scenario's sweep, counted per cell.
+type Results struct {
+	Scenario  string `json:"scenario"`
+	Toolscore string `json:"toolscore"`
+	// Backend is where the runs executed, and why that backend was chosen.
+	Backend      string        `json:"backend"`
+	BackendWhy   string        `json:"backend_why,omitempty"`
+	Started      time.Time     `json:"started"`
+	Finished     time.Time     `json:"finished"`
+	Interrupted  bool          `json:"interrupted,omitempty"`
+	Shard        string        `json:"shard,omitempty"` // the slice of the runs this sweep ran, "i/n"; "" for all
+	Cells        []*Cell       `json:"cells"`
+	Expectations []Expectation `json:"expectations,omitempty"`
+	// Unavailable lists clients that could not run at all, with the reason.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
+}
+
+// Cell is one client × fault × schema mode × protocol × transport, with its outcome counts.
+type Cell struct {
+	record.Cell
+	// Runs is how many runs finished; Planned how many the matrix asked for.
+	Runs    int            `json:"runs"`
+	Planned int            `json:"planned"`
+	Outcome map[string]int `json:"outcomes"`
+	// Library is the client library and version the runs used, as the adapter reported it.
+	Library string `json:"library,omitempty"`
+	// Examples holds, per outcome, the first run that had it: where to find its evidence.
+	Examples map[string]Example `json:"examples,omitempty"`
+	// ModelView counts, for an agent, what its client layer put in front of the model: structured,
+	// text, error or none. Answer counts how the agent's final answer graded: truth,
+	// fault-value, no-value, other, and flagged alongside when it named the problem.
+	ModelView map[string]int `json:"model_view,omitempty"`
+	Answer    map[string]int `json:"answer,omitempty"`
+	// Negotiated counts the protocol versions the runs' handshakes settled on, as the proxy saw
+	// them ("none" when a run had no handshake), so a cap the client did not follow shows.
+	Negotiated map[string]int `json:"negotiated,omitempty"`
+	// MedianMillis is the median wall time of the cell's runs.
+	MedianMillis int64 `json:"median_ms"`
+	durations    []time.Duration
+}
+
+// Example points at one run's evidence in runs.jsonl and its transcript.
+type Example struct {
+	Run      int    `json:"run"`
+	Evidence string `json:"evidence,omitempty"`
+	Tee      string `json:"tee,omitempty"`
+}
+
+// Expectation is one `expect` entry of the manifest and whether it held.
+type Expectation struct {
+	Line      int    `json:"line"`
+	Client    string `json:"client,omitempty"`
+	Fault     string `json:"fault,omitempty"`
+	Schema    string `json:"schema,omitempty"`
+	Protocol  string `json:"protocol,omitempty"`
+	Transport string `json:"transport,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Outcome   string `json:"outcome"`
+	// Status is Held, Unmet or Unchecked.
+	Status string `json:"status"`
+	// Held is Status == Held, for readers of older results.
+	Held bool `json:"held"`
+	// Misses lists the cells where some run had another outcome, with their counts.
+	Misses []string `json:"misses,omitempty"`
+	// Unchecked says why an unchecked expectation was not checked.
+	Unchecked string `json:"unchecked,omitempty"`
+}
+
+// The status of an expectation: every run of the cells it selects had its outcome (held),
+// some run did not (unmet), or no run of a cell it selects took place in this sweep (unchecked:
+// the matrix was narrowed, the runs were another shard's, the sweep was interrupted).
+const (
+	Held      = "held"
+	Unmet     = "unmet"
+	Unchecked = "unchecked"
+)
+
+// State is Status, or for an expectation made without one, what Held says.
+func (e Expectation) State() string {
+	switch {
+	case e.Status != "":
+		return e.Status
+	case e.Held:
+		return Held
+	}
+	return Unmet
+}
+
+// setStatus sets Status, and Held with it.
+func (e *Expectation) setStatus(s string) { e.Status, e.Held = s, s == Held }
+
+// UnmarshalJSON reads an expectation, taking the status of results written before there was
+// one from held (where held false was all that was said).
+func (e *Expectation) UnmarshalJSON(b []byte) error {
+	type plain Expectation
+	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+		return err
+	}
+	e.setStatus(e.State())
+	return nil
+}
+
+// Count tallies expectations by status.
+func Count(es []Expectation) (held, unmet, unchecked int) {
+	for _, e := range es {
+		switch e.State() {
+		case Held:
+			held++
+		case Unchecked:
+			unchecked++
+		default:
+			unmet++
+		}
+	}
+	return held, unmet, unchecked
+}
+
+// Unavailable is a client that could not run, and why.
+type Unavailable struct {
+	Client string `json:"client"`
+	Reason string `json:"reason"`
+}
+
+// UnmarshalJSON reads a cell, taking results written before there was a protocol axis as as-is.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	type plain Cell
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	c.Protocol = protocolOr(c.Protocol)
+	return nil
+}
+
+// protocolOr is the protocol entry p, or as-is when none was written.
+func protocolOr(p string) string {
+	if p == "" {
+		return string(scenario.ProtocolAsIs)
+	}
+	return p
+}
+
+// Coordinates renders where a cell sits in the matrix for a sentence: "raw × clean × hidden",
+// with the protocol when it is not as-is and the transport when it is not stdio, and the tool
+// first when the scenario has several.
+func (c *Cell) Coordinates() string {
+	s := c.Client + " × " + c.Fault + " × " + c.Schema
+	if c.Tool != "" {
+		s = c.Tool + ": " + s
+	}
+	if p := protocolOr(c.Protocol); p != string(scenario.ProtocolAsIs) {
+		s += " × " + p
+	}
+	if c.Transport != "" && c.Transport != string(scenario.TransportStdio) {
+		s += " × " + c.Transport
+	}
+	return s
+}
+
+// AddNegotiated counts the protocol version one run negotiated ("" counts as none).
+func (c *Cell) AddNegotiated(version string) {
+	if c.Negotiated == nil {
+		c.Negotiated = map[string]int{}
+	}
+	if version == "" {
+		version = "none"
+	}
+	c.Negotiated[version]++
+}
+
+// Add counts one finished run.
+func (c *Cell) Add(outcome string, run int, evidence, tee string, took time.Duration) {
+	if c.Outcome == nil {
+		c.Outcome = map[string]int{}
+	}
+	c.Outcome[outcome]++
+	c.Runs++
+	if c.Examples == nil {
+		c.Examples = map[string]Example{}
+	}
+	if _, ok := c.Examples[outcome]; !ok {
+		c.Examples[outcome] = Example{Run: run, Evidence: evidence, Tee: tee}
+	}
+	c.durations = append(c.durations, took)
+	d := append([]time.Duration(nil), c.durations...)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	c.MedianMillis = d[len(d)/2].Milliseconds()
+}
+
+// AddAgent counts an agent run's model view and graded answer (Add counts its outcome).
+func (c *Cell) AddAgent(view string, answers ...string) {
+	if c.ModelView == nil {
+		c.ModelView, c.Answer = map[string]int{}, map[string]int{}
+	}
+	c.ModelView[view]++
+	for _, a := range answers {
+		c.Answer[a]++
+	}
+}
+
+// Counts renders the outcome counts the way a person reads them: "threw 3/3", or
+// "passed 2/3, hung 1/3", most frequent first, ties by name; runs that never happened (an
+// interrupted sweep) are said so.
+func (c *Cell) Counts() string {
+	if c.Runs == 0 {
+		return "not run"
+	}
+	keys := make([]string, 0, len(c.Outcome))
+	for k := range c.Outcome {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if c.Outcome[keys[i]] != c.Outcome[keys[j]] {
+			return c.Outcome[keys[i]] > c.Outcome[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.Outcome[k], c.Runs))
+	}
+	s := strings.Join(parts, ", ")
+	if c.Runs < c.Planned {
+		s += fmt.Sprintf(" (%d of %d not run)", c.Planned-c.Runs, c.Planned)
+	}
+	return s
+}
