@@ -319,6 +319,10 @@ func SchemaModes() []SchemaMode {
 // Code validates differently against a 2026 server), so it is an axis of the matrix.
 type Protocol string
 
+// PortPlaceholder is replaced by the server's port in every argument of an HTTP server's
+// command (the proxy picks the port): a command serving HTTP behind the proxy names it with it.
+const PortPlaceholder = "{port}"
+
 // ProtocolAsIs leaves the handshake to server and client: whatever they negotiate.
 const ProtocolAsIs Protocol = record.ProtocolAsIs
 

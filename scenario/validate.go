@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
-
-	"github.com/toolscore/toolscore/internal/proxy"
 )
 
 // serverHint shows the two ways to start a server, for errors about server.
@@ -108,8 +106,8 @@ func (l *loader) checkServer(srv *Server) {
 			l.errorf("server.command", "must name the program to run")
 		case strings.TrimSpace(srv.Command[0]) == "":
 			l.errorf("server.command[0]", "must name the program to run")
-		case l.present("server.http") && !slices.ContainsFunc(srv.Command, func(a string) bool { return strings.Contains(a, proxy.PortPlaceholder) }):
-			l.errorf("server.command", "the server serves HTTP (server.http), so an argument must carry %s, where the proxy writes the loopback port it picked (e.g. --port, %q)", proxy.PortPlaceholder, proxy.PortPlaceholder)
+		case l.present("server.http") && !slices.ContainsFunc(srv.Command, func(a string) bool { return strings.Contains(a, PortPlaceholder) }):
+			l.errorf("server.command", "the server serves HTTP (server.http), so an argument must carry %s, where the proxy writes the loopback port it picked (e.g. --port, %q)", PortPlaceholder, PortPlaceholder)
 		}
 	}
 	l.checkServerImage(*srv)
@@ -397,7 +395,7 @@ func (l *loader) checkTransports(s *Scenario) {
 		case t == TransportHTTP && s.Server.Builtin != "":
 			l.errorf(p, "the built-in server %s serves stdio alone", s.Server.Builtin)
 		case t == TransportHTTP:
-			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", proxy.PortPlaceholder)
+			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", PortPlaceholder)
 		case s.Server.URL != "":
 			l.errorf(p, "a url server is reached over http alone")
 		default:

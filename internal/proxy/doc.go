@@ -12,7 +12,7 @@
 //   - [Run] for stdio: it starts the [Server] command and relays newline-delimited frames
 //     between the client's stdin/stdout and the server's, until the server exits.
 //   - [RunHTTP] for streamable HTTP: it listens (see [HTTPRun]) and relays to an [Upstream]
-//     URL or to a server it starts on a free port ([PortPlaceholder] in its arguments), with
+//     URL or to a server it starts on a free port ([scenario.PortPlaceholder] in its arguments), with
 //     the faults of the HTTP exchange (429, 500, a cut SSE stream, ...) as well.
 //
 // Both build a [Proxy] with [New] and drive it ([Proxy.ClientToServer], [Proxy.ServerToClient],

@@ -46,10 +46,6 @@ type Flags struct {
 	Command []string
 }
 
-// PortPlaceholder is replaced by the server's port in every argument of its command: a
-// command serving HTTP behind the proxy names its port with it.
-const PortPlaceholder = "{port}"
-
 // DefaultFlags are the flags' defaults, what toolscore proxy runs with when given none.
 func DefaultFlags() Flags {
 	return Flags{Fault: "clean", Schema: string(Hidden), Seed: 1, Probability: 1, Protocol: string(AsIsProtocol), Path: "/mcp"}

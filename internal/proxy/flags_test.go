@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // TestFlagsRoundTrip: a proxy's flags written by Args and read back by ParseArgs are the flags
@@ -20,7 +22,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 		OutputSchema: "/run/toolscore/output-schema.json", Protocol: "2025-11-25",
 		Env: []string{"FLAGS_TEST_TOKEN", "PATH"}, Upstream: "http://127.0.0.1:9/mcp",
 		Header: []string{"Authorization=FLAGS_TEST_AUTH"}, Path: "/v1/mcp",
-		Command: []string{"/usr/bin/env", "my-server", "--port", PortPlaceholder},
+		Command: []string{"/usr/bin/env", "my-server", "--port", scenario.PortPlaceholder},
 	}
 	d, fv, dv := DefaultFlags(), reflect.ValueOf(every), reflect.ValueOf(DefaultFlags())
 	for i := range fv.NumField() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/scenario"
 )
 
 // ServerStdout is the direction of a line an HTTP server wrote on its stdout: not the protocol,
@@ -120,7 +121,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 	srv := hr.Server
 	srv.Command = make([]string, len(hr.Server.Command))
 	for i, a := range hr.Server.Command {
-		srv.Command[i] = strings.ReplaceAll(a, PortPlaceholder, strconv.Itoa(port))
+		srv.Command[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, strconv.Itoa(port))
 	}
 	c := srv.cmd()
 	outR, outW, err := os.Pipe()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
-	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 )
@@ -35,7 +34,7 @@ func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
 	_, port, _ := net.SplitHostPort(backend.ServerAddr)
 	cmd := make([]string, len(sc.Server.Command))
 	for i, a := range sc.Server.Command {
-		cmd[i] = strings.ReplaceAll(a, proxy.PortPlaceholder, port)
+		cmd[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, port)
 	}
 	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
 }

@@ -89,7 +89,7 @@ func (o Options) serve(j Job, self, work string) served {
 		s.proxy.Command = []string{self, "replay", recording}
 		if http {
 			s.proxy.Listen, s.proxy.Path, s.network = "127.0.0.1:0", replay.HTTPPath, ""
-			s.proxy.Command = []string{self, "replay", "--listen", "127.0.0.1:" + proxy.PortPlaceholder, recording}
+			s.proxy.Command = []string{self, "replay", "--listen", "127.0.0.1:" + scenario.PortPlaceholder, recording}
 		}
 		return s
 	}
@@ -114,7 +114,7 @@ func (o Options) serve(j Job, self, work string) served {
 			if j.Cell.Protocol == "2026-07-28" {
 				s.proxy.Command = append(s.proxy.Command, "--stateless")
 			}
-			s.proxy.Command = append(s.proxy.Command, "--http", "127.0.0.1:"+proxy.PortPlaceholder)
+			s.proxy.Command = append(s.proxy.Command, "--http", "127.0.0.1:"+scenario.PortPlaceholder)
 		}
 	case SourceCommand:
 		s.proxy.Command = srv.Command
