@@ -1,5 +1,5 @@
 // Package sweep is toolscore's sweep as a library: what toolscore run, toolscore merge and the
-// GitHub Action (package action) all call. cmd/toolscore only reads flags into a Config and
+// GitHub Action (internal/action) all call. cmd/toolscore only reads flags into a Config and
 // turns the error returned into an exit code.
 //
 // # What to call, in order
