@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string) error {
 	case "hostile":
 		return hostileCmd(ctx, args[1:])
 	case "proxy":
-		return exitcode.Status(proxyCmd(ctx, args[1:]))
+		return proxyCmd(ctx, args[1:])
 	case "run":
 		return runCmd(ctx, args[1:])
 	case "replay":

@@ -19,7 +19,7 @@ import (
 	"github.com/toolscore/toolscore/internal/proxy"
 )
 
-func proxyCmd(ctx context.Context, args []string) int {
+func proxyCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: toolscore proxy [flags] -- CMD [ARGS...]
@@ -37,11 +37,12 @@ flags:`)
 	var pf proxy.Flags
 	pf.Register(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return exitcode.Of(err)
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "toolscore proxy: "+format+"\n", a...)
-		return 2
+	fail := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(os.Stderr, "toolscore proxy:", err)
+		return exitcode.UsageError(err)
 	}
 	if !slices.Contains(fault.Names(), pf.Fault) {
 		_, err := fault.New(pf.Fault, nil)
@@ -142,5 +143,5 @@ flags:`)
 	if err := tee.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore proxy: the transcript is incomplete:", err)
 	}
-	return code
+	return exitcode.Status(code)
 }
