@@ -150,7 +150,7 @@ func clientRows(ctx context.Context, sc *scenario.Scenario, from string, engine 
 		} else if goErr != nil {
 			r.Docker = "not: " + goErr.Error()
 		} else {
-			r.Image, r.Docker = engine.status(ctx, c)
+			r.Image, r.Docker = engine.status(ctx, c, sc.Server.Install)
 		}
 		rows = append(rows, r)
 	}
@@ -179,9 +179,10 @@ func newEngine(ctx context.Context) *dockerEngine {
 	return e
 }
 
-// status says whether the cell image of c is built on the engine, can be built there without
-// pulling anything, or why not; with the image's tag when it is known. It builds nothing.
-func (e *dockerEngine) status(ctx context.Context, c runner.Client) (tag, status string) {
+// status says whether the cell image of c is built on the engine (with the server's install
+// step layered on, when the manifest has one), can be built there without pulling anything, or
+// why not; with the image's tag when it is known. It builds nothing.
+func (e *dockerEngine) status(ctx context.Context, c runner.Client, install string) (tag, status string) {
 	if e.err != nil {
 		return "", "not: no Docker engine answered" // the whole error is printed once, on stderr
 	}
@@ -214,6 +215,18 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client) (tag, status
 	case id != "" && c.Descriptor.Module != "" && c.Version != "":
 		// The adapter at the pin is layered on the built-in image once go has built it.
 		return tag, "buildable (builds the adapter with go)"
+	case id != "" && install != "":
+		with, err := backend.InstallImage(tag, install).Tag()
+		if err == nil {
+			id, err = e.d.ImageID(ctx, with)
+		}
+		if err != nil {
+			return tag, "not: " + err.Error()
+		}
+		if id == "" {
+			return with, "buildable (installs the server on " + tag + ")"
+		}
+		return with, "built"
 	case id != "":
 		return tag, "built"
 	}

@@ -127,6 +127,29 @@ clients:
 	if !regexp.MustCompile(`(?m)^go-sdk/list-then-call@v1.7.0 +manifest +SDK client +github.com/modelcontextprotocol/go-sdk +v1.7.0 \(pinned\) +yes \(builds with go\) `).MatchString(stdout) {
 		t.Errorf("no row of the pinned go-sdk/list-then-call:\n%s", stdout)
 	}
+
+	// Without go on PATH, the pinned Go client cannot be built: the reason is the one a local
+	// sweep of the manifest records, and the other clients are unaffected.
+	t.Setenv("PATH", t.TempDir())
+	rows, _ = clientsJSON(t, manifest)
+	out := t.TempDir()
+	if _, stderr, code := toolscore(t, ".", "run", manifest, "--backend", "local", "--out", out); code != 0 {
+		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
+	}
+	var res tally.Results
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Unavailable, func(u tally.Unavailable) bool { return u.Client == "go-sdk/list-then-call@v1.7.0" })
+	if i < 0 || !strings.Contains(res.Unavailable[i].Reason, "needs the go command on PATH") {
+		t.Fatalf("the local sweep without go: unavailable %+v", res.Unavailable)
+	}
+	if got := rows["manifest go-sdk/list-then-call@v1.7.0"].Local; got != res.Unavailable[i].Reason {
+		t.Errorf("without go: local %q, the local sweep says %q", got, res.Unavailable[i].Reason)
+	}
+	if got := rows["manifest raw"].Local; got != "yes" {
+		t.Errorf("without go: raw local %q, want yes", got)
+	}
 }
 
 // TestClientsBadInput: a manifest that does not load exits 2 with its errors as file:line:col,
