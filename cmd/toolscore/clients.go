@@ -73,8 +73,8 @@ func clientsCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "toolscore clients:", err)
 		return exitcode.UsageError(err)
 	}
-	// The built-in clients are judged as a sweep of the built-in ledger judges them; a
-	// manifest's, as a sweep of that manifest.
+	// The built-in clients are judged as a sweep of a manifest naming them alone would judge
+	// them (the built-in ledger's server, no model, no pin); a manifest's, as its sweep would.
 	builtin := &scenario.Scenario{}
 	for _, n := range client.Names() {
 		builtin.Clients = append(builtin.Clients, scenario.Client{Name: n})
