@@ -44,6 +44,7 @@ usage:
   toolscore connect HOST:PORT              (inside a cell) the server that serve-stdio serves, on stdio
   toolscore demo                           one tools/call through each fault, printed
   toolscore version                        toolscore's version, and the clients' it drives
+  toolscore clients [SCENARIO] [--format F]  every client, its library and version, and where it can run here
 
 Run "toolscore COMMAND -h" for a command's flags.
 `, strings.Join(client.AgentNames(), ", "))
@@ -118,6 +119,8 @@ func run(ctx context.Context, args []string) error {
 		return exitcode.Status(backend.ProbeServer(ctx, args[1:], os.Stdout))
 	case "demo":
 		return demoCmd(ctx, args[1:])
+	case "clients":
+		return clientsCmd(ctx, args[1:])
 	case "version", "--version":
 		return versionCmd(os.Stdout)
 	case "help", "-h", "--help":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
 )
 
@@ -33,15 +31,7 @@ func init() {
 func versionCmd(w io.Writer) error {
 	fmt.Fprintf(w, "toolscore %s (%s)\n\nclients compiled in:\n", version, runtime.Version())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	deps := map[string]string{}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			deps[m.Path] = m.Version
-			if m.Replace != nil {
-				deps[m.Path] = m.Replace.Version
-			}
-		}
-	}
+	deps := builtDeps()
 	var own, libraries, contained []client.Descriptor
 	for _, d := range client.Descriptors() {
 		switch {
@@ -54,26 +44,25 @@ func versionCmd(w io.Writer) error {
 		}
 	}
 	// toolscore's own client first, then the Go libraries compiled in.
-	for _, d := range own {
-		fmt.Fprintf(tw, "  %s\ttoolscore's own JSON-RPC\n", d.Label())
+	var errs []error
+	line := func(d client.Descriptor) {
+		lib, ver, err := library(d, deps)
+		if err != nil {
+			fmt.Fprintf(tw, "  %s\t%v\n", d.Label(), err)
+			errs = append(errs, err)
+			return
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", d.Label(), strings.TrimSpace(lib+" "+ver))
 	}
-	for _, d := range libraries {
-		fmt.Fprintf(tw, "  %s\t%s %s\n", d.Label(), d.Module, cmp.Or(deps[d.Module], "unknown"))
+	for _, d := range append(own, libraries...) {
+		line(d)
 	}
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nclients in cell images (docker backend), unless the manifest names a version:")
 	slices.SortFunc(contained, func(a, b client.Descriptor) int { return strings.Compare(a.Image.Dir, b.Image.Dir) })
-	var errs []error
 	for _, d := range contained {
-		label := d.Label()
-		p, err := backend.ImagePin(d.Image.Dir)
-		if err != nil {
-			fmt.Fprintf(tw, "  %s\t%v\n", label, err)
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(tw, "  %s\t%s %s %s\n", label, p.Registry, p.Package, p.Version)
+		line(d)
 	}
 	tw.Flush()
 	return exitcode.Failed(errors.Join(errs...))

@@ -32,11 +32,9 @@ import (
 func main() { os.Exit(goadapter.Main(os.Args[1:], os.Stdout, os.Stderr)) }
 `
 
-// GoAdapter builds the Go clients' adapter (internal/client/goadapter) with module at version,
-// and the other Go library at the version built into toolscore, and returns the static binary's
-// path. It builds with this machine's go command and module proxy settings, as any Go module is
-// built; a build is kept in the user's cache by its inputs, so a version is built once.
-func GoAdapter(ctx context.Context, module, version string, log io.Writer) (string, error) {
+// GoCommand is the go command that builds the adapter of module at version, or why it cannot be
+// built on this machine; it builds nothing.
+func GoCommand(module, version string) (string, error) {
 	if !strings.HasPrefix(version, "v") {
 		version = "v" + version
 	}
@@ -44,10 +42,25 @@ func GoAdapter(ctx context.Context, module, version string, log io.Writer) (stri
 	if err != nil {
 		return "", fmt.Errorf("%s %s is built from source, which needs the go command on PATH: %w", module, version, err)
 	}
-	pins := map[string]string{goadapter.GoSDKModule: goadapter.ModuleVersion(goadapter.GoSDKModule), goadapter.MCPGoModule: goadapter.ModuleVersion(goadapter.MCPGoModule)}
-	if _, ok := pins[module]; !ok {
+	if module != goadapter.GoSDKModule && module != goadapter.MCPGoModule {
 		return "", fmt.Errorf("%s is not a Go client library toolscore can build (%s, %s)", module, goadapter.GoSDKModule, goadapter.MCPGoModule)
 	}
+	return gocmd, nil
+}
+
+// GoAdapter builds the Go clients' adapter (internal/client/goadapter) with module at version,
+// and the other Go library at the version built into toolscore, and returns the static binary's
+// path. It builds with this machine's go command and module proxy settings, as any Go module is
+// built; a build is kept in the user's cache by its inputs, so a version is built once.
+func GoAdapter(ctx context.Context, module, version string, log io.Writer) (string, error) {
+	gocmd, err := GoCommand(module, version)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(version, "v") {
+		version = "v" + version
+	}
+	pins := map[string]string{goadapter.GoSDKModule: goadapter.ModuleVersion(goadapter.GoSDKModule), goadapter.MCPGoModule: goadapter.ModuleVersion(goadapter.MCPGoModule)}
 	pins[module] = version
 	files := map[string][]byte{"cmd/goadapter/main.go": []byte(goAdapterMain)}
 	err = fs.WalkDir(goadapter.Source(), ".", func(p string, e fs.DirEntry, err error) error {

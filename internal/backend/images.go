@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,22 @@ func (s ImageSpec) context() (map[string][]byte, error) {
 	// What a Dockerfile copies (with --chown) to make the run's work directory in the image.
 	files["workdir/.cell"] = nil
 	return files, nil
+}
+
+// baseArg is a Dockerfile's BASE_IMAGE argument with its default.
+var baseArg = regexp.MustCompile(`(?m)^ARG BASE_IMAGE=(\S+)`)
+
+// Base is the image the spec builds on: its BASE_IMAGE build argument, or else the default its
+// Dockerfile gives ("" when it gives none).
+func (s ImageSpec) Base() string {
+	if b := s.Args["BASE_IMAGE"]; b != "" {
+		return b
+	}
+	dockerfile, _ := imageFiles.ReadFile("images/" + s.Name + "/Dockerfile")
+	if m := baseArg.FindSubmatch(dockerfile); m != nil {
+		return string(m[1])
+	}
+	return ""
 }
 
 // Tag is the image's tag: its name and a hash of every input, so an image is rebuilt exactly

@@ -42,14 +42,8 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
 	}
 	local := backend.Local{Binary: self}
-	localOnly := MissingKeys(sc)
+	localOnly := LocalUnavailable(sc)
 	clients := Clients(sc)
-	for _, c := range clients {
-		if c.Descriptor.Contained() {
-			localOnly[c.ID()] = "needs the docker backend: its library lives in a cell image"
-		}
-	}
-	imageServerUnavailable(sc, false, localOnly)
 	localAdapters := func() map[string]string {
 		adapters := map[string]string{}
 		for _, c := range clients {
@@ -78,6 +72,28 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		return Choice{}, err
 	}
 	return Choice{local, "no Docker backend: " + err.Error(), localOnly, localAdapters(), func() {}}, nil
+}
+
+// LocalUnavailable lists the clients of sc the local backend cannot run, each with the reason,
+// before any Go adapter is built (a Go client at a version pin may still fail to build: see
+// backend.GoCommand). toolscore clients says the same, so it cannot disagree with a sweep.
+func LocalUnavailable(sc *scenario.Scenario) map[string]string {
+	out := MissingKeys(sc)
+	for _, c := range Clients(sc) {
+		if c.Descriptor.Contained() {
+			out[c.ID()] = "needs the docker backend: its library lives in a cell image"
+		}
+	}
+	imageServerUnavailable(sc, false, out)
+	return out
+}
+
+// DockerUnavailable lists the clients of sc the docker backend cannot run whatever its images,
+// each with the reason; a client whose image does not build is added to them by the sweep.
+func DockerUnavailable(sc *scenario.Scenario) map[string]string {
+	out := MissingKeys(sc)
+	imageServerUnavailable(sc, true, out)
+	return out
 }
 
 // goAdapter builds the adapter of a Go client with a version pin, and returns its path; a
@@ -122,8 +138,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
 	d.Sandbox = sandbox(sc)
-	unavailable := MissingKeys(sc)
-	imageServerUnavailable(sc, true, unavailable)
+	unavailable := DockerUnavailable(sc)
 	if sc.Server.Image != "" {
 		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
 			return nil, nil, nil, nil, err
