@@ -246,3 +246,34 @@ func readRaised(d *jsonstream.Reader, to **Raised) error {
 		return d.Skip()
 	})
 }
+
+// Lacks says what of the contract's JSON line an observation that parsed leaves out, one
+// phrase each: the client's name, its library, and, as the kind of adapter needs, the outcome
+// (returned or raised, with the raised error's class and message) or an agent's model view.
+// ReadObservation accepts what the grader can grade; these are what every report and record
+// show beside the outcome, so an adapter of the contract gives them too.
+func (o *Observation) Lacks(agent bool) []string {
+	var out []string
+	if o.Client == "" {
+		out = append(out, `the JSON line has no "client"`)
+	}
+	if o.Library == "" {
+		out = append(out, `the JSON line has no "library" (its name and version)`)
+	}
+	if r := o.Raised; r != nil {
+		if r.Class == "" {
+			out = append(out, `"raised" without "class"`)
+		}
+		if r.Message == "" && r.MessageLarge == nil {
+			out = append(out, `"raised" without "message"`)
+		}
+	}
+	outcome := o.Returned != nil || o.ReturnedLarge != nil || o.Raised != nil
+	switch {
+	case agent && o.Agent == nil:
+		out = append(out, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
+	case !agent && !outcome:
+		out = append(out, `the JSON line has an "agent" view but neither "returned" nor "raised": an agent adapter is checked with --agent`)
+	}
+	return out
+}
