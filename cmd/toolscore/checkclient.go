@@ -159,7 +159,7 @@ func observed(o *client.Observation, g grade.Grade) string {
 	var what string
 	switch {
 	case o.Agent != nil:
-		what = "the model got " + o.Agent.ModelView.Kind
+		what = "the model got " + o.Agent.ModelView.Kind + ", its answer " + g.Answer
 	case o.Raised != nil:
 		what = "raised: " + o.Raised.Class + ": " + o.Raised.Text()
 	default:

@@ -43,6 +43,14 @@ server.stdin.close()
 server.wait()
 
 obs = {"client": "check-test", "library": "rawpy 0.1", "listed": False}
+if mode == "agent":
+    # An agent would put the result in front of its model; this one shows the model the
+    # structured content as text, and answers with the prompt's account.
+    text = json.dumps(result.get("structuredContent"))
+    obs["agent"] = {"model_view": {"kind": "text", "excerpt": text, "schema_sent": False,
+        "block": {"type": "tool_result", "content": text}}, "answer": "asked: " + os.environ["TOOLSCORE_PROMPT"]}
+    print(json.dumps(obs))
+    sys.exit(0)
 if mode == "nolibrary":
     del obs["library"]
 minor = (result.get("structuredContent") or {}).get("balance_minor")
@@ -95,6 +103,16 @@ func TestCheckClient(t *testing.T) {
 				`no JSON line on stdout (stdout was: ""); its stderr ended: cannot reach the server`), 1},
 		{"not found", []string{"--", "no-such-adapter-here"},
 			both(`the adapter could not be started: starting "no-such-adapter-here": exec: "no-such-adapter-here": executable file not found in $PATH`), 1},
+		{"agent", []string{"--agent", "--", "python3", adapter, "agent"},
+			"clean, hidden: the model got text, its answer no-value, graded altered (client check-test, library rawpy 0.1)\n" +
+				"type-swap, published: the model got text, its answer no-value, graded altered (client check-test, library rawpy 0.1)\n" +
+				"the client contract holds\n", 0},
+		{"not an agent", []string{"--agent", "--", "python3", adapter, "good"},
+			both(`the JSON line has no "agent" (what the model saw): it is not an agent adapter`), 1},
+		// Only an agent is given the prompt: this one fails without it.
+		{"agent unchecked as one", []string{"--", "python3", adapter, "agent"},
+			both("exited with status 1 (the contract: exit 0); its stderr ended: KeyError: 'TOOLSCORE_PROMPT'",
+				`no JSON line on stdout (stdout was: ""); its stderr ended: KeyError: 'TOOLSCORE_PROMPT'`), 1},
 		{"hangs", []string{"--timeout", "2s", "--", "python3", adapter, "sleep"}, both("hung after 2s: no JSON line on stdout by then"), 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
