@@ -133,10 +133,17 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	}
 	if !res.TimedOut || obs != nil {
 		switch {
-		case perr != nil && strings.Contains(perr.Error(), "no observation"):
+		case errors.Is(perr, client.ErrNoObservation):
 			lines = append(lines, fmt.Sprintf("no JSON line on stdout (stdout was: %q)%s", head(res.Stdout), stderrTail(res.Stderr)))
+		case errors.Is(perr, client.ErrNotJSON):
+			why := strings.TrimPrefix(perr.Error(), client.ErrNotJSON.Error()+": ")
+			lines = append(lines, fmt.Sprintf("no JSON line on stdout: its last line is not one JSON object (%s; stdout was: %q)", why, head(res.Stdout)))
+		case errors.Is(perr, client.ErrNoOutcome) && agent:
+			lines = append(lines, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
+		case errors.Is(perr, client.ErrNoOutcome):
+			lines = append(lines, `the JSON line has neither "returned" nor "raised": it says what the library returned, or what it raised`)
 		case perr != nil:
-			lines = append(lines, fmt.Sprintf("the last line on stdout is not the observation: %v (stdout was: %q)", perr, head(res.Stdout)))
+			lines = append(lines, perr.Error())
 		default:
 			lines = append(lines, obs.Lacks(agent)...)
 		}

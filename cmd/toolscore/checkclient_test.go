@@ -18,6 +18,12 @@ if mode == "silent":
     sys.exit(0)
 if mode == "sleep":
     time.sleep(3600)
+if mode == "text":
+    print("balance: 40718.77")
+    sys.exit(0)
+if mode == "nooutcome":
+    print(json.dumps({"client": "check-test", "library": "rawpy 0.1", "listed": False}))
+    sys.exit(0)
 if mode == "fails":
     print("cannot reach the server", file=sys.stderr)
     sys.exit(3)
@@ -53,6 +59,8 @@ if mode == "agent":
     sys.exit(0)
 if mode == "nolibrary":
     del obs["library"]
+if mode == "noclient":
+    del obs["client"]
 minor = (result.get("structuredContent") or {}).get("balance_minor")
 if mode == "nomessage":
     obs["raised"] = {"class": "ValueError"}
@@ -96,6 +104,11 @@ func TestCheckClient(t *testing.T) {
 				"the client contract holds\n", 0},
 		{"relative path", []string{"--", "python3", "adapter.py", "good"}, "the client contract holds\n", 0},
 		{"prints nothing", []string{"--", "python3", adapter, "silent"}, both(`no JSON line on stdout (stdout was: "")`), 1},
+		{"not JSON", []string{"--", "python3", adapter, "text"},
+			both(`no JSON line on stdout: its last line is not one JSON object (offset 0: invalid character 'b' looking for the beginning of a value; stdout was: "balance: 40718.77\n")`), 1},
+		{"no outcome", []string{"--", "python3", adapter, "nooutcome"},
+			both(`the JSON line has neither "returned" nor "raised": it says what the library returned, or what it raised`), 1},
+		{"no client", []string{"--", "python3", adapter, "noclient"}, both(`the JSON line has no "client"`), 1},
 		{"no library", []string{"--", "python3", adapter, "nolibrary"}, both(`the JSON line has no "library" (its name and version)`), 1},
 		{"raised without message", []string{"--", "python3", adapter, "nomessage"}, both(`"raised" without "message"`), 1},
 		{"exit status, no line", []string{"--", "python3", adapter, "fails"},
