@@ -37,6 +37,7 @@ usage:
   toolscore action                         the GitHub Action's entrypoint (inputs from INPUT_*)
   toolscore images [list|build|prune]      the cell images toolscore builds
   toolscore clean                          remove every container, volume and image of ours
+  toolscore check-client [--agent] -- CMD  check a client adapter of yours against the client contract, on the ledger
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (%s) against the scripted model
   toolscore cell [--serve JSON] -- ADAPTER (inside a cell) run the adapter, the proxy served over HTTP first with --serve
@@ -97,6 +98,8 @@ func run(ctx context.Context, args []string) error {
 		return imagesCmd(ctx, args[1:])
 	case "clean":
 		return cleanCmd(ctx, args[1:])
+	case "check-client":
+		return checkClientCmd(ctx, args[1:])
 	case "client", "agent":
 		adapter := func(w io.Writer) int { return exitcode.Of(adapterCmd(ctx, args[0], args[1:], w)) }
 		if os.Getenv(backend.EnvCellStream) == "1" {

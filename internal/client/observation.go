@@ -106,6 +106,14 @@ func (r *Raised) Text() string {
 	return r.Message
 }
 
+// Why ReadObservation finds no observation, for a reader (toolscore check-client) that says so
+// in its own words.
+var (
+	ErrNoObservation = errors.New("the adapter printed no observation")
+	ErrNotJSON       = errors.New("the adapter's observation is not JSON")
+	ErrNoOutcome     = errors.New("the adapter's observation has neither returned nor raised (nor, for an agent, what the model saw)")
+)
+
 // ReadObservation reads the adapter's observation from the file holding its stdout: its last
 // non-empty line. The file is read as a stream, whatever its size: when returned is given, it is
 // called with the reader at the observation's returned value, which it must consume; a value over
@@ -113,7 +121,7 @@ func (r *Raised) Text() string {
 func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Observation, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, errors.New("the adapter printed no observation")
+		return nil, ErrNoObservation
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the adapter's output: %w", err)
@@ -124,7 +132,7 @@ func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Obs
 		return nil, fmt.Errorf("reading the adapter's output: %w", err)
 	}
 	if start == end {
-		return nil, errors.New("the adapter printed no observation")
+		return nil, ErrNoObservation
 	}
 	var o Observation
 	d := jsonstream.NewReader(io.NewSectionReader(f, start, end-start))
@@ -170,10 +178,10 @@ func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Obs
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the adapter's observation is not JSON: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrNotJSON, err)
 	}
 	if o.Returned == nil && o.ReturnedLarge == nil && o.Raised == nil && o.Agent == nil {
-		return nil, errors.New("the adapter's observation has neither returned nor raised (nor, for an agent, what the model saw)")
+		return nil, ErrNoOutcome
 	}
 	return &o, nil
 }
@@ -245,4 +253,35 @@ func readRaised(d *jsonstream.Reader, to **Raised) error {
 		}
 		return d.Skip()
 	})
+}
+
+// Lacks says what of the contract's JSON line an observation that parsed leaves out, one
+// phrase each: the client's name, its library, and, as the kind of adapter needs, the outcome
+// (returned or raised, with the raised error's class and message) or an agent's model view.
+// ReadObservation accepts what the grader can grade; these are what every report and record
+// show beside the outcome, so an adapter of the contract gives them too.
+func (o *Observation) Lacks(agent bool) []string {
+	var out []string
+	if o.Client == "" {
+		out = append(out, `the JSON line has no "client"`)
+	}
+	if o.Library == "" {
+		out = append(out, `the JSON line has no "library" (its name and version)`)
+	}
+	if r := o.Raised; r != nil {
+		if r.Class == "" {
+			out = append(out, `"raised" without "class"`)
+		}
+		if r.Message == "" && r.MessageLarge == nil {
+			out = append(out, `"raised" without "message"`)
+		}
+	}
+	outcome := o.Returned != nil || o.ReturnedLarge != nil || o.Raised != nil
+	switch {
+	case agent && o.Agent == nil:
+		out = append(out, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
+	case !agent && !outcome:
+		out = append(out, `the JSON line has an "agent" view but neither "returned" nor "raised": an agent adapter is checked with --agent`)
+	}
+	return out
 }

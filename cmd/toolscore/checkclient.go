@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/sweep"
+)
+
+// contractRuns are the runs check-client makes: the ledger clean with its schema hidden, and with
+// type-swap published, the cell where libraries that validate raise.
+var contractRuns = []struct{ fault, schema string }{
+	{"clean", string(proxy.Hidden)},
+	{"type-swap", string(proxy.Published)},
+}
+
+// checkClientCmd runs a client adapter as a local run would, against the built-in ledger
+// through the proxy, and says where its output breaks the client contract.
+func checkClientCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("check-client", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: toolscore check-client [--agent] [--timeout D] -- CMD [ARGS...]
+
+Runs the client adapter CMD as a local run does (its own directory, HOME and TMPDIR, the
+allowlisted environment, the contract's variables) against the built-in ledger through the
+proxy, twice: clean with the schema hidden, and type-swap with the schema published. It says
+where the adapter's output breaks the client contract, one line each, or what each run
+observed and that the contract holds (exit 0). A path among CMD ARGS that names a file here is
+made absolute: the adapter starts in the run's own directory.
+
+flags:`)
+		fs.PrintDefaults()
+	}
+	agent := fs.Bool("agent", false, "the adapter is an agent: it gets the scenario's prompt and is graded as one")
+	timeout := fs.Duration("timeout", 60*time.Second, "how long each run may take before it counts as hung")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	command := fs.Args()
+	if len(command) == 0 {
+		fs.Usage()
+		return exitcode.UsageError(errors.New("check-client: no adapter command given after --"))
+	}
+	if *timeout <= 0 {
+		return exitcode.UsageError(fmt.Errorf("check-client: --timeout must be positive, got %s", *timeout))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return exitcode.Failed(fmt.Errorf("check-client: finding the toolscore binary: %w", err))
+	}
+	sc, err := sweep.Load("")
+	if err != nil {
+		return exitcode.Failed(fmt.Errorf("check-client: loading the ledger scenario: %w", err))
+	}
+	tmp, err := os.MkdirTemp("", "toolscore-check-client-")
+	if err != nil {
+		return exitcode.Failed(fmt.Errorf("check-client: %w", err))
+	}
+	defer os.RemoveAll(tmp)
+
+	broken := false
+	for _, r := range contractRuns {
+		name := r.fault + ", " + r.schema
+		lines, ok := checkRun(ctx, self, filepath.Join(tmp, r.fault), sc.Calls()[0], r.fault, r.schema, absArgs(command), *agent, *timeout)
+		if ctx.Err() != nil {
+			return exitcode.Failed(ctx.Err())
+		}
+		for _, l := range lines {
+			fmt.Printf("%s: %s\n", name, l)
+		}
+		broken = broken || !ok
+	}
+	if broken {
+		fmt.Println("the client contract does not hold")
+		return exitcode.Failed(errors.New("the client contract does not hold"))
+	}
+	fmt.Println("the client contract holds")
+	return nil
+}
+
+// checkRun runs the adapter once in dir with the proxy set for fault and schema, and returns
+// what it observed (ok) or where its output breaks the contract.
+func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, schema string, command []string, agent bool, timeout time.Duration) (lines []string, ok bool) {
+	pf := proxy.DefaultFlags()
+	pf.Fault, pf.Tool, pf.Schema, pf.Tee = fault, tool.Name, schema, filepath.Join(dir, record.TeeFile)
+	pf.Command = []string{self, "ledger"}
+	req := client.Request{Server: append([]string{self, "proxy"}, pf.Args()...), Tool: tool.Name, Arguments: tool.Arguments}
+	if agent {
+		req.Prompt = tool.Prompt
+	}
+	res := backend.Local{Binary: self}.Run(ctx, backend.Spec{Dir: dir, Client: "check-client", Cell: fault + "/" + schema, Run: 1,
+		Command: command, Env: req.Env(), Timeout: timeout})
+	if res.Cancelled {
+		return nil, false
+	}
+	if res.Err != nil {
+		return []string{"the adapter could not be started: " + res.Err.Error()}, false
+	}
+	_, _ = proxy.EndWithout(pf.Tee, "the check's run ended", nil)
+	transcript, _ := proxy.ReadForGrading(pf.Tee)
+	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took}
+	var g grade.Grade
+	if agent {
+		g = grade.Agent(run, transcript, tool.Truth)
+	} else {
+		g = grade.SDK(run, transcript)
+	}
+
+	// The same reading of stdout as the grader's, for what it finds wrong with the line.
+	obs, perr := client.ReadObservation(res.Stdout, nil)
+	switch {
+	case res.TimedOut && (obs == nil || perr != nil):
+		lines = append(lines, fmt.Sprintf("hung after %s: no JSON line on stdout by then", timeout))
+	case res.TimedOut:
+		lines = append(lines, fmt.Sprintf("printed its JSON line but had not exited after %s", timeout))
+	case res.ExitCode != 0:
+		lines = append(lines, fmt.Sprintf("exited with status %d (the contract: exit 0)%s", res.ExitCode, stderrTail(res.Stderr)))
+	}
+	if !res.TimedOut || obs != nil {
+		switch {
+		case errors.Is(perr, client.ErrNoObservation):
+			lines = append(lines, fmt.Sprintf("no JSON line on stdout (stdout was: %q)%s", head(res.Stdout), stderrTail(res.Stderr)))
+		case errors.Is(perr, client.ErrNotJSON):
+			why := strings.TrimPrefix(perr.Error(), client.ErrNotJSON.Error()+": ")
+			lines = append(lines, fmt.Sprintf("no JSON line on stdout: its last line is not one JSON object (%s; stdout was: %q)", why, head(res.Stdout)))
+		case errors.Is(perr, client.ErrNoOutcome) && agent:
+			lines = append(lines, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
+		case errors.Is(perr, client.ErrNoOutcome):
+			lines = append(lines, `the JSON line has neither "returned" nor "raised": it says what the library returned, or what it raised`)
+		case perr != nil:
+			lines = append(lines, perr.Error())
+		default:
+			lines = append(lines, obs.Lacks(agent)...)
+		}
+	}
+	if g.Outcome == grade.ServerExited {
+		lines = append(lines, "the ledger exited before it answered: "+g.Evidence)
+	}
+	if len(lines) == 0 && (g.Outcome == grade.Crashed || g.Outcome == grade.Hung) {
+		// What the grader holds against the run, should the reading above have missed it.
+		lines = append(lines, "graded "+g.Outcome+": "+g.Evidence)
+	}
+	if len(lines) > 0 {
+		return lines, false
+	}
+	return []string{observed(obs, g)}, true
+}
+
+// observed is one line of what a run that kept the contract saw.
+func observed(o *client.Observation, g grade.Grade) string {
+	var what string
+	switch {
+	case o.Agent != nil:
+		what = "the model got " + o.Agent.ModelView.Kind + ", its answer " + g.Answer
+	case o.Raised != nil:
+		what = "raised: " + o.Raised.Class + ": " + o.Raised.Text()
+	default:
+		what = "returned"
+	}
+	return fmt.Sprintf("%s, graded %s (client %s, library %s)", what, g.Outcome, o.Client, o.Library)
+}
+
+// head is the start of the adapter's stdout, for a complaint to quote.
+func head(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 200))
+	return string(b)
+}
+
+// stderrTail is the last line the adapter wrote on stderr, as a clause, or nothing.
+func stderrTail(stderr []byte) string {
+	lines := bytes.Split(bytes.TrimSpace(stderr), []byte("\n"))
+	last := strings.TrimSpace(string(lines[len(lines)-1]))
+	if last == "" {
+		return ""
+	}
+	return "; its stderr ended: " + last
+}
+
+// absArgs makes absolute each word of command naming a file in the current directory, since the
+// adapter starts in its run's directory, not here.
+func absArgs(command []string) []string {
+	out := append([]string(nil), command...)
+	for i, a := range out {
+		if i == 0 && !strings.Contains(a, string(filepath.Separator)) || strings.HasPrefix(a, "-") || filepath.IsAbs(a) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			if abs, err := filepath.Abs(a); err == nil {
+				out[i] = abs
+			}
+		}
+	}
+	return out
+}
