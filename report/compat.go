@@ -53,7 +53,7 @@ func Compat(w io.Writer, r *tally.Results) error {
 	}
 	b.WriteString(". `passed`: the client handed on what was on the wire; `threw`: its library raised, having checked it; `altered`: it handed on something else; `rpc-error`: it reported the JSON-RPC error the wire carried.\n")
 
-	m := matrixOf(r)
+	m := matrixOf(r, false)
 	clients, faults, library := m.clients, m.faults, m.library
 	b.WriteString("\n## Clients\n\n")
 	for _, client := range clients {
@@ -85,14 +85,14 @@ func Compat(w io.Writer, r *tally.Results) error {
 
 // matrix is the results folded to one table: faults down, clients across (in the order each
 // first appears), each fault × client holding its cells of every schema mode, protocol,
-// transport and tool.
+// transport and tool; or, byTool, each tool × fault a row of its own named "tool: fault".
 type matrix struct {
 	faults, clients []string
 	library         map[string]string // client → the library it first reported
 	groups          map[[2]string][]*tally.Cell
 }
 
-func matrixOf(r *tally.Results) matrix {
+func matrixOf(r *tally.Results, byTool bool) matrix {
 	m := matrix{library: map[string]string{}, groups: map[[2]string][]*tally.Cell{}}
 	for _, c := range r.Cells {
 		if c == nil {
@@ -101,13 +101,17 @@ func matrixOf(r *tally.Results) matrix {
 		if !slices.Contains(m.clients, c.Client) {
 			m.clients = append(m.clients, c.Client)
 		}
-		if !slices.Contains(m.faults, c.Fault) {
-			m.faults = append(m.faults, c.Fault)
+		row := c.Fault
+		if byTool {
+			row = who(c.Tool, c.Fault)
+		}
+		if !slices.Contains(m.faults, row) {
+			m.faults = append(m.faults, row)
 		}
 		if m.library[c.Client] == "" {
 			m.library[c.Client] = c.Library
 		}
-		k := [2]string{c.Fault, c.Client}
+		k := [2]string{row, c.Client}
 		m.groups[k] = append(m.groups[k], c)
 	}
 	return m

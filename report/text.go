@@ -224,23 +224,36 @@ func textSelectors(e tally.Expectation) string {
 	return s
 }
 
-// textMatrix writes the whole matrix as one table, faults down and clients across, each cell
-// its counts once where its schema modes, protocols, transports and tools agree, else one line
-// per variant; columns that do not fit textWidth go to further tables, each repeating the
-// fault column.
+// textMatrix writes the whole matrix as one table, faults (each tool's, in a scenario with
+// several tools) down and clients across, each cell its counts once where its schema modes,
+// protocols and transports agree, else one line per variant; columns that do not fit
+// textWidth go to further tables, each repeating the fault column.
 func textMatrix(b *strings.Builder, r *tally.Results) {
 	bySchema := varies(r, func(c *tally.Cell) string { return c.Schema })
 	byProtocol := varies(r, func(c *tally.Cell) string { return c.Protocol })
 	byTransport := manyTransports(r)
 	byTool := varies(r, func(c *tally.Cell) string { return c.Tool })
+	// Each axis that varies is named with its values, which label the cells that differ.
 	var axes []string
 	for _, a := range []struct {
 		on   bool
 		name string
-	}{{bySchema, "schema mode"}, {byProtocol, "protocol"}, {byTransport, "transport"}, {byTool, "tool"}} {
-		if a.on {
-			axes = append(axes, a.name)
+		of   func(*tally.Cell) string
+	}{
+		{bySchema, "schema mode", func(c *tally.Cell) string { return c.Schema }},
+		{byProtocol, "protocol", func(c *tally.Cell) string { return c.Protocol }},
+		{byTransport, "transport", func(c *tally.Cell) string { return c.Transport }},
+	} {
+		if !a.on {
+			continue
 		}
+		var values []string
+		for _, c := range r.Cells {
+			if c != nil && !slices.Contains(values, plain(a.of(c))) {
+				values = append(values, plain(a.of(c)))
+			}
+		}
+		axes = append(axes, fmt.Sprintf("%s (%s)", a.name, strings.Join(values, ", ")))
 	}
 	// The title names what every cell shares; what varies shows in the cells.
 	i := slices.IndexFunc(r.Cells, func(c *tally.Cell) bool { return c != nil })
@@ -258,12 +271,18 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 	if !byProtocol && showProtocol(r) {
 		title += ", protocol " + plain(one.Protocol)
 	}
+	legend := ""
 	if len(axes) > 0 {
-		title += "; each cell once where they agree, else per " + strings.Join(axes, " × ")
+		legend = "once where alike, else per " + strings.Join(axes, " × ") + "\n"
 	}
 
-	m := matrixOf(r)
-	faults := textColumn{head: []string{"fault"}, width: width("fault")}
+	// Tools are not conditions of one cell but different calls: each tool × fault is a row.
+	m := matrixOf(r, byTool)
+	head := "fault"
+	if byTool {
+		head = "tool: fault"
+	}
+	faults := textColumn{head: []string{head}, width: width(head)}
 	for _, f := range m.faults {
 		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))
 	}
@@ -273,7 +292,7 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 		col := textColumn{head: wrapName(plain(client), columnWidth)}
 		for _, f := range m.faults {
 			var lines []string
-			for _, v := range cellVariants(m.cells(f, client), bySchema, byProtocol, byTransport, byTool) {
+			for _, v := range cellVariants(m.cells(f, client), bySchema, byProtocol, byTransport, false) {
 				lines = append(lines, wrapVariant(plain(v), columnWidth)...)
 			}
 			col.rows = append(col.rows, lines)
@@ -307,7 +326,7 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 		case len(groups) > 1:
 			fmt.Fprintf(b, " (clients %d-%d of %d)", first, first+len(group)-1, len(cols))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + legend)
 		first += len(group)
 
 		all := append([]textColumn{faults}, group...)
