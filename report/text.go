@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -235,6 +236,7 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 	byTool := varies(r, func(c *tally.Cell) string { return c.Tool })
 	// Each axis that varies is named with its values, which label the cells that differ.
 	var axes []string
+	var varying []func(*tally.Cell) string
 	for _, a := range []struct {
 		on   bool
 		name string
@@ -254,7 +256,9 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 			}
 		}
 		axes = append(axes, fmt.Sprintf("%s (%s)", a.name, strings.Join(values, ", ")))
+		varying = append(varying, a.of)
 	}
+
 	// The title names what every cell shares; what varies shows in the cells.
 	i := slices.IndexFunc(r.Cells, func(c *tally.Cell) bool { return c != nil })
 	if i < 0 {
@@ -292,7 +296,7 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 		col := textColumn{head: wrapName(plain(client), columnWidth)}
 		for _, f := range m.faults {
 			var lines []string
-			for _, v := range cellVariants(m.cells(f, client), bySchema, byProtocol, byTransport, false) {
+			for _, v := range textVariants(m.cells(f, client), varying) {
 				lines = append(lines, wrapVariant(plain(v), columnWidth)...)
 			}
 			col.rows = append(col.rows, lines)
@@ -432,6 +436,49 @@ func wrap(s string, limit int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// textVariants renders one fault × client over the axes that vary: "-" when the sweep did not
+// have it, the counts once when they agree, else one line per value of the fewest axes that
+// tell the counts apart ("published: threw 3/3" where only publishing the schema mattered,
+// not one line per schema mode × protocol).
+func textVariants(cells []*tally.Cell, axes []func(*tally.Cell) string) []string {
+	if len(cells) == 0 {
+		return []string{"-"}
+	}
+	if !slices.ContainsFunc(cells, func(c *tally.Cell) bool { return c.Counts() != cells[0].Counts() }) {
+		return []string{cells[0].Counts()}
+	}
+	var masks []int
+	for mask := 1; mask < 1<<len(axes); mask++ {
+		masks = append(masks, mask)
+	}
+	slices.SortStableFunc(masks, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
+	var lines []string
+	for _, mask := range masks {
+		lines = lines[:0]
+		counts := map[string]string{}
+		alike := true
+		for _, c := range cells {
+			var where []string
+			for i, of := range axes {
+				if mask&(1<<i) != 0 {
+					where = append(where, of(c))
+				}
+			}
+			label := strings.Join(where, ", ")
+			if got, seen := counts[label]; seen {
+				alike = alike && got == c.Counts()
+				continue
+			}
+			counts[label] = c.Counts()
+			lines = append(lines, label+": "+c.Counts())
+		}
+		if alike {
+			return lines
+		}
+	}
+	return lines // cells that no axis tells apart (none in a tally): each labelled by all
 }
 
 // wrapVariant wraps one variant of a cell ("published, 2026-07-28: rejected 3/3"): too long

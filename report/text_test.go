@@ -220,7 +220,7 @@ func TestTextFindingFirst(t *testing.T) {
 	if n := strings.Count(out, "\nOutcomes"); n != 3 || strings.Contains(out, "\nschema ") {
 		t.Errorf("want the 8 clients in 3 tables split by width, none per schema mode, got %d:\n%s", n, out)
 	}
-	if !strings.Contains(out, "published, 2026-07-28:") || !strings.Contains(out, "  threw 3/3") {
+	if !strings.Contains(out, "published, 2026-07-28:") || !strings.Contains(out, "published: threw 3/3") {
 		t.Errorf("the varying cells do not say where they vary:\n%s", out)
 	}
 	if n := strings.Count(out, "passed 3/3"); n > len(faults)*len(clients)+10 {
