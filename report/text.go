@@ -175,7 +175,7 @@ type changeGroup struct {
 }
 
 // groupSchemaChanges folds SchemaChanges into one line per client and way the counts went, so
-// that the first screen reads "python-sdk/call  empty, truncate, type-swap  passed → threw"
+// that the first screen reads "python-sdk/call  passed → threw  empty, truncate, type-swap"
 // rather than one line per fault and protocol: first the protocols under which a fault changed
 // alike, then the faults whose protocols are the same.
 func groupSchemaChanges(changes []Change) []changeGroup {
