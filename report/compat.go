@@ -53,26 +53,8 @@ func Compat(w io.Writer, r *tally.Results) error {
 	}
 	b.WriteString(". `passed`: the client handed on what was on the wire; `threw`: its library raised, having checked it; `altered`: it handed on something else; `rpc-error`: it reported the JSON-RPC error the wire carried.\n")
 
-	var clients, faults []string
-	library := map[string]string{}
-	groups := map[[2]string][]*tally.Cell{}
-	for _, c := range r.Cells {
-		if c == nil {
-			continue
-		}
-		if !slices.Contains(clients, c.Client) {
-			clients = append(clients, c.Client)
-		}
-		if !slices.Contains(faults, c.Fault) {
-			faults = append(faults, c.Fault)
-		}
-		if library[c.Client] == "" {
-			library[c.Client] = c.Library
-		}
-		k := [2]string{c.Fault, c.Client}
-		groups[k] = append(groups[k], c)
-	}
-
+	m := matrixOf(r, false)
+	clients, faults, library := m.clients, m.faults, m.library
 	b.WriteString("\n## Clients\n\n")
 	for _, client := range clients {
 		lib := library[client]
@@ -93,7 +75,7 @@ func Compat(w io.Writer, r *tally.Results) error {
 	for _, f := range faults {
 		fmt.Fprintf(&b, "| %s |", EscapeMarkdown(f))
 		for _, client := range clients {
-			fmt.Fprintf(&b, " %s |", compatCell(groups[[2]string{f, client}], bySchema, byProtocol, byTransport, byTool))
+			fmt.Fprintf(&b, " %s |", compatCell(m.cells(f, client), bySchema, byProtocol, byTransport, byTool))
 		}
 		b.WriteString("\n")
 	}
@@ -101,18 +83,66 @@ func Compat(w io.Writer, r *tally.Results) error {
 	return err
 }
 
-// compatCell renders one client × fault over its schema modes, protocols, transports and tools: the
-// counts once when they all agree, else each with the coordinates that tell it apart.
+// matrix is the results folded to one table: faults down, clients across (in the order each
+// first appears), each fault × client holding its cells of every schema mode, protocol,
+// transport and tool; or, byTool, each tool × fault a row of its own named "tool: fault".
+type matrix struct {
+	faults, clients []string
+	library         map[string]string // client → the library it first reported
+	groups          map[[2]string][]*tally.Cell
+}
+
+func matrixOf(r *tally.Results, byTool bool) matrix {
+	m := matrix{library: map[string]string{}, groups: map[[2]string][]*tally.Cell{}}
+	for _, c := range r.Cells {
+		if c == nil {
+			continue
+		}
+		if !slices.Contains(m.clients, c.Client) {
+			m.clients = append(m.clients, c.Client)
+		}
+		row := c.Fault
+		if byTool {
+			row = who(c.Tool, c.Fault)
+		}
+		if !slices.Contains(m.faults, row) {
+			m.faults = append(m.faults, row)
+		}
+		if m.library[c.Client] == "" {
+			m.library[c.Client] = c.Library
+		}
+		k := [2]string{row, c.Client}
+		m.groups[k] = append(m.groups[k], c)
+	}
+	return m
+}
+
+// cells returns fault × client's cells, none when the sweep did not have it.
+func (m matrix) cells(fault, client string) []*tally.Cell { return m.groups[[2]string{fault, client}] }
+
+// compatCell renders one client × fault for the Markdown table: its variants, each escaped,
+// joined by "; ".
 func compatCell(cells []*tally.Cell, bySchema, byProtocol, byTransport, byTool bool) string {
+	parts := cellVariants(cells, bySchema, byProtocol, byTransport, byTool)
+	for i, p := range parts {
+		parts[i] = EscapeMarkdown(p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cellVariants renders one client × fault over its schema modes, protocols, transports and
+// tools, unescaped: "-" when the sweep did not have it, the counts once when they all agree,
+// else each with the coordinates that tell it apart ("published, 2025-11-25: threw 3/3").
+func cellVariants(cells []*tally.Cell, bySchema, byProtocol, byTransport, byTool bool) []string {
 	if len(cells) == 0 {
-		return "-"
+		return []string{"-"}
 	}
 	same := true
 	for _, c := range cells[1:] {
 		same = same && c.Counts() == cells[0].Counts()
 	}
 	if same {
-		return EscapeMarkdown(cells[0].Counts())
+		return []string{cells[0].Counts()}
 	}
 	var parts []string
 	for _, c := range cells {
@@ -129,7 +159,7 @@ func compatCell(cells []*tally.Cell, bySchema, byProtocol, byTransport, byTool b
 		if byTool {
 			where = append(where, c.Tool)
 		}
-		parts = append(parts, EscapeMarkdown(strings.Join(where, ", ")+": "+c.Counts()))
+		parts = append(parts, strings.Join(where, ", ")+": "+c.Counts())
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }

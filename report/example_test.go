@@ -89,7 +89,7 @@ func ExampleText() {
 	// Output:
 	// ledger balance: 5 of 6 runs in 2 cells, backend local
 	//
-	// schema hidden
+	// Outcomes, schema hidden
 	// fault    raw                   go-sdk/call
 	// -------  --------------------  ---------------------------
 	// latency  passed 2/3, hung 1/3  passed 2/2 (1 of 3 not run)

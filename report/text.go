@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math/bits"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,10 +21,15 @@ const (
 	// maxFreeText caps text that comes from outside (reasons) so one can't flood the terminal;
 	// counts are never cut.
 	maxFreeText = 300
+	// fewUnavailable is how many unavailable clients the first screen names; more are counted.
+	fewUnavailable = 3
 )
 
-// Text writes what the terminal shows at the end of a sweep: a table of counts per schema mode,
-// what publishing the schema changed, the unmet expectations and the clients that could not run.
+// Text writes what the terminal shows at the end of a sweep, the finding first: a headline,
+// then what differs (what publishing the schema changed, what the protocol changed, the unmet
+// expectations, how many clients could not run), then one compact matrix of counts, a cell
+// shown once where its schema modes, protocols and transports agree, and last the reasons the
+// unavailable clients could not run.
 func Text(w io.Writer, r *tally.Results) error {
 	var b strings.Builder
 	runs, planned, cells := runCounts(r)
@@ -45,11 +52,6 @@ func Text(w io.Writer, r *tally.Results) error {
 	}
 
 	d := dimsOf(r)
-	for _, t := range tables(r) {
-		b.WriteString("\n")
-		textTable(&b, t, d)
-	}
-
 	if bothModes(r) {
 		b.WriteString("\n")
 		changes := SchemaChanges(r)
@@ -58,15 +60,21 @@ func Text(w io.Writer, r *tally.Results) error {
 		} else {
 			b.WriteString("Publishing the schema changed:\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			for _, c := range changes {
-				fmt.Fprintf(tw, "  %s\t%s\t", plain(who(c.Tool, c.Client)), plain(c.Fault))
-				if d.protocol {
-					fmt.Fprintf(tw, "%s\t", plain(c.Protocol))
-				}
+			protocols := 0
+			if d.protocol {
+				protocols = len(protocolsOf(r))
+			}
+			for _, g := range groupSchemaChanges(changes) {
+				fmt.Fprintf(tw, "  %s\t", plain(who(g.Tool, g.Client)))
 				if d.transport {
-					fmt.Fprintf(tw, "%s\t", plain(c.Transport))
+					fmt.Fprintf(tw, "%s\t", plain(g.Transport))
 				}
-				fmt.Fprintf(tw, "%s (hidden) → %s (published)\n", plain(c.Hidden), plain(c.Published))
+				fmt.Fprintf(tw, "%s (hidden) → %s (published)\t%s", plain(g.Hidden), plain(g.Published), plain(strings.Join(g.faults, ", ")))
+				// The protocols are named only where the change did not happen under all of them.
+				if d.protocol && len(g.protocols) < protocols {
+					fmt.Fprintf(tw, " (under %s only)", plain(strings.Join(g.protocols, ", ")))
+				}
+				fmt.Fprintln(tw)
 			}
 			tw.Flush()
 		}
@@ -118,6 +126,26 @@ func Text(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	// The first screen says only how many clients could not run (naming a few); the reasons,
+	// one a line, come after the matrix.
+	if n := len(r.Unavailable); n > 0 {
+		b.WriteString("\n")
+		if n <= fewUnavailable {
+			var names []string
+			for _, u := range r.Unavailable {
+				names = append(names, plain(u.Client))
+			}
+			fmt.Fprintf(&b, "Could not run: %s (why: below the matrix).\n", strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(&b, "%d clients could not run (which and why: below the matrix).\n", n)
+		}
+	}
+
+	if len(r.Cells) > 0 {
+		b.WriteString("\n")
+		textMatrix(&b, r)
+	}
+
 	if len(r.Unavailable) > 0 {
 		b.WriteString("\nUnavailable clients:\n")
 		for _, u := range r.Unavailable {
@@ -126,6 +154,54 @@ func Text(w io.Writer, r *tally.Results) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// protocolsOf lists the protocols of the results' cells, each once.
+func protocolsOf(r *tally.Results) []string {
+	var out []string
+	for _, c := range r.Cells {
+		if c != nil && !slices.Contains(out, c.Protocol) {
+			out = append(out, c.Protocol)
+		}
+	}
+	return out
+}
+
+// changeGroup is the schema changes of one client (and tool and transport) that went the same
+// way, hidden to published: the faults and the protocols they happened under.
+type changeGroup struct {
+	Change
+	faults, protocols []string
+}
+
+// groupSchemaChanges folds SchemaChanges into one line per client and way the counts went, so
+// that the first screen reads "python-sdk/call  passed → threw  empty, truncate, type-swap"
+// rather than one line per fault and protocol: first the protocols under which a fault changed
+// alike, then the faults whose protocols are the same.
+func groupSchemaChanges(changes []Change) []changeGroup {
+	var byFault []changeGroup
+	for _, c := range changes {
+		k := c
+		k.Protocol = ""
+		i := slices.IndexFunc(byFault, func(g changeGroup) bool { return g.Change == k })
+		if i < 0 {
+			byFault = append(byFault, changeGroup{Change: k, faults: []string{c.Fault}})
+			i = len(byFault) - 1
+		}
+		byFault[i].protocols = append(byFault[i].protocols, c.Protocol)
+	}
+	var out []changeGroup
+	for _, g := range byFault {
+		k := g.Change
+		k.Fault = ""
+		i := slices.IndexFunc(out, func(o changeGroup) bool { return o.Change == k && slices.Equal(o.protocols, g.protocols) })
+		if i < 0 {
+			out = append(out, changeGroup{Change: k, protocols: g.protocols})
+			i = len(out) - 1
+		}
+		out[i].faults = append(out[i].faults, g.Fault)
+	}
+	return out
 }
 
 // textColumn is one column of a terminal table: its header and cells, each wrapped to lines.
@@ -149,23 +225,81 @@ func textSelectors(e tally.Expectation) string {
 	return s
 }
 
-// textTable writes one table, split into groups of clients that fit textWidth.
-func textTable(b *strings.Builder, t *table, d dims) {
-	title := d.title(t, plain)
-	faults := textColumn{head: []string{"fault"}, width: width("fault")}
-	for _, f := range t.Faults {
+// textMatrix writes the whole matrix as one table, faults (each tool's, in a scenario with
+// several tools) down and clients across, each cell its counts once where its schema modes,
+// protocols and transports agree, else one line per variant; columns that do not fit
+// textWidth go to further tables, each repeating the fault column.
+func textMatrix(b *strings.Builder, r *tally.Results) {
+	bySchema := varies(r, func(c *tally.Cell) string { return c.Schema })
+	byProtocol := varies(r, func(c *tally.Cell) string { return c.Protocol })
+	byTransport := manyTransports(r)
+	byTool := varies(r, func(c *tally.Cell) string { return c.Tool })
+	// Each axis that varies is named with its values, which label the cells that differ.
+	var axes []string
+	var varying []func(*tally.Cell) string
+	for _, a := range []struct {
+		on   bool
+		name string
+		of   func(*tally.Cell) string
+	}{
+		{bySchema, "schema mode", func(c *tally.Cell) string { return c.Schema }},
+		{byProtocol, "protocol", func(c *tally.Cell) string { return c.Protocol }},
+		{byTransport, "transport", func(c *tally.Cell) string { return c.Transport }},
+	} {
+		if !a.on {
+			continue
+		}
+		var values []string
+		for _, c := range r.Cells {
+			if c != nil && !slices.Contains(values, plain(a.of(c))) {
+				values = append(values, plain(a.of(c)))
+			}
+		}
+		axes = append(axes, fmt.Sprintf("%s (%s)", a.name, strings.Join(values, ", ")))
+		varying = append(varying, a.of)
+	}
+
+	// The title names what every cell shares; what varies shows in the cells.
+	i := slices.IndexFunc(r.Cells, func(c *tally.Cell) bool { return c != nil })
+	if i < 0 {
+		return
+	}
+	one := r.Cells[i]
+	title := "Outcomes"
+	if !byTool && one.Tool != "" {
+		title += ", tool " + plain(one.Tool)
+	}
+	if !bySchema {
+		title += ", schema " + plain(one.Schema)
+	}
+	if !byProtocol && showProtocol(r) {
+		title += ", protocol " + plain(one.Protocol)
+	}
+	legend := ""
+	if len(axes) > 0 {
+		legend = "once where alike, else per " + strings.Join(axes, " × ") + "\n"
+	}
+
+	// Tools are not conditions of one cell but different calls: each tool × fault is a row.
+	m := matrixOf(r, byTool)
+	head := "fault"
+	if byTool {
+		head = "tool: fault"
+	}
+	faults := textColumn{head: []string{head}, width: width(head)}
+	for _, f := range m.faults {
 		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))
 	}
 	faults.width = widest(faults)
 	var cols []textColumn
-	for _, client := range t.Clients {
+	for _, client := range m.clients {
 		col := textColumn{head: wrapName(plain(client), columnWidth)}
-		for _, f := range t.Faults {
-			counts := "-"
-			if c := t.cell(f, client); c != nil {
-				counts = plain(c.Counts())
+		for _, f := range m.faults {
+			var lines []string
+			for _, v := range textVariants(m.cells(f, client), varying) {
+				lines = append(lines, wrapVariant(plain(v), columnWidth)...)
 			}
-			col.rows = append(col.rows, wrap(counts, columnWidth))
+			col.rows = append(col.rows, lines)
 		}
 		col.width = widest(col)
 		cols = append(cols, col)
@@ -196,7 +330,7 @@ func textTable(b *strings.Builder, t *table, d dims) {
 		case len(groups) > 1:
 			fmt.Fprintf(b, " (clients %d-%d of %d)", first, first+len(group)-1, len(cols))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + legend)
 		first += len(group)
 
 		all := append([]textColumn{faults}, group...)
@@ -210,7 +344,7 @@ func textTable(b *strings.Builder, t *table, d dims) {
 		}
 		textRow(b, head, widths)
 		textRow(b, rule, widths)
-		for row := range t.Faults {
+		for row := range m.faults {
 			cells := make([][]string, len(all))
 			for j, col := range all {
 				cells[j] = col.rows[row]
@@ -300,6 +434,64 @@ func wrap(s string, limit int) []string {
 	}
 	if line != "" || len(lines) == 0 {
 		lines = append(lines, line)
+	}
+	return lines
+}
+
+// textVariants renders one fault × client over the axes that vary: "-" when the sweep did not
+// have it, the counts once when they agree, else one line per value of the fewest axes that
+// tell the counts apart ("published: threw 3/3" where only publishing the schema mattered,
+// not one line per schema mode × protocol).
+func textVariants(cells []*tally.Cell, axes []func(*tally.Cell) string) []string {
+	if len(cells) == 0 {
+		return []string{"-"}
+	}
+	if !slices.ContainsFunc(cells, func(c *tally.Cell) bool { return c.Counts() != cells[0].Counts() }) {
+		return []string{cells[0].Counts()}
+	}
+	var masks []int
+	for mask := 1; mask < 1<<len(axes); mask++ {
+		masks = append(masks, mask)
+	}
+	slices.SortStableFunc(masks, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
+	var lines []string
+	for _, mask := range masks {
+		lines = lines[:0]
+		counts := map[string]string{}
+		alike := true
+		for _, c := range cells {
+			var where []string
+			for i, of := range axes {
+				if mask&(1<<i) != 0 {
+					where = append(where, of(c))
+				}
+			}
+			label := strings.Join(where, ", ")
+			if got, seen := counts[label]; seen {
+				alike = alike && got == c.Counts()
+				continue
+			}
+			counts[label] = c.Counts()
+			lines = append(lines, label+": "+c.Counts())
+		}
+		if alike {
+			return lines
+		}
+	}
+	return lines // cells that no axis tells apart (none in a tally): each labelled by all
+}
+
+// wrapVariant wraps one variant of a cell ("published, 2026-07-28: rejected 3/3"): too long
+// for one line, its coordinates get a line of their own and its counts follow, indented, so a
+// line never breaks between two coordinates.
+func wrapVariant(s string, limit int) []string {
+	where, counts, ok := strings.Cut(s, ": ")
+	if !ok || width(s) <= limit {
+		return wrap(s, limit)
+	}
+	lines := wrapName(where+":", limit)
+	for _, l := range wrap(counts, limit-2) {
+		lines = append(lines, "  "+l)
 	}
 	return lines
 }

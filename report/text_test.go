@@ -47,7 +47,7 @@ func TestTextWide(t *testing.T) {
 			t.Errorf("line wider than %d: %q", textWidth, line)
 		}
 	}
-	if n := strings.Count(out, "schema hidden (client"); n < 2 {
+	if n := strings.Count(out, "Outcomes, schema hidden (client"); n < 2 {
 		t.Errorf("want the table split into groups of clients, got %d groups:\n%s", n, out)
 	}
 	// Each of the 12 run cells shows each of its four counts, and the note of the run not run.
@@ -153,5 +153,80 @@ func TestWrapName(t *testing.T) {
 		if strings.Join(got, "") != tc.in {
 			t.Errorf("wrapName(%q) lost characters: %q", tc.in, got)
 		}
+	}
+}
+
+// TestTextFindingFirst: with differences in a sweep the size of the ledger's (eleven faults,
+// eight clients, two schema modes, two protocols, nine clients unavailable), the first screen
+// holds what publishing the schema changed, what the protocol changed, the unmet expectation
+// and the count of unavailable clients, and the matrix comes after them, once, not one table
+// per schema mode and protocol.
+func TestTextFindingFirst(t *testing.T) {
+	faults := []string{"clean", "error", "rpc-error", "empty", "truncate", "corrupt", "corrupt-plausible", "type-swap", "drop-required", "wrong-container", "latency"}
+	clients := []string{"raw", "go-sdk/call", "go-sdk/list-then-call", "mcp-go/call", "mcp-go/list-then-call", "ts-sdk/call", "python-sdk/call", "claude-code"}
+	r := &tally.Results{Scenario: "ledger balance", Backend: "local"}
+	for _, mode := range []string{"hidden", "published"} {
+		for _, p := range []string{"2026-07-28", "2025-11-25"} {
+			for _, f := range faults {
+				for _, client := range clients {
+					outcome := "passed:3"
+					switch {
+					case mode == "published" && f == "type-swap" && client == "python-sdk/call":
+						outcome = "threw:3"
+					case mode == "published" && f == "type-swap" && client == "claude-code" && p == "2026-07-28":
+						outcome = "rejected:3"
+					}
+					c := mkCell(client, f, mode, 3, outcome)
+					c.Protocol = p
+					r.Cells = append(r.Cells, c)
+				}
+			}
+		}
+	}
+	r.Expectations = []tally.Expectation{{Line: 7, Client: "ts-sdk/call", Fault: "type-swap", Schema: "published", Outcome: "threw", Status: tally.Unmet,
+		Misses: []string{"ts-sdk/call × type-swap × published: passed 3/3"}}}
+	for i := range 9 {
+		r.Unavailable = append(r.Unavailable, tally.Unavailable{Client: fmt.Sprintf("client-%d", i), Reason: "node not found on PATH"})
+	}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	firstScreen := strings.Join(lines[:25], "\n")
+	matrix := strings.Index(out, "\nOutcomes")
+	if matrix < 0 {
+		t.Fatalf("no matrix:\n%s", out)
+	}
+	for _, want := range []string{
+		"Publishing the schema changed:",
+		"python-sdk/call  passed 3/3 (hidden) → threw 3/3 (published)",
+		"claude-code      passed 3/3 (hidden) → rejected 3/3 (published)  type-swap (under 2026-07-28 only)",
+		"Changing the protocol changed:",
+		"claude-code  type-swap  published  rejected 3/3 (2026-07-28) → passed 3/3 (2025-11-25)",
+		"Unmet expectations (1 of 1):",
+		"9 clients could not run",
+	} {
+		i := strings.Index(out, want)
+		switch {
+		case !strings.Contains(firstScreen, want):
+			t.Errorf("the first 25 lines lack %q:\n%s", want, firstScreen)
+		case i > matrix:
+			t.Errorf("%q comes after the matrix:\n%s", want, out)
+		}
+	}
+	// One matrix, split only by width; the cell that varies names its schema mode and protocol.
+	if n := strings.Count(out, "\nOutcomes"); n != 3 || strings.Contains(out, "\nschema ") {
+		t.Errorf("want the 8 clients in 3 tables split by width, none per schema mode, got %d:\n%s", n, out)
+	}
+	if !strings.Contains(out, "published, 2026-07-28:") || !strings.Contains(out, "published: threw 3/3") {
+		t.Errorf("the varying cells do not say where they vary:\n%s", out)
+	}
+	if n := strings.Count(out, "passed 3/3"); n > len(faults)*len(clients)+10 {
+		t.Errorf("%q shows %d times: cells that agree are not shown once", "passed 3/3", n)
+	}
+	if i := strings.Index(out, "\nUnavailable clients:\n  client-0: node not found on PATH"); i < matrix {
+		t.Errorf("the reasons of the unavailable clients are not after the matrix:\n%s", out)
 	}
 }

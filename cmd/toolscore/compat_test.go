@@ -10,7 +10,9 @@ import (
 // run --backend local --clients raw,go-sdk/call --faults clean,error,truncate --schema hidden
 // --protocols 2025-11-25 --runs 1`, with one run's tee.jsonl kept), and its baseline.json that of
 // the same slice with empty in place of truncate. testdata/sweep-729dd7b.want holds what that
-// toolscore printed and wrote for it, run in the sweep's directory.
+// toolscore printed and wrote for it, run in the sweep's directory, but for report.text: the
+// terminal report's layout changed since (the finding first, then one matrix), so it holds the
+// same counts and expectations as the current layout prints them.
 const (
 	oldSweep     = "testdata/sweep-729dd7b"
 	oldSweepWant = "testdata/sweep-729dd7b.want"

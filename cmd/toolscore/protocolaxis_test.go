@@ -57,7 +57,7 @@ expect:
 	if e := res.Expectations; len(e) != 1 || e[0].State() != tally.Held || e[0].Protocol != "2025-11-25" {
 		t.Errorf("expectations %+v, want the one held, keyed by protocol 2025-11-25", e)
 	}
-	for _, want := range []string{"schema published, protocol 2026-07-28\n", "schema published, protocol 2025-11-25\n", "Changing the protocol changed nothing.\n"} {
+	for _, want := range []string{"Outcomes, schema published\nonce where alike, else per protocol (2026-07-28, 2025-11-25)\n", "Changing the protocol changed nothing.\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the terminal report lacks %q:\n%s", want, stdout)
 		}

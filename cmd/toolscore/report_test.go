@@ -95,8 +95,8 @@ func TestReport(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"text by default", []string{"report", file}, []string{"ledger: 16 of 16 runs in 8 cells", "schema published\nfault", "type-swap  passed 2/2  threw 2/2", "expect at line 9: client * fault type-swap schema * → want passed"}},
-		{"flag first", []string{"report", "--format", "text", file}, []string{"Publishing the schema changed:\n  go-sdk/call  type-swap  passed 2/2 (hidden) → threw 2/2 (published)"}},
+		{"text by default", []string{"report", file}, []string{"ledger: 16 of 16 runs in 8 cells", "else per schema mode (hidden, published)\nfault", "type-swap  passed 2/2  hidden: passed 2/2\n", "published: threw 2/2\n", "expect at line 9: client * fault type-swap schema * → want passed"}},
+		{"flag first", []string{"report", "--format", "text", file}, []string{"Publishing the schema changed:\n  go-sdk/call  passed 2/2 (hidden) → threw 2/2 (published)  type-swap\n"}},
 		{"a directory", []string{"report", dir}, []string{"ledger: 16 of 16 runs"}},
 		{"markdown", []string{"report", file, "--format", "md"}, []string{"# toolscore: ledger\n", "| type-swap | passed 2/2 | threw 2/2 |", "## Unmet expectations"}},
 		{"json", []string{"report", file, "-format=json"}, []string{`"scenario": "ledger"`}},
@@ -176,7 +176,7 @@ func TestMerge(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (an expectation did not hold); stderr:\n%s", code, stderr)
 	}
-	for _, w := range []string{"ledger: 48 of 48 runs in 8 cells", "type-swap  passed 6/6  threw 4/6, passed 2/6", "expect at line 9"} {
+	for _, w := range []string{"ledger: 48 of 48 runs in 8 cells", "type-swap  passed 6/6  hidden: passed 6/6\n", "published:\n", "  threw 4/6, passed 2/6\n", "expect at line 9"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout)
 		}

@@ -75,9 +75,9 @@ expect:
 			t.Errorf("%s: %d calls matched, %d answers faulted; want 1 and %d", c.Coordinates(), calls, faulted, want)
 		}
 	}
-	for _, want := range []string{"tool echo, schema hidden", "tool get-structured-content, schema hidden"} {
+	for _, want := range []string{"\necho: clean ", "\nget-structured-content: clean "} {
 		if !strings.Contains(stdout, want) {
-			t.Errorf("the report lacks a table titled %q:\n%s", want, stdout)
+			t.Errorf("the report lacks a row %q:\n%s", want, stdout)
 		}
 	}
 	if len(res.Expectations) != 1 || res.Expectations[0].State() != "held" || res.Expectations[0].Tool != "echo" {
