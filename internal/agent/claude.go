@@ -29,6 +29,9 @@ func init() {
 		// The agent's version is the CLI's (the Dockerfile pins the default).
 		Image:   client.Image{Dir: "claude-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CLAUDE_CODE_VERSION"},
 		Command: cliInImage("claude-code"),
+		// Only the glibc binary of the machine's architecture is kept, as in the image.
+		Local: npmCLI("@anthropic-ai/claude-code", "", "TOOLSCORE_CLAUDE=./node_modules/.bin/claude",
+			"rm -rf node_modules/@anthropic-ai/claude-code-*-musl"),
 		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
 			return ClaudeCode(ctx, r)
 		}})

@@ -30,6 +30,7 @@ func init() {
 	client.Register(client.Descriptor{Name: "codex", Agent: true, KeyEnv: "OPENAI_API_KEY",
 		Image:   client.Image{Dir: "codex", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CODEX_VERSION"},
 		Command: cliInImage("codex"),
+		Local:   npmCLI("@openai/codex", "", "TOOLSCORE_CODEX=./node_modules/.bin/codex"),
 		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
 			return Codex(ctx, r)
 		}})

@@ -18,6 +18,7 @@ func init() {
 	client.Register(client.Descriptor{Name: "gemini-cli", Agent: true, KeyEnv: "GEMINI_API_KEY",
 		Image:   client.Image{Dir: "gemini-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "GEMINI_CLI_VERSION"},
 		Command: cliInImage("gemini-cli"),
+		Local:   npmCLI("@google/gemini-cli", "--omit=optional --ignore-scripts", "TOOLSCORE_GEMINI=./node_modules/.bin/gemini"),
 		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
 			return GeminiCLI(ctx, r)
 		}})

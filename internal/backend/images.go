@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/docker/docker/api/types/build"
@@ -387,4 +388,43 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ImageFS is the files of a contained client's image directory and those it borrows: what the
+// local backend installs the client from (internal/install), the same adapter and lockfiles.
+func ImageFS(im client.Image) (fs.FS, error) {
+	files := fstest.MapFS{}
+	entries, err := imageFiles.ReadDir("images/" + im.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("no embedded image %q: %w", im.Dir, err)
+	}
+	for _, e := range entries {
+		if e.Name() == "Dockerfile" {
+			continue
+		}
+		b, _ := imageFiles.ReadFile("images/" + im.Dir + "/" + e.Name())
+		files[e.Name()] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	for _, f := range im.Borrow {
+		b, err := imageFiles.ReadFile("images/" + f)
+		if err != nil {
+			return nil, fmt.Errorf("image %q borrows %s: %w", im.Dir, f, err)
+		}
+		files[path.Base(f)] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	return files, nil
+}
+
+// DefaultVersion is the version of its library or CLI a contained client's Dockerfile installs
+// when no manifest names one (its VersionArg's default), "" when it pins by lockfile instead.
+func DefaultVersion(im client.Image) string {
+	if im.VersionArg == "" {
+		return ""
+	}
+	dockerfile, _ := imageFiles.ReadFile("images/" + im.Dir + "/Dockerfile")
+	m := regexp.MustCompile(`(?m)^ARG ` + regexp.QuoteMeta(im.VersionArg) + `=(\S+)`).FindSubmatch(dockerfile)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }

@@ -5,7 +5,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/toolscore/toolscore/internal/install"
 )
 
 // Descriptor is everything toolscore knows about one client or agent. Each registers one, in
@@ -33,6 +37,73 @@ type Descriptor struct {
 	// Run is the adapter in toolscore's own process (toolscore client or agent NAME), given
 	// the path named ("" for a client without Paths).
 	Run func(ctx context.Context, r Request, path string) (*Observation, error)
+	// Local is how the client runs outside a container: installed into a folder of the
+	// install cache, then started from there. Nil for a client toolscore runs in its own
+	// process (the Go clients) or only in its image.
+	Local *Local
+}
+
+// Local is a client installed on this machine (internal/install), and how a run starts it.
+type Local struct {
+	install.Recipe
+	// Pinned replaces the recipe's steps when the manifest names a version; {version} in any
+	// step is the version (the manifest's, else the one the client's Dockerfile pins, so both
+	// backends install the same).
+	Pinned []string
+	// Command starts the client with the path appended; a word starting with "./" is a file of
+	// the install. Empty: toolscore agent NAME, for an agent whose CLI the install holds.
+	Command []string
+	// Env are variables every run of the client gets; a value starting with "./" is a file of
+	// the install.
+	Env []string
+}
+
+// VersionedRecipe is the recipe that installs version: pinned is whether a manifest named it
+// (else it is the default, or "").
+func (l *Local) VersionedRecipe(version string, pinned bool) install.Recipe {
+	r := l.Recipe
+	if pinned && len(l.Pinned) > 0 {
+		r.Steps = l.Pinned
+	}
+	r.Steps = slices.Clone(r.Steps)
+	for i, s := range r.Steps {
+		r.Steps[i] = strings.ReplaceAll(s, "{version}", version)
+	}
+	return r
+}
+
+// Argv is the command that starts the client installed in dir at path; self is toolscore's
+// binary and name the descriptor's, for an agent run by toolscore agent NAME.
+func (l *Local) Argv(self, dir, name, path string) []string {
+	if len(l.Command) == 0 {
+		return []string{self, "agent", name}
+	}
+	argv := make([]string, 0, len(l.Command)+1)
+	for _, w := range l.Command {
+		argv = append(argv, inInstall(dir, w))
+	}
+	if path != "" {
+		argv = append(argv, path)
+	}
+	return argv
+}
+
+// Environ is the variables a run of the client installed in dir gets.
+func (l *Local) Environ(dir string) []string {
+	env := install.Env(dir, l.Runtime)
+	for _, kv := range l.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env = append(env, k+"="+inInstall(dir, v))
+	}
+	return env
+}
+
+// inInstall resolves a word starting with "./" against the install's folder.
+func inInstall(dir, w string) string {
+	if rel, ok := strings.CutPrefix(w, "./"); ok {
+		return filepath.Join(dir, filepath.FromSlash(rel))
+	}
+	return w
 }
 
 // Image is the cell image a contained client lives in, built by internal/backend.ClientImage.

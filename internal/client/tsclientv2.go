@@ -5,5 +5,6 @@ package client
 func init() {
 	Register(Descriptor{Name: "ts-client-v2", Paths: CallPaths,
 		Image:   Image{Dir: "ts-client-v2", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "SDK_VERSION", Borrow: []string{"ts-sdk/adapter.mjs"}},
-		Command: []string{"node", "/opt/adapter/adapter.mjs"}})
+		Command: []string{"node", "/opt/adapter/adapter.mjs"},
+		Local:   tsLocal("@modelcontextprotocol/client")})
 }

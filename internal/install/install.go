@@ -1,0 +1,392 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/runenv"
+)
+
+// Runtimes a client may need on the machine.
+const (
+	Node   = "node"
+	Python = "python"
+	Binary = "binary" // nothing: the command is a program of its own
+)
+
+// Runtimes lists them, for messages and the manifest's schema.
+var Runtimes = []string{Node, Python, Binary}
+
+// Recipe is how a client is installed into a folder of its own: its files copied in, then its
+// steps run there. The same recipe is installed on this machine (Ensure) and, for a manifest's
+// own client, in its cell image (internal/backend.RecipeImage).
+type Recipe struct {
+	// Runtime is what the client needs on the machine: Node, Python or Binary.
+	Runtime string
+	// Files are copied into the folder first: an adapter and its lockfiles, or a manifest's
+	// folder. Nil copies nothing.
+	Files fs.FS
+	// Steps are shell commands run in the folder, in order, with the network. For Python a
+	// virtual environment at venv/ is made first, and its bin leads PATH (so pip and python3
+	// are the venv's).
+	Steps []string
+}
+
+// VenvDir is the folder of a Python recipe's virtual environment, relative to its install.
+const VenvDir = "venv"
+
+// skip are the folders of a manifest's folder never copied: a repository's history and a
+// checkout's own installs, which the steps make afresh.
+var skip = []string{".git", "node_modules", VenvDir}
+
+// Key is a hash of every input of the recipe: an entry is installed once per key.
+func (r Recipe) Key() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "runtime %q\nsteps %q\n", r.Runtime, r.Steps)
+	err := r.walk(func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		b, err := fs.ReadFile(r.Files, rel)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "file %q %d %v\n", rel, len(b), isExec(d))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("reading the client's files: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// walk visits the recipe's files, skipping what is never copied.
+func (r Recipe) walk(f func(rel string, d fs.DirEntry) error) error {
+	if r.Files == nil {
+		return nil
+	}
+	return fs.WalkDir(r.Files, ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if rel == "." {
+			return nil
+		}
+		if d.IsDir() && slices.Contains(skip, d.Name()) {
+			return fs.SkipDir
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // a link may point anywhere; only files travel
+		}
+		return f(rel, d)
+	})
+}
+
+func isExec(d fs.DirEntry) bool {
+	info, err := d.Info()
+	return err == nil && info.Mode()&0o111 != 0
+}
+
+// Root is where installs live: $TOOLSCORE_CACHE/clients, else the user's cache folder's
+// toolscore/clients.
+func Root() (string, error) {
+	if c := os.Getenv("TOOLSCORE_CACHE"); c != "" {
+		return filepath.Join(c, "clients"), nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the cache folder for client installs (set TOOLSCORE_CACHE): %w", err)
+	}
+	return filepath.Join(c, "toolscore", "clients"), nil
+}
+
+// Missing says what of the runtime this machine lacks on the PATH clients run with, "" when
+// nothing.
+func Missing(runtime string) string {
+	switch runtime {
+	case Node:
+		return missingProgram("node")
+	case Python:
+		return missingProgram("python3")
+	}
+	return ""
+}
+
+func missingProgram(name string) string {
+	if _, err := lookPath(name); err != nil {
+		return name + " not found on PATH"
+	}
+	return ""
+}
+
+// lookPath finds a program on the PATH of the clients' environment (the allowlisted one).
+func lookPath(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// Env is what an installed client runs with beside the run's environment: for Python, PATH
+// with the virtual environment's bin first.
+func Env(dir, runtime string) []string {
+	if runtime != Python {
+		return nil
+	}
+	return []string{"PATH=" + filepath.Join(dir, VenvDir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+// StepError is a step that failed: the step and the last lines of its output.
+type StepError struct {
+	Step   string
+	Output string
+	Err    error
+}
+
+func (e *StepError) Error() string {
+	msg := fmt.Sprintf("install step %q failed: %v", e.Step, e.Err)
+	if e.Output != "" {
+		msg += "; its last output:\n" + e.Output
+	}
+	return msg
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// doneFile marks a complete entry and lists each file's size, so an entry cut short or
+// truncated afterwards is seen and installed afresh.
+const doneFile = ".toolscore-installed.json"
+
+// Ensure returns the folder recipe r is installed in under root, installing it first unless a
+// complete, intact entry is there. Concurrent callers (in this process or others) share one
+// install: they wait on the entry's lock. name is the client, for the progress lines on log.
+func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (string, error) {
+	if m := Missing(r.Runtime); m != "" {
+		return "", errors.New(m)
+	}
+	key, err := r.Key()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, key)
+	if intact(dir) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("making the install cache %s: %w", root, err)
+	}
+	unlock, err := lock(ctx, dir+".lock")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if intact(dir) { // another sweep installed it while this one waited
+		fmt.Fprintf(log, "%s: installed by another sweep in %s\n", name, dir)
+		return dir, nil
+	}
+	fmt.Fprintf(log, "installing %s into %s ...\n", name, dir)
+	start := time.Now()
+	if err := install(ctx, dir, r); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(log, "installed %s in %s\n", name, time.Since(start).Round(time.Second))
+	return dir, nil
+}
+
+// install makes the entry afresh in a folder beside it and renames it into place, so a reader
+// never sees half an entry.
+func install(ctx context.Context, dir string, r Recipe) error {
+	_ = os.RemoveAll(dir)
+	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
+	_ = os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	if err := r.copy(tmp); err != nil {
+		return fmt.Errorf("copying the client's files: %w", err)
+	}
+	steps := r.Steps
+	if r.Runtime == Python {
+		steps = append([]string{"python3 -m venv " + VenvDir}, steps...)
+	}
+	// Steps run where the install will be, so what they write (a venv's scripts, npm's links)
+	// names its final path: the folder is moved there first and back on failure.
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	for _, step := range steps {
+		if err := runStep(ctx, dir, r.Runtime, step); err != nil {
+			_ = os.RemoveAll(dir)
+			return err
+		}
+	}
+	if err := writeDone(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return err
+	}
+	ok = true
+	return nil
+}
+
+func (r Recipe) copy(to string) error {
+	return r.walk(func(rel string, d fs.DirEntry) error {
+		dst := filepath.Join(to, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := fs.ReadFile(r.Files, rel)
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if isExec(d) {
+			mode = 0o755
+		}
+		return os.WriteFile(dst, b, mode)
+	})
+}
+
+// runStep runs one step with sh in dir, from the allowlisted environment (HOME and TMPDIR the
+// machine's, so a package client finds its settings and its cache).
+func runStep(ctx context.Context, dir, runtime, step string) error {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", step)
+	cmd.Dir = dir
+	cmd.Env = append(runenv.Allowed(os.Environ()), Env(dir, runtime)...)
+	cmd.Env = append(cmd.Env, passThrough()...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return &StepError{Step: step, Output: lastLines(out.String(), 15), Err: err}
+	}
+	return nil
+}
+
+// passThrough are the package clients' own settings of this machine (a registry mirror, a CA
+// bundle, a proxy): an install reaches the registries as the machine's own clients do. They go
+// to install steps only, never to a run.
+func passThrough() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		lk := strings.ToLower(k)
+		if strings.HasPrefix(lk, "npm_config_") || strings.HasPrefix(lk, "pip_") || lk == "ssl_cert_file" ||
+			lk == "node_extra_ca_certs" || lk == "requests_ca_bundle" || lk == "http_proxy" || lk == "https_proxy" || lk == "no_proxy" {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeDone lists every file of the entry with its size.
+func writeDone(dir string) error {
+	sizes, err := listSizes(dir)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(sizes)
+	return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
+}
+
+func listSizes(dir string) (map[string]int64, error) {
+	sizes := map[string]int64{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == doneFile {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sizes[filepath.ToSlash(rel)] = info.Size()
+		return nil
+	})
+	return sizes, err
+}
+
+// intact says whether dir is a complete entry whose files all have the size they had when it
+// was installed.
+func intact(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, doneFile))
+	if err != nil {
+		return false
+	}
+	var want map[string]int64
+	if json.Unmarshal(b, &want) != nil {
+		return false
+	}
+	for rel, size := range want {
+		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil || info.Size() != size {
+			return false
+		}
+	}
+	return true
+}
+
+// lock takes an exclusive lock on path, waiting for another holder (this process or another)
+// until ctx ends.
+func lock(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking the install %s: %w", path, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("locking the install %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
