@@ -1,0 +1,134 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+)
+
+// counted is a recipe of no runtime whose step notes each install in count and writes a file of
+// 1000 bytes, so a test can tell an install from a reuse and damage the entry.
+func counted(count string) Recipe {
+	return Recipe{Runtime: Binary,
+		Files: fstest.MapFS{"adapter.sh": {Data: []byte("echo hi\n"), Mode: 0o755}, ".git/config": {Data: []byte("x")}},
+		Steps: []string{"sleep 0.3; echo x >> " + count + "; head -c 1000 /dev/zero > big"}}
+}
+
+func installs(t *testing.T, count string) int {
+	b, _ := os.ReadFile(count)
+	return strings.Count(string(b), "x")
+}
+
+// TestEnsureInstallsOnce: the first call installs (the files copied, .git left out, the step
+// run in the folder), the second finds it and installs nothing.
+func TestEnsureInstallsOnce(t *testing.T) {
+	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	var log bytes.Buffer
+	dir, fresh, err := Ensure(context.Background(), root, "c", counted(count), &log)
+	if err != nil || !fresh {
+		t.Fatalf("first Ensure: %q fresh %v, %v", dir, fresh, err)
+	}
+	if !strings.Contains(log.String(), "installing c into "+dir) || !strings.Contains(log.String(), "installed c in") {
+		t.Errorf("no progress lines: %q", log.String())
+	}
+	if info, err := os.Stat(filepath.Join(dir, "adapter.sh")); err != nil || info.Mode()&0o111 == 0 {
+		t.Errorf("adapter.sh not copied executable: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		t.Error(".git was copied")
+	}
+	log.Reset()
+	again, fresh, err := Ensure(context.Background(), root, "c", counted(count), &log)
+	if err != nil || fresh || again != dir || installs(t, count) != 1 || log.Len() != 0 {
+		t.Errorf("second Ensure: %q fresh %v, %v, %d installs, log %q; want %q installed once, silently", again, fresh, err, installs(t, count), log.String(), dir)
+	}
+	if _, ok := Installed(root, counted(count)); !ok {
+		t.Error("Installed does not find it")
+	}
+}
+
+// TestEnsureReinstallsDamaged: a truncated file, or an entry with no record of being complete
+// (a killed install), is installed afresh.
+func TestEnsureReinstallsDamaged(t *testing.T) {
+	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	r := counted(count)
+	dir, _, err := Ensure(context.Background(), root, "c", r, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "big"), 10); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if _, fresh, err := Ensure(context.Background(), root, "c", r, &log); err != nil || !fresh || installs(t, count) != 2 {
+		t.Fatalf("after truncation: fresh %v, %v, %d installs", fresh, err, installs(t, count))
+	}
+	if !strings.Contains(log.String(), "incomplete or damaged") {
+		t.Errorf("the log does not say why it installs again: %q", log.String())
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "big")); info == nil || info.Size() != 1000 {
+		t.Errorf("big was not made afresh: %v", info)
+	}
+	os.Remove(filepath.Join(dir, doneFile))
+	if _, fresh, err := Ensure(context.Background(), root, "c", r, &bytes.Buffer{}); err != nil || !fresh || installs(t, count) != 3 {
+		t.Errorf("after losing its record: fresh %v, %v, %d installs", fresh, err, installs(t, count))
+	}
+}
+
+// TestEnsureShared: callers at once share one install; the others wait and take it.
+func TestEnsureShared(t *testing.T) {
+	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	var wg sync.WaitGroup
+	dirs := make([]string, 4)
+	for i := range dirs {
+		wg.Go(func() {
+			d, _, err := Ensure(context.Background(), root, "c", counted(count), &bytes.Buffer{})
+			if err != nil {
+				t.Error(err)
+			}
+			dirs[i] = d
+		})
+	}
+	wg.Wait()
+	if installs(t, count) != 1 || dirs[0] != dirs[1] || dirs[0] != dirs[3] {
+		t.Errorf("%d installs into %v; want one, shared", installs(t, count), dirs)
+	}
+}
+
+// TestEnsureStepFails: a failing step is a StepError with the step and its last output lines,
+// and leaves no entry behind.
+func TestEnsureStepFails(t *testing.T) {
+	root := t.TempDir()
+	r := Recipe{Runtime: Binary, Steps: []string{"echo first; for i in $(seq 1 40); do echo line $i; done; exit 3"}}
+	_, _, err := Ensure(context.Background(), root, "c", r, &bytes.Buffer{})
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != r.Steps[0] || !strings.HasSuffix(se.Output, "line 39\nline 40") || strings.Contains(se.Output, "first") {
+		t.Fatalf("%v; want a StepError with the last lines", err)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".lock") {
+		t.Errorf("left in the cache: %v", entries)
+	}
+}
+
+// TestMissing: a runtime not on PATH is named; binary needs nothing.
+func TestMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if m := Missing(Node); m != "node not found on PATH" {
+		t.Errorf("Missing(node) = %q", m)
+	}
+	if m := Missing(Python); m != "python3 not found on PATH" {
+		t.Errorf("Missing(python) = %q", m)
+	}
+	if m := Missing(Binary); m != "" {
+		t.Errorf("Missing(binary) = %q", m)
+	}
+	if _, _, err := Ensure(context.Background(), t.TempDir(), "c", Recipe{Runtime: Node}, &bytes.Buffer{}); err == nil || err.Error() != "node not found on PATH" {
+		t.Errorf("Ensure without node: %v", err)
+	}
+}
