@@ -170,12 +170,13 @@ func sweepWithCanaries(t *testing.T, bin, manifest string, files map[string]stri
 	return out, o.String(), e.String()
 }
 
-// TestServerEnvLocal: on the local backend, through each Go client, the hostile server sees
-// only PATH, HOME and TMPDIR (the run's directory), the locale, the variables the toolscore
-// binary needs to start (the test binary is the server here) and the manifest's server.env;
-// not the runner's tokens, secrets or GitHub files, which it cannot write to either.
+// TestServerEnvLocal: on the local backend, through each Go client and the TypeScript and Python
+// SDKs run from the install cache, the hostile server sees only PATH, HOME and TMPDIR (the
+// run's directory), the locale, the variables the toolscore binary needs to start (the test
+// binary is the server here) and the manifest's server.env; not the runner's tokens, secrets or
+// GitHub files, which it cannot write to either.
 func TestServerEnvLocal(t *testing.T) {
-	clients := []string{"raw", "go-sdk/call", "mcp-go/call"}
+	clients := []string{"raw", "go-sdk/call", "mcp-go/call", "ts-sdk/call", "python-sdk/call"}
 	files := githubFiles(t)
 	manifest := envManifest(t, []string{os.Args[0], "hostile"}, strings.Join(clients, ", "))
 	out, stdout, stderr := sweepWithCanaries(t, os.Args[0], manifest, files, "--backend", "local")
