@@ -27,8 +27,10 @@ Lists every built-in client and agent, then the clients of SCENARIO when it is g
 it is, the library it is built on at the version it runs (the default, or the manifest's
 version pin), and where it can run on this machine, without building or running anything:
 
-  local   yes, yes (builds with go) for a Go client at a version pin, or why the local backend
-          cannot run it (the reason a sweep gives)
+  local   yes; yes (builds with go) for a Go client at a version pin; for a client run from
+          the install cache (the TypeScript and Python SDKs, the agent CLIs, a manifest's own),
+          yes (installed in DIR) or yes (the first sweep installs it); or why the local
+          backend cannot run it (the reason a sweep gives: node not found on PATH, ...)
   docker  built (its cell image is here), buildable (the image it builds on is here), or
           not: why (no Docker engine answers, the base image is not on the engine, ...)
 
