@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -122,10 +123,32 @@ func Missing(runtime string) string {
 	case Node:
 		return missingProgram("node")
 	case Python:
-		return missingProgram("python3")
+		if m := missingProgram("python3"); m != "" {
+			return m
+		}
+		return missingVenv()
 	}
 	return ""
 }
+
+// missingVenv says why python3 -m venv would fail, "" when it would not: on Debian and Ubuntu
+// python3 comes without ensurepip unless python3-venv is installed.
+func missingVenv() string {
+	venvOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "python3", "-c", "import venv, ensurepip").CombinedOutput()
+		if err != nil {
+			venvMissing = "python3 -m venv cannot work here (on Debian or Ubuntu, install python3-venv): " + lastLines(strings.TrimSpace(string(out)), 1)
+		}
+	})
+	return venvMissing
+}
+
+var (
+	venvOnce    sync.Once
+	venvMissing string
+)
 
 func missingProgram(name string) string {
 	if _, err := lookPath(name); err != nil {
