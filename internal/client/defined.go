@@ -31,3 +31,10 @@ func Defined(name, runtime string, command, steps []string, agent bool, dir stri
 		},
 	}
 }
+
+// DefinedAgentArgv is how a run starts an agent a manifest defines, whose adapter is argv:
+// through toolscore (self), which serves it the scripted model and reads what the model was
+// shown (internal/agent.Defined).
+func DefinedAgentArgv(self string, argv []string) []string {
+	return append([]string{self, "agent", "defined", "--"}, argv...)
+}
