@@ -226,7 +226,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: a.Version, Unavailable: unavailable,
 		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
-		Adapters: choice.Adapters, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
+		Adapters: choice.Adapters, Installed: choice.Installed, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
 	}
 	if resume {
 		if _, err := o.CheckResume(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -144,6 +145,8 @@ func clientRows(ctx context.Context, sc *scenario.Scenario, from string, engine 
 			r.Local = goErr.Error()
 		case d.Module != "" && c.Version != "":
 			r.Local = "yes (builds with go)"
+		case d.Local != nil:
+			r.Local = localInstall(c)
 		}
 		if why, out := docker[c.ID()]; out {
 			r.Docker = "not: " + why
@@ -155,6 +158,23 @@ func clientRows(ctx context.Context, sc *scenario.Scenario, from string, engine 
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// localInstall says whether a client the local backend runs from the install cache is there
+// already or is installed by the first sweep that runs it.
+func localInstall(c runner.Client) string {
+	root, err := install.Root()
+	if err != nil {
+		return err.Error()
+	}
+	r, err := runner.LocalRecipe(c)
+	if err != nil {
+		return err.Error()
+	}
+	if dir, ok := install.Installed(root, r); ok {
+		return "yes (installed in " + dir + ")"
+	}
+	return "yes (the first sweep installs it)"
 }
 
 // dockerEngine is the Docker engine that answers here, if one does, and the toolscore binary a cell

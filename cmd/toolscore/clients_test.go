@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -64,21 +65,37 @@ func TestClientsWithoutDocker(t *testing.T) {
 		}
 	}
 
-	// What a local sweep records about ts-sdk/call.
+	// With no node on PATH, a local sweep records ts-sdk/call as unavailable for that reason,
+	// the one toolscore clients gives, and the Go client still runs.
+	noNode := t.TempDir()
 	out := t.TempDir()
-	if _, stderr, code := toolscore(t, ".", "run", "--backend", "local", "--clients", "ts-sdk/call,raw", "--faults", "clean", "--schema", "hidden", "--runs", "1", "--out", out); code != 0 {
-		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
+	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--clients", "ts-sdk/call,go-sdk/call", "--faults", "clean", "--schema", "hidden", "--runs", "1", "--out", out)
+	cmd.Env = append(os.Environ(), "PATH="+noNode)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local sweep without node: %v\n%s", err, b)
 	}
 	var res tally.Results
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(res.Unavailable, func(u tally.Unavailable) bool { return u.Client == "ts-sdk/call" })
-	if i < 0 {
-		t.Fatalf("the local sweep ran ts-sdk/call: %+v", res.Unavailable)
+	if i < 0 || res.Unavailable[i].Reason != "node not found on PATH" {
+		t.Fatalf("without node, the local sweep's unavailable clients: %+v; want ts-sdk/call: node not found on PATH", res.Unavailable)
 	}
-	if got, want := rows["built-in ts-sdk/call"].Local, res.Unavailable[i].Reason; got != want {
-		t.Errorf("ts-sdk/call: local %q, the local sweep says %q", got, want)
+	if len(res.Cells) != 2 || res.Cells[0].Client != "go-sdk/call" || res.Cells[0].Counts() != "passed 1/1" {
+		t.Errorf("without node, the Go client's cells: %+v", res.Cells)
+	}
+	cmd = exec.Command(os.Args[0], "clients", "--format", "json")
+	cmd.Env = append(os.Environ(), "PATH="+noNode, "DOCKER_HOST=unix:///nonexistent")
+	b, _ := cmd.Output()
+	var noNodeRows []clientRow
+	if err := json.Unmarshal(b, &noNodeRows); err != nil {
+		t.Fatalf("toolscore clients without node: %v\n%s", err, b)
+	}
+	for _, r := range noNodeRows {
+		if r.Name == "ts-sdk/call" && r.Local != res.Unavailable[i].Reason {
+			t.Errorf("ts-sdk/call: local %q, the local sweep says %q", r.Local, res.Unavailable[i].Reason)
+		}
 	}
 
 	// The text form: a header, then a row per client.

@@ -19,7 +19,7 @@ import (
 // kept in runs.jsonl and counted, and no process of the sweep left in the process table.
 func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--out", out, "--parallel", "2", "--faults", "latency,clean,corrupt")
+	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--out", out, "--parallel", "2", "--faults", "latency,clean,corrupt", "--clients", "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

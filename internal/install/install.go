@@ -179,43 +179,59 @@ func (e *StepError) Unwrap() error { return e.Err }
 const doneFile = ".toolscore-installed.json"
 
 // Ensure returns the folder recipe r is installed in under root, installing it first unless a
-// complete, intact entry is there. Concurrent callers (in this process or others) share one
-// install: they wait on the entry's lock. name is the client, for the progress lines on log.
-func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (string, error) {
+// complete, intact entry is there (fresh says whether this call installed it). Concurrent
+// callers (in this process or others) share one install: they wait on the entry's lock. name
+// is the client, for the progress lines on log.
+func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (dir string, fresh bool, err error) {
 	if m := Missing(r.Runtime); m != "" {
-		return "", errors.New(m)
+		return "", false, errors.New(m)
 	}
 	key, err := r.Key()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	dir := filepath.Join(root, key)
+	dir = filepath.Join(root, key)
 	if intact(dir) {
-		return dir, nil
+		return dir, false, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("making the install cache %s: %w", root, err)
+		return "", false, fmt.Errorf("making the install cache %s: %w", root, err)
 	}
 	unlock, err := lock(ctx, dir+".lock")
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer unlock()
 	if intact(dir) { // another sweep installed it while this one waited
 		fmt.Fprintf(log, "%s: installed by another sweep in %s\n", name, dir)
-		return dir, nil
+		return dir, false, nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged; installing it afresh\n", name, dir)
 	}
 	fmt.Fprintf(log, "installing %s into %s ...\n", name, dir)
 	start := time.Now()
 	if err := install(ctx, dir, r); err != nil {
-		return "", err
+		return "", false, err
 	}
 	fmt.Fprintf(log, "installed %s in %s\n", name, time.Since(start).Round(time.Second))
-	return dir, nil
+	return dir, true, nil
 }
 
-// install makes the entry afresh in a folder beside it and renames it into place, so a reader
-// never sees half an entry.
+// Installed says where r is installed under root, and whether it is there, intact; it installs
+// nothing.
+func Installed(root string, r Recipe) (string, bool) {
+	key, err := r.Key()
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(root, key)
+	return dir, intact(dir)
+}
+
+// install makes the entry afresh: the files are copied beside it and renamed into place, and
+// the steps run there (what they write, a venv's scripts or npm's links, names its final path);
+// the entry counts only once its list of files is written last.
 func install(ctx context.Context, dir string, r Recipe) error {
 	_ = os.RemoveAll(dir)
 	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
@@ -236,8 +252,6 @@ func install(ctx context.Context, dir string, r Recipe) error {
 	if r.Runtime == Python {
 		steps = append([]string{"python3 -m venv " + VenvDir}, steps...)
 	}
-	// Steps run where the install will be, so what they write (a venv's scripts, npm's links)
-	// names its final path: the folder is moved there first and back on failure.
 	if err := os.Rename(tmp, dir); err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 )
@@ -26,6 +28,9 @@ type Choice struct {
 	// Adapters are the adapters built for Go clients' version pins, by client ID: the command
 	// that runs one on this backend (see Options.Adapters).
 	Adapters map[string]string
+	// Installed are the folders of the install cache the local backend runs clients from, by
+	// client ID (see Options.Installed).
+	Installed map[string]string
 	// Done cleans up once the sweep is over, and says if it left anything behind.
 	Done func()
 }
@@ -53,9 +58,14 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		}
 		return adapters
 	}
+	localChoice := func(why string) (Choice, error) {
+		adapters := localAdapters()
+		installed, err := installLocal(ctx, clients, localOnly, log)
+		return Choice{local, why, localOnly, adapters, installed, func() {}}, err
+	}
 	switch name {
 	case "local":
-		return Choice{local, "asked for with --backend local", localOnly, localAdapters(), func() {}}, nil
+		return localChoice("asked for with --backend local")
 	case "docker", "", "auto":
 	default:
 		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
@@ -66,12 +76,74 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return Choice{d, why, unavailable, adapters, done}, nil
+		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Done: done}, nil
 	}
 	if name != "" {
 		return Choice{}, err
 	}
-	return Choice{local, "no Docker backend: " + err.Error(), localOnly, localAdapters(), func() {}}, nil
+	return localChoice("no Docker backend: " + err.Error())
+}
+
+// installLocal installs every client of the sweep that runs from the install cache (once per
+// recipe: later sweeps find it there) and returns the folders by client ID. A client that
+// cannot be installed is marked unavailable, with the reason.
+func installLocal(ctx context.Context, clients []Client, unavailable map[string]string, log io.Writer) (map[string]string, error) {
+	installed := map[string]string{}
+	var root string
+	var already []string
+	for _, c := range clients {
+		if c.Descriptor.Local == nil {
+			continue
+		}
+		if _, out := unavailable[c.ID()]; out {
+			continue
+		}
+		if root == "" {
+			var err error
+			if root, err = install.Root(); err != nil {
+				return nil, err
+			}
+		}
+		r, err := LocalRecipe(c)
+		fresh := false
+		if err == nil {
+			installed[c.ID()], fresh, err = install.Ensure(ctx, root, c.ID(), r, log)
+		}
+		if err == nil && !fresh {
+			already = append(already, c.ID())
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			unavailable[c.ID()] = err.Error()
+			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+		}
+	}
+	if len(already) > 0 {
+		fmt.Fprintf(log, "installed already, nothing to install: %s (in %s)\n", report.Plain(strings.Join(already, ", ")), root)
+	}
+	return installed, nil
+}
+
+// LocalRecipe is what installs the client on this machine: its recipe at the manifest's version
+// or the one its image pins, with its image directory's files (adapter and lockfiles) unless
+// the recipe brings its own.
+func LocalRecipe(c Client) (install.Recipe, error) {
+	d := c.Descriptor
+	version := c.Version
+	if version == "" {
+		version = backend.DefaultVersion(d.Image)
+	}
+	r := d.Local.VersionedRecipe(version, c.Version != "")
+	if r.Files == nil && d.Contained() {
+		files, err := backend.ImageFS(d.Image)
+		if err != nil {
+			return r, err
+		}
+		r.Files = files
+	}
+	return r, nil
 }
 
 // LocalUnavailable lists the clients of sc the local backend cannot run, each with the reason,
@@ -80,7 +152,12 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 func LocalUnavailable(sc *scenario.Scenario) map[string]string {
 	out := MissingKeys(sc)
 	for _, c := range Clients(sc) {
-		if c.Descriptor.Contained() {
+		switch d := c.Descriptor; {
+		case d.Local != nil:
+			if m := install.Missing(d.Local.Runtime); m != "" {
+				out[c.ID()] = m
+			}
+		case d.Contained():
 			out[c.ID()] = "needs the docker backend: its library lives in a cell image"
 		}
 	}

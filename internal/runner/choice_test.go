@@ -17,10 +17,12 @@ import (
 
 // TestChooseBackend: with no Docker backend (no engine, and a test binary that is not static),
 // local is where runs go when asked for or when nothing is named, and nothing when docker or
-// auto is asked for; on local, the clients whose library lives in a cell image cannot run, and
-// say why; an unknown name is a usage error.
+// auto is asked for; on local, the clients whose runtime is not on PATH cannot run, and say
+// why; an unknown name is a usage error.
 func TestChooseBackend(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
+	// No node here: the TypeScript client and the agents cannot be installed.
+	t.Setenv("PATH", t.TempDir())
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("TOOLSCORE_TEST_KEY", "set")
 	self, err := os.Executable()
@@ -33,11 +35,11 @@ func TestChooseBackend(t *testing.T) {
 		{Name: "claude-code", Model: &scenario.Model{Name: "m", URL: "http://127.0.0.1:9"}},
 		{Name: "codex", Model: &scenario.Model{Name: "m", URL: "http://127.0.0.1:9", KeyEnv: "TOOLSCORE_TEST_KEY"}},
 	}}
-	// Agents live in cell images too, whatever their key.
+	// The agents need node too, whatever their key.
 	localOnly := map[string]string{
-		"ts-sdk/call":   "needs the docker backend: its library lives in a cell image",
-		"claude-code:m": "needs the docker backend: its library lives in a cell image",
-		"codex:m":       "needs the docker backend: its library lives in a cell image",
+		"ts-sdk/call":   "node not found on PATH",
+		"claude-code:m": "node not found on PATH",
+		"codex:m":       "node not found on PATH",
 	}
 	for _, tc := range []struct {
 		name, why string // why "" wants an error

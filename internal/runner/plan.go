@@ -155,11 +155,20 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		Cell:    j.Cell.Key(),
 		Run:     j.Run,
 		Command: command,
-		Env:     append(s.env, req.Env()...),
+		Env:     append(append(s.env, req.Env()...), o.installedEnv(j.Client)...),
 		Timeout: o.Scenario.Timeout.Std(),
 		Network: s.network,
 		Server:  s.server,
 	}, req
+}
+
+// installedEnv is what a client installed on this machine runs with (its virtual environment
+// on PATH, where its CLI is), nothing for any other client.
+func (o Options) installedEnv(c Client) []string {
+	if dir := o.Installed[c.ID()]; dir != "" {
+		return c.Descriptor.Local.Environ(dir)
+	}
+	return nil
 }
 
 // AuthEnv is the variable of an http cell's environment that holds a url server's

@@ -69,6 +69,9 @@ type Options struct {
 	// Adapters are the commands of adapters built for Go clients' version pins, by client ID
 	// (Choice.Adapters); every other client's adapter is toolscore's own or its image's.
 	Adapters map[string]string
+	// Installed are the install cache's folders clients run from on the local backend, by
+	// client ID (Choice.Installed); a client there starts as its client.Local says.
+	Installed map[string]string
 	// Record is what sweep.json says of how the sweep was asked for (its manifest and the
 	// command's flags); Run adds the plan and writes it into Out before the first run.
 	Record outdir.Sweep
@@ -371,9 +374,13 @@ func redact(dir string, res *backend.Result, secrets []string) {
 	})
 }
 
-// adapterCommand starts a client adapter: a built-in one is toolscore itself, or the adapter
-// built for its version pin; a contained one is whatever its image runs.
+// adapterCommand starts a client adapter: one installed on this machine from its install
+// folder; a built-in one is toolscore itself, or the adapter built for its version pin; a
+// contained one is whatever its image runs.
 func (o Options) adapterCommand(self string, c Client) []string {
+	if dir := o.Installed[c.ID()]; dir != "" {
+		return c.Descriptor.Local.Argv(self, dir, c.Name, c.Path)
+	}
 	if c.Descriptor.Contained() {
 		return c.Descriptor.Argv(c.Path)
 	}
