@@ -348,11 +348,11 @@ func TestLoadRejects(t *testing.T) {
 			file: "defined-client-with-an-unknown-runtime-and-none.yaml",
 			want: `bad.yaml:8:14: clients[0].runtime: unknown runtime "ruby" (known: node, python, binary)` + "\n" +
 				"bad.yaml:10:5: clients[1]: runtime is missing: a client you define says what it needs to run (known: node, python, binary)\n" +
-				"bad.yaml:11:15: clients[1].command[0]: ./other does not exist (a path in command is from the manifest's folder, .)",
+				"bad.yaml:11:15: clients[1].command[0]: ./other does not exist in the manifest's folder (a path in command is from there)",
 		},
 		{
 			file: "defined-client-command-files.yaml",
-			want: "bad.yaml:9:24: clients[0].command[1]: harness/nope.py does not exist (a path in command is from the manifest's folder, .)\n" +
+			want: "bad.yaml:9:24: clients[0].command[1]: harness/nope.py does not exist in the manifest's folder (a path in command is from there)\n" +
 				`bad.yaml:9:41: clients[0].command[2]: "../outside.py" leaves the manifest's folder: a command's files are the folder's own, which is what the client's install copies` + "\n" +
 				"bad.yaml:9:56: clients[0].command[3]: ./testdata is a folder; command names a file of the manifest's folder\n" +
 				"bad.yaml:10:32: clients[0].install[1]: must not be empty",
@@ -723,8 +723,12 @@ expect:
 	c := s.Clients[1]
 	want := Client{Name: "acme-agent", Runtime: "python", Command: []string{"python3", "harness/acme.py", "--flag"},
 		Install: []string{"pip install nothing"}, Agent: true, Line: 8}
+	c.installAt = position{}
 	if !c.Defined() || !reflect.DeepEqual(c, want) {
 		t.Errorf("clients[1] = %+v, want %+v, defined", c, want)
+	}
+	if err := s.InstallError(s.Clients[1], errors.New("install step \"x\" failed")).Error(); err != filepath.Join(dir, "m.yaml")+`:11:5: clients[1].install: installing acme-agent: install step "x" failed` {
+		t.Errorf("InstallError = %s", err)
 	}
 	if !IsManifestFile("harness/acme.py") || !IsManifestFile("./acme") || IsManifestFile("python3") || IsManifestFile("/usr/bin/env") {
 		t.Errorf("IsManifestFile tells files of the folder wrongly")

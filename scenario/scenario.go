@@ -249,6 +249,26 @@ type Client struct {
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
+
+	// installAt is where a defined client's install is written, for the error when it fails.
+	installAt position
+}
+
+// position is a field's place in the manifest, and its path.
+type position struct {
+	line, col int
+	field     string
+}
+
+// InstallError is the *Error of a defined client c whose install failed with err (an install
+// runs when the sweep starts, after the manifest loaded): at c's install, with err's words (an
+// install step's include its last lines of output).
+func (s *Scenario) InstallError(c Client, err error) *Error {
+	at := c.installAt
+	if at.field == "" {
+		at = position{line: c.Line, col: 1, field: "clients"}
+	}
+	return &Error{File: s.File, Line: at.line, Col: at.col, Field: at.field, Msg: "installing " + c.Name + ": " + err.Error()}
 }
 
 // clientOptions is Client without its methods, for the same reason as faultOptions.

@@ -548,10 +548,14 @@ func (l *loader) checkDefined(p string, c *Client) {
 		}
 		switch info, err := os.Stat(filepath.Join(dir, rel)); {
 		case err != nil:
-			l.errorf(wp, "%s does not exist (a path in command is from the manifest's folder, %s)", w, dir)
+			l.errorf(wp, "%s does not exist in the manifest's folder (a path in command is from there)", w)
 		case info.IsDir():
 			l.errorf(wp, "%s is a folder; command names a file of the manifest's folder", w)
 		}
+	}
+	if l.present(p + ".install") {
+		c.installAt.line, c.installAt.col = l.pos(p + ".install")
+		c.installAt.field = p + ".install"
 	}
 	for j, step := range c.Install {
 		if strings.TrimSpace(step) == "" {

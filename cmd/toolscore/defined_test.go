@@ -115,3 +115,146 @@ func TestDefinedClientBroken(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", code, stdout, want, stderr)
 	}
 }
+
+// definedWant is what each cell of testdata/defined/defined.yaml must count, one run each, as
+// the adapters' code decides it: the outcome, and for the agent the model's view and answer.
+//
+//   - acme-harness (harness/sdk.py) lists the tools first; with the schema hidden it has none
+//     and returns the result as it came (sdk.py:49, passed); published, it checks
+//     structuredContent (sdk.py:45) and raises SchemaError (sdk.py:47, threw) for type-swap
+//     (balance_minor a string), empty (no structuredContent) and wrong-container (an array).
+//   - acme-agent (harness/agent.mjs) shows the model the JSON of structuredContent whatever the
+//     schema (agent.mjs, shown()): structured, and the scripted model's answer echoes
+//     4071877, the truth, for clean, type-swap (the same digits as a string) and
+//     wrong-container (the record inside an array); empty has neither structuredContent nor
+//     text, so the model is shown nothing (none) and answers without a value, flagged.
+//   - raw passes everything, the control.
+func definedWant(client, fault, schema string) (outcome, view, answer string) {
+	switch client {
+	case "acme-harness":
+		if schema == "published" && fault != "clean" {
+			return "threw", "", ""
+		}
+	case "acme-agent":
+		if fault == "empty" {
+			return "passed", "none", "no-value"
+		}
+		return "passed", "structured", "truth"
+	}
+	return "passed", "", ""
+}
+
+// TestDefinedAdapterLinesCited holds definedWant's citations of harness/sdk.py to its lines.
+func TestDefinedAdapterLinesCited(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(definedDir, "harness", "sdk.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for line, want := range map[int]string{
+		44: "if schema is not None and not result.get(\"isError\"):",
+		45: "problem = check(result, schema)",
+		47: `out["raised"] = {"class": "SchemaError", "message": problem}`,
+		49: `out["returned"] = result`,
+	} {
+		if !strings.Contains(lines[line-1], want) {
+			t.Errorf("harness/sdk.py:%d is %q; definedWant cites it as %q", line, lines[line-1], want)
+		}
+	}
+}
+
+// checkDefinedCells checks every cell of a sweep of defined.yaml against definedWant.
+func checkDefinedCells(t *testing.T, out string) {
+	t.Helper()
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != 3*4*2 {
+		t.Fatalf("%d cells, unavailable %v; want 24 and none", len(res.Cells), res.Unavailable)
+	}
+	for _, c := range res.Cells {
+		outcome, view, answer := definedWant(c.Client, c.Fault, c.Schema)
+		if c.Runs != 1 || c.Outcome[outcome] != 1 {
+			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), outcome, c.Examples)
+		}
+		if view != "" && (c.ModelView[view] != 1 || c.Answer[answer] != 1) {
+			t.Errorf("%s: the model saw %v and answered %v; want %s and %s", c.Coordinates(), c.ModelView, c.Answer, view, answer)
+		}
+	}
+	for client, library := range map[string]string{"acme-harness": "acme-harness 0.1.0", "acme-agent": "acme-agent 0.1.0"} {
+		for _, c := range res.Cells {
+			if c.Client == client && c.Library != library {
+				t.Errorf("%s ran %q, want %q", c.Coordinates(), c.Library, library)
+			}
+		}
+	}
+}
+
+// TestDefinedClientsLocal sweeps the manifest's own clients on the local backend: each installed
+// into the install cache from the manifest's folder (the Python one's install step leaves the
+// file it checks for, else it exits), each cell counting what the adapter's code decides.
+func TestDefinedClientsLocal(t *testing.T) {
+	needRuntimes(t)
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	out := t.TempDir()
+	_, stderr, code := toolscore(t, ".", "run", filepath.Join(definedDir, "defined.yaml"), "--backend", "local", "--out", out)
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{"installing acme-harness into ", "installing acme-agent into "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the log does not say %q:\n%s", want, stderr)
+		}
+	}
+	checkDefinedCells(t, out)
+}
+
+// TestDefinedClientsOnDocker sweeps the same manifest on the docker backend: each defined
+// client in a cell image built from its runtime's base with the manifest's folder at
+// /opt/client and its install step run there, with the same counts as on the local backend.
+func TestDefinedClientsOnDocker(t *testing.T) {
+	engine(t)
+	out := t.TempDir()
+	code, _, stderr := runStatic(t, filepath.Join(definedDir, "defined.yaml"), "--backend", "docker", "--parallel", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	checkDefinedCells(t, out)
+}
+
+// TestDefinedClientsBadInput: a defined client the manifest gets wrong stops the sweep with exit
+// 2 and the manifest's file:line:col, before anything runs: a name a built-in takes, a command
+// file that is not there, an unknown runtime (at load), and an install step that fails (when
+// the sweep installs, with the step's last lines of output).
+func TestDefinedClientsBadInput(t *testing.T) {
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	head := "name: bad\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\nfaults: [clean]\nschema_modes: [hidden]\nclients:\n"
+	for _, c := range []struct {
+		name, clients, want string
+	}{
+		{"shadows a built-in", "  - name: raw\n    runtime: python\n    command: [python3, ./adapter.sh]\n",
+			"m.yaml:8:11: clients[0].name: shadows the built-in client raw; pick another name"},
+		{"command file missing", "  - name: acme\n    runtime: python\n    command: [python3, harness/nope.py]\n",
+			"m.yaml:10:24: clients[0].command[1]: harness/nope.py does not exist in the manifest's folder (a path in command is from there)"},
+		{"unknown runtime", "  - name: acme\n    runtime: ruby\n    command: [ruby, ./adapter.sh]\n",
+			`m.yaml:9:14: clients[0].runtime: unknown runtime "ruby" (known: node, python, binary)`},
+		{"install fails", "  - name: acme\n    runtime: binary\n    command: [./adapter.sh]\n    install: [echo ok, 'echo fetching the package; echo no such package >&2; exit 3']\n",
+			"m.yaml:11:5: clients[0].install: installing acme: install step \"echo fetching the package; echo no such package >&2; exit 3\" failed: exit status 3; its last output:\nfetching the package\nno such package\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "adapter.sh"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(head+c.clients), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			_, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local", "--out", out)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant 2 and:\n%s", code, stderr, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+				t.Errorf("a run was recorded")
+			}
+		})
+	}
+}
