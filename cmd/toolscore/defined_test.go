@@ -258,3 +258,29 @@ func TestDefinedClientsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestDefinedClientInstallFailsOnDocker: on docker a defined client's install steps run in the
+// build of its cell image; one that fails stops the sweep the same way, exit 2 at the
+// manifest's install with the step's last lines of output, nothing run.
+func TestDefinedClientInstallFailsOnDocker(t *testing.T) {
+	engine(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "adapter.sh"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := "name: bad\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\nfaults: [clean]\nschema_modes: [hidden]\nclients:\n" +
+		"  - name: acme\n    runtime: python\n    command: [sh, ./adapter.sh]\n    install: [echo ok, 'echo fetching the package; echo no such package >&2; exit 3']\n"
+	path := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runStatic(t, path, "--backend", "docker", "--out", out)
+	want := path + `:11:5: clients[0].install: installing acme: install step "echo fetching the package; echo no such package >&2; exit 3" failed: `
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "\nfetching the package") || !strings.Contains(stderr, "\nno such package") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 2 and:\n%s... with the step's output", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Errorf("a run was recorded")
+	}
+}

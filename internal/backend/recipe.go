@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/install"
@@ -74,6 +75,9 @@ func RecipeImage(r install.Recipe, base string, binary []byte) (ImageSpec, error
 	return s, nil
 }
 
+// ansi matches a terminal colour sequence.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 // runJSON is a step as a RUN instruction's exec form, so a Dockerfile reads no part of it.
 func runJSON(step string) string {
 	b, _ := json.Marshal([]string{"/bin/sh", "-c", step})
@@ -84,7 +88,8 @@ func runJSON(step string) string {
 // last lines of output, read from the build's log (the classic builder names each instruction
 // on a "Step N/M : " line before its output); err as it is when no step is found.
 func RecipeStepError(r install.Recipe, buildLog string, err error) error {
-	lines := strings.Split(strings.TrimRight(buildLog, "\n"), "\n")
+	// The builder colours a step's stderr; the message is plain text.
+	lines := strings.Split(strings.TrimRight(ansi.ReplaceAllString(buildLog, ""), "\n"), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		_, instr, ok := strings.Cut(lines[i], " : RUN ")
 		if !ok || !strings.HasPrefix(lines[i], "Step ") {

@@ -93,7 +93,7 @@ func TestRecipeImage(t *testing.T) {
 func TestRecipeStepError(t *testing.T) {
 	r := install.Recipe{Runtime: install.Node, Steps: []string{"echo ok > installed.txt", "npm install nothing-here"}}
 	log := "Step 1/9 : ARG BASE_IMAGE\n ---> Running in 1\nStep 6/9 : RUN " + runJSON(r.Steps[0]) + "\n ---> Running in 2\nRemoving intermediate container 2\n ---> 3\n" +
-		"Step 7/9 : RUN " + runJSON(r.Steps[1]) + "\n ---> Running in 4\nnpm error 404 Not Found\nnpm error nothing-here is not in this registry\n"
+		"Step 7/9 : RUN " + runJSON(r.Steps[1]) + "\n ---> Running in 4\n\x1b[91mnpm error 404 Not Found\n\x1b[0mnpm error nothing-here is not in this registry\n"
 	build := errors.New("The command '/bin/sh -c npm install nothing-here' returned a non-zero code: 1")
 	var se *install.StepError
 	if err := RecipeStepError(r, log, build); !errors.As(err, &se) || se.Step != r.Steps[1] || se.Output != "npm error 404 Not Found\nnpm error nothing-here is not in this registry" || !errors.Is(err, build) {
