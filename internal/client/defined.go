@@ -1,11 +1,15 @@
 package client
 
 import (
+	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/install"
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -26,7 +30,7 @@ func Defined(name, runtime string, command, steps []string, agent bool, dir stri
 		Agent:    agent,
 		Manifest: true,
 		Local: &Local{
-			Recipe:  install.Recipe{Runtime: runtime, Files: os.DirFS(dir), Steps: slices.Clone(steps)},
+			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir)}, Steps: slices.Clone(steps)},
 			Command: argv,
 		},
 	}
@@ -37,4 +41,34 @@ func Defined(name, runtime string, command, steps []string, agent bool, dir stri
 // shown (internal/agent.Defined).
 func DefinedAgentArgv(self string, argv []string) []string {
 	return append([]string{self, "agent", "defined", "--"}, argv...)
+}
+
+// manifestFS is the manifest's folder as a defined client's install copies it: without
+// toolscore's own output (the folder a sweep writes to by default, and any folder holding a
+// sweep's output), which would otherwise be copied in and change the install's inputs, so
+// reinstall it, at every sweep started from the manifest's folder.
+type manifestFS struct{ fs.FS }
+
+// ReadDir lists a folder, less the output folders in it.
+func (m manifestFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(m.FS, name)
+	kept := entries[:0]
+	for _, e := range entries {
+		if !e.IsDir() || !m.output(path.Join(name, e.Name())) {
+			kept = append(kept, e)
+		}
+	}
+	return kept, err
+}
+
+func (m manifestFS) output(dir string) bool {
+	if path.Base(dir) == outdir.Root {
+		return true
+	}
+	for _, f := range []string{record.SweepFile, record.LockFile} {
+		if _, err := fs.Stat(m.FS, path.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }

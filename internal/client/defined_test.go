@@ -39,3 +39,44 @@ func TestDefined(t *testing.T) {
 		t.Errorf("a defined client is in the registry")
 	}
 }
+
+// TestDefinedSkipsOutput: a sweep's output in the manifest's folder (the default toolscore-out,
+// or a folder holding sweep.json) is not part of the client's install, so a sweep started there
+// does not change what is installed.
+func TestDefinedSkipsOutput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("acme.py")
+	write("data/x.json")
+	d := Defined("acme", install.Python, []string{"python3", "./acme.py"}, nil, false, dir)
+	key, err := d.Local.Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("toolscore-out/20260101-000000/results.json")
+	write("my-out/sweep.json")
+	write("my-out/runs.jsonl")
+	files, err := install.Files(d.Local.Recipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rel := range files {
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"acme.py", "data/x.json"}) {
+		t.Errorf("the install copies %v", got)
+	}
+	if again, _ := d.Local.Key(); again != key {
+		t.Errorf("a sweep's output changed the install's key")
+	}
+}
