@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -282,5 +283,25 @@ func TestDefinedClientInstallFailsOnDocker(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
 		t.Errorf("a run was recorded")
+	}
+}
+
+// TestDefinedClientsListed: toolscore clients lists a manifest's own clients as its own, with
+// their adapter's command, installed on the local backend by the first sweep.
+func TestDefinedClientsListed(t *testing.T) {
+	needRuntimes(t)
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
+	stdout, stderr, code := toolscore(t, ".", "clients", filepath.Join(definedDir, "defined.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`(?m)^acme-harness\s+manifest\s+SDK client\s+its own: python3 \./harness/sdk\.py\s+yes \(the first sweep installs it\)`,
+		`(?m)^acme-agent\s+manifest\s+agent\s+its own: node \./harness/agent\.mjs\s+yes \(the first sweep installs it\)`,
+	} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("toolscore clients does not match %s:\n%s", want, stdout)
+		}
 	}
 }
