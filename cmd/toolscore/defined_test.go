@@ -206,6 +206,14 @@ func TestDefinedClientsLocal(t *testing.T) {
 		}
 	}
 	checkDefinedCells(t, out)
+	// repro takes its runs as any client's: the agent's excerpt carries the prompt it was given.
+	repro := filepath.Join(t.TempDir(), "repro")
+	if _, stderr, code := toolscore(t, ".", "repro", out, "acme-agent × empty × published", "--scenario", filepath.Join(definedDir, "defined.yaml"), "--out", repro); code != 0 {
+		t.Fatalf("repro exited %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(repro, "cell.json")); err != nil || !strings.Contains(string(b), `"prompt": "What is the balance of account ACC-4471?"`) {
+		t.Errorf("the repro's cell.json lacks the agent's prompt (%v):\n%s", err, b)
+	}
 }
 
 // TestDefinedClientsOnDocker sweeps the same manifest on the docker backend: each defined
