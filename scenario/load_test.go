@@ -246,7 +246,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "misspelt-client-field.yaml",
-			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model)",
+			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model, runtime, command, install, agent)",
 		},
 		{
 			file: "model-on-an-sdk-client.yaml",
@@ -279,7 +279,7 @@ func TestLoadRejects(t *testing.T) {
 			file: "unknown-fields-everywhere.yaml",
 			want: "bad.yaml:2:1: sever: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)\n" +
 				"bad.yaml:3:27: server.instal: unknown field (known: builtin, command, http, url, auth_env, network, env, image, install)\n" +
-				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model)\n" +
+				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, runtime, command, install, agent)\n" +
 				"bad.yaml:10:49: clients[1].model.keyenv: unknown field (known: name, url, key_env, network)\n" +
 				"bad.yaml:11:11: sandbox.memory: unknown field (known: network, memory_mb, cpus, pids, nofile, user, keep_capabilities)\n" +
 				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome)",
@@ -335,6 +335,36 @@ func TestLoadRejects(t *testing.T) {
 		{
 			file: "duplicate-expectation.yaml",
 			want: "bad.yaml:9:5: expect[1]: duplicate of expect[0] (same client, fault, schema, protocol and transport)",
+		},
+		{
+			file: "defined-client-shadowing-a-built-in.yaml",
+			want: "bad.yaml:7:11: clients[0].name: shadows the built-in client raw; pick another name",
+		},
+		{
+			file: "built-in-client-with-agent.yaml",
+			want: "bad.yaml:8:5: clients[0].agent: agent defines a client: pick a name not taken by a built-in (without it, go-sdk/call is toolscore's own)",
+		},
+		{
+			file: "defined-client-with-an-unknown-runtime-and-none.yaml",
+			want: `bad.yaml:8:14: clients[0].runtime: unknown runtime "ruby" (known: node, python, binary)` + "\n" +
+				"bad.yaml:10:5: clients[1]: runtime is missing: a client you define says what it needs to run (known: node, python, binary)\n" +
+				"bad.yaml:11:15: clients[1].command[0]: ./other does not exist in the manifest's folder (a path in command is from there)",
+		},
+		{
+			file: "defined-client-command-files.yaml",
+			want: "bad.yaml:9:24: clients[0].command[1]: harness/nope.py does not exist in the manifest's folder (a path in command is from there)\n" +
+				`bad.yaml:9:41: clients[0].command[2]: "../outside.py" leaves the manifest's folder: a command's files are the folder's own, which is what the client's install copies` + "\n" +
+				"bad.yaml:9:56: clients[0].command[3]: ./testdata is a folder; command names a file of the manifest's folder\n" +
+				"bad.yaml:10:32: clients[0].install[1]: must not be empty",
+		},
+		{
+			file: "defined-client-without-a-command-and-with-a-built-ins-settings.yaml",
+			want: "bad.yaml:7:5: clients[0]: command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]\n" +
+				"bad.yaml:9:5: clients[0].version: not for a client you define: a version pins a built-in client's library; your client installs what its install steps say\n" +
+				"bad.yaml:10:5: clients[0].image: not for a client you define: a client you define gets an image built from its runtime's base, the manifest's folder and its install steps\n" +
+				"bad.yaml:11:5: clients[0].model: not for a client you define: a real model is for a built-in agent; a defined agent talks to the scripted model at TOOLSCORE_MODEL_URL\n" +
+				"bad.yaml:12:5: clients[1]: command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]\n" +
+				`bad.yaml:12:11: clients[1].name: "a/b" cannot name a client you define: use letters, digits, '.', '_' and '-' (no '/', '@' or ':')`,
 		},
 		{
 			file: "several-problems-in-file-order.yaml",
@@ -655,5 +685,52 @@ func TestLoadRefusesDeepNesting(t *testing.T) {
 	block.WriteString(strings.Repeat(" ", MaxNesting) + "- - x\n")
 	if _, err := Load("block.yaml", []byte(block.String()), known); err != nil {
 		t.Errorf("block nesting of %d: %v", MaxNesting, err)
+	}
+}
+
+// TestLoadDefinedClient loads a manifest beside the files its own client's command names: the
+// client is defined, its name is known to the expectations, and a built-in beside it is not.
+func TestLoadDefinedClient(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "harness"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "harness", "acme.py"), []byte("print()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`name: t
+server: {builtin: ledger}
+tool: get_balance
+faults: [clean]
+schema_modes: [hidden]
+clients:
+  - raw
+  - name: acme-agent
+    runtime: python
+    command: [python3, harness/acme.py, --flag]
+    install: [pip install nothing]
+    agent: true
+expect:
+  - {client: acme-agent, outcome: passed}
+`)
+	s, err := Load(filepath.Join(dir, "m.yaml"), data, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Clients[0].Defined() {
+		t.Errorf("raw is Defined")
+	}
+	c := s.Clients[1]
+	want := Client{Name: "acme-agent", Runtime: "python", Command: []string{"python3", "harness/acme.py", "--flag"},
+		Install: []string{"pip install nothing"}, Agent: true, Line: 8}
+	c.installAt = position{}
+	if !c.Defined() || !reflect.DeepEqual(c, want) {
+		t.Errorf("clients[1] = %+v, want %+v, defined", c, want)
+	}
+	if err := s.InstallError(s.Clients[1], errors.New("install step \"x\" failed")).Error(); err != filepath.Join(dir, "m.yaml")+`:11:5: clients[1].install: installing acme-agent: install step "x" failed` {
+		t.Errorf("InstallError = %s", err)
+	}
+	if !IsManifestFile("harness/acme.py") || !IsManifestFile("./acme") || IsManifestFile("python3") || IsManifestFile("/usr/bin/env") {
+		t.Errorf("IsManifestFile tells files of the folder wrongly")
 	}
 }

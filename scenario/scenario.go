@@ -241,8 +241,34 @@ type Client struct {
 	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients)."`
 	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
 
+	// Runtime, Command, Install and Agent define a client of the manifest's own (Defined).
+	Runtime string   `yaml:"runtime,omitempty" json:"runtime,omitempty" jsonschema:"enum=node,enum=python,enum=binary" jsonschema_description:"Defines a client of your own under a name no built-in client takes: what its command needs to run (node, python, or binary for a program of its own). Its cells run the manifest's folder, installed."`
+	Command []string `yaml:"command,omitempty" json:"command,omitempty" jsonschema:"minItems=1" jsonschema_description:"A defined client's adapter: the program and arguments that make the call on the client contract (CONTRIBUTING.md); a word with a / that is not absolute is a file of the manifest's folder, e.g. [python3, harness/acme.py]."`
+	Install []string `yaml:"install,omitempty" json:"install,omitempty" jsonschema_description:"Shell commands that install a defined client, run in order with the network in a copy of the manifest's folder, once per inputs (on docker, at image build); e.g. [pip install -r harness/requirements.txt]."`
+	Agent   bool     `yaml:"agent,omitempty" json:"agent,omitempty" jsonschema_description:"A defined client is an agent: it gets the prompt and the scripted model's URL (TOOLSCORE_MODEL_URL, an Anthropic Messages API), and is graded on what the model was shown and its answer."`
+
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
+
+	// installAt is where a defined client's install is written, for the error when it fails.
+	installAt position
+}
+
+// position is a field's place in the manifest, and its path.
+type position struct {
+	line, col int
+	field     string
+}
+
+// InstallError is the *Error of a defined client c whose install failed with err (an install
+// runs when the sweep starts, after the manifest loaded): at c's install, with err's words (an
+// install step's include its last lines of output).
+func (s *Scenario) InstallError(c Client, err error) *Error {
+	at := c.installAt
+	if at.field == "" {
+		at = position{line: c.Line, col: 1, field: "clients"}
+	}
+	return &Error{File: s.File, Line: at.line, Col: at.col, Field: at.field, Msg: "installing " + c.Name + ": " + err.Error()}
 }
 
 // clientOptions is Client without its methods, for the same reason as faultOptions.
@@ -264,6 +290,14 @@ type Model struct {
 	KeyEnv  string `yaml:"key_env,omitempty" json:"key_env,omitempty" jsonschema_description:"Environment variable of the runner holding the API key; unset: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, by agent."`
 	Network string `yaml:"network,omitempty" json:"network,omitempty" jsonschema:"enum=bridge,enum=host" jsonschema_description:"Docker network of this client's cells, so they can reach the model; unset: bridge. Other cells keep the sandbox's."`
 }
+
+// Defined says whether the entry defines a client of the manifest's own (it names a runtime)
+// rather than naming a built-in one.
+func (c Client) Defined() bool { return c.Runtime != "" }
+
+// Runtimes a defined client may name: what its command needs on the machine or in its image.
+// internal/install keeps the same list (a test there holds them equal).
+var Runtimes = []string{"node", "python", "binary"}
 
 // ID names the client in cell keys and reports: the name, with @version
 // when a version is pinned and :model when a real model is, so two versions

@@ -45,6 +45,17 @@ var starterClients = []string{"raw", "go-sdk/call", "go-sdk/list-then-call", "mc
 	"ts-sdk/call", "ts-sdk/list-then-call", "ts-client-v2/call", "ts-client-v2/list-then-call",
 	"python-sdk/call", "python-sdk/list-then-call", "claude-code", "codex", "gemini-cli"}
 
+// OwnClientExample is the commented client of the user's own a starter manifest ends its
+// clients with: uncommented, with its adapter beside the manifest, it loads.
+const OwnClientExample = `  # Your own client or agent (docs/manifest.md, "Your own client"): an adapter on the client
+  # contract; a path in command or install is from this file's folder.
+  # - name: my-client
+  #   runtime: python                    # node | python | binary: what it needs to run
+  #   command: [python3, ./my_adapter.py]
+  #   install: [pip install -r requirements.txt]   # optional, run once per inputs
+  #   agent: false                       # true: it gets the prompt and the scripted model
+`
+
 // Write renders the starter manifest: valid against the manifest's JSON Schema, and loadable
 // once every Placeholder is replaced. A server with one tool (or a Tool named) gets the
 // single-tool form; one with several gets every tool under tools:. Everything the server said
@@ -150,6 +161,7 @@ func (st Starter) Write() ([]byte, error) {
 	for _, c := range starterClients {
 		line("  - %s", c)
 	}
+	b.WriteString(OwnClientExample)
 	line("runs: 3")
 	line("timeout: 30s")
 	return b.Bytes(), nil

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,28 @@ func TestStarterHostile(t *testing.T) {
 	}
 	if sc.Arguments["mode"] != "fast" || sc.Arguments["filled"].(map[string]any)["k"] != uint64(7) && sc.Arguments["filled"].(map[string]any)["k"] != int64(7) {
 		t.Errorf("arguments %v; want mode from the enum, filled.k from its default", sc.Arguments)
+	}
+}
+
+// TestStarterOwnClientLoads uncomments the starter's example of a client of one's own and loads
+// it beside its adapter: the example a user copies is a client the loader takes.
+func TestStarterOwnClientLoads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "my_adapter.py"), []byte("print()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var example []string
+	for _, l := range strings.Split(OwnClientExample, "\n") {
+		if rest, ok := strings.CutPrefix(l, "  # "); ok && (strings.HasPrefix(rest, "- ") || strings.HasPrefix(rest, "  ")) {
+			example = append(example, "  "+rest)
+		}
+	}
+	manifest := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients:\n" + strings.Join(example, "\n") + "\n"
+	sc, err := Load(filepath.Join(dir, "scenario.yaml"), []byte(manifest), known)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, manifest)
+	}
+	if c := sc.Clients[0]; !c.Defined() || c.Name != "my-client" || len(c.Install) != 1 {
+		t.Errorf("the example read back as %+v", c)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -463,6 +465,10 @@ func (l *loader) checkClients(clients []Client) {
 		c := &clients[i]
 		p := fmt.Sprintf("clients[%d]", i)
 		c.Line = l.line(p)
+		if l.defines(p) {
+			l.checkDefined(p, c)
+			continue
+		}
 		if !l.checkEntryName(p, c.Name, "client", l.known.Clients) {
 			continue
 		}
@@ -478,6 +484,99 @@ func (l *loader) checkClients(clients []Client) {
 			l.checkModel(p+".model", c)
 		}
 	}
+}
+
+// definingFields are the fields of a client entry that define a client of the manifest's own.
+var definingFields = []string{"runtime", "command", "install", "agent"}
+
+// defines says whether the client entry at p defines a client rather than naming a built-in.
+func (l *loader) defines(p string) bool {
+	return slices.ContainsFunc(definingFields, func(f string) bool { return l.present(p + "." + f) })
+}
+
+// clientName is what a defined client may be called: one word, since a name with / reads as a
+// built-in's path, @ as a version and : as a model in a cell's key.
+var clientName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// checkDefined checks a client the manifest defines: a name of its own, a known runtime, a
+// command whose files are in the manifest's folder, and none of a built-in's settings.
+func (l *loader) checkDefined(p string, c *Client) {
+	np := l.namePath(p)
+	if !l.present(np) {
+		l.errorf(p, "name is missing (a client you define needs a name of its own)")
+		return
+	}
+	if l.known.Clients != nil && slices.Contains(l.known.Clients, c.Name) {
+		if c.Runtime != "" {
+			l.errorf(np, "shadows the built-in client %s; pick another name", c.Name)
+		} else {
+			for _, f := range definingFields {
+				if l.present(p + "." + f) {
+					l.keyErrorf(p+"."+f, "%s defines a client: pick a name not taken by a built-in (without it, %s is toolscore's own)", f, c.Name)
+					break
+				}
+			}
+		}
+		return
+	}
+	if !clientName.MatchString(c.Name) {
+		l.errorf(np, "%q cannot name a client you define: use letters, digits, '.', '_' and '-' (no '/', '@' or ':')", c.Name)
+	}
+	switch {
+	case c.Runtime == "":
+		l.errorf(p, "runtime is missing: a client you define says what it needs to run%s", knownList(Runtimes))
+	case !slices.Contains(Runtimes, c.Runtime):
+		l.errorf(p+".runtime", "unknown runtime %q%s", c.Runtime, knownList(Runtimes))
+	}
+	if len(c.Command) == 0 {
+		l.errorf(p, "command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]")
+	}
+	dir := filepath.Dir(l.file)
+	for j, w := range c.Command {
+		wp := fmt.Sprintf("%s.command[%d]", p, j)
+		if strings.TrimSpace(w) == "" {
+			l.errorf(wp, "must not be empty")
+			continue
+		}
+		if !IsManifestFile(w) {
+			continue
+		}
+		rel := filepath.FromSlash(strings.TrimPrefix(w, "./"))
+		if !filepath.IsLocal(rel) {
+			l.errorf(wp, "%q leaves the manifest's folder: a command's files are the folder's own, which is what the client's install copies", w)
+			continue
+		}
+		switch info, err := os.Stat(filepath.Join(dir, rel)); {
+		case err != nil:
+			l.errorf(wp, "%s does not exist in the manifest's folder (a path in command is from there)", w)
+		case info.IsDir():
+			l.errorf(wp, "%s is a folder; command names a file of the manifest's folder", w)
+		}
+	}
+	if l.present(p + ".install") {
+		c.installAt.line, c.installAt.col = l.pos(p + ".install")
+		c.installAt.field = p + ".install"
+	}
+	for j, step := range c.Install {
+		if strings.TrimSpace(step) == "" {
+			l.errorf(fmt.Sprintf("%s.install[%d]", p, j), "must not be empty")
+		}
+	}
+	for _, f := range []struct{ name, why string }{
+		{"version", "a version pins a built-in client's library; your client installs what its install steps say"},
+		{"image", "a client you define gets an image built from its runtime's base, the manifest's folder and its install steps"},
+		{"model", "a real model is for a built-in agent; a defined agent talks to the scripted model at TOOLSCORE_MODEL_URL"},
+	} {
+		if l.present(p + "." + f.name) {
+			l.keyErrorf(p+"."+f.name, "not for a client you define: %s", f.why)
+		}
+	}
+}
+
+// IsManifestFile says whether a word of a defined client's command names a file of the
+// manifest's folder: a relative path (with a /, or starting ./).
+func IsManifestFile(w string) bool {
+	return strings.HasPrefix(w, "./") || (strings.Contains(w, "/") && !filepath.IsAbs(w))
 }
 
 // checkModel checks a real model: only agents take one, and it needs a name and an http(s) URL.

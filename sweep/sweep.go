@@ -123,7 +123,11 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
 	// fail prints why nothing (more) could run; an error of its own is a usage or setup error.
 	fail := func(err error) (*tally.Results, string, error) {
-		PrintLines(stderr, err, "toolscore run: ")
+		prefix := "toolscore run: "
+		if len(scenario.Errors(err)) > 0 {
+			prefix = "" // a manifest's error (a defined client's install) reads file:line:col, as at load
+		}
+		PrintLines(stderr, err, prefix)
 		if _, coded := errors.AsType[*exitcode.Error](err); !coded && !errors.Is(err, context.Canceled) {
 			err = exitcode.UsageError(err)
 		}

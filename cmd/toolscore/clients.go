@@ -122,7 +122,7 @@ func clientRows(ctx context.Context, sc *scenario.Scenario, from string, engine 
 		switch {
 		case d.Agent:
 			r.Kind = "agent"
-		case d.Module == "" && !d.Contained():
+		case d.Module == "" && !d.Contained() && !d.Manifest:
 			r.Kind = "bare"
 		}
 		var err error
@@ -220,6 +220,11 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 			return "", "not: " + err.Error()
 		}
 		spec = backend.ReadyImage(c.Image, id, e.bin)
+	case d.Manifest:
+		var err error
+		if spec, err = backend.RecipeImage(d.Local.Recipe, "", e.bin); err != nil {
+			return "", "not: " + err.Error()
+		}
 	case d.Contained():
 		var err error
 		if spec, err = backend.ClientImage(d.Image, e.bin, c.Version); err != nil {
@@ -283,6 +288,8 @@ func builtDeps() map[string]string {
 // toolscore's own JSON-RPC (no version of its own).
 func library(d client.Descriptor, deps map[string]string) (lib, ver string, err error) {
 	switch {
+	case d.Manifest:
+		return "its own: " + strings.Join(d.Local.Command, " "), "", nil
 	case d.Contained():
 		p, err := backend.ImagePin(d.Image.Dir)
 		if err != nil {

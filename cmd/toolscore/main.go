@@ -40,6 +40,7 @@ usage:
   toolscore check-client [--agent] -- CMD  check a client adapter of yours against the client contract, on the ledger
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
   toolscore agent NAME                     run one agent adapter (%s) against the scripted model
+  toolscore agent defined -- CMD           run a manifest's own agent adapter against the scripted model (TOOLSCORE_MODEL_URL)
   toolscore cell [--serve JSON] -- ADAPTER (inside a cell) run the adapter, the proxy served over HTTP first with --serve
   toolscore serve-stdio --listen ADDR -- CMD  (inside a server container) a fresh CMD for every connection to ADDR
   toolscore connect HOST:PORT              (inside a cell) the server that serve-stdio serves, on stdio

@@ -40,6 +40,8 @@ type ImageSpec struct {
 	Extra   map[string][]byte
 	Args    map[string]string
 	Network bool // build network "host", for builds that fetch packages
+	// Exec names the context files that are executable (a defined client's own programs).
+	Exec map[string]bool
 }
 
 // context returns the build context's files, Dockerfile first in the hash so its changes count.
@@ -98,6 +100,14 @@ func (s ImageSpec) Tag() (string, error) {
 	}
 	sort.Strings(args)
 	fmt.Fprintf(h, "args %q\n", args)
+	if len(s.Exec) > 0 {
+		var exec []string
+		for name := range s.Exec {
+			exec = append(exec, name)
+		}
+		sort.Strings(exec)
+		fmt.Fprintf(h, "exec %q\n", exec)
+	}
 	return "toolscore/cell-" + s.Name + ":" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
@@ -130,7 +140,7 @@ func (d *Docker) EnsureImage(ctx context.Context, s ImageSpec, log io.Writer) (s
 	tw := tar.NewWriter(&buf)
 	for _, name := range sortedNames(files) {
 		mode := int64(0o644)
-		if name == "toolscore" || name == "goadapter" {
+		if name == "toolscore" || name == "goadapter" || s.Exec[name] {
 			mode = 0o755
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(files[name])), Typeflag: tar.TypeReg}); err != nil {

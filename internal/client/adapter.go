@@ -12,6 +12,11 @@ import (
 // started with these variables set, reaches the server (the proxy wrapped around the
 // scenario's server) as one of them says, makes one tools/call, and prints one JSON Observation
 // line on stdout. Exit status 0 means the line is there; anything else is a crashed adapter.
+// An agent a manifest defines is started through toolscore (DefinedAgentArgv), which serves
+// it the scripted model: it gets EnvModelURL, the base URL of an Anthropic Messages API (it
+// POSTs /v1/messages, offering the tool under its name or a prefix__name), and reports at least
+// its client, library and agent.answer; toolscore reads what the model was shown from the
+// model's own requests.
 const (
 	// EnvServer is set on the stdio transport: the command that starts the server, a JSON
 	// array, which the adapter starts itself and speaks to on its pipes.
@@ -25,7 +30,8 @@ const (
 	EnvPrompt = "TOOLSCORE_PROMPT"
 	// EnvModel names a real model for an agent; unset, the agent talks to the scripted model.
 	EnvModel = "TOOLSCORE_MODEL"
-	// EnvModelURL is the vendor API's base URL for a real model (unset: the vendor's own).
+	// EnvModelURL is the vendor API's base URL for a real model (unset: the vendor's own); for
+	// an agent a manifest defines, the scripted model's.
 	EnvModelURL = "TOOLSCORE_MODEL_URL"
 	// EnvModelKey is the vendor API key for a real model. The adapter takes it out of its
 	// environment at once: only its gateway holds it, the agent CLI gets a placeholder.

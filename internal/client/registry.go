@@ -41,6 +41,9 @@ type Descriptor struct {
 	// install cache, then started from there. Nil for a client toolscore runs in its own
 	// process (the Go clients) or only in its image.
 	Local *Local
+	// Manifest marks a client a manifest defines (Defined): never registered, installed from
+	// the manifest's folder.
+	Manifest bool
 }
 
 // Local is a client installed on this machine (internal/install), and how a run starts it.

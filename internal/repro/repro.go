@@ -130,7 +130,9 @@ func Write(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) error {
 		ex.Server.Env = append(ex.Server.Env, name)
 	}
 	slices.Sort(ex.Server.Env)
-	if name, _, _ := strings.Cut(rec.Client, "@"); client.IsAgent(name) {
+	// An agent is given the prompt: a built-in one, or one the manifest defines.
+	name, _, _ := strings.Cut(rec.Client, "@")
+	if client.IsAgent(name) || slices.ContainsFunc(sc.Clients, func(c scenario.Client) bool { return c.Defined() && c.Agent && c.Name == name }) {
 		ex.Prompt = call.Prompt
 	}
 	for _, f := range sc.Faults {

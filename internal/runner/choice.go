@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	}
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
-		installed, err := installLocal(ctx, clients, localOnly, log)
+		installed, err := installLocal(ctx, sc, clients, localOnly, log)
 		return Choice{local, why, localOnly, adapters, installed, func() {}}, err
 	}
 	switch name {
@@ -78,7 +79,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		}
 		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Done: done}, nil
 	}
-	if name != "" {
+	if _, manifest := errors.AsType[*scenario.Error](err); name != "" || manifest {
 		return Choice{}, err
 	}
 	return localChoice("no Docker backend: " + err.Error())
@@ -86,8 +87,9 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 
 // installLocal installs every client of the sweep that runs from the install cache (once per
 // recipe: later sweeps find it there) and returns the folders by client ID. A client that
-// cannot be installed is marked unavailable, with the reason.
-func installLocal(ctx context.Context, clients []Client, unavailable map[string]string, log io.Writer) (map[string]string, error) {
+// cannot be installed is marked unavailable, with the reason; one the manifest defines is the
+// manifest's error instead (sc.InstallError), and nothing runs.
+func installLocal(ctx context.Context, sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (map[string]string, error) {
 	installed := map[string]string{}
 	var root string
 	var already []string
@@ -115,6 +117,9 @@ func installLocal(ctx context.Context, clients []Client, unavailable map[string]
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if c.Descriptor.Manifest {
+				return nil, sc.InstallError(c.Client, err)
 			}
 			unavailable[c.ID()] = err.Error()
 			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
@@ -235,6 +240,9 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 			continue
 		}
 		key := c.Image + "|" + c.Version + "|" + c.Descriptor.Image.Dir + "|" + adapter
+		if c.Descriptor.Manifest {
+			key = "defined|" + c.Name
+		}
 		m, ok := images[key]
 		if !ok {
 			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter, log)
@@ -244,6 +252,10 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 			adapters[c.ID()] = backend.GoAdapterPath
 		}
 		tag, err := m.tag, m.err
+		if _, step := errors.AsType[*install.StepError](err); step && c.Descriptor.Manifest {
+			// A manifest's own client that does not install is the manifest's error.
+			return nil, nil, nil, nil, sc.InstallError(c.Client, err)
+		}
 		if err != nil {
 			// A client whose image cannot be built is reported as unavailable, with the reason.
 			unavailable[c.ID()] = err.Error()
@@ -277,6 +289,12 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 			return "", err
 		}
 		spec = backend.ReadyImage(c.Image, id, bin)
+	case cd.Manifest:
+		tag, err := recipeImage(ctx, d, c, bin, log)
+		if err != nil {
+			return "", err
+		}
+		return withInstall(ctx, d, c, tag, install, log)
 	case cd.Contained():
 		var err error
 		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
@@ -297,10 +315,38 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 	if built {
 		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
 	}
+	return withInstall(ctx, d, c, tag, install, log)
+}
+
+// recipeImage builds the cell image of a client the manifest defines (backend.RecipeImage); an
+// install step that fails is the manifest's error, at the client's install, with the step's
+// last lines of output.
+func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, log io.Writer) (string, error) {
+	spec, err := backend.RecipeImage(c.Descriptor.Local.Recipe, "", bin)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	var build bytes.Buffer
+	tag, built, err := d.EnsureImage(ctx, spec, &build)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", backend.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
+	}
+	if built {
+		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
+	}
+	return tag, nil
+}
+
+// withInstall layers the command server's install step, if any, on the client's cell image tag.
+func withInstall(ctx context.Context, d *backend.Docker, c Client, tag, install string, log io.Writer) (string, error) {
 	if install == "" {
 		return tag, nil
 	}
-	start = time.Now()
+	start := time.Now()
 	with, built, err := d.EnsureImage(ctx, backend.InstallImage(tag, install), nil)
 	if err != nil {
 		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)

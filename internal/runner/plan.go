@@ -73,13 +73,17 @@ type Client struct {
 func Clients(sc *scenario.Scenario) []Client {
 	out := make([]Client, len(sc.Clients))
 	for i, c := range sc.Clients {
-		out[i] = resolve(c)
+		out[i] = resolve(c, filepath.Dir(sc.File))
 	}
 	return out
 }
 
-// resolve is the one place a manifest's client is looked up in the registry.
-func resolve(c scenario.Client) Client {
+// resolve is the one place a manifest's client is looked up in the registry, or, for a client
+// the manifest defines, made from its entry: installed from dir, the manifest's folder.
+func resolve(c scenario.Client, dir string) Client {
+	if c.Defined() {
+		return Client{Client: c, Descriptor: client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, dir)}
+	}
 	d, path, _ := client.Lookup(c.Name)
 	return Client{Client: c, Descriptor: d, Path: path}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/proxy"
@@ -338,7 +339,7 @@ func noExitWhy(res backend.Result, timeout time.Duration) string {
 
 // ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real
 // model: the manifest's key_env, else the agent vendor's usual one.
-func ModelKeyEnv(c scenario.Client) string { return resolve(c).KeyEnv() }
+func ModelKeyEnv(c scenario.Client) string { return resolve(c, "").KeyEnv() }
 
 // redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
 // the files of its directory (the adapter's stdout among them).
@@ -376,10 +377,19 @@ func redact(dir string, res *backend.Result, secrets []string) {
 
 // adapterCommand starts a client adapter: one installed on this machine from its install
 // folder; a built-in one is toolscore itself, or the adapter built for its version pin; a
-// contained one is whatever its image runs.
+// contained one is whatever its image runs. A client the manifest defines runs from its install
+// (on docker, its cell image's), an agent of the manifest's through toolscore agent defined.
 func (o Options) adapterCommand(self string, c Client) []string {
-	if dir := o.Installed[c.ID()]; dir != "" {
-		return c.Descriptor.Local.Argv(self, dir, c.Name, c.Path)
+	dir := o.Installed[c.ID()]
+	if dir == "" && c.Descriptor.Manifest {
+		dir = backend.RecipeDir
+	}
+	if dir != "" {
+		argv := c.Descriptor.Local.Argv(self, dir, c.Name, c.Path)
+		if c.Descriptor.Manifest && c.Descriptor.Agent {
+			argv = client.DefinedAgentArgv(self, argv)
+		}
+		return argv
 	}
 	if c.Descriptor.Contained() {
 		return c.Descriptor.Argv(c.Path)
