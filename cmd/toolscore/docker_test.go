@@ -132,7 +132,14 @@ func noLeftovers(t *testing.T, api *client.Client, after string) {
 
 func runStatic(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runStaticEnv(t, nil, args...)
+}
+
+// runStaticEnv is runStatic with env added to this process's environment.
+func runStaticEnv(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(staticToolscore(t), append([]string{"run"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := start(cmd); err != nil {
@@ -180,6 +187,57 @@ func TestDockerMatchesLocal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dockerOut, "runs", "raw__corrupt__hidden__stdio__2025-11-25", "run-1", "tee.jsonl")); err != nil {
 		t.Errorf("the transcript did not come out of the cell: %v", err)
+	}
+}
+
+// TestDockerMatchesLocalInstalled: the clients the local backend runs from its install cache
+// (the TypeScript and Python SDKs, Claude Code) give the same counts on a machine where no Docker
+// daemon answers as in their cell images, on the faults that tell them apart, in both schema
+// modes and both protocols; and the study's finding, strict once the schema is published, shows
+// on the local backend. The local sweep installs into the user's cache folder, once per machine.
+func TestDockerMatchesLocalInstalled(t *testing.T) {
+	engine(t)
+	dockerOut, localOut := t.TempDir(), t.TempDir()
+	args := []string{"--clients", "ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call,claude-code",
+		"--faults", "type-swap,empty,wrong-container", "--runs", "1", "--parallel", "2"}
+	if code, _, stderr := runStatic(t, append([]string{"--backend", "docker", "--out", dockerOut}, args...)...); code != 0 {
+		t.Fatalf("docker sweep exited %d:\n%s", code, stderr)
+	}
+	// No daemon answers the local sweep: its DOCKER_HOST is a socket that does not exist.
+	noDaemon := []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-docker.sock")}
+	if code, _, stderr := runStaticEnv(t, noDaemon, append([]string{"--backend", "local", "--out", localOut}, args...)...); code != 0 {
+		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
+	}
+	d, l := readResultsDir(t, dockerOut), readResultsDir(t, localOut)
+	// 7 clients × 3 faults × 2 schema modes × 2 protocols.
+	if d.Backend != "docker" || l.Backend != "local" || len(d.Cells) != 84 || len(l.Cells) != 84 {
+		t.Fatalf("backends %s/%s, %d/%d cells", d.Backend, l.Backend, len(d.Cells), len(l.Cells))
+	}
+	bySchema := map[string]map[string]string{} // client|fault|protocol → schema → counts, local
+	for i := range d.Cells {
+		dc, lc := d.Cells[i], l.Cells[i]
+		if dc.Key() != lc.Key() || dc.Counts() != lc.Counts() {
+			t.Errorf("%s: docker %s, local %s %s", dc.Key(), dc.Counts(), lc.Key(), lc.Counts())
+		}
+		if lc.Runs != 1 || dc.Runs != 1 {
+			t.Errorf("%s: %d run(s) on docker, %d local, want 1 (unavailable: docker %v, local %v)", lc.Key(), dc.Runs, lc.Runs, d.Unavailable, l.Unavailable)
+		}
+		k := lc.Client + "|" + lc.Fault + "|" + lc.Protocol
+		if bySchema[k] == nil {
+			bySchema[k] = map[string]string{}
+		}
+		bySchema[k][lc.Schema] = lc.Counts()
+	}
+	for _, client := range []string{"ts-sdk/list-then-call", "python-sdk/call", "python-sdk/list-then-call"} {
+		differs := false
+		for k, counts := range bySchema {
+			if strings.HasPrefix(k, client+"|") && counts["hidden"] != counts["published"] {
+				differs = true
+			}
+		}
+		if !differs {
+			t.Errorf("%s: publishing the schema changed no cell on the local backend", client)
+		}
 	}
 }
 
