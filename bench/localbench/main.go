@@ -25,18 +25,22 @@
 // after one untimed warm-up round of one run per side (the cell images are built then). It
 // prints per client the medians of the three, the ratio local / bare against the target 1.3,
 // and each sweep's wall time divided by its runs. Every run on every side must give the clean
-// cell's observation (a returned result); the docker column is left out, with the reason, when
-// no engine answers.
+// cell's observation (a returned result), and the proxy must have started with the same
+// server command, fault, schema, protocol, seed and tool in a bare run as in the sweep's (its
+// transcript's first record); the docker column is left out, with the reason, when no engine
+// answers.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -48,6 +52,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/runenv"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/sweep"
 )
 
@@ -155,6 +160,9 @@ func run(ctx context.Context, ids []string, runs, rounds int, withDocker bool, b
 				if docker, dockerWall, err = sweepRuns(ctx, self, tmp, "docker", b.id, n, out+"-docker"); err != nil {
 					return err
 				}
+			}
+			if err := sameStart(out+"-local", out+"-bare"); err != nil {
+				return fmt.Errorf("%s: %w", b.id, err)
 			}
 			fmt.Printf("round %s %-16s local %s  bare %s  docker %s\n", roundName(r), b.id, msList(local), msList(bare), msList(docker))
 			if warm {
@@ -291,6 +299,46 @@ func bareRuns(ctx context.Context, b *bench, n int, out string) ([]float64, erro
 		ms = append(ms, enginebench.Ms(took))
 	}
 	return ms, nil
+}
+
+// sameStart checks that the bare side ran what the sweep ran: the proxy's first record (the
+// server command, fault, schema, protocol, seed and tool it started with) is the same in the
+// sweep's first run and the bare side's, but for the process ids.
+func sameStart(sweepOut, bareOut string) error {
+	first := func(pattern string) (map[string]any, error) {
+		paths, _ := filepath.Glob(pattern)
+		if len(paths) != 1 {
+			return nil, fmt.Errorf("%d transcripts match %s, want 1", len(paths), pattern)
+		}
+		f, err := os.Open(paths[0])
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		var rec struct {
+			Event  string         `json:"event"`
+			Detail map[string]any `json:"detail"`
+		}
+		if err := json.NewDecoder(f).Decode(&rec); err != nil || rec.Event != "start" {
+			return nil, fmt.Errorf("%s does not start with the proxy's start record (%v)", paths[0], err)
+		}
+		for _, k := range []string{"pid", "pgid", "proxy_pid"} {
+			delete(rec.Detail, k)
+		}
+		return rec.Detail, nil
+	}
+	swept, err := first(filepath.Join(sweepOut, "runs", "*", "run-1", record.TeeFile))
+	if err != nil {
+		return err
+	}
+	bare, err := first(filepath.Join(bareOut, "1", record.TeeFile))
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(swept, bare) {
+		return fmt.Errorf("the bare run started the proxy otherwise than the sweep:\n  sweep %v\n  bare  %v", swept, bare)
+	}
+	return nil
 }
 
 func msList(xs []float64) string {
