@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,7 +134,14 @@ func noLeftovers(t *testing.T, api *client.Client, after string) {
 
 func runStatic(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runStaticEnv(t, nil, args...)
+}
+
+// runStaticEnv is runStatic with env added to this process's environment.
+func runStaticEnv(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(staticToolscore(t), append([]string{"run"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := start(cmd); err != nil {
@@ -181,6 +190,83 @@ func TestDockerMatchesLocal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dockerOut, "runs", "raw__corrupt__hidden__stdio__2025-11-25", "run-1", "tee.jsonl")); err != nil {
 		t.Errorf("the transcript did not come out of the cell: %v", err)
 	}
+}
+
+// TestDockerMatchesLocalInstalled: the clients the local backend runs from its install cache
+// (the TypeScript and Python SDKs, Claude Code) give the same counts on a machine where no Docker
+// daemon answers as in their cell images, on the faults that tell them apart, in both schema
+// modes; and the study's finding, strict once the schema is published, shows on the local
+// backend. The local sweeps install into the user's cache folder, once per machine.
+//
+// Claude Code runs under both protocols, since its outcomes depend on the protocol; the SDK
+// clients under 2026-07-28 only: they negotiate 2025-11-25 under either (the same counts both
+// ways), and the second protocol doubled the test's time (6.5 min on a busy 2-CPU machine).
+func TestDockerMatchesLocalInstalled(t *testing.T) {
+	engine(t)
+	faults := []string{"--faults", "type-swap,empty,wrong-container", "--runs", "1", "--parallel", "2"}
+	sdks := compareBackends(t, append([]string{"--clients", "ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call",
+		"--protocols", "2026-07-28"}, faults...), 6*3*2)
+	agent := compareBackends(t, append([]string{"--clients", "claude-code"}, faults...), 3*2*2)
+	byProtocol := map[string]map[string]string{} // fault|schema → protocol → counts, local
+	for _, c := range agent {
+		k := c.Fault + "|" + c.Schema
+		if byProtocol[k] == nil {
+			byProtocol[k] = map[string]string{}
+		}
+		byProtocol[k][c.Protocol] = c.Counts()
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Values(byProtocol)), func(m map[string]string) bool { return m["2025-11-25"] != m["2026-07-28"] }) {
+		t.Errorf("claude-code: changing the protocol changed no cell on the local backend: %v", byProtocol)
+	}
+
+	bySchema := map[string]map[string]string{} // client|fault|protocol → schema → counts, local
+	for _, c := range sdks {
+		k := c.Client + "|" + c.Fault + "|" + c.Protocol
+		if bySchema[k] == nil {
+			bySchema[k] = map[string]string{}
+		}
+		bySchema[k][c.Schema] = c.Counts()
+	}
+	for _, client := range []string{"ts-sdk/list-then-call", "python-sdk/call", "python-sdk/list-then-call"} {
+		differs := false
+		for k, counts := range bySchema {
+			if strings.HasPrefix(k, client+"|") && counts["hidden"] != counts["published"] {
+				differs = true
+			}
+		}
+		if !differs {
+			t.Errorf("%s: publishing the schema changed no cell on the local backend", client)
+		}
+	}
+}
+
+// compareBackends sweeps args on the docker backend, then on the local backend with no Docker
+// daemon reachable (DOCKER_HOST is a socket that does not exist), and checks that both ran
+// every run of the same cells, cells of them, with the same counts; it returns the local cells.
+func compareBackends(t *testing.T, args []string, cells int) []*tally.Cell {
+	t.Helper()
+	dockerOut, localOut := t.TempDir(), t.TempDir()
+	if code, _, stderr := runStatic(t, append([]string{"--backend", "docker", "--out", dockerOut}, args...)...); code != 0 {
+		t.Fatalf("docker sweep exited %d:\n%s", code, stderr)
+	}
+	noDaemon := []string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "no-docker.sock")}
+	if code, _, stderr := runStaticEnv(t, noDaemon, append([]string{"--backend", "local", "--out", localOut}, args...)...); code != 0 {
+		t.Fatalf("local sweep exited %d:\n%s", code, stderr)
+	}
+	d, l := readResultsDir(t, dockerOut), readResultsDir(t, localOut)
+	if d.Backend != "docker" || l.Backend != "local" || len(d.Cells) != cells || len(l.Cells) != cells {
+		t.Fatalf("%v: backends %s/%s, %d/%d cells, want %d", args, d.Backend, l.Backend, len(d.Cells), len(l.Cells), cells)
+	}
+	for i := range d.Cells {
+		dc, lc := d.Cells[i], l.Cells[i]
+		if dc.Key() != lc.Key() || dc.Counts() != lc.Counts() {
+			t.Errorf("%s: docker %s, local %s %s", dc.Key(), dc.Counts(), lc.Key(), lc.Counts())
+		}
+		if dc.Runs != 1 || lc.Runs != 1 {
+			t.Errorf("%s: %d run(s) on docker, %d local, want 1 (unavailable: docker %v, local %v)", lc.Key(), dc.Runs, lc.Runs, d.Unavailable, l.Unavailable)
+		}
+	}
+	return l.Cells
 }
 
 // slowManifest is one cell whose run lasts a while (the answer comes late), so a test can look
