@@ -59,7 +59,7 @@ func versionCmd(w io.Writer) error {
 	}
 	tw.Flush()
 
-	fmt.Fprintln(w, "\nclients in cell images (docker backend), unless the manifest names a version:")
+	fmt.Fprintln(w, "\nclients installed in cell images (docker backend) or the install cache (local), unless the manifest names a version:")
 	slices.SortFunc(contained, func(a, b client.Descriptor) int { return strings.Compare(a.Image.Dir, b.Image.Dir) })
 	for _, d := range contained {
 		line(d)
