@@ -361,7 +361,6 @@ func TestLoadRejects(t *testing.T) {
 			file: "defined-client-without-a-command-and-with-a-built-ins-settings.yaml",
 			want: "bad.yaml:7:5: clients[0]: command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]\n" +
 				"bad.yaml:9:5: clients[0].version: not for a client you define: a version pins a built-in client's library; your client installs what its install steps say\n" +
-				"bad.yaml:10:5: clients[0].image: not for a client you define: a client you define gets an image built from its runtime's base, the manifest's folder and its install steps\n" +
 				"bad.yaml:11:5: clients[0].model: not for a client you define: a real model is for a built-in agent; a defined agent talks to the scripted model at TOOLSCORE_MODEL_URL\n" +
 				"bad.yaml:12:5: clients[1]: command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]\n" +
 				`bad.yaml:12:11: clients[1].name: "a/b" cannot name a client you define: use letters, digits, '.', '_' and '-' (no '/', '@' or ':')`,

@@ -238,7 +238,7 @@ func (f *Fault) UnmarshalYAML(unmarshal func(any) error) error {
 type Client struct {
 	Name    string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"Name of the client adapter, e.g. go-sdk/call."`
 	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent CLI to run (a Go client is built against it); unset uses toolscore's pin. raw takes none."`
-	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients)."`
+	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients). For a client you define (runtime set), the base its image is built on instead of the runtime's."`
 	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
 
 	// Runtime, Command, Install and Agent define a client of the manifest's own (Defined).

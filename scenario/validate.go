@@ -564,7 +564,6 @@ func (l *loader) checkDefined(p string, c *Client) {
 	}
 	for _, f := range []struct{ name, why string }{
 		{"version", "a version pins a built-in client's library; your client installs what its install steps say"},
-		{"image", "a client you define gets an image built from its runtime's base, the manifest's folder and its install steps"},
 		{"model", "a real model is for a built-in agent; a defined agent talks to the scripted model at TOOLSCORE_MODEL_URL"},
 	} {
 		if l.present(p + "." + f.name) {

@@ -214,17 +214,17 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 	// The image a sweep builds for c (runner.cellImage), before a server's install step.
 	spec := backend.BuiltinImage(e.bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch d := c.Descriptor; {
+	case d.Manifest:
+		var err error
+		if spec, err = backend.RecipeImage(d.Local.Recipe, c.Image, e.bin); err != nil {
+			return "", "not: " + err.Error()
+		}
 	case c.Image != "":
 		id, err := e.d.ImageID(ctx, c.Image)
 		if err != nil {
 			return "", "not: " + err.Error()
 		}
 		spec = backend.ReadyImage(c.Image, id, e.bin)
-	case d.Manifest:
-		var err error
-		if spec, err = backend.RecipeImage(d.Local.Recipe, "", e.bin); err != nil {
-			return "", "not: " + err.Error()
-		}
 	case d.Contained():
 		var err error
 		if spec, err = backend.ClientImage(d.Image, e.bin, c.Version); err != nil {

@@ -283,18 +283,18 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
 	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd := c.Descriptor; {
-	case c.Image != "":
-		id, err := d.ImageID(ctx, c.Image)
-		if err != nil {
-			return "", err
-		}
-		spec = backend.ReadyImage(c.Image, id, bin)
 	case cd.Manifest:
 		tag, err := recipeImage(ctx, d, c, bin, log)
 		if err != nil {
 			return "", err
 		}
 		return withInstall(ctx, d, c, tag, install, log)
+	case c.Image != "":
+		id, err := d.ImageID(ctx, c.Image)
+		if err != nil {
+			return "", err
+		}
+		spec = backend.ReadyImage(c.Image, id, bin)
 	case cd.Contained():
 		var err error
 		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
@@ -322,7 +322,8 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 // install step that fails is the manifest's error, at the client's install, with the step's
 // last lines of output.
 func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, log io.Writer) (string, error) {
-	spec, err := backend.RecipeImage(c.Descriptor.Local.Recipe, "", bin)
+	// The manifest's image, when it names one, is the base the client's folder and steps go on.
+	spec, err := backend.RecipeImage(c.Descriptor.Local.Recipe, c.Image, bin)
 	if err != nil {
 		return "", err
 	}
