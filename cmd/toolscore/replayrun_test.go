@@ -89,10 +89,10 @@ func TestReplayedSweepOnDocker(t *testing.T) {
 // run is graded diverged with the replayer's account as evidence, not as the recorded fault.
 func TestReplayedSweep(t *testing.T) {
 	live, replayed := t.TempDir(), t.TempDir()
-	if code, out := runToolscore(t, "run", "--backend", "local", "--runs", "1", "--parallel", "2", "--out", live); code != 0 {
+	if code, out := runToolscore(t, "run", "--backend", "local", "--clients", "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call", "--runs", "1", "--parallel", "2", "--out", live); code != 0 {
 		t.Fatalf("the live sweep exited %d:\n%s", code, out)
 	}
-	if code, out := runToolscore(t, "run", "--backend", "local", "--runs", "1", "--parallel", "2", "--out", replayed, "--replay", live); code != 0 {
+	if code, out := runToolscore(t, "run", "--backend", "local", "--clients", "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call", "--runs", "1", "--parallel", "2", "--out", replayed, "--replay", live); code != 0 {
 		t.Fatalf("the replayed sweep exited %d:\n%s", code, out)
 	}
 	sameRuns(t, live, replayed, 220)
