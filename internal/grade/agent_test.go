@@ -128,6 +128,18 @@ func TestAgentGrades(t *testing.T) {
 				line, _ := json.Marshal(o)
 				return Run{Stdout: stdoutFile(line)}
 			}(), transcript(cleanResult, nil, true), Passed, "structured", AnswerTruth, false, nil, true},
+		{"scalar-structured: the JSON of a number as structuredContent reads as words, passed on as it was",
+			ran("text", "4071877", false, "The tool returned: 4071877"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":4071877}`, nil, false),
+			Passed, "text", AnswerTruth, false, nil, false},
+		{"scalar-structured: a string as structuredContent, its JSON passed on",
+			ran("text", `"ACC-4471 is closed"`, false, `The tool returned: "ACC-4471 is closed"`),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":"ACC-4471 is closed"}`, nil, false),
+			Passed, "text", AnswerNoValue, false, nil, false},
+		{"scalar-structured: other words than the number or the text are altered",
+			ran("text", "4071878", false, "The tool returned: 4071878"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":4071877}`, nil, false),
+			Altered, "text", AnswerOther, false, nil, false},
 		{"hung", Run{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
 		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},
 	}
