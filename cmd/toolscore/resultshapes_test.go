@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +36,110 @@ func TestResultTypeOnTheWire(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resultShapesWant is what each client of the study does with the result-shape faults (run 1,
+// seed 1: scalar-structured sends the number 4071877, result-type input_required with nothing
+// to ask), found by sweeping them on docker (stdio, schema hidden, both protocols; the TS and
+// Python SDKs negotiate 2025-11-25 under both). Each outcome other than passed, by the line that
+// causes it:
+//
+//   - scalar-structured: the TS SDK's result schema wants an object, structuredContent:
+//     z.record(z.string(), z.unknown()) (@modelcontextprotocol/sdk 1.32.2
+//     dist/esm/types.js:1302; @modelcontextprotocol/client 2.4.0 dist/src-CeKsbNLO.mjs:1117),
+//     and the Python SDK's too, structured_content: dict[str, Any] | None (mcp_types
+//     _v2025_11_25/__init__.py:3123, class CallToolResult at :3092): threw. Gemini CLI reports it
+//     to the model as a tool error (rejected); under 2025-11-25 Claude Code's own SDK refuses it
+//     as a malformed result ("expected record"), under 2026-07-28 it shows the model the number,
+//     as codex does in both (passed: the grader reads a scalar view as the value it was).
+//   - no-content: mcp-go refuses a result without content unless it is input_required
+//     (mcp/utils.go:871, "content is missing"): threw; the Python SDK requires the field,
+//     content: list[ContentBlock] (_v2025_11_25/__init__.py:3104): threw; the TS SDKs default it
+//     to [] (sdk dist/esm/types.js:1296, content: z.array(...).default([])): passed. Claude Code
+//     under 2026-07-28 refuses it ("expected array" at content): rejected; Gemini CLI shows the
+//     model nothing of structuredContent: altered.
+//   - error-structured: every SDK hands an isError result over unchecked (the Python SDK
+//     validates only "if ... not result.is_error", mcp/client/session.py:1101); codex shows the
+//     model the JSON of structuredContent without the error flag: altered.
+//   - result-type input_required: the SDKs hand it over (mcp-go reads resultType only to excuse
+//     a missing content, utils.go:871); Claude Code under 2026-07-28 refuses it ("input_required
+//     carries neither inputRequests nor requestState"), and codex ("Unexpected response type"):
+//     rejected.
+//
+// Codex and Claude Code are compiled bundles: their outcomes are cited by their messages.
+func resultShapesWant(client, fault, protocol string) string {
+	modern := protocol == modernRevision
+	switch fault {
+	case "scalar-structured":
+		switch {
+		case strings.HasPrefix(client, "ts-") || strings.HasPrefix(client, "python-sdk/"):
+			return "threw"
+		case client == "gemini-cli" || client == "claude-code" && !modern:
+			return "rejected"
+		}
+	case "no-content":
+		switch {
+		case strings.HasPrefix(client, "mcp-go/"):
+			return "threw"
+		case strings.HasPrefix(client, "python-sdk/") && modern:
+			return "threw"
+		case client == "claude-code" && modern:
+			return "rejected"
+		case client == "gemini-cli" && modern:
+			return "altered"
+		}
+	case "error-structured":
+		if client == "codex" {
+			return "altered"
+		}
+	case "result-type":
+		if (client == "claude-code" || client == "codex") && modern {
+			return "rejected"
+		}
+	}
+	return "passed"
+}
+
+// TestResultShapesOnDocker sweeps the result-shape faults through the real clients on docker and
+// checks every count against resultShapesWant: the full product (every client and agent, both
+// schema modes and protocols, stdio and http) under TOOLSCORE_FULL=1, else a sample whose
+// clients differ on every fault.
+func TestResultShapesOnDocker(t *testing.T) {
+	engine(t)
+	clients, schemas, protocols, transports := "mcp-go/call,ts-sdk/call,python-sdk/call,codex", "hidden", modernRevision, "stdio"
+	if fullProduct() {
+		clients, schemas, protocols, transports = everyClient, "hidden, published", modernRevision+", 2025-11-25", "stdio, http"
+	}
+	manifest := filepath.Join(t.TempDir(), "result-shapes.yaml")
+	writeFile(t, manifest, `name: result shapes
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [scalar-structured, no-content, error-structured, result-type]
+schema_modes: [`+schemas+`]
+protocols: [`+protocols+`]
+transports: [`+transports+`]
+clients: [`+clients+`]
+runs: 1
+timeout: 60s
+`)
+	out := t.TempDir()
+	if code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "2", "--out", out); code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	want := len(clientList(clients)) * 4 * len(strings.Split(schemas, ",")) * len(strings.Split(protocols, ",")) * len(strings.Split(transports, ","))
+	if len(res.Unavailable) > 0 || len(res.Cells) != want {
+		t.Fatalf("%d cells, unavailable %v; want %d and none", len(res.Cells), res.Unavailable, want)
+	}
+	var counts []string
+	for _, c := range res.Cells {
+		counts = append(counts, c.Coordinates()+": "+c.Counts())
+		if w := resultShapesWant(c.Client, c.Fault, c.Protocol); c.Outcome[w] != 1 {
+			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), w, c.Examples)
+		}
+	}
+	t.Logf("%d cells:\n%s", len(counts), strings.Join(counts, "\n"))
 }
