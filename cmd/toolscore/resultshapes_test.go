@@ -40,60 +40,72 @@ func TestResultTypeOnTheWire(t *testing.T) {
 
 // resultShapesWant is what each client of the study does with the result-shape faults (run 1,
 // seed 1: scalar-structured sends the number 4071877, result-type input_required with nothing
-// to ask), found by sweeping them on docker (stdio, schema hidden, both protocols; the TS and
-// Python SDKs negotiate 2025-11-25 under both). Each outcome other than passed, by the line that
-// causes it:
+// to ask), found by sweeping the full product once on docker (every client and agent, both
+// schema modes and protocols, stdio and http: 448 cells, each 1/1). The transport changes
+// nothing; the TS and Python SDKs negotiate 2025-11-25 under both protocols. Each outcome other
+// than passed, by the line that causes it:
 //
-//   - scalar-structured: the TS SDK's result schema wants an object, structuredContent:
+//   - scalar-structured: the TS SDKs' result schemas want an object, structuredContent:
 //     z.record(z.string(), z.unknown()) (@modelcontextprotocol/sdk 1.32.2
 //     dist/esm/types.js:1302; @modelcontextprotocol/client 2.4.0 dist/src-CeKsbNLO.mjs:1117),
-//     and the Python SDK's too, structured_content: dict[str, Any] | None (mcp_types
-//     _v2025_11_25/__init__.py:3123, class CallToolResult at :3092): threw. Gemini CLI reports it
-//     to the model as a tool error (rejected); under 2025-11-25 Claude Code's own SDK refuses it
-//     as a malformed result ("expected record"), under 2026-07-28 it shows the model the number,
-//     as codex does in both (passed: the grader reads a scalar view as the value it was).
+//     and so does the Python SDK's, structured_content: dict[str, Any] | None (mcp_types
+//     _v2025_11_25/__init__.py:3123, class CallToolResult at :3092): threw, in every cell. Gemini
+//     CLI's bundled SDK refuses it the same way (bundle/chunk-5FZXKDXH.js:303837) and the CLI
+//     tells the model it was a tool error (isMCPToolError, :274933): rejected. Claude Code under
+//     2025-11-25 refuses it as a malformed result ("expected record"), and under 2026-07-28 with
+//     the schema published by the schema ("data must be object"): rejected; with it hidden under
+//     2026-07-28 it shows the model the number, as codex does everywhere (passed: the grader
+//     reads a scalar view as the value it was).
 //   - no-content: mcp-go refuses a result without content unless it is input_required
-//     (mcp/utils.go:871, "content is missing"): threw; the Python SDK requires the field,
-//     content: list[ContentBlock] (_v2025_11_25/__init__.py:3104): threw; the TS SDKs default it
-//     to [] (sdk dist/esm/types.js:1296, content: z.array(...).default([])): passed. Claude Code
-//     under 2026-07-28 refuses it ("expected array" at content): rejected; Gemini CLI shows the
-//     model nothing of structuredContent: altered.
-//   - error-structured: every SDK hands an isError result over unchecked (the Python SDK
-//     validates only "if ... not result.is_error", mcp/client/session.py:1101); codex shows the
-//     model the JSON of structuredContent without the error flag: altered.
-//   - result-type input_required: the SDKs hand it over (mcp-go reads resultType only to excuse
-//     a missing content, utils.go:871); Claude Code under 2026-07-28 refuses it ("input_required
-//     carries neither inputRequests nor requestState"), and codex ("Unexpected response type"):
-//     rejected.
+//     (mcp/utils.go:871, "content is missing"), and the Python SDK requires the field, content:
+//     list[ContentBlock] (_v2025_11_25/__init__.py:3104): threw. The TS SDKs default it to []
+//     (sdk dist/esm/types.js:1296, content: z.array(...).default([]); client
+//     dist/src-CeKsbNLO.mjs:540, normalizeContentlessToolResult): passed. Claude Code under
+//     2026-07-28 refuses it ("expected array" at content): rejected. Gemini CLI builds the
+//     model's part from content alone (transformMcpContentToParts, chunk-5FZXKDXH.js:275130), so
+//     structuredContent never reaches the model: altered.
+//   - error-structured: the TS SDK 1.x validates structuredContent against a known outputSchema
+//     even on an isError result (dist/esm/client/index.js:493, "if (result.structuredContent)"):
+//     threw on list-then-call with the schema published; @modelcontextprotocol/client 2.x
+//     checks "!result.isError" first (dist/public-CvV4ZHkX.mjs:3920), and the Python SDK
+//     validates only "if ... not result.is_error" (mcp/client/session.py:1101): passed. Codex
+//     shows the model the JSON of structuredContent without the error flag: altered.
+//   - result-type input_required: every SDK hands it over (mcp-go reads resultType only to
+//     excuse a missing content, utils.go:871). Codex refuses it under both protocols ("Unexpected
+//     response type"; in a 2025-11-25 session the member is one that revision does not define,
+//     and codex reads it all the same), Claude Code under 2026-07-28 ("input_required carries
+//     neither inputRequests nor requestState"): rejected.
 //
-// Codex and Claude Code are compiled bundles: their outcomes are cited by their messages.
-func resultShapesWant(client, fault, protocol string) string {
+// Codex (a compiled binary) and Claude Code (a compiled bundle) are cited by their messages.
+func resultShapesWant(client, fault, schema, protocol string) string {
 	modern := protocol == modernRevision
+	sdk := strings.HasPrefix(client, "ts-") || strings.HasPrefix(client, "python-sdk/")
 	switch fault {
 	case "scalar-structured":
 		switch {
-		case strings.HasPrefix(client, "ts-") || strings.HasPrefix(client, "python-sdk/"):
+		case sdk:
 			return "threw"
-		case client == "gemini-cli" || client == "claude-code" && !modern:
+		case client == "gemini-cli", client == "claude-code" && (!modern || schema == "published"):
 			return "rejected"
 		}
 	case "no-content":
 		switch {
-		case strings.HasPrefix(client, "mcp-go/"):
-			return "threw"
-		case strings.HasPrefix(client, "python-sdk/") && modern:
+		case strings.HasPrefix(client, "mcp-go/"), strings.HasPrefix(client, "python-sdk/"):
 			return "threw"
 		case client == "claude-code" && modern:
 			return "rejected"
-		case client == "gemini-cli" && modern:
+		case client == "gemini-cli":
 			return "altered"
 		}
 	case "error-structured":
-		if client == "codex" {
+		switch {
+		case client == "ts-sdk/list-then-call" && schema == "published":
+			return "threw"
+		case client == "codex":
 			return "altered"
 		}
 	case "result-type":
-		if (client == "claude-code" || client == "codex") && modern {
+		if client == "codex" || client == "claude-code" && modern {
 			return "rejected"
 		}
 	}
@@ -137,7 +149,7 @@ timeout: 60s
 	var counts []string
 	for _, c := range res.Cells {
 		counts = append(counts, c.Coordinates()+": "+c.Counts())
-		if w := resultShapesWant(c.Client, c.Fault, c.Protocol); c.Outcome[w] != 1 {
+		if w := resultShapesWant(c.Client, c.Fault, c.Schema, c.Protocol); c.Outcome[w] != 1 {
 			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), w, c.Examples)
 		}
 	}
