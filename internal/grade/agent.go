@@ -185,6 +185,9 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 		if len(texts) == 0 && wire.StructuredContent == nil {
 			return Passed, ""
 		}
+		if len(texts) == 0 {
+			return Altered, "the model got nothing usable where the wire had structuredContent " + brief(wire.StructuredContent)
+		}
 		return Altered, "the model got nothing usable where the wire had content " + brief(wire.Content)
 	}
 }

@@ -140,6 +140,10 @@ func TestAgentGrades(t *testing.T) {
 			ran("text", "4071878", false, "The tool returned: 4071878"),
 			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":4071877}`, nil, false),
 			Altered, "text", AnswerOther, false, nil, false},
+		{"no-content: an agent that shows the model only content drops structuredContent",
+			ran("none", "", false, "The tool returned nothing."),
+			transcript(`"result":{"structuredContent":{"account_id":"ACC-4471","balance_minor":4071877,"currency":"USD","as_of":"2026-03-31"}}`, nil, false),
+			Altered, "none", AnswerNoValue, true, nil, false},
 		{"hung", Run{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
 		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},
 	}
@@ -198,4 +202,14 @@ func deref(b *bool) any {
 		return nil
 	}
 	return *b
+}
+
+// TestAgentDroppedStructuredEvidence: the evidence of an agent that showed the model nothing of
+// a result without content names the structuredContent it dropped, not a null content.
+func TestAgentDroppedStructuredEvidence(t *testing.T) {
+	g := Agent(ran("none", "", false, "The tool returned nothing."),
+		transcript(`"result":{"structuredContent":{"account_id":"ACC-4471"}}`, nil, false), ledgerTruth)
+	if want := `the model got nothing usable where the wire had structuredContent {"account_id":"ACC-4471"}`; g.Evidence != want {
+		t.Errorf("evidence %q, want %q", g.Evidence, want)
+	}
 }
