@@ -60,6 +60,24 @@ var catalogue = map[string]struct {
 		introduced: `[{"path":"structuredContent","value":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}],"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}]`,
 	},
 	"latency": {options: `{"latency":"150ms"}`, introduced: `null`, delay: 150 * time.Millisecond},
+	"scalar-structured": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":4071877}`,
+		introduced: `[{"path":"structuredContent","value":4071877,"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}]`,
+		draws:      true,
+	},
+	"no-content": {
+		wire:       `{"structuredContent":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}`,
+		introduced: `[{"path":"content","value":null,"was":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}]}]`,
+	},
+	"error-structured": {
+		wire:       `{"content":[{"text":"upstream ledger service unavailable (503): try again later","type":"text"}],"isError":true,"structuredContent":{"error":"upstream ledger service unavailable (503): try again later"}}`,
+		introduced: `[{"path":"content[0].text","value":"upstream ledger service unavailable (503): try again later"},{"path":"structuredContent","value":{"error":"upstream ledger service unavailable (503): try again later"},"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}},{"path":"isError","value":true}]`,
+	},
+	"result-type": {
+		options:    `{"value":"input_required"}`,
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"resultType":"input_required","structuredContent":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}`,
+		introduced: `[{"path":"resultType","value":"input_required"}]`,
+	},
 }
 
 // TestCatalogue applies every registered fault to the real ledger's answer and checks what goes

@@ -177,6 +177,28 @@ var checkFault = map[string]func(t *testing.T, w wireResult, clean []byte, got [
 			}
 		}
 	},
+	"scalar-structured": func(t *testing.T, w wireResult, _, _ []byte) {
+		// Seed 1 picks a number, the first number field's.
+		if w.Result == nil || w.Result.StructuredContent != json.Number("4071877") || w.text() != ledger.Text(truth) {
+			t.Errorf("want structuredContent 4071877 (a bare number) and the text block as it was, got %v", w.raw)
+		}
+	},
+	"no-content": func(t *testing.T, w wireResult, _, got []byte) {
+		if _, has := w.raw["result"].(map[string]any)["content"]; has || !reflect.DeepEqual(w.object(), truthObject) {
+			t.Errorf("want no content member and structuredContent as it was, got %s", got)
+		}
+	},
+	"error-structured": func(t *testing.T, w wireResult, _, _ []byte) {
+		if w.Result == nil || !w.Result.IsError || w.text() == "" || !reflect.DeepEqual(w.object(), map[string]any{"error": w.text()}) {
+			t.Errorf(`want isError with a text block and structuredContent {"error": the text}, got %v`, w.raw)
+		}
+	},
+	"result-type": func(t *testing.T, w wireResult, _, got []byte) {
+		// Seed 1 picks input_required, which a 2025-11-25 result gets added too.
+		if w.raw["result"].(map[string]any)["resultType"] != "input_required" || w.text() != ledger.Text(truth) || !reflect.DeepEqual(w.object(), truthObject) {
+			t.Errorf("want resultType input_required and the tool's content and structuredContent as they were, got %s", got)
+		}
+	},
 	"wrong-container": func(t *testing.T, w wireResult, _, _ []byte) {
 		arr, ok := w.Result.StructuredContent.([]any)
 		if !ok || len(arr) != 1 || !reflect.DeepEqual(arr[0], truthObject) {
@@ -223,9 +245,10 @@ func TestEveryFaultOnTheWire(t *testing.T) {
 						t.Errorf("latency answered after %v, want at least 150ms", took)
 					}
 					checkTee(t, teePath, name, call)
-					// A fault changes what the tool said, never the protocol's part of the result.
+					// A fault changes what the tool said, never the protocol's part of the result;
+					// but result-type, whose point it is.
 					modern := bytes.Contains(call, []byte(`"resultType":"complete"`))
-					if hasResult := decode(t, call).Result != nil; modern != (hasResult && protocol == modernRevision) {
+					if hasResult := decode(t, call).Result != nil; name != "result-type" && modern != (hasResult && protocol == modernRevision) {
 						t.Errorf("under %s the answer's resultType is there: %v, want %v: %s", protocol, modern, !modern, call)
 					}
 				})

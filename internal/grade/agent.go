@@ -171,10 +171,22 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 				return Passed, ""
 			}
 		}
+		// structuredContent that is a number, a string or a boolean (scalar-structured) reads
+		// as words, not JSON: the model got it as it was when the words are its JSON or its text.
+		switch s := wire.StructuredContent; s.(type) {
+		case string, json.Number, float64, bool:
+			var got any
+			if strings.TrimSpace(v.Excerpt) == scalarText(s) || decode(json.RawMessage(v.Excerpt), &got) == nil && reflect.DeepEqual(got, s) {
+				return Passed, ""
+			}
+		}
 		return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had " + brief(texts)
 	default: // none
 		if len(texts) == 0 && wire.StructuredContent == nil {
 			return Passed, ""
+		}
+		if len(texts) == 0 {
+			return Altered, "the model got nothing usable where the wire had structuredContent " + brief(wire.StructuredContent)
 		}
 		return Altered, "the model got nothing usable where the wire had content " + brief(wire.Content)
 	}

@@ -128,6 +128,22 @@ func TestAgentGrades(t *testing.T) {
 				line, _ := json.Marshal(o)
 				return Run{Stdout: stdoutFile(line)}
 			}(), transcript(cleanResult, nil, true), Passed, "structured", AnswerTruth, false, nil, true},
+		{"scalar-structured: the JSON of a number as structuredContent reads as words, passed on as it was",
+			ran("text", "4071877", false, "The tool returned: 4071877"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":4071877}`, nil, false),
+			Passed, "text", AnswerTruth, false, nil, false},
+		{"scalar-structured: a string as structuredContent, its JSON passed on",
+			ran("text", `"ACC-4471 is closed"`, false, `The tool returned: "ACC-4471 is closed"`),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":"ACC-4471 is closed"}`, nil, false),
+			Passed, "text", AnswerNoValue, false, nil, false},
+		{"scalar-structured: other words than the number or the text are altered",
+			ran("text", "4071878", false, "The tool returned: 4071878"),
+			transcript(`"result":{"content":[{"type":"text","text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31"}],"structuredContent":4071877}`, nil, false),
+			Altered, "text", AnswerOther, false, nil, false},
+		{"no-content: an agent that shows the model only content drops structuredContent",
+			ran("none", "", false, "The tool returned nothing."),
+			transcript(`"result":{"structuredContent":{"account_id":"ACC-4471","balance_minor":4071877,"currency":"USD","as_of":"2026-03-31"}}`, nil, false),
+			Altered, "none", AnswerNoValue, true, nil, false},
 		{"hung", Run{TimedOut: true, Took: 20 * time.Second}, transcript("", nil, false), Hung, "", "", false, nil, false},
 		{"no call at all", ran("none", "", false, "I have no tool named get_account_balance."), transcript("", nil, false)[:2], NoCall, "none", AnswerNoValue, false, nil, false},
 	}
@@ -186,4 +202,14 @@ func deref(b *bool) any {
 		return nil
 	}
 	return *b
+}
+
+// TestAgentDroppedStructuredEvidence: the evidence of an agent that showed the model nothing of
+// a result without content names the structuredContent it dropped, not a null content.
+func TestAgentDroppedStructuredEvidence(t *testing.T) {
+	g := Agent(ran("none", "", false, "The tool returned nothing."),
+		transcript(`"result":{"structuredContent":{"account_id":"ACC-4471"}}`, nil, false), ledgerTruth)
+	if want := `the model got nothing usable where the wire had structuredContent {"account_id":"ACC-4471"}`; g.Evidence != want {
+		t.Errorf("evidence %q, want %q", g.Evidence, want)
+	}
 }

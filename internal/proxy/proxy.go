@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -411,9 +412,9 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	case eff.RPCError != nil:
 		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": eff.RPCError})
 	case eff.Result != nil && keep:
-		out, err = encodeKeeping(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff.Result)})
+		out, err = encodeKeeping(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff)})
 	case eff.Result != nil:
-		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff.Result)})
+		out, err = marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": keepEnvelope(result, eff)})
 	default:
 		return nil
 	}
@@ -448,12 +449,14 @@ func (p *Proxy) Unanswered() []string {
 
 // keepEnvelope gives a fault's new result the members that belong to the protocol rather than to
 // the tool (a 2026-07-28 result's resultType and _meta), where the fault made a result without
-// them: a fault changes what the tool said, never what the server is.
-func keepEnvelope(server, faulted map[string]any) map[string]any {
+// them: a fault changes what the tool said, never what the server is, unless it says so (a
+// member it lists as introduced, as result-type removes resultType, is left as it made it).
+func keepEnvelope(server map[string]any, eff *fault.Effect) map[string]any {
+	faulted := eff.Result
 	var out map[string]any
 	for _, k := range []string{"resultType", "_meta"} {
 		v, had := server[k]
-		if _, has := faulted[k]; !had || has {
+		if _, has := faulted[k]; !had || has || slices.ContainsFunc(eff.Introduced, func(in fault.Introduced) bool { return in.Path == k }) {
 			continue
 		}
 		if out == nil {
