@@ -60,6 +60,7 @@ func ExampleNames() {
 	// error [message]
 	// http-429 [retry_after]
 	// http-500 []
+	// inject [text]
 	// latency [latency]
 	// rpc-error [code message]
 	// session-expired []
