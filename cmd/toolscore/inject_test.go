@@ -151,7 +151,7 @@ func TestInjectReports(t *testing.T) {
 	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
 	ws := t.TempDir()
 	for from, to := range map[string]string{
-		filepath.Join(definedDir, "harness", "agent.mjs"): "agent.mjs",
+		filepath.Join(definedDir, "harness", "agent.mjs"):  "agent.mjs",
 		filepath.Join("testdata", "inject", "textless.py"): "textless.py",
 	} {
 		b, err := os.ReadFile(from)
