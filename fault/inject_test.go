@@ -1,8 +1,14 @@
 package fault_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/fault"
 )
 
 // TestInjectText: the text option is the sentence, {canary} spelled in two halves whose joined
@@ -35,4 +41,58 @@ func TestInjectText(t *testing.T) {
 	if len(seen) != 3 || len(canaries) < 10 {
 		t.Errorf("12 seeds picked the fields %v and %d canaries; want all three string fields and new canaries", seen, len(canaries))
 	}
+}
+
+// FuzzInject: whatever the result and the text, inject neither fails nor panics, puts every
+// value it says it introduced on the wire with one canary for all, and never the joined canary
+// itself (unless the text or the server's result already held it).
+func FuzzInject(f *testing.F) {
+	f.Add(`{"content":[{"type":"text","text":"ACC-4471"}],"structuredContent":{"a":"x","b":1}}`, fault.DefaultInjection, uint64(1))
+	f.Add(`{"content":[],"structuredContent":["x"]}`, "{canary}{canary}", uint64(2))
+	f.Add(`{"structuredContent":{"a":"<b>\u0000"}}`, "</script>\r\n::error::{canary}", uint64(3))
+	f.Add(`{"content":[{"type":"image"},{"type":"text"}]}`, "say {canary}", uint64(4))
+	f.Fuzz(func(t *testing.T, result, text string, seed uint64) {
+		r, err := decode([]byte(result))
+		if err != nil || r == nil {
+			return
+		}
+		opts, _ := json.Marshal(map[string]string{"text": text})
+		inj, err := fault.New("inject", opts)
+		if err != nil {
+			if strings.Contains(text, "{canary}") {
+				t.Fatalf("a text with {canary} refused: %v", err)
+			}
+			return
+		}
+		eff, err := inj.Apply(context.Background(), &fault.Call{Tool: "t", Result: r, Rand: rand.New(rand.NewPCG(seed, 1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eff.Result == nil {
+			if len(eff.Introduced) > 0 {
+				t.Fatalf("nothing sent, yet introduced %+v", eff.Introduced)
+			}
+			return
+		}
+		var wire bytes.Buffer
+		enc := json.NewEncoder(&wire)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(eff.Result); err != nil {
+			t.Fatal(err)
+		}
+		canary := eff.Introduced[0].Canary
+		for _, in := range eff.Introduced {
+			var v bytes.Buffer
+			e := json.NewEncoder(&v)
+			e.SetEscapeHTML(false)
+			_ = e.Encode(in.Value)
+			if !bytes.Contains(wire.Bytes(), bytes.Trim(bytes.TrimSpace(v.Bytes()), `"`)) || in.Canary != canary {
+				t.Fatalf("introduced %+v, not on the wire %s (canary %s)", in, wire.Bytes(), canary)
+			}
+		}
+		before, _ := json.Marshal(r)
+		if len(canary) != 8 || (strings.Contains(wire.String(), canary) && !strings.Contains(text, canary) && !strings.Contains(string(before), canary)) {
+			t.Fatalf("canary %q on the wire: %s", canary, wire.Bytes())
+		}
+	})
 }
