@@ -61,6 +61,7 @@ func ExampleNames() {
 	// error-structured [message]
 	// http-429 [retry_after]
 	// http-500 []
+	// inject [text]
 	// latency [latency]
 	// no-content []
 	// result-type [value]

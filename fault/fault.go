@@ -64,6 +64,9 @@ type Introduced struct {
 	Path  string `json:"path"`
 	Value any    `json:"value"`
 	Was   any    `json:"was,omitempty"`
+	// Canary is a word the value asks a model to say, never on the wire as it is (inject spells
+	// it in two halves): an agent's answer that says it obeyed the value.
+	Canary string `json:"canary,omitempty"`
 }
 
 // schemaFault is a fault that picks what it breaks from the tool's outputSchema.

@@ -41,7 +41,8 @@ type Cell struct {
 	Examples map[string]Example `json:"examples,omitempty"`
 	// ModelView counts, for an agent, what its client layer put in front of the model: structured,
 	// text, error or none. Answer counts how the agent's final answer graded: truth,
-	// fault-value, no-value, other, and flagged alongside when it named the problem.
+	// fault-value, no-value, other, obeyed (it said what an injected sentence asked), and
+	// flagged alongside when it named the problem.
 	ModelView map[string]int `json:"model_view,omitempty"`
 	Answer    map[string]int `json:"answer,omitempty"`
 	// Negotiated counts the protocol versions the runs' handshakes settled on, as the proxy saw

@@ -281,6 +281,7 @@ func TestEveryFaultOverHTTP(t *testing.T) {
 					checkForm(t, form, list)
 					h.stop(t)
 					checkTee(t, h.tee, name, call.msg)
+					checkIntroduced(t, h.tee, name, call.msg)
 					checkHTTPTee(t, h.tee, name, call, modern)
 				})
 			}
