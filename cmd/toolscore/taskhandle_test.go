@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+// checkTaskHandle: the answer to the call is a task handle in the shape of the session's
+// revision (a 2026-07-28 session's direct answer carries resultType), with nothing of the
+// tool's result; it returns the task's id.
+func checkTaskHandle(t *testing.T, w wireResult, modern bool) string {
+	t.Helper()
+	result, _ := w.raw["result"].(map[string]any)
+	task := result
+	if !modern {
+		task, _ = result["task"].(map[string]any)
+		if len(result) != 1 {
+			t.Errorf("a 2025-11-25 task handle holds the task alone, got %v", result)
+		}
+	} else if result["resultType"] != "task" {
+		t.Errorf(`want resultType "task" under 2026-07-28, got %v`, result)
+	}
+	id, _ := task["taskId"].(string)
+	ttl, interval := "ttl", "pollInterval"
+	if modern {
+		ttl, interval = "ttlMs", "pollIntervalMs"
+	}
+	if !strings.HasPrefix(id, "task-") || task["status"] != "working" || task["createdAt"] == nil || task["lastUpdatedAt"] != task["createdAt"] {
+		t.Errorf("want a working task with an id and its times, got %v", result)
+	}
+	if v, ok := task[ttl]; !ok || v != nil || task[interval] != 100.0 {
+		t.Errorf("want %s null and %s 100, got %v", ttl, interval, task)
+	}
+	if _, ok := result["content"]; ok || result["structuredContent"] != nil {
+		t.Errorf("the handle carries the tool's result: %v", result)
+	}
+	return id
+}
+
+// taskSession is a raw client of either transport: one request, its answer's bytes.
+type taskSession interface {
+	request(t *testing.T, id int, method string, params map[string]any) []byte
+}
+
+type stdioTasks struct {
+	s      *wireSession
+	modern bool
+}
+
+func (s stdioTasks) request(t *testing.T, id int, method string, params map[string]any) []byte {
+	if s.modern {
+		params = modernMeta(params)
+	}
+	return s.s.request(t, id, method, params)
+}
+
+type httpTasks struct{ s *httpSession }
+
+func (s httpTasks) request(t *testing.T, id int, method string, params map[string]any) []byte {
+	return s.s.post(t, id, method, params).msg
+}
+
+// TestTaskHandlePolled: under both revisions, on stdio and over HTTP, a raw client gets a task
+// handle instead of the result; polling it, tasks/get answers working, then completed (under
+// 2026-07-28 with the result inline), and tasks/result the server's real result, tied to the
+// task; the server never sees a tasks request. The grader then reads each way a client can
+// take it from the real transcript: the real result is passed, the handle returned as the
+// result is altered, a raise threw, no answer hung, each with the polls in its evidence.
+func TestTaskHandlePolled(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		for _, protocol := range []string{"2025-11-25", modernRevision} {
+			for _, polls := range []bool{true, false} {
+				name := fmt.Sprintf("%s/%s/polled=%v", transport, protocol, polls)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					modern := protocol == modernRevision
+					flags := []string{"--fault", "task-handle", "--tool", "get_account_balance", "--schema", "hidden", "--protocol", protocol, "--seed", "7"}
+					var s taskSession
+					var direct []byte
+					var tee string
+					var stop func()
+					if transport == "stdio" {
+						exchange := rawExchange
+						if modern {
+							exchange = modernExchange
+						}
+						_, direct, _ = exchange(t, []string{os.Args[0], "ledger"})
+						tee = filepath.Join(t.TempDir(), "tee.jsonl")
+						w := startWire(t, append(append([]string{os.Args[0], "proxy", "--tee", tee}, flags...), "--", os.Args[0], "ledger"))
+						s, stop = stdioTasks{w, modern}, func() { w.close(t) }
+						openTaskSession(t, s.(stdioTasks), modern)
+					} else {
+						var ledgerFlags []string
+						if modern {
+							ledgerFlags = []string{"--stateless"}
+						}
+						_, call, _ := httpExchange(t, directLedger(t, ledgerFlags...), modern)
+						direct = call.msg
+						h := startHTTPProxy(t, flags, ledgerFlags)
+						hs := newHTTPSession(h.url, modern)
+						s, tee, stop = httpTasks{hs}, h.tee, func() { h.stop(t) }
+						if modern {
+							s.request(t, 1, "server/discover", map[string]any{})
+						} else {
+							init := hs.post(t, 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw-http", "version": "1"}})
+							hs.sid, hs.version = init.resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+							if n := hs.post(t, 0, "notifications/initialized", nil); n.resp.StatusCode != http.StatusAccepted {
+								t.Fatalf("notifications/initialized: status %d", n.resp.StatusCode)
+							}
+						}
+					}
+					call := s.request(t, 3, "tools/call", map[string]any{"name": "get_account_balance", "arguments": map[string]any{"account_id": "ACC-4471"}})
+					id := checkTaskHandle(t, decode(t, call), modern)
+					real := resultOf(t, direct)
+					if polls {
+						for n, want := range []string{"working", "completed"} {
+							got := resultOf(t, s.request(t, 10+n, "tasks/get", map[string]any{"taskId": id}))
+							if got["taskId"] != id || got["status"] != want {
+								t.Errorf("tasks/get %d: want %s, got %v", n+1, want, got)
+							}
+							inline, has := got["result"]
+							if modern && want == "completed" {
+								if !reflect.DeepEqual(inline, real) {
+									t.Errorf("a completed tasks/get under 2026-07-28 carries the result inline:\n got %v\nwant %v", inline, real)
+								}
+							} else if has {
+								t.Errorf("tasks/get %d carries a result: %v", n+1, got)
+							}
+						}
+						got := resultOf(t, s.request(t, 20, "tasks/result", map[string]any{"taskId": id}))
+						meta, _ := got["_meta"].(map[string]any)
+						if tie, _ := meta["io.modelcontextprotocol/related-task"].(map[string]any); tie["taskId"] != id {
+							t.Errorf("tasks/result is not tied to task %s: %v", id, got)
+						}
+						delete(meta, "io.modelcontextprotocol/related-task")
+						if len(meta) == 0 {
+							delete(got, "_meta")
+						}
+						if !reflect.DeepEqual(got, real) {
+							t.Errorf("tasks/result is not the server's result:\n got %v\nwant %v", got, real)
+						}
+						if bad := decode(t, s.request(t, 21, "tasks/get", map[string]any{"taskId": "task-nope"})); bad.Error == nil || bad.Error.Code != -32602 {
+							t.Errorf("tasks/get of an unknown task: want -32602, got %v", bad.raw)
+						}
+					}
+					stop()
+					entries, err := proxy.ReadForGrading(tee)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range entries {
+						if r.Dir == proxy.ClientToServer && bytes.Contains(r.Wire, []byte(`"tasks/`)) && !strings.HasPrefix(r.Note, "answered by the proxy") {
+							t.Errorf("a tasks request went to the server: %s", r.Wire)
+						}
+					}
+					followed := "never asked about"
+					if polls {
+						followed = "the client polled it 2 time(s): tasks/get 1 working, tasks/get 2 completed"
+					}
+					handle, _ := json.Marshal(decode(t, call).raw["result"])
+					realJSON, _ := json.Marshal(real)
+					for _, c := range []struct {
+						stdout   string
+						timedOut bool
+						outcome  string
+						evidence string
+					}{
+						{`{"client":"x","returned":` + string(handle) + `}`, false, grade.Altered, "the client returned the task handle as the tool's result; "},
+						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, grade.Threw, "McpError: invalid result; "},
+						{``, true, grade.Hung, "no observation within"},
+						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]string{true: grade.Passed, false: grade.Altered}[polls], ""},
+					} {
+						out := filepath.Join(t.TempDir(), "stdout")
+						os.WriteFile(out, []byte(c.stdout+"\n"), 0o644)
+						g := grade.SDK(grade.Run{Stdout: out, TimedOut: c.timedOut}, entries)
+						if g.Outcome != c.outcome || !strings.Contains(g.Evidence, c.evidence) || !strings.Contains(g.Evidence, followed) || !strings.Contains(g.Evidence, id) {
+							t.Errorf("%.40s: graded %s: %s\nwant %s, with %q and %q", c.stdout, g.Outcome, g.Evidence, c.outcome, c.evidence, followed)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// openTaskSession opens a stdio session as a client of the revision does.
+func openTaskSession(t *testing.T, s stdioTasks, modern bool) {
+	t.Helper()
+	if modern {
+		s.request(t, 1, "server/discover", map[string]any{})
+		return
+	}
+	s.request(t, 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	if _, err := s.s.in.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resultOf is the result object of a response frame, numbers as float64.
+func resultOf(t *testing.T, frame []byte) map[string]any {
+	t.Helper()
+	var msg struct {
+		Result map[string]any `json:"result"`
+	}
+	if err := json.Unmarshal(frame, &msg); err != nil || msg.Result == nil {
+		t.Fatalf("no result: %v: %s", err, frame)
+	}
+	return msg.Result
+}
