@@ -218,3 +218,36 @@ func resultOf(t *testing.T, frame []byte) map[string]any {
 	}
 	return msg.Result
 }
+
+// TestTaskHandleOnDocker runs task-handle through every client and agent of the study on the
+// docker backend, the full product under TOOLSCORE_FULL=1, and checks each count.
+func TestTaskHandleOnDocker(t *testing.T) {
+	engine(t)
+	clients, schemas, protocols, transports := "go-sdk/call,ts-sdk/call,python-sdk/call", "hidden", "2025-11-25", "stdio"
+	if fullProduct() {
+		clients, schemas, protocols, transports = everyClient, "hidden, published", "2025-11-25, "+modernRevision, "stdio, http"
+	}
+	manifest := filepath.Join(t.TempDir(), "task-handle.yaml")
+	os.WriteFile(manifest, []byte(`name: task handle
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [task-handle]
+schema_modes: [`+schemas+`]
+protocols: [`+protocols+`]
+transports: [`+transports+`]
+clients: [`+clients+`]
+runs: 1
+`), 0o644)
+	out := t.TempDir()
+	code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "2", "--out", out)
+	if code != 0 && code != 1 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	for _, c := range res.Cells {
+		t.Logf("%s %s %s %s: %s %v %v", c.Client, c.Schema, c.Protocol, c.Transport, c.Counts(), c.Answer, c.Examples)
+	}
+}
