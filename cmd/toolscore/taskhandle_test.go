@@ -219,11 +219,63 @@ func resultOf(t *testing.T, frame []byte) map[string]any {
 	return msg.Result
 }
 
-// TestTaskHandleOnDocker runs task-handle through every client and agent of the study on the
-// docker backend, the full product under TOOLSCORE_FULL=1, and checks each count.
+// taskHandleWant is what each client of the study does with an unasked task handle, found by
+// running the full product (every client and agent, both schema modes, both protocols, stdio
+// and http) once: no client polls. Not one sends tasks/get or tasks/result, so none gets the
+// real result; what differs is whether the handle is handed over as the tool's result (altered)
+// or refused (threw, or for an agent rejected). The protocol and the transport change nothing
+// (each client gets the handle in the shape of the revision it negotiated); the schema mode
+// changes the two that check a published outputSchema:
+//
+//   - raw hands over the answer's result as it came (internal/client/raw.go:82): the handle;
+//   - go-sdk v1.8.0 reads a result with CallToolResult.UnmarshalJSON, which takes content and
+//     resultType and drops every other member (mcp/protocol.go:390-407), and checks a resultType
+//     for input_required only (NeedsInput, mcp/protocol.go:370): the handle becomes an empty
+//     result, content [], under either revision;
+//   - @modelcontextprotocol/sdk 1.32.2 parses the answer with CallToolResultSchema, a loose
+//     object whose content defaults to [] (dist/esm/types.js:1289-1296, client/index.js:484):
+//     the handle passes as an empty result. On list-then-call with the schema published it
+//     knows the outputSchema and throws "has an output schema but did not return structured
+//     content" (client/index.js:486-490);
+//   - mcp-go v1.2.1 refuses a result without content unless it is input_required
+//     (mcp/utils.go:871-873): "content is missing", under both revisions;
+//   - @modelcontextprotocol/client 2.4.0 refuses a contentless result that carries the member of
+//     another result family ('task'; dist/src-CeKsbNLO.mjs:1956-1964, rejected at 6246-6248);
+//   - mcp 2.3.0 (Python) validates the answer as CallToolResult, whose content is required
+//     (mcp_types/_types.py:1472, by mcp/client/session.py:1086-1099): a ValidationError;
+//   - Claude Code 2.1.332 (binaries, quoted by message): in a 2026 session "Unsupported result
+//     type 'task' for tools/call", in a 2025 one its SDK's result schema refuses it ("returned a
+//     malformed result that failed schema validation"); Codex 0.171.0: "tool call failed …
+//     Unexpected response type"; both tell the model it is an error;
+//   - Gemini CLI 0.61.0 calls through the bundled @modelcontextprotocol/sdk 1.x callTool: with
+//     the schema hidden the handle passes as an empty result (no text for the model), with it
+//     published the SDK's check throws (bundle/chunk-5FZXKDXH.js:305124) and the model is told
+//     of an error.
+//
+// The scripted model answers by quoting what it got, so no agent answers a value, and each
+// answer is flagged.
+func taskHandleWant(client, schema string) string {
+	switch {
+	case client == "raw", strings.HasPrefix(client, "go-sdk/"), client == "ts-sdk/call":
+		return grade.Altered
+	case client == "ts-sdk/list-then-call":
+		return map[string]string{"hidden": grade.Altered, "published": grade.Threw}[schema]
+	case client == "claude-code", client == "codex":
+		return "rejected"
+	case client == "gemini-cli":
+		return map[string]string{"hidden": grade.Passed, "published": "rejected"}[schema]
+	}
+	return grade.Threw // mcp-go, ts-client-v2, python-sdk
+}
+
+// TestTaskHandleOnDocker runs task-handle through the clients of the study on the docker
+// backend and checks each count against taskHandleWant, and that the evidence of every run says
+// the client never asked about the task. Under TOOLSCORE_FULL=1 the full product: every client
+// and agent × both schema modes × both protocols × stdio and http; otherwise one cell each of
+// three clients that differ (the handle handed over, refused by the Go and the Python SDK).
 func TestTaskHandleOnDocker(t *testing.T) {
 	engine(t)
-	clients, schemas, protocols, transports := "go-sdk/call,ts-sdk/call,python-sdk/call", "hidden", "2025-11-25", "stdio"
+	clients, schemas, protocols, transports := "go-sdk/call,mcp-go/call,python-sdk/call", "hidden", "2025-11-25", "stdio"
 	if fullProduct() {
 		clients, schemas, protocols, transports = everyClient, "hidden, published", "2025-11-25, "+modernRevision, "stdio, http"
 	}
@@ -243,11 +295,24 @@ runs: 1
 `), 0o644)
 	out := t.TempDir()
 	code, _, stderr := runStatic(t, manifest, "--backend", "docker", "--parallel", "2", "--out", out)
-	if code != 0 && code != 1 {
+	if code != 0 {
 		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
 	}
 	res := readResultsDir(t, out)
+	want := len(clientList(clients)) * len(strings.Split(schemas, ",")) * len(strings.Split(protocols, ",")) * len(strings.Split(transports, ","))
+	if len(res.Unavailable) > 0 || len(res.Cells) != want {
+		t.Fatalf("%d cells, unavailable %v; want %d and none", len(res.Cells), res.Unavailable, want)
+	}
 	for _, c := range res.Cells {
-		t.Logf("%s %s %s %s: %s %v %v", c.Client, c.Schema, c.Protocol, c.Transport, c.Counts(), c.Answer, c.Examples)
+		w := taskHandleWant(c.Client, c.Schema)
+		if c.Outcome[w] != 1 {
+			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), w, c.Examples)
+		}
+		if ev := c.Examples[w].Evidence; !strings.Contains(ev, "which the client never asked about (no tasks/get, no tasks/result)") {
+			t.Errorf("%s: the evidence does not say the task was never polled: %q", c.Coordinates(), ev)
+		}
+		if c.Answer != nil && (c.Answer["no-value"] != 1 || c.Answer["flagged"] != 1) {
+			t.Errorf("%s: answers %v, want no-value and flagged", c.Coordinates(), c.Answer)
+		}
 	}
 }
