@@ -30,6 +30,7 @@ func ReadForGrading(path string) ([]Entry, error) {
 	out := append(g.kept, g.stderrTail.all()...)
 	out = append(out, g.strays.all()...)
 	out = append(out, g.tasks.all()...)
+	out = append(out, g.taskResults.all()...)
 	for _, r := range g.targets.all() {
 		out = append(out, r...)
 	}
@@ -50,8 +51,10 @@ type grading struct {
 	targets ring[[]Entry]
 	// target is the key of the last target call while it is unanswered.
 	target string
-	// tasks are the proxy's last answers to the tasks requests of a task it serves.
-	tasks ring[Entry]
+	// tasks are the proxy's last answers to the tasks requests of a task it serves, and
+	// taskResults the last of them that gave the task's result, kept apart so that polls after
+	// it do not push it out.
+	tasks, taskResults ring[Entry]
 }
 
 func (g *grading) add(t *reading, e *Entry) {
@@ -112,7 +115,11 @@ func (g *grading) add(t *reading, e *Entry) {
 		case g.asked[key]:
 			g.kept = append(g.kept, *e)
 		case isTaskAnswer(e):
-			if old, ok := g.tasks.push(*e, keepTasks); ok {
+			r := &g.tasks
+			if d, _ := e.Detail.(map[string]any); d["result"] == true {
+				r = &g.taskResults
+			}
+			if old, ok := r.push(*e, keepTasks); ok {
 				t.disown(&old)
 			}
 			return
