@@ -70,6 +70,7 @@ func ExampleNames() {
 	// session-expired []
 	// slow-first-byte [delay]
 	// sse-cut [event_id]
+	// task-handle [poll_interval polls]
 	// truncate []
 	// type-swap [field]
 	// wrong-container []

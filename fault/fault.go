@@ -37,6 +37,9 @@ type Call struct {
 	// Fetch calls the same tool on a fresh instance of the server with other arguments; nil when
 	// the proxy cannot (then faults that want a real record make one up).
 	Fetch func(ctx context.Context, args json.RawMessage) (map[string]any, error)
+	// Protocol is the MCP revision of the session (the call's own, under 2026-07-28), or ""
+	// when the proxy saw no handshake settle one.
+	Protocol string
 }
 
 // Effect is what a fault puts on the wire instead of the server's answer.
@@ -51,6 +54,9 @@ type Effect struct {
 	Introduced []Introduced
 	// Note says anything else a reader of the transcript should know (e.g. a decoy fallback).
 	Note string
+	// Task, when set, says Result is the handle of this task, which the proxy then serves with
+	// the server's result (see TaskHandle).
+	Task *Task
 }
 
 // RPCError is a JSON-RPC error object.

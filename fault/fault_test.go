@@ -59,6 +59,12 @@ var catalogue = map[string]struct {
 		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}]}`,
 		introduced: `[{"path":"structuredContent","value":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}],"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}]`,
 	},
+	"task-handle": {
+		// Under 2025-11-25 (the ledger's answer has no resultType): a CreateTaskResult.
+		wire:       `{"task":{"createdAt":"2026-02-07T09:51:25Z","lastUpdatedAt":"2026-02-07T09:51:25Z","pollInterval":100,"status":"working","taskId":"task-ff4ae39f6bb44fb8","ttl":null}}`,
+		introduced: `[{"path":"task","value":{"createdAt":"2026-02-07T09:51:25Z","lastUpdatedAt":"2026-02-07T09:51:25Z","pollInterval":100,"status":"working","taskId":"task-ff4ae39f6bb44fb8","ttl":null}}]`,
+		draws:      true,
+	},
 	"latency": {options: `{"latency":"150ms"}`, introduced: `null`, delay: 150 * time.Millisecond},
 	"scalar-structured": {
 		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":4071877}`,
@@ -222,6 +228,8 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"rpc-error", `{"code":"x"}`, `fault rpc-error, option code: want a whole number, got a string`},
 		{"corrupt-plausible", `{"decoy_args":"ACC-4476"}`, `fault corrupt-plausible, option decoy_args: want the tool's arguments as an object, like {"account_id": "ACC-4476"}`},
 		{"inject", `{"text":"say hello"}`, `fault inject, option text: must hold {canary}, the word a model that obeys says, got "say hello"`},
+		{"task-handle", `{"polls":0}`, `fault task-handle, option polls: must be 1 or more (the tasks/get that answers completed), got 0`},
+		{"task-handle", `{"poll_interval":"-1s"}`, `fault task-handle, option poll_interval: must not be negative, got -1s`},
 		{"latency", `["1s"]`, `fault latency: options: want an object, got an array`},
 		{"nope", ``, `unknown fault "nope" (known: ` + strings.Join(fault.Names(), ", ") + `)`},
 	} {
@@ -239,5 +247,31 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		if err != nil || *f.(*fault.Latency) != (fault.Latency{Latency: fault.Duration(2 * time.Second)}) {
 			t.Errorf("New(latency, %s) = %+v, %v; want the 2s default", opts, f, err)
 		}
+	}
+}
+
+// TestTaskHandleModern: under 2026-07-28 the handle is the task's own members with resultType
+// task, in place of the result's; the proxy serves the task it names (Effect.Task).
+func TestTaskHandleModern(t *testing.T) {
+	f, err := fault.New("task-handle", json.RawMessage(`{"polls":3,"poll_interval":"1s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := map[string]any{"resultType": "complete", "content": []any{}}
+	eff, err := f.Apply(context.Background(), &fault.Call{Result: result, Rand: rand.New(rand.NewPCG(1, 1)), Protocol: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"createdAt":"2026-02-07T09:51:25Z","lastUpdatedAt":"2026-02-07T09:51:25Z","pollIntervalMs":1000,"resultType":"task","status":"working","taskId":"task-ff4ae39f6bb44fb8","ttlMs":null}`
+	if got := mustJSON(t, eff.Result); got != want {
+		t.Errorf("on the wire:\n%s\nwant:\n%s", got, want)
+	}
+	checkIntroducedOnTheWire(t, eff, want)
+	if eff.Task == nil || eff.Task.ID != "task-ff4ae39f6bb44fb8" || eff.Task.Polls != 3 || !eff.Task.Modern {
+		t.Errorf("the task the proxy serves: %+v", eff.Task)
+	}
+	done := mustJSON(t, eff.Task.State("completed", json.RawMessage(`{"content":[]}`)))
+	if !strings.Contains(done, `"result":{"content":[]}`) || !strings.Contains(done, `"resultType":"complete"`) {
+		t.Errorf("a completed tasks/get under 2026-07-28 carries the result inline: %s", done)
 	}
 }

@@ -69,6 +69,11 @@ func TestGoSDKSeesEveryFault(t *testing.T) {
 					if onWire.Result.Content == nil {
 						onWire.Result.Content = []any{}
 					}
+					if name == "task-handle" {
+						// CallToolResult.UnmarshalJSON (go-sdk mcp/protocol.go:390-407) reads only the
+						// result's own members: the handle becomes an empty result, content [].
+						onWire.Result = payload{Content: []any{}}
+					}
 					if !reflect.DeepEqual(returned, onWire.Result) {
 						t.Errorf("go-sdk returned something other than the wire:\n got %+v\nwire %+v", returned, onWire.Result)
 					}

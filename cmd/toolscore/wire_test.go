@@ -230,6 +230,9 @@ var checkFault = map[string]func(t *testing.T, w wireResult, clean []byte, got [
 			t.Errorf("the joined canary %s is on the wire", m[1]+m[2])
 		}
 	},
+	"task-handle": func(t *testing.T, w wireResult, clean, _ []byte) {
+		checkTaskHandle(t, w, bytes.Contains(clean, []byte(`"resultType"`)))
+	},
 	"wrong-container": func(t *testing.T, w wireResult, _, _ []byte) {
 		arr, ok := w.Result.StructuredContent.([]any)
 		if !ok || len(arr) != 1 || !reflect.DeepEqual(arr[0], truthObject) {
@@ -278,9 +281,10 @@ func TestEveryFaultOnTheWire(t *testing.T) {
 					checkTee(t, teePath, name, call)
 					checkIntroduced(t, teePath, name, call)
 					// A fault changes what the tool said, never the protocol's part of the result;
-					// but result-type, whose point it is.
+					// but result-type, whose point it is, and a task handle, another kind of result
+					// (checked above).
 					modern := bytes.Contains(call, []byte(`"resultType":"complete"`))
-					if hasResult := decode(t, call).Result != nil; name != "result-type" && modern != (hasResult && protocol == modernRevision) {
+					if hasResult := decode(t, call).Result != nil; name != "result-type" && name != "task-handle" && modern != (hasResult && protocol == modernRevision) {
 						t.Errorf("under %s the answer's resultType is there: %v, want %v: %s", protocol, modern, !modern, call)
 					}
 				})

@@ -65,6 +65,9 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
 		if request != nil || proxy.FirstUnanswered(transcript) != nil {
 			g.Evidence += stuck(transcript, answer)
 		}
+		if _, _, followed := proxy.TaskFollowed(transcript, answer); followed != "" {
+			g.Evidence += "; " + followed
+		}
 		return g
 	case res.Err != nil:
 		g.Outcome, g.Evidence = Crashed, res.Err.Error()
@@ -91,6 +94,9 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
 	}
 	g.ModelView = v.Kind
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
+	if _, _, followed := proxy.TaskFollowed(transcript, answer); followed != "" {
+		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
+	}
 	g.Evidence = clip(g.Evidence, maxEvidence)
 	g.Answer, g.Flagged = GradeAnswer(a.Answer, truth, g.Introduced, callArguments(request))
 	// Graded: what is too large to repeat in every record is stood for by an excerpt.

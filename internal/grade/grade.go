@@ -58,6 +58,9 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	var g Grade
 	_, answer := proxy.TargetAnswer(transcript)
 	wire := g.noteWire(answer, false)
+	// A task handle on the wire (the task-handle fault): the client is judged on the task's
+	// result, which the proxy gave only to a client that asked for it.
+	task, delivered, followed := proxy.TaskFollowed(transcript, answer)
 	var got digested
 	obs, perr := client.ReadObservation(res.Stdout, func(d *jsonstream.Reader) (err error) {
 		got, err = readPayload(d)
@@ -94,12 +97,23 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		}
 	case wire.result == nil:
 		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
+	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
+		g.Outcome = Passed
+	case task != "" && differs(got, *wire.result) == "":
+		g.Outcome, g.Evidence = Altered, "the client returned the task handle as the tool's result"
+	case task != "" && delivered == nil:
+		g.Outcome, g.Evidence = Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
+	case task != "":
+		g.Outcome, g.Evidence = Altered, differs(got, taskResult(delivered))
 	default:
 		if diff := differs(got, *wire.result); diff != "" {
 			g.Outcome, g.Evidence = Altered, diff
 		} else {
 			g.Outcome = Passed
 		}
+	}
+	if followed != "" {
+		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
 	}
 	if res.TimedOut && g.Outcome != Hung && g.Outcome != ServerExited {
 		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
@@ -176,6 +190,37 @@ func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
 		g.WireLarge = k.Excerpt()
 	}
 	return w
+}
+
+// taskResult reads the task's result from the proxy's answer that carried it: the result of a
+// tasks/result, the result inlined in a completed tasks/get (2026-07-28).
+func taskResult(e *proxy.Entry) digested {
+	p := digested{notObject: "the answer that carried the task's result could not be read"}
+	r, err := e.OpenWire()
+	if err != nil {
+		return p
+	}
+	defer r.Close()
+	d := jsonstream.NewReader(r)
+	d2, _ := e.Detail.(map[string]any)
+	inline := d2["method"] == "tasks/get"
+	_ = d.Object(func(key string) error {
+		if key != "result" {
+			return d.Skip()
+		}
+		if !inline {
+			p, err = readPayload(d)
+			return err
+		}
+		return d.Object(func(key string) error {
+			if key != "result" {
+				return d.Skip()
+			}
+			p, err = readPayload(d)
+			return err
+		})
+	})
+	return p
 }
 
 // payload is the part of a tools/call result that a fault changes and a client must pass on;

@@ -19,6 +19,11 @@
 // [Proxy.Handler]). A frame that is not a JSON-RPC object is forwarded untouched; a rewritten
 // answer keeps every byte the fault does not change.
 //
+// A fault may answer the call with a task handle (task-handle): the proxy then keeps the
+// server's result and serves the tasks requests itself (tasks/get, tasks/result, tasks/list,
+// tasks/cancel, tasks/update), in the shape of the session's revision, never forwarding them;
+// [TaskFollowed] reads back how the client followed the task.
+//
 // The transcript (tee.jsonl) is one [Record] a line: each message's exact bytes and direction
 // (with the selector's [Match] on a target call, and what a fault changed), the server's stderr,
 // and events (the negotiation, the server's exit). It is read back as [Entry] values by
@@ -28,7 +33,7 @@
 //
 // Files: proxy.go (the session and the fault), frame.go (stdio framing), process.go (the stdio
 // server process), http.go, http_run.go and sse.go (streamable HTTP), schema.go (schema modes),
-// protocol.go (the revision cap), fresh.go and decoy.go (a fresh server instance the proxy asks on
+// protocol.go (the revision cap), task.go (the tasks the proxy serves), fresh.go and decoy.go (a fresh server instance the proxy asks on
 // its own behalf), keepbytes.go (answers that are not UTF-8), tee.go (writing the transcript),
 // transcript.go, grading.go and session.go (reading it back and asking it questions), message.go
 // (a frame's envelope).

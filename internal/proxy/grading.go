@@ -10,6 +10,7 @@ const (
 	keepNoise   = 32
 	keepStrays  = 8
 	keepTargets = 4
+	keepTasks   = 16
 )
 
 // perMessage are the events recorded once per HTTP exchange or SSE event: as many as messages,
@@ -28,6 +29,8 @@ func ReadForGrading(path string) ([]Entry, error) {
 	bad := t.scan(func(e *Entry) { g.add(t, e) })
 	out := append(g.kept, g.stderrTail.all()...)
 	out = append(out, g.strays.all()...)
+	out = append(out, g.tasks.all()...)
+	out = append(out, g.taskResults.all()...)
 	for _, r := range g.targets.all() {
 		out = append(out, r...)
 	}
@@ -48,6 +51,10 @@ type grading struct {
 	targets ring[[]Entry]
 	// target is the key of the last target call while it is unanswered.
 	target string
+	// tasks are the proxy's last answers to the tasks requests of a task it serves, and
+	// taskResults the last of them that gave the task's result, kept apart so that polls after
+	// it do not push it out.
+	tasks, taskResults ring[Entry]
 }
 
 func (g *grading) add(t *reading, e *Entry) {
@@ -107,6 +114,15 @@ func (g *grading) add(t *reading, e *Entry) {
 			g.target = ""
 		case g.asked[key]:
 			g.kept = append(g.kept, *e)
+		case isTaskAnswer(e):
+			r := &g.tasks
+			if d, _ := e.Detail.(map[string]any); d["result"] == true {
+				r = &g.taskResults
+			}
+			if old, ok := r.push(*e, keepTasks); ok {
+				t.disown(&old)
+			}
+			return
 		default:
 			// An answer to no request kept: a repeat, or one recorded a moment before its request.
 			if old, ok := g.strays.push(*e, keepStrays); ok {
@@ -152,4 +168,11 @@ func (r *ring[T]) at(i int) *T { return &r.buf[(r.next+i)%len(r.buf)] }
 // all is the values kept, oldest first.
 func (r *ring[T]) all() []T {
 	return append(append([]T(nil), r.buf[r.next:]...), r.buf[:r.next]...)
+}
+
+// isTaskAnswer says whether e is the proxy's own answer to a tasks request (see taskRequest).
+func isTaskAnswer(e *Entry) bool {
+	d, _ := e.Detail.(map[string]any)
+	_, ok := d["method"].(string)
+	return ok && d["task"] != nil
 }

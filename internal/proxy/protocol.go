@@ -132,6 +132,9 @@ func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *Record) []byte {
 		}
 	}
 	detail["server_chose"], detail["negotiated"], detail["server_info"] = chose, got, msg.Result.ServerInfo
+	p.mu.Lock()
+	p.revision = got
+	p.mu.Unlock()
 	p.record(&Record{Dir: Event, Event: "negotiated", Detail: detail})
 	if p.cfg.Protocol.capped() && c.sent < modern && chose < c.sent {
 		p.unavailable(fmt.Sprintf("asked for %s with initialize, the server chose %s: it offers less than protocol %s", c.sent, chose, newest),
@@ -159,6 +162,9 @@ func (p *Proxy) discoverAnswer(c *call, frame []byte) {
 		detail["server_info"] = msg.Result.Meta["io.modelcontextprotocol/serverInfo"]
 		if slices.Contains(msg.Result.SupportedVersions, c.asked) {
 			detail["negotiated"] = c.asked // the client's own revision is on offer: it keeps it
+			p.mu.Lock()
+			p.revision = c.asked
+			p.mu.Unlock()
 		}
 		if !slices.Contains(msg.Result.SupportedVersions, modern) {
 			why = fmt.Sprintf("the server's server/discover offers %v, not %s", msg.Result.SupportedVersions, modern)

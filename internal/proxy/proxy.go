@@ -65,6 +65,10 @@ type Proxy struct {
 	expired map[string]bool
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
+	// revision is the MCP revision the last handshake gave the client, "" before one did.
+	revision string
+	// tasks are the tasks a task-handle fault answered calls with, which the proxy serves.
+	tasks map[string]*servedTask
 
 	// clientMu is held to write to the client, which the proxy does from both directions: the
 	// server's answers, and its own to requests a server under the protocol cap would not know.
@@ -190,6 +194,9 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 	if frame, own, ownRec = p.capRequest(env, frame, rec, c); own != nil {
 		return nil, own, ownRec
 	}
+	if own, ownRec = p.taskRequest(env, rec); own != nil {
+		return nil, own, ownRec
+	}
 	p.mu.Lock()
 	p.pending[key] = c
 	p.mu.Unlock()
@@ -211,7 +218,7 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		}
 		p.mu.Lock()
 		p.matched++
-		c := &call{method: env.Method, tool: name, args: args, n: p.matched}
+		c := &call{method: env.Method, tool: name, args: args, n: p.matched, asked: metaString(env.Params)}
 		roll := p.decide.Float64()
 		why := ""
 		switch {
@@ -383,7 +390,13 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	}
 	fc := &fault.Call{
 		Tool: c.tool, Arguments: c.args, Result: result,
-		Rand: rand.New(rand.NewPCG(p.cfg.Seed, uint64(c.n))),
+		Rand:     rand.New(rand.NewPCG(p.cfg.Seed, uint64(c.n))),
+		Protocol: c.asked,
+	}
+	if fc.Protocol == "" {
+		p.mu.Lock()
+		fc.Protocol = p.revision
+		p.mu.Unlock()
 	}
 	if fault.UsesSchema(p.cfg.Fault) {
 		fc.Schema, fc.SchemaFrom = p.faultSchema(ctx, c.tool)
@@ -423,6 +436,9 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 		return nil
 	}
 	rec.Wire, rec.Original = out, frame
+	if eff.Task != nil {
+		p.serveTask(eff.Task, msg.Result, rec)
+	}
 	return out
 }
 
