@@ -60,6 +60,11 @@ var catalogue = map[string]struct {
 		introduced: `[{"path":"structuredContent","value":[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}],"was":{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}]`,
 	},
 	"latency": {options: `{"latency":"150ms"}`, introduced: `null`, delay: 150 * time.Millisecond},
+	// The faults of the listing pass the call's answer as sent: what they publish is in
+	// listCatalogue (published_test.go).
+	"schema-ref":     {introduced: `null`},
+	"schema-dialect": {introduced: `null`},
+	"schema-bomb":    {introduced: `null`},
 }
 
 // TestCatalogue applies every registered fault to the real ledger's answer and checks what goes
