@@ -58,8 +58,8 @@ func (p *Proxy) fetched(rs *refServer, w http.ResponseWriter, r *http.Request) {
 		status = http.StatusNotFound
 	}
 	p.record(&Record{Dir: Event, Event: RefFetch,
-		Note: "the client fetched the network $ref that " + p.cfg.FaultName + " published",
-		HTTP: &HTTPFacts{Method: r.Method, Path: r.URL.RequestURI(), Status: status, Header: p.maskHeader(r.Header)},
+		Note:   "the client fetched the network $ref that " + p.cfg.FaultName + " published",
+		HTTP:   &HTTPFacts{Method: r.Method, Path: r.URL.RequestURI(), Status: status, Header: p.maskHeader(r.Header)},
 		Detail: map[string]any{"request": r.Method + " " + r.RequestURI + " " + r.Proto, "host": r.Host, "remote": r.RemoteAddr},
 	})
 	if !ok {
