@@ -42,8 +42,8 @@ var listCatalogue = map[string]struct {
 func TestSchemaBombDefaults(t *testing.T) {
 	s := startLedger(t)
 	got, _, _ := rewrite(t, s.schema(t), "schema-bomb", "", 1)
-	if n := len(got); n > 8<<10 || !strings.Contains(got, "toolscore_bomb_10") {
-		t.Errorf("the default bomb is %d bytes (want under 8 KB) with 10 levels: %s", n, got)
+	if n := len(got); n > 8<<10 || !strings.Contains(got, "toolscore_bomb_12") {
+		t.Errorf("the default bomb is %d bytes (want under 8 KB) with 12 levels: %s", n, got)
 	}
 }
 

@@ -20,7 +20,9 @@ type SchemaBomb struct {
 	Field string `json:"field,omitempty"`
 }
 
-func init() { Register("schema-bomb", &SchemaBomb{Depth: 10, Width: 10}) }
+// The defaults ask 10^12 checks of a validator that expands the levels: hours for the fastest
+// (Ajv does about 10^8 a second), so a client that spins spins past any run's timeout.
+func init() { Register("schema-bomb", &SchemaBomb{Depth: 12, Width: 10}) }
 
 // maxBomb bounds depth and width, so the frame stays bounded (depth × width refs at most).
 const maxBomb = 100

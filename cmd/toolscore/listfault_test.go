@@ -112,10 +112,10 @@ var checkListFault = map[string]func(t *testing.T, schema string, list, direct [
 	}),
 	"schema-bomb": listCheck(func(t *testing.T, got, was map[string]any) {
 		defs, _ := got["$defs"].(map[string]any)
-		if len(defs) != 11 {
-			t.Errorf("want levels 0 to 10 in $defs, got %d", len(defs))
+		if len(defs) != 13 {
+			t.Errorf("want levels 0 to 12 in $defs, got %d", len(defs))
 		}
-		for level := 1; level <= 10; level++ {
+		for level := 1; level <= 12; level++ {
 			def, _ := defs[fmt.Sprint("toolscore_bomb_", level)].(map[string]any)
 			all, _ := def["allOf"].([]any)
 			some, _ := def["anyOf"].([]any)
@@ -128,7 +128,7 @@ var checkListFault = map[string]func(t *testing.T, schema string, list, direct [
 		for k, v := range wp {
 			if !reflect.DeepEqual(gp[k], v) {
 				bombed++
-				if !reflect.DeepEqual(gp[k], map[string]any{"$ref": "#/$defs/toolscore_bomb_10"}) || !reflect.DeepEqual(defs["toolscore_bomb_0"], v) {
+				if !reflect.DeepEqual(gp[k], map[string]any{"$ref": "#/$defs/toolscore_bomb_12"}) || !reflect.DeepEqual(defs["toolscore_bomb_0"], v) {
 					t.Errorf("property %s is %v (level 0 %v), want a $ref to the top level, and its own schema at level 0", k, gp[k], defs["toolscore_bomb_0"])
 				}
 			}
