@@ -136,3 +136,41 @@ func rewrite(t *testing.T, schema map[string]any, name, options string, seed uin
 	}
 	return mustJSON(t, eff.Schema), eff, strings.Join(served, "\n")
 }
+
+// FuzzListFaults: whatever outputSchema a server publishes, the faults of the listing return a
+// schema that encodes, leave the one they were handed as it was, and never fail.
+func FuzzListFaults(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`, uint64(1))
+	f.Add(`{"properties":{"a":1},"required":["a","b",3],"$defs":[],"allOf":{}}`, uint64(2))
+	f.Add(`{"properties":[],"$schema":7,"$ref":"#"}`, uint64(3))
+	f.Fuzz(func(t *testing.T, schema string, seed uint64) {
+		var s map[string]any
+		if json.Unmarshal([]byte(schema), &s) != nil || s == nil {
+			return
+		}
+		before := mustJSON(t, s)
+		for _, name := range fault.Names() {
+			f, _ := fault.New(name, json.RawMessage(`{"depth":3,"width":2}`))
+			if f == nil {
+				f, _ = fault.New(name, nil)
+			}
+			lf, ok := f.(fault.ListFault)
+			if !ok {
+				continue
+			}
+			eff, err := lf.RewriteSchema(context.Background(), &fault.Published{
+				Tool: "t", Schema: s, Rand: rand.New(rand.NewPCG(seed, 1<<63)),
+				Serve: func(path string, doc any) (string, error) { return "http://127.0.0.1:9" + path, nil },
+			})
+			if err != nil || eff == nil || eff.Schema == nil {
+				t.Fatalf("%s: %v, %+v", name, err, eff)
+			}
+			if _, err := json.Marshal(eff.Schema); err != nil {
+				t.Fatalf("%s made a schema that does not encode: %v", name, err)
+			}
+			if after := mustJSON(t, s); after != before {
+				t.Fatalf("%s changed the schema it was handed:\n%s\nwas\n%s", name, after, before)
+			}
+		}
+	})
+}
