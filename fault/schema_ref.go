@@ -9,8 +9,8 @@ import (
 // SchemaRef points one property of the published outputSchema at a $ref on a loopback URL that
 // the proxy serves (the property's own schema) and records for the session, so a client that
 // dereferences a network $ref, which the 2026-07-28 spec says it MUST NOT, is seen fetching it;
-// field names the property, else the seed picks one of the required ones. The call's answer goes
-// as the server sent it.
+// field names the property, else the seed picks one of the required ones (and the URL's path; its
+// port is the listener's). The call's answer goes as the server sent it.
 type SchemaRef struct {
 	passResult
 	// Field names the property to point elsewhere; empty lets the seed choose.
