@@ -113,7 +113,7 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	}
 	_, _ = proxy.EndWithout(pf.Tee, "the check's run ended", nil)
 	transcript, _ := proxy.ReadForGrading(pf.Tee)
-	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took}
+	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took, CPU: res.CPU}
 	var g grade.Grade
 	if agent {
 		g = grade.Agent(run, transcript, tool.Truth)

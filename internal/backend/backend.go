@@ -45,6 +45,10 @@ type Result struct {
 	// OOMKilled is true when the cell ran out of memory and the kernel killed it.
 	OOMKilled bool
 	Took      time.Duration
+	// CPU is the CPU time the run's processes used, where the backend can tell: on the local
+	// backend the adapter's and that of the processes it waited for; on docker the cell's cgroup,
+	// read only for a run stopped at its timeout (a cell that exited has no cgroup left to read).
+	CPU time.Duration
 	// Err says why the run could not start at all.
 	Err error
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ type engine interface {
 	ContainerStart(ctx context.Context, id string, options container.StartOptions) error
 	ContainerStop(ctx context.Context, id string, options container.StopOptions) error
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
+	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
 	ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error
 	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
@@ -225,6 +227,7 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 	stop := func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
+		r.CPU = d.cpuTime(sctx, id)
 		grace := 2
 		_ = d.api.ContainerStop(sctx, id, container.StopOptions{Timeout: &grace})
 	}
@@ -264,6 +267,22 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 		r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
 	}
 	return r
+}
+
+// cpuTime is the CPU time the cell's processes have used so far, as its cgroup counts it; 0 when
+// the engine cannot tell. It is read before a run is stopped: once the cell has exited, its
+// cgroup is gone and the engine says 0.
+func (d *Docker) cpuTime(ctx context.Context, id string) time.Duration {
+	st, err := d.api.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return 0
+	}
+	defer st.Body.Close()
+	var v container.StatsResponse
+	if json.NewDecoder(st.Body).Decode(&v) != nil {
+		return 0
+	}
+	return time.Duration(v.CPUStats.CPUUsage.TotalUsage)
 }
 
 // CellConfig is the container a run of s executes in: image img, the command of CellCommand

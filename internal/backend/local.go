@@ -81,6 +81,9 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	endGroup(pgid) // whatever is left of the group
 	forget()
 	r.Took = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	r.Stdout, r.Stderr = stdoutPath, stderr.buf
 	r.ExitCode = 0
 	var exit *exec.ExitError

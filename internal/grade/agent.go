@@ -44,8 +44,8 @@ const (
 // outcome: passed, rejected, altered, rpc-error, or hung and crashed as for SDK clients), the
 // kind of the model's view and whether it carried the fault, and the final answer against the
 // scenario's truth and the values the fault introduced (from the transcript).
-func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
-	var g Grade
+func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
+	defer func() { g.Evidence = clip(withNote(g.Evidence, refNote(transcript)), maxEvidence) }()
 	request, answer := proxy.TargetAnswer(transcript)
 	wire := g.noteWire(answer, true)
 	wireResult, wireError := wire.resultRaw, wire.rpcError
@@ -61,7 +61,7 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) Grade {
 		return g
 	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
 		g.Outcome = Hung
-		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6))
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU)
 		if request != nil || proxy.FirstUnanswered(transcript) != nil {
 			g.Evidence += stuck(transcript, answer)
 		}

@@ -22,7 +22,8 @@
 // record in runs.jsonl; [Outcomes] lists every outcome a run can get.
 //
 // Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
-// protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]).
+// protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]), listing.go (the notes on a network $ref fetched
+// and on a hung run's CPU time).
 //
 // Used by: the runner (package runner), and the Action for [Outcomes]. Uses: proxy (the
 // transcript), client (the observation), fault ([fault.Introduced]), jsonstream, replay (the

@@ -78,7 +78,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		g.Outcome, g.Evidence = ServerExited, gone
 	case res.TimedOut && !observed:
 		g.Outcome = Hung
-		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + stuck(transcript, answer)
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU) + stuck(transcript, answer)
 	case res.Err != nil:
 		g.Outcome, g.Evidence = Crashed, res.Err.Error()
 	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
@@ -119,7 +119,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
 	}
-	g.Evidence = clip(g.Evidence, maxEvidence)
+	g.Evidence = clip(withNote(g.Evidence, refNote(transcript)), maxEvidence)
 	return g
 }
 

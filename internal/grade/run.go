@@ -16,6 +16,8 @@ type Run struct {
 	TimedOut  bool
 	OOMKilled bool
 	Took      time.Duration
+	// CPU is the CPU time the run's processes used, where the backend could tell; 0 where not.
+	CPU time.Duration
 	// Err says why the run could not start at all.
 	Err error
 }

@@ -75,6 +75,10 @@ type Proxy struct {
 	clientMu  sync.Mutex
 	clientErr error
 
+	// refMu is held to open the listener a schema-ref fault's $ref points at (refs, once open).
+	refMu sync.Mutex
+	refs  *refServer
+
 	// endMu is held to write a record, and taken whole to write the last one: the session's
 	// end (the server's exit) is the transcript's last record.
 	endMu sync.RWMutex
@@ -119,8 +123,9 @@ func (p *Proxy) record(r *Record) {
 	}
 }
 
-// end writes the session's last record.
+// end writes the session's last record, once the $ref listener (if any) is closed.
 func (p *Proxy) end(r *Record) {
+	p.closeRefs()
 	p.endMu.Lock()
 	defer p.endMu.Unlock()
 	p.tee.Write(r)
@@ -340,7 +345,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 	case "server/discover":
 		p.discoverAnswer(c, frame)
 	case "tools/list":
-		schemas, out, err := p.rewriteToolsList(frame)
+		schemas, out, err := p.rewriteToolsList(ctx, frame, rec)
 		p.mu.Lock()
 		for name, s := range schemas {
 			p.schemas[name] = s
@@ -350,7 +355,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 			rec.Note = "tools/list left as sent: " + err.Error()
 		}
 		if out != nil {
-			rec.Wire, rec.Original, rec.Note = out, frame, "schema mode "+string(p.cfg.Schema)
+			rec.Wire, rec.Original = out, frame
 			return out, rec
 		}
 	case "tools/call":

@@ -1,12 +1,17 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/fault"
 )
 
 // SchemaMode says what the proxy does to outputSchema in tools/list results.
@@ -30,10 +35,11 @@ func ParseSchemaMode(s string) (SchemaMode, error) {
 	return "", fmt.Errorf("unknown schema mode %q (known: hidden, published, as-is)", s)
 }
 
-// rewriteToolsList applies the mode to one tools/list response. It returns the tools' declared
-// outputSchemas (the server's, or the manifest's where it inserted one) for the faults to use,
-// and the new frame, or nil when the frame must pass unchanged.
-func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byte, error) {
+// rewriteToolsList applies the mode, then a fault of the listing (fault.ListFault), to one
+// tools/list response. It returns the tools' declared outputSchemas (the server's, or the
+// manifest's where it inserted one) for the faults to use, and the new frame, or nil when the
+// frame must pass unchanged; what it did is noted on rec.
+func (p *Proxy) rewriteToolsList(ctx context.Context, frame []byte, rec *Record) (map[string]map[string]any, []byte, error) {
 	var msg map[string]json.RawMessage
 	if err := json.Unmarshal(frame, &msg); err != nil {
 		return nil, nil, err
@@ -47,8 +53,8 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 		return nil, nil, fmt.Errorf("tools/list result has no tools array: %w", err)
 	}
 	schemas := map[string]map[string]any{}
-	changed := false
-	for _, t := range tools {
+	changed, modeChanged := false, false
+	for i, t := range tools {
 		var name string
 		_ = json.Unmarshal(t["name"], &name)
 		own, has := t["outputSchema"]
@@ -72,16 +78,24 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 		case Hidden:
 			if _, present := t["outputSchema"]; present {
 				delete(t, "outputSchema")
-				changed = true
+				modeChanged = true
 			}
 		case Published:
 			if !has && wantsInsert {
 				t["outputSchema"] = p.cfg.OutputSchema
+				modeChanged = true
+			}
+		}
+		if lf, ok := p.cfg.Fault.(fault.ListFault); ok && (p.cfg.Tool == "" || p.cfg.Tool == name) {
+			if p.listFault(ctx, lf, name, i, t, rec) {
 				changed = true
 			}
 		}
 	}
-	if !changed {
+	if modeChanged {
+		rec.Note = strings.TrimSuffix("schema mode "+string(p.cfg.Schema)+"; "+rec.Note, "; ")
+	}
+	if !changed && !modeChanged {
 		return schemas, nil, nil
 	}
 	toolsJSON, err := marshal(tools)
@@ -94,6 +108,56 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 	}
 	out, err := marshal(msg)
 	return schemas, out, err
+}
+
+// listStream is the seed's stream for a fault of the listing: every listing of the session gets
+// the same draws, apart from the streams of the calls (stream n is the n-th matching call).
+const listStream = 1 << 63
+
+// listFault hands tool t's outputSchema, as the cell publishes it, to the fault of the listing and
+// puts the schema it returns in its place, noting on rec what it did; it says whether t changed.
+// A cell whose schema mode publishes none (hidden, or as-is without one) leaves it nothing to
+// change, and the note says so.
+func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, i int, t map[string]json.RawMessage, rec *Record) bool {
+	rec.Fault = p.cfg.FaultName
+	note := func(s string) { rec.Note = strings.TrimPrefix(rec.Note+"; "+s, "; ") }
+	raw, has := t["outputSchema"]
+	var schema map[string]any
+	if has {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		_ = dec.Decode(&schema)
+	}
+	if schema == nil {
+		note(fmt.Sprintf("%s had nothing to change: the cell publishes no outputSchema for %s (schema mode %s)", p.cfg.FaultName, name, p.cfg.Schema))
+		return false
+	}
+	eff, err := lf.RewriteSchema(ctx, &fault.Published{
+		Tool: name, Schema: schema,
+		Rand:  rand.New(rand.NewPCG(p.cfg.Seed, listStream)),
+		Serve: p.serveRef,
+	})
+	if err != nil {
+		note(fmt.Sprintf("%s could not be applied to the outputSchema of %s, which went as published: %v", p.cfg.FaultName, name, err))
+		return false
+	}
+	if eff.Note != "" {
+		note(eff.Note)
+	}
+	if eff.Schema == nil {
+		return false
+	}
+	out, err := marshal(eff.Schema)
+	if err != nil {
+		note(fmt.Sprintf("the outputSchema %s made for %s could not be encoded, and went as published: %v", p.cfg.FaultName, name, err))
+		return false
+	}
+	t["outputSchema"] = out
+	for _, in := range eff.Introduced {
+		in.Path = fmt.Sprintf("tools[%d].outputSchema", i) + "." + in.Path
+		rec.Introduced = append(rec.Introduced, in)
+	}
+	return true
 }
 
 // listSchemas asks a fresh instance of the server for its tools (every page of tools/list) and

@@ -318,7 +318,7 @@ func runLine(rec RunRecord) []byte {
 // gradeRun is what the grader reads of a run's result.
 func gradeRun(res backend.Result) grade.Run {
 	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
-		OOMKilled: res.OOMKilled, Took: res.Took, Err: res.Err}
+		OOMKilled: res.OOMKilled, Took: res.Took, CPU: res.CPU, Err: res.Err}
 }
 
 // Whole takes every record read as whole (record.Record): bisect, repro and replay read what a
