@@ -58,6 +58,7 @@ func ExampleNames() {
 	// drop-required [field]
 	// empty []
 	// error [message]
+	// http-401 [after description]
 	// http-429 [retry_after]
 	// http-500 []
 	// latency [latency]

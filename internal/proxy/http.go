@@ -113,7 +113,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		ex.fault, fired = p.exchangeFault(ex, req)
 		if ex.fault != nil && ex.fault.Status != 0 {
 			p.withdraw(ex.scope, body)
-			p.answerStatus(w, ex, fired)
+			p.answerStatus(w, r, ex, fired)
 			return
 		}
 		if env, ok := parseEnvelope(body); ok {
@@ -189,7 +189,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect, fired bool) {
 	p.mu.Lock()
 	expired := ex.scope != "" && p.expired[ex.scope]
+	revoked := p.revoked
 	p.mu.Unlock()
+	if revoked != nil {
+		return &fault.HTTPEffect{Status: revoked.Status, Header: revoked.Header}, false
+	}
 	if expired {
 		return &fault.HTTPEffect{Status: http.StatusNotFound}, false
 	}
@@ -198,6 +202,11 @@ func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect,
 		return nil, false
 	}
 	eff = hf.HTTP()
+	if eff.Revoke {
+		p.mu.Lock()
+		p.revoked = eff
+		p.mu.Unlock()
+	}
 	if eff.ExpireSession {
 		if ex.scope == "" {
 			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
@@ -222,9 +231,14 @@ func (p *Proxy) withdraw(scope string, body []byte) {
 
 // answerStatus answers the exchange with the transport fault's status instead of forwarding it;
 // fired says it is the faulted call's own exchange (not a later one in an expired session).
-func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
+func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchange, fired bool) {
+	origin := "http://" + r.Host
 	for name, vs := range ex.fault.Header {
-		w.Header()[name] = vs
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = strings.ReplaceAll(v, fault.Origin, origin)
+		}
+		w.Header()[name] = out
 	}
 	body := http.StatusText(ex.fault.Status) + "\n"
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -232,8 +246,10 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
 	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
 	if fired {
 		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
-	} else {
+	} else if ex.fault.Status == http.StatusNotFound {
 		rec.Note = "the session expired earlier in this run (" + p.cfg.FaultName + ")"
+	} else {
+		rec.Note = "the client's credential was revoked earlier in this run (" + p.cfg.FaultName + ")"
 	}
 	p.record(rec)
 	w.WriteHeader(ex.fault.Status)

@@ -62,6 +62,8 @@ type Proxy struct {
 	answered map[string]*call
 	// expired holds the session ids a session-expired fault ended: every later request is 404.
 	expired map[string]bool
+	// revoked is what every later request gets once a fault revoked the client's credential.
+	revoked *fault.HTTPEffect
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
 
@@ -214,6 +216,8 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		roll := p.decide.Float64()
 		why := ""
 		switch {
+		case spared(p.cfg.Fault, c.n):
+			why = fmt.Sprintf("the fault lets the first %d calls through", p.cfg.Fault.(fault.HTTPFault).HTTP().After)
 		case p.cfg.Nth > 0 && c.n != p.cfg.Nth:
 			why = fmt.Sprintf("only call %d is faulted", p.cfg.Nth)
 		case p.cfg.Probability < 1 && roll >= p.cfg.Probability:
@@ -226,6 +230,13 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
 	}
 	return frame, nil, nil
+}
+
+// spared says the n-th target call goes through as it is because a transport fault starts only
+// after it (a token that expires after some good calls).
+func spared(f fault.Fault, n int) bool {
+	hf, ok := f.(fault.HTTPFault)
+	return ok && n <= hf.HTTP().After
 }
 
 // ServerToClient relays the server's frames to the client until the server's end closes,
