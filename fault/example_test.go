@@ -63,6 +63,7 @@ func ExampleNames() {
 	// http-500 []
 	// latency [latency]
 	// rpc-error [code message]
+	// schema-drift [field to wait]
 	// session-expired []
 	// slow-first-byte [delay]
 	// sse-cut [event_id]

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -33,6 +34,11 @@ type exchange struct {
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.
 	fault *fault.HTTPEffect
+	// notice is a message of the proxy's own that goes to the client before the answer (a
+	// schema drift's notification), with its record and the drift it announces.
+	notice    []byte
+	noticeRec *Record
+	drift     *drift
 }
 
 type exchangeKey struct{}
@@ -119,6 +125,9 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		if env, ok := parseEnvelope(body); ok {
 			ex.call = idKey(env.ID)
 		}
+		if req != nil && req.Match != nil && req.Match.Fires {
+			ex.notice, ex.noticeRec, ex.drift = p.dueNotice()
+		}
 		r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 		rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r)
 	})
@@ -148,6 +157,26 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case encoded:
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+	case ct == "application/json" && ex.notice != nil:
+		// The proxy's own message goes before the answer: the one body becomes an SSE stream
+		// of both, which every client accepts on a POST.
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
+			return fmt.Errorf("reading the server's answer: %w", err)
+		}
+		var flat bytes.Buffer
+		if json.Compact(&flat, body) != nil {
+			flat.Reset()
+			flat.Write(bytes.ReplaceAll(bytes.TrimSpace(body), []byte("\n"), []byte(" ")))
+		}
+		stream := bytes.NewReader([]byte("event: message\ndata: " + flat.String() + "\n\n"))
+		resp.Header.Set("Content-Type", "text/event-stream")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		facts.Header = p.maskHeader(resp.Header)
+		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: io.NopCloser(stream), lr: newLineReader(stream)}
 	case ct == "application/json":
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -166,7 +195,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		if ex.fault != nil && ex.fault.Cut {
 			rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
 		}
+		p.holdAnswer(ctx, rec)
 		p.record(rec)
+		p.sent(rec)
 		if ctx.Err() != nil {
 			return ctx.Err() // the client left while a latency held the answer
 		}

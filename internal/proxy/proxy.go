@@ -64,6 +64,8 @@ type Proxy struct {
 	expired map[string]bool
 	// revoked is what every later request gets once a fault revoked the client's credential.
 	revoked *fault.HTTPEffect
+	// drift is the schema drift a schema-drift fault started, nil before.
+	drift *drift
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
 
@@ -164,6 +166,10 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 			} else if werr = p.send(to, out, rec); werr != nil {
 				p.record(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
+			if notice, nrec, d := p.dueNotice(); notice != nil {
+				p.sendClient(toClient, notice, nrec)
+				d.announce()
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -228,6 +234,7 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		p.pending[key] = c
 		p.mu.Unlock()
 		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
+		p.startDrift(c)
 	}
 	return frame, nil, nil
 }
@@ -248,7 +255,16 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			out, rec := p.answer(ctx, "", frame)
-			p.sendClient(to, out, rec)
+			if rec.hold != nil {
+				// The answer waits for the client to list again, which it reads from this stream.
+				go func() {
+					p.holdAnswer(ctx, rec)
+					p.sendClient(to, out, rec)
+				}()
+			} else {
+				p.sendClient(to, out, rec)
+				p.sent(rec)
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -352,6 +368,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 		if err != nil {
 			rec.Note = "tools/list left as sent: " + err.Error()
 		}
+		rec.relist = p.activeDrift()
 		if out != nil {
 			rec.Wire, rec.Original, rec.Note = out, frame, "schema mode "+string(p.cfg.Schema)
 			return out, rec
@@ -360,6 +377,11 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 		if _, clean := p.cfg.Fault.(*fault.Clean); c.fires && clean {
 			rec.Fault = p.cfg.FaultName // the server's bytes go as they are: nothing to decode
 		} else if c.fires {
+			p.mu.Lock()
+			if d := p.drift; d != nil && d.tool == c.tool {
+				rec.hold = d
+			}
+			p.mu.Unlock()
 			if out := p.applyFault(ctx, c, env.ID, frame, rec); out != nil {
 				return out, rec
 			}

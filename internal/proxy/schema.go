@@ -48,6 +48,7 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 	}
 	schemas := map[string]map[string]any{}
 	changed := false
+	d := p.activeDrift()
 	for _, t := range tools {
 		var name string
 		_ = json.Unmarshal(t["name"], &name)
@@ -79,6 +80,9 @@ func (p *Proxy) rewriteToolsList(frame []byte) (map[string]map[string]any, []byt
 				t["outputSchema"] = p.cfg.OutputSchema
 				changed = true
 			}
+		}
+		if p.driftTool(d, name, t) {
+			changed = true
 		}
 	}
 	if !changed {

@@ -25,6 +25,9 @@ type sseRelay struct {
 }
 
 func (s *sseRelay) Read(b []byte) (int, error) {
+	if s.ex.notice != nil {
+		s.out = [][]byte{s.notice()}
+	}
 	for len(s.out) == 0 {
 		if s.err != nil {
 			return 0, s.err
@@ -100,7 +103,9 @@ func (s *sseRelay) event() ([][]byte, error) {
 	out, rec := s.p.answer(s.ctx, s.ex.scope, data)
 	out = sameEnding(data, out, rec)
 	rec.HTTP = facts
+	s.p.holdAnswer(s.ctx, rec)
 	s.p.record(rec)
+	s.p.sent(rec)
 	if err := s.ctx.Err(); err != nil {
 		return nil, err // the client left while a latency held the answer
 	}
@@ -108,6 +113,22 @@ func (s *sseRelay) event() ([][]byte, error) {
 		return lines, nil
 	}
 	return [][]byte{rebuildEvent(lines, out)}, nil
+}
+
+// notice passes on the proxy's own message that goes before the answer, as an event of its own,
+// and records it.
+func (s *sseRelay) notice() []byte {
+	msg, rec := bytes.TrimSuffix(s.ex.notice, []byte("\n")), s.ex.noticeRec
+	s.ex.notice = nil
+	rec.Wire = msg
+	rec.HTTP = &HTTPFacts{Method: s.ex.method, Path: s.ex.path}
+	if s.facts != nil {
+		rec.HTTP.Status, rec.HTTP.Header = s.facts.Status, s.facts.Header
+		s.facts = nil
+	}
+	s.p.record(rec)
+	s.ex.drift.announce()
+	return []byte("event: message\ndata: " + string(msg) + "\n\n")
 }
 
 // carriesCall says the event's data is the response to the request of this exchange.
