@@ -207,4 +207,3 @@ func httpDrift(t *testing.T, url string, modern, relist bool) (notice, list2, an
 	}
 	return notice, list2, evs[len(evs)-1].data, time.Since(start)
 }
-
