@@ -176,5 +176,5 @@ func (p *Proxy) holdAnswer(ctx context.Context, rec *Record) {
 	if rec.Note != "" {
 		note = rec.Note + "; " + note
 	}
-	rec.Note = note
+	rec.Note, rec.Time = note, time.Now()
 }
