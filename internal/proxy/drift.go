@@ -26,6 +26,9 @@ type drift struct {
 	start                  time.Time
 }
 
+// relistSettle is how long an answer held over HTTP waits after the client got the new list.
+const relistSettle = 100 * time.Millisecond
+
 // listChanged is the notification the proxy sends in the server's name.
 var listChanged = []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n")
 
@@ -167,6 +170,17 @@ func (p *Proxy) holdAnswer(ctx context.Context, rec *Record) {
 	note := ""
 	select {
 	case <-d.relisted:
+		if rec.HTTP != nil {
+			// Over HTTP the new list and the answer travel apart: the client gets a moment to
+			// take the list in before the answer overtakes it.
+			settle := time.NewTimer(relistSettle)
+			select {
+			case <-settle.C:
+			case <-ctx.Done():
+				settle.Stop()
+				return
+			}
+		}
 		note = fmt.Sprintf("held %s after the notification, until the client listed the tools again", time.Since(d.start).Round(time.Millisecond))
 	case <-t.C:
 		note = fmt.Sprintf("held %s after the notification: the client did not list the tools again", d.wait)

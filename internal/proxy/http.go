@@ -197,11 +197,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		}
 		p.holdAnswer(ctx, rec)
 		p.record(rec)
-		p.sent(rec)
 		if ctx.Err() != nil {
 			return ctx.Err() // the client left while a latency held the answer
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(out))
+		resp.Body = &sentBody{Reader: bytes.NewReader(out), sent: func() { p.sent(rec) }}
 		resp.ContentLength = int64(len(out))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	case ct == "text/event-stream":
@@ -286,6 +285,24 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchang
 	w.WriteHeader(ex.fault.Status)
 	_, _ = io.WriteString(w, body)
 }
+
+// sentBody is an answer's body that says when the client has been given all of it: the reverse
+// proxy reads to the end only once it wrote everything before.
+type sentBody struct {
+	io.Reader
+	sent func()
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err == io.EOF && b.sent != nil {
+		b.sent()
+		b.sent = nil
+	}
+	return n, err
+}
+
+func (b *sentBody) Close() error { return nil }
 
 // sameEnding drops the newline the proxy's stdio encoding ends a rewritten message with, where
 // the server's message had none: over HTTP the message is the whole body or event data.

@@ -22,9 +22,16 @@ type sseRelay struct {
 	err   error
 	// idSent says an event with an id went to the client, which can resume after it.
 	idSent bool
+	// passed is the record of the last message passed on, delivered once the next read comes.
+	passed *Record
 }
 
 func (s *sseRelay) Read(b []byte) (int, error) {
+	if s.passed != nil && len(s.out) == 0 {
+		// The reverse proxy asks for more only once it wrote and flushed what came before.
+		s.p.sent(s.passed)
+		s.passed = nil
+	}
 	if s.ex.notice != nil {
 		s.out = [][]byte{s.notice()}
 	}
@@ -41,7 +48,13 @@ func (s *sseRelay) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (s *sseRelay) Close() error { return s.body.Close() }
+func (s *sseRelay) Close() error {
+	if s.passed != nil {
+		s.p.sent(s.passed)
+		s.passed = nil
+	}
+	return s.body.Close()
+}
 
 // event reads the next event whole and returns the bytes that go to the client for it.
 func (s *sseRelay) event() ([][]byte, error) {
@@ -105,7 +118,7 @@ func (s *sseRelay) event() ([][]byte, error) {
 	rec.HTTP = facts
 	s.p.holdAnswer(s.ctx, rec)
 	s.p.record(rec)
-	s.p.sent(rec)
+	s.passed = rec
 	if err := s.ctx.Err(); err != nil {
 		return nil, err // the client left while a latency held the answer
 	}
