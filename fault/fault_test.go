@@ -94,6 +94,11 @@ var catalogue = map[string]struct {
 	"schema-ref":     {introduced: `null`},
 	"schema-dialect": {introduced: `null`},
 	"schema-bomb":    {introduced: `null`},
+	"schema-drift": {
+		wire:       `{"content":[{"text":"ACC-4471: balance 40,718.77 USD as of 2026-03-31","type":"text"}],"structuredContent":{"account_id_v2":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}}`,
+		introduced: `[{"path":"structuredContent.account_id_v2","value":"ACC-4471"},{"path":"structuredContent.account_id","value":null,"was":"ACC-4471"}]`,
+		draws:      true,
+	},
 }
 
 // TestCatalogue applies every registered fault to the real ledger's answer and checks what goes

@@ -21,6 +21,11 @@ type HTTPEffect struct {
 	// ExpireSession answers Status to every later request of the same session too: the session
 	// is gone for good, as on a server that forgot it.
 	ExpireSession bool
+	// Revoke answers Status and Header to every later request of the client, in any session or
+	// none: its credential is dead, as a token is once it expired.
+	Revoke bool
+	// After lets this many target calls through as they are before the effect starts.
+	After int
 	// HeaderDelay holds the answer's headers back this long; a client that leaves ends the wait.
 	HeaderDelay time.Duration
 	// Cut ends an SSE answer before the event that carries the response; with EventIDFirst the
@@ -29,6 +34,10 @@ type HTTPEffect struct {
 	Cut          bool
 	EventIDFirst bool
 }
+
+// Origin stands in a Header value for the scheme and host the client reached the proxy at,
+// which the proxy puts in its place.
+const Origin = "{origin}"
 
 // Transport says whether the named fault is a fault of the HTTP transport, which a stdio
 // session cannot carry (the manifest loader refuses it for stdio cells).

@@ -21,7 +21,7 @@ func showHTTP(name, options string) {
 func ExampleSessionExpired() {
 	showHTTP("session-expired", "")
 	// Output:
-	// session-expired {Status:404 Header:map[] ExpireSession:true HeaderDelay:0s Cut:false EventIDFirst:false}
+	// session-expired {Status:404 Header:map[] ExpireSession:true Revoke:false After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
 }
 
 // The SSE stream ends before the response: after the events with an id, or before any.
@@ -29,15 +29,15 @@ func ExampleSSECut() {
 	showHTTP("sse-cut", "")
 	showHTTP("sse-cut", `{"event_id":false}`)
 	// Output:
-	// sse-cut {Status:0 Header:map[] ExpireSession:false HeaderDelay:0s Cut:true EventIDFirst:true}
-	// sse-cut {Status:0 Header:map[] ExpireSession:false HeaderDelay:0s Cut:true EventIDFirst:false}
+	// sse-cut {Status:0 Header:map[] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:true EventIDFirst:true}
+	// sse-cut {Status:0 Header:map[] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:true EventIDFirst:false}
 }
 
 // 500 instead of the answer.
 func ExampleHTTP500() {
 	showHTTP("http-500", "")
 	// Output:
-	// http-500 {Status:500 Header:map[] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-500 {Status:500 Header:map[] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
 }
 
 // 429 with Retry-After in whole seconds, rounded up; none for 0.
@@ -47,9 +47,9 @@ func ExampleHTTP429() {
 	showHTTP("http-429", `{"retry_after":"0s"}`)
 	showHTTP("http-429", `{"retry_after":"-1s"}`)
 	// Output:
-	// http-429 {Status:429 Header:map[Retry-After:[1]] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
-	// http-429 {Status:429 Header:map[Retry-After:[2]] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
-	// http-429 {Status:429 Header:map[] ExpireSession:false HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-429 {Status:429 Header:map[Retry-After:[1]] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-429 {Status:429 Header:map[Retry-After:[2]] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-429 {Status:429 Header:map[] ExpireSession:false Revoke:false After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
 	// fault http-429, option retry_after: must not be negative, got -1s
 }
 
@@ -57,7 +57,21 @@ func ExampleHTTP429() {
 func ExampleSlowFirstByte() {
 	showHTTP("slow-first-byte", `{"delay":"300ms"}`)
 	// Output:
-	// slow-first-byte {Status:0 Header:map[] ExpireSession:false HeaderDelay:300ms Cut:false EventIDFirst:false}
+	// slow-first-byte {Status:0 Header:map[] ExpireSession:false Revoke:false After:0 HeaderDelay:300ms Cut:false EventIDFirst:false}
+}
+
+// The token expired: 401 with a Bearer challenge to the target call after `after` good ones, and
+// to every later request; the proxy puts its own origin in place of {origin}.
+func ExampleHTTP401() {
+	showHTTP("http-401", "")
+	showHTTP("http-401", `{"after":2,"description":"token revoked"}`)
+	showHTTP("http-401", `{"after":-1}`)
+	showHTTP("http-401", `{"description":"say \"hi\""}`)
+	// Output:
+	// http-401 {Status:401 Header:map[Www-Authenticate:[Bearer error="invalid_token", error_description="The access token expired", resource_metadata="{origin}/.well-known/oauth-protected-resource"]] ExpireSession:false Revoke:true After:0 HeaderDelay:0s Cut:false EventIDFirst:false}
+	// http-401 {Status:401 Header:map[Www-Authenticate:[Bearer error="invalid_token", error_description="token revoked", resource_metadata="{origin}/.well-known/oauth-protected-resource"]] ExpireSession:false Revoke:true After:2 HeaderDelay:0s Cut:false EventIDFirst:false}
+	// fault http-401, option after: must not be negative, got -1
+	// fault http-401, option description: must be printable ASCII without " or \, got "say \"hi\""
 }
 
 // Which faults only the HTTP transport carries.
@@ -68,6 +82,7 @@ func ExampleTransport() {
 		}
 	}
 	// Output:
+	// http-401
 	// http-429
 	// http-500
 	// session-expired

@@ -238,6 +238,17 @@ var checkFault = map[string]func(t *testing.T, w wireResult, clean []byte, got [
 	"task-handle": func(t *testing.T, w wireResult, clean, _ []byte) {
 		checkTaskHandle(t, w, bytes.Contains(clean, []byte(`"resultType"`)))
 	},
+	"schema-drift": func(t *testing.T, w wireResult, _, _ []byte) {
+		s := w.object()
+		if len(s) != 4 || s["account_id_v2"] != truth.AccountID || s["account_id"] != nil {
+			t.Fatalf("want account_id (seed 1's pick among the required) renamed account_id_v2, got %v", s)
+		}
+		for k, v := range truthObject {
+			if k != "account_id" && s[k] != v {
+				t.Errorf("%s changed: %v", k, s[k])
+			}
+		}
+	},
 	"wrong-container": func(t *testing.T, w wireResult, _, _ []byte) {
 		arr, ok := w.Result.StructuredContent.([]any)
 		if !ok || len(arr) != 1 || !reflect.DeepEqual(arr[0], truthObject) {

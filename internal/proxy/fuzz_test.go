@@ -56,8 +56,13 @@ func FuzzServerToClient(f *testing.F) {
 		if toServer.String() != clientCalls {
 			t.Fatalf("client frames changed on the way:\n%q", toServer.String())
 		}
-		if name == "latency" {
+		switch name {
+		case "latency":
 			return // the same bytes as clean, only late: not worth a 2 s sleep per input
+		case "schema-drift":
+			// A frame of the proxy's own, and answers held on a goroutine of their own: frames in
+			// are not frames out. TestSchemaDriftOnTheWire and FuzzSchemaFaults cover it.
+			return
 		}
 		if err := p.ServerToClient(context.Background(), bytes.NewReader(server), &toClient); err != nil {
 			t.Fatal(err)

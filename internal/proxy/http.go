@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -33,6 +34,11 @@ type exchange struct {
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.
 	fault *fault.HTTPEffect
+	// notice is a message of the proxy's own that goes to the client before the answer (a
+	// schema drift's notification), with its record and the drift it announces.
+	notice    []byte
+	noticeRec *Record
+	drift     *drift
 }
 
 type exchangeKey struct{}
@@ -113,11 +119,14 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		ex.fault, fired = p.exchangeFault(ex, req)
 		if ex.fault != nil && ex.fault.Status != 0 {
 			p.withdraw(ex.scope, body)
-			p.answerStatus(w, ex, fired)
+			p.answerStatus(w, r, ex, fired)
 			return
 		}
 		if env, ok := parseEnvelope(body); ok {
 			ex.call = idKey(env.ID)
+		}
+		if req != nil && req.Match != nil && req.Match.Fires {
+			ex.notice, ex.noticeRec, ex.drift = p.dueNotice()
 		}
 		r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 		rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r)
@@ -148,6 +157,26 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case encoded:
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+	case ct == "application/json" && ex.notice != nil:
+		// The proxy's own message goes before the answer: the one body becomes an SSE stream
+		// of both, which every client accepts on a POST.
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
+			return fmt.Errorf("reading the server's answer: %w", err)
+		}
+		var flat bytes.Buffer
+		if json.Compact(&flat, body) != nil {
+			flat.Reset()
+			flat.Write(bytes.ReplaceAll(bytes.TrimSpace(body), []byte("\n"), []byte(" ")))
+		}
+		stream := bytes.NewReader([]byte("event: message\ndata: " + flat.String() + "\n\n"))
+		resp.Header.Set("Content-Type", "text/event-stream")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		facts.Header = p.maskHeader(resp.Header)
+		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: io.NopCloser(stream), lr: newLineReader(stream)}
 	case ct == "application/json":
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -166,11 +195,12 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		if ex.fault != nil && ex.fault.Cut {
 			rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
 		}
+		p.holdAnswer(ctx, rec)
 		p.record(rec)
 		if ctx.Err() != nil {
 			return ctx.Err() // the client left while a latency held the answer
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(out))
+		resp.Body = &sentBody{Reader: bytes.NewReader(out), sent: func() { p.sent(rec) }}
 		resp.ContentLength = int64(len(out))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	case ct == "text/event-stream":
@@ -189,7 +219,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect, fired bool) {
 	p.mu.Lock()
 	expired := ex.scope != "" && p.expired[ex.scope]
+	revoked := p.revoked
 	p.mu.Unlock()
+	if revoked != nil {
+		return &fault.HTTPEffect{Status: revoked.Status, Header: revoked.Header}, false
+	}
 	if expired {
 		return &fault.HTTPEffect{Status: http.StatusNotFound}, false
 	}
@@ -198,6 +232,11 @@ func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect,
 		return nil, false
 	}
 	eff = hf.HTTP()
+	if eff.Revoke {
+		p.mu.Lock()
+		p.revoked = eff
+		p.mu.Unlock()
+	}
 	if eff.ExpireSession {
 		if ex.scope == "" {
 			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
@@ -222,9 +261,14 @@ func (p *Proxy) withdraw(scope string, body []byte) {
 
 // answerStatus answers the exchange with the transport fault's status instead of forwarding it;
 // fired says it is the faulted call's own exchange (not a later one in an expired session).
-func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
+func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchange, fired bool) {
+	origin := "http://" + r.Host
 	for name, vs := range ex.fault.Header {
-		w.Header()[name] = vs
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = strings.ReplaceAll(v, fault.Origin, origin)
+		}
+		w.Header()[name] = out
 	}
 	body := http.StatusText(ex.fault.Status) + "\n"
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -232,13 +276,33 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, ex *exchange, fired bool) {
 	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
 	if fired {
 		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
-	} else {
+	} else if ex.fault.Status == http.StatusNotFound {
 		rec.Note = "the session expired earlier in this run (" + p.cfg.FaultName + ")"
+	} else {
+		rec.Note = "the client's credential was revoked earlier in this run (" + p.cfg.FaultName + ")"
 	}
 	p.record(rec)
 	w.WriteHeader(ex.fault.Status)
 	_, _ = io.WriteString(w, body)
 }
+
+// sentBody is an answer's body that says when the client has been given all of it: the reverse
+// proxy reads to the end only once it wrote everything before.
+type sentBody struct {
+	io.Reader
+	sent func()
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err == io.EOF && b.sent != nil {
+		b.sent()
+		b.sent = nil
+	}
+	return n, err
+}
+
+func (b *sentBody) Close() error { return nil }
 
 // sameEnding drops the newline the proxy's stdio encoding ends a rewritten message with, where
 // the server's message had none: over HTTP the message is the whole body or event data.

@@ -63,6 +63,10 @@ type Proxy struct {
 	answered map[string]*call
 	// expired holds the session ids a session-expired fault ended: every later request is 404.
 	expired map[string]bool
+	// revoked is what every later request gets once a fault revoked the client's credential.
+	revoked *fault.HTTPEffect
+	// drift is the schema drift a schema-drift fault started, nil before.
+	drift *drift
 	// masked names the headers, beyond the usual credentials, whose values the transcript hides.
 	masked []string
 	// revision is the MCP revision the last handshake gave the client, "" before one did.
@@ -172,6 +176,10 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 			} else if werr = p.send(to, out, rec); werr != nil {
 				p.record(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
+			if notice, nrec, d := p.dueNotice(); notice != nil {
+				p.sendClient(toClient, notice, nrec)
+				d.announce()
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -227,6 +235,8 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		roll := p.decide.Float64()
 		why := ""
 		switch {
+		case spared(p.cfg.Fault, c.n):
+			why = fmt.Sprintf("the fault lets the first %d calls through", p.cfg.Fault.(fault.HTTPFault).HTTP().After)
 		case p.cfg.Nth > 0 && c.n != p.cfg.Nth:
 			why = fmt.Sprintf("only call %d is faulted", p.cfg.Nth)
 		case p.cfg.Probability < 1 && roll >= p.cfg.Probability:
@@ -237,8 +247,16 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		p.pending[key] = c
 		p.mu.Unlock()
 		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
+		p.startDrift(c)
 	}
 	return frame, nil, nil
+}
+
+// spared says the n-th target call goes through as it is because a transport fault starts only
+// after it (a token that expires after some good calls).
+func spared(f fault.Fault, n int) bool {
+	hf, ok := f.(fault.HTTPFault)
+	return ok && n <= hf.HTTP().After
 }
 
 // ServerToClient relays the server's frames to the client until the server's end closes,
@@ -250,7 +268,16 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 		frame, err := lr.next()
 		if len(frame) > 0 {
 			out, rec := p.answer(ctx, "", frame)
-			p.sendClient(to, out, rec)
+			if rec.hold != nil {
+				// The answer waits for the client to list again, which it reads from this stream.
+				go func() {
+					p.holdAnswer(ctx, rec)
+					p.sendClient(to, out, rec)
+				}()
+			} else {
+				p.sendClient(to, out, rec)
+				p.sent(rec)
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -354,6 +381,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 		if err != nil {
 			rec.Note = "tools/list left as sent: " + err.Error()
 		}
+		rec.relist = p.activeDrift()
 		if out != nil {
 			rec.Wire, rec.Original = out, frame
 			return out, rec
@@ -362,6 +390,11 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 		if _, clean := p.cfg.Fault.(*fault.Clean); c.fires && clean {
 			rec.Fault = p.cfg.FaultName // the server's bytes go as they are: nothing to decode
 		} else if c.fires {
+			p.mu.Lock()
+			if d := p.drift; d != nil && d.tool == c.tool {
+				rec.hold = d
+			}
+			p.mu.Unlock()
 			if out := p.applyFault(ctx, c, env.ID, frame, rec); out != nil {
 				return out, rec
 			}

@@ -54,6 +54,7 @@ func (p *Proxy) rewriteToolsList(ctx context.Context, frame []byte, rec *Record)
 	}
 	schemas := map[string]map[string]any{}
 	changed, modeChanged := false, false
+	d := p.activeDrift()
 	for i, t := range tools {
 		var name string
 		_ = json.Unmarshal(t["name"], &name)
@@ -90,6 +91,9 @@ func (p *Proxy) rewriteToolsList(ctx context.Context, frame []byte, rec *Record)
 			if p.listFault(ctx, lf, name, i, t, rec) {
 				changed = true
 			}
+		}
+		if p.driftTool(d, name, t) {
+			changed = true
 		}
 	}
 	if modeChanged {

@@ -22,9 +22,19 @@ type sseRelay struct {
 	err   error
 	// idSent says an event with an id went to the client, which can resume after it.
 	idSent bool
+	// passed is the record of the last message passed on, delivered once the next read comes.
+	passed *Record
 }
 
 func (s *sseRelay) Read(b []byte) (int, error) {
+	if s.passed != nil && len(s.out) == 0 {
+		// The reverse proxy asks for more only once it wrote and flushed what came before.
+		s.p.sent(s.passed)
+		s.passed = nil
+	}
+	if s.ex.notice != nil {
+		s.out = [][]byte{s.notice()}
+	}
 	for len(s.out) == 0 {
 		if s.err != nil {
 			return 0, s.err
@@ -38,7 +48,13 @@ func (s *sseRelay) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (s *sseRelay) Close() error { return s.body.Close() }
+func (s *sseRelay) Close() error {
+	if s.passed != nil {
+		s.p.sent(s.passed)
+		s.passed = nil
+	}
+	return s.body.Close()
+}
 
 // event reads the next event whole and returns the bytes that go to the client for it.
 func (s *sseRelay) event() ([][]byte, error) {
@@ -100,7 +116,9 @@ func (s *sseRelay) event() ([][]byte, error) {
 	out, rec := s.p.answer(s.ctx, s.ex.scope, data)
 	out = sameEnding(data, out, rec)
 	rec.HTTP = facts
+	s.p.holdAnswer(s.ctx, rec)
 	s.p.record(rec)
+	s.passed = rec
 	if err := s.ctx.Err(); err != nil {
 		return nil, err // the client left while a latency held the answer
 	}
@@ -108,6 +126,22 @@ func (s *sseRelay) event() ([][]byte, error) {
 		return lines, nil
 	}
 	return [][]byte{rebuildEvent(lines, out)}, nil
+}
+
+// notice passes on the proxy's own message that goes before the answer, as an event of its own,
+// and records it.
+func (s *sseRelay) notice() []byte {
+	msg, rec := bytes.TrimSuffix(s.ex.notice, []byte("\n")), s.ex.noticeRec
+	s.ex.notice = nil
+	rec.Wire = msg
+	rec.HTTP = &HTTPFacts{Method: s.ex.method, Path: s.ex.path}
+	if s.facts != nil {
+		rec.HTTP.Status, rec.HTTP.Header = s.facts.Status, s.facts.Header
+		s.facts = nil
+	}
+	s.p.record(rec)
+	s.ex.drift.announce()
+	return []byte("event: message\ndata: " + string(msg) + "\n\n")
 }
 
 // carriesCall says the event's data is the response to the request of this exchange.

@@ -40,6 +40,8 @@ type Record struct {
 	Detail     any                `json:"detail,omitempty"`
 	// HTTP is how the message travelled over streamable HTTP; nil on stdio.
 	HTTP *HTTPFacts `json:"http,omitempty"`
+	// hold is the schema drift the answer waits on; relist the one a tools/list answer ends.
+	hold, relist *drift
 }
 
 // HTTPFacts are the HTTP exchange a record's message travelled in, credentials masked.
