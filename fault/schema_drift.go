@@ -8,7 +8,8 @@ import (
 )
 
 // SchemaDrift renames one field mid-session: when the target call comes, the proxy tells the
-// client notifications/tools/list_changed (the server never said it), publishes the tool's
+// client notifications/tools/list_changed (the server never said it; over HTTP on the call's
+// own response, a JSON answer turned into an SSE stream for it), publishes the tool's
 // outputSchema with the field renamed (in properties and required) in every tools/list it answers
 // after, holds the call's answer up to wait for the client to list again, and answers with the
 // field renamed in structuredContent; so the answer matches the new schema, and a client that
