@@ -28,6 +28,9 @@ type recordedArgs struct {
 	Shard, Backend, Out                                    string
 	FailOn                                                 report.FailOn
 	Replay                                                 string
+	// ShardBy and Owner: a planned shard, its results file and the shard of every cell.
+	ShardBy string `json:",omitempty"`
+	Owner   []int  `json:",omitempty"`
 }
 
 // sweepRecord is what sweep.json says of the sweep a asks for on the backend named backend,
@@ -36,7 +39,7 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	r := recordedArgs{
 		Clients: a.Clients, Faults: a.Faults, Schemas: a.Schemas, Protocols: a.Protocols, Transports: a.Transports, Tools: a.Tools,
 		Runs: sc.Runs, MaxRuns: a.MaxRuns, Parallel: a.Parallel, Shard: a.Shard, Backend: backend,
-		FailOn: a.FailOn, Replay: a.Replay,
+		FailOn: a.FailOn, Replay: a.Replay, ShardBy: a.ShardBy, Owner: a.owner,
 	}
 	if r.Replay != "" {
 		r.Replay, _ = filepath.Abs(r.Replay)
@@ -105,7 +108,7 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 	a := Config{
 		Scenario: rec.Scenario, Clients: rec.Clients, Faults: rec.Faults, Schemas: rec.Schemas, Protocols: rec.Protocols, Transports: rec.Transports, Tools: rec.Tools,
 		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: rec.Shard, Backend: rec.Backend, Out: dir,
-		FailOn: rec.FailOn, Replay: rec.Replay,
+		FailOn: rec.FailOn, Replay: rec.Replay, ShardBy: rec.ShardBy, owner: rec.Owner,
 		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr,
 	}
 	if c.Parallel != 0 {

@@ -45,8 +45,13 @@ type Config struct {
 	MaxRuns                                                int    // the largest sweep started; 0 is DefaultMaxRuns
 	Parallel                                               int    // runs at once; 0 is the scenario's, or the number of CPUs
 	Shard                                                  string // "i/n", or "" for every run
-	Backend                                                string // docker, local, or "" and auto for docker when a Docker daemon answers
-	Out                                                    string // the output directory; "" is a new directory under ./toolscore-out
+	// ShardBy is an earlier sweep's results.json (or its output directory): Shard then runs the
+	// cells that Balance gives it, whole, by their measured times (toolscore plan prints them).
+	ShardBy string
+	// owner is the planned split a resumed sweep recorded (recordedArgs.Owner).
+	owner   []int
+	Backend string // docker, local, or "" and auto for docker when a Docker daemon answers
+	Out     string // the output directory; "" is a new directory under ./toolscore-out
 	// FailOn is what makes the error an exitcode.Unmet; "" is expect.
 	FailOn report.FailOn
 	// Replay is an earlier output directory whose transcripts the runs play against, instead
@@ -166,6 +171,11 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, DefaultMaxRuns)); err != nil {
 		return fail(err)
 	}
+	owner, err := planShard(a, sc, shards)
+	if err != nil {
+		return fail(err)
+	}
+	a.owner = owner
 	par := a.Parallel
 	if par == 0 {
 		par = sc.Parallel
@@ -203,7 +213,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
 	if recordings != nil {
-		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards}); err != nil {
+		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards, Owner: owner}); err != nil {
 			return fail(err)
 		}
 	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
@@ -217,19 +227,22 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 			continue
 		}
 		cells++
-		if shards == 0 || runner.ShardRuns(i, sc.Runs, shard, shards) > 0 {
+		if (runner.Options{Scenario: sc, Shard: shard, Shards: shards, Owner: owner}).CellRuns(i) > 0 {
 			progCells++
 		}
 	}
 	if shards > 0 {
 		slice = fmt.Sprintf(" (shard %d/%d)", shard, shards)
+		if owner != nil {
+			slice = fmt.Sprintf(" (shard %d/%d, its %d cells whole)", shard, shards, progCells)
+		}
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
 	o := runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: a.Version, Unavailable: unavailable,
-		Shard: shard, Shards: shards, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
+		Shard: shard, Shards: shards, Owner: owner, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
 		Adapters: choice.Adapters, Installed: choice.Installed, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
 	}
 	if resume {
@@ -325,6 +338,29 @@ func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
 		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
 	}
 	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
+}
+
+// planShard is the planned split of --shard-by (nil for none): recorded by a resumed sweep, or
+// balanced from the measured results it names.
+func planShard(a Config, sc *scenario.Scenario, shards int) ([]int, error) {
+	cells := sc.Cells()
+	switch {
+	case a.owner != nil:
+		if len(a.owner) != len(cells) {
+			return nil, fmt.Errorf("cannot resume: the recorded plan has %d cells, the matrix now %d", len(a.owner), len(cells))
+		}
+		return a.owner, nil
+	case a.ShardBy == "":
+		return nil, nil
+	case shards == 0:
+		return nil, fmt.Errorf("--shard-by %s balances the shards of --shard i/n: give --shard too", a.ShardBy)
+	}
+	measured, err := ReadMeasured(a.ShardBy)
+	if err != nil {
+		return nil, fmt.Errorf("--shard-by: %w", err)
+	}
+	owner, _ := runner.Balance(cells, sc.Runs, shards, measured)
+	return owner, nil
 }
 
 // parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.

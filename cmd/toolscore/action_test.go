@@ -20,6 +20,7 @@ import (
 	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/sweep"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -648,37 +649,63 @@ func TestActionSummaryCut(t *testing.T) {
 	}
 }
 
-// TestActionSharded is examples/workflows/sharded.yml: two matrix jobs each run half of the
-// runs, and the merge job merges their outputs into the counts of the whole sweep, with one
-// set of annotations and one comment.
+// TestActionSharded is examples/workflows/sharded.yml: a plan job prints the matrix, its jobs
+// each run their shard, and the merge job merges their outputs into the counts of the whole
+// sweep, with one set of annotations and one comment. Planned without shard-by, the shards
+// deal out the runs; with shard-by (an earlier sweep's output), each runs whole cells.
 func TestActionSharded(t *testing.T) {
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "scenarios", "mine.yaml"), actionManifest)
-	api := fakegithub.New("octo-org", "octo-repo")
-	defer api.Close()
-	for i, shard := range []string{"1/2", "2/2"} {
-		a := newActionRun(t, ws, api, "pull_request.json")
-		a.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "backend": "local", "runs": "1", "shard": shard,
-			"out": fmt.Sprintf("shards/toolscore-shard-%d", i), "fail-on": "never", "comment": "false", "github-token": actionToken}
-		_, _, outputs, code := a.run()
-		if code != 0 || outputs["runs"] != "6" {
-			t.Fatalf("shard %s: exit %d, %s runs; want 0 and half of the 12", shard, code, outputs["runs"])
-		}
-	}
-	a := newActionRun(t, ws, api, "pull_request.json")
-	a.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "merge": "shards/*", "out": "toolscore-out/merged", "github-token": actionToken}
-	stdout, summary, outputs, code := a.run()
-	if code != 1 || outputs["runs"] != "12" || outputs["unmet"] != "1" || outputs["outcome-passed"] != "8" || outputs["outcome-rpc-error"] != "4" {
-		t.Errorf("merged: exit %d, outputs %v; want exit 1 and the unsharded counts", code, outputs)
-	}
-	if e := commands(stdout, "error"); len(e) != 1 || !strings.HasPrefix(e[0], "::error file=scenarios/mine.yaml,line=19,") {
-		t.Errorf("errors %q, want the one unmet expectation on line 19", e)
-	}
-	if !strings.Contains(summary, "| type-swap | passed 1/1 | passed 1/1 |") || strings.Contains(summary, "not run") {
-		t.Errorf("the merged summary:\n%s", summary)
-	}
-	if c := api.Comments(42); len(c) != 1 || !strings.HasPrefix(c[0].Body, prcomment.Marker("action test")+"\n") {
-		t.Errorf("comments %+v, want one from the merge job", c)
+	for _, by := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shard-by %v", by), func(t *testing.T) {
+			ws := t.TempDir()
+			writeFile(t, filepath.Join(ws, "scenarios", "mine.yaml"), actionManifest)
+			api := fakegithub.New("octo-org", "octo-repo")
+			defer api.Close()
+			shardBy := ""
+			if by {
+				a := newActionRun(t, ws, api, "pull_request.json")
+				a.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "backend": "local", "runs": "1", "out": "earlier", "fail-on": "never", "comment": "false"}
+				if _, _, _, code := a.run(); code != 0 {
+					t.Fatalf("the earlier sweep: exit %d", code)
+				}
+				shardBy = "earlier"
+			}
+			plan := newActionRun(t, ws, api, "pull_request.json")
+			plan.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "plan": "2", "shard-by": shardBy}
+			_, _, outputs, code := plan.run()
+			var m struct{ Include []sweep.Shard }
+			if err := json.Unmarshal([]byte(outputs["matrix"]), &m); code != 0 || err != nil || len(m.Include) != 2 {
+				t.Fatalf("plan: exit %d, matrix %q (%v)", code, outputs["matrix"], err)
+			}
+			total := 0
+			for i, job := range m.Include {
+				total += job.Runs
+				a := newActionRun(t, ws, api, "pull_request.json")
+				a.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "backend": "local", "runs": "1", "shard": job.Shard, "shard-by": shardBy,
+					"out": fmt.Sprintf("shards/toolscore-shard-%d", i), "fail-on": "never", "comment": "false", "github-token": actionToken}
+				_, _, outputs, code := a.run()
+				if code != 0 || outputs["runs"] != fmt.Sprint(job.Runs) {
+					t.Fatalf("shard %s: exit %d, %s runs; want 0 and the %d its plan says", job.Shard, code, outputs["runs"], job.Runs)
+				}
+			}
+			if total != 12 {
+				t.Errorf("the plan has %d runs in all, want the sweep's 12", total)
+			}
+			a := newActionRun(t, ws, api, "pull_request.json")
+			a.inputs = map[string]string{"scenario": "scenarios/mine.yaml", "merge": "shards/*", "out": "toolscore-out/merged", "github-token": actionToken}
+			stdout, summary, outputs, code := a.run()
+			if code != 1 || outputs["runs"] != "12" || outputs["unmet"] != "1" || outputs["outcome-passed"] != "8" || outputs["outcome-rpc-error"] != "4" {
+				t.Errorf("merged: exit %d, outputs %v; want exit 1 and the unsharded counts", code, outputs)
+			}
+			if e := commands(stdout, "error"); len(e) != 1 || !strings.HasPrefix(e[0], "::error file=scenarios/mine.yaml,line=19,") {
+				t.Errorf("errors %q, want the one unmet expectation on line 19", e)
+			}
+			if !strings.Contains(summary, "| type-swap | passed 1/1 | passed 1/1 |") || strings.Contains(summary, "not run") {
+				t.Errorf("the merged summary:\n%s", summary)
+			}
+			if c := api.Comments(42); len(c) != 1 || !strings.HasPrefix(c[0].Body, prcomment.Marker("action test")+"\n") {
+				t.Errorf("comments %+v, want one from the merge job", c)
+			}
+		})
 	}
 }
 

@@ -33,6 +33,7 @@ func runCmd(ctx context.Context, args []string) error {
 	maxRuns := fs.Int("max-runs", sweep.DefaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
 	shard := fs.String("shard", "", "run only slice i of n of the runs, as i/n (merge the shards' outputs with toolscore merge)")
+	shardBy := fs.String("shard-by", "", "with --shard, run whole cells balanced by their measured times in this earlier `results` file or output directory (see toolscore plan)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	replayDir := fs.String("replay", "", "play every run against its own transcript in this earlier output `directory` instead of a live server")
@@ -55,7 +56,7 @@ func runCmd(ctx context.Context, args []string) error {
 	}
 	c := sweep.Config{
 		Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
-		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, Backend: *backendName, Out: *out,
+		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir,
 		Version: version, Stdout: os.Stdout, Stderr: os.Stderr,
 	}

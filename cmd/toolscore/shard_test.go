@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/toolscore/toolscore/internal/outdir"
 	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // TestShardsMergeToTheWhole runs a matrix unsharded and as shards on the local backend, merges
@@ -17,11 +20,14 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		name            string
 		clients, faults string
 		runs, shards    int
+		by              bool // --shard-by the unsharded output: whole cells balanced by their times
 	}{
 		// Three runs over three shards: each cell has one run in every shard.
-		{"3 runs 3 shards", "raw,go-sdk/call,mcp-go/call", "clean,corrupt,rpc-error,type-swap", 3, 3},
+		{"3 runs 3 shards", "raw,go-sdk/call,mcp-go/call", "clean,corrupt,rpc-error,type-swap", 3, 3, false},
 		// Two runs over four shards: every shard has cells with no run in it (planned 0).
-		{"2 runs 4 shards", "raw", "clean,corrupt", 2, 4},
+		{"2 runs 4 shards", "raw", "clean,corrupt", 2, 4, false},
+		// Planned by measured times: each shard runs its cells whole.
+		{"planned 3 shards", "raw,go-sdk/call,mcp-go/call", "clean,corrupt,rpc-error,latency", 2, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -38,7 +44,11 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 			for i := 1; i <= tc.shards; i++ {
 				dir := filepath.Join(tmp, fmt.Sprintf("shard-%d", i))
 				shard := fmt.Sprintf("%d/%d", i, tc.shards)
-				if _, stderr, code := toolscore(t, tmp, args(dir, "--shard", shard)...); code != 0 {
+				extra := []string{"--shard", shard}
+				if tc.by {
+					extra = append(extra, "--shard-by", whole)
+				}
+				if _, stderr, code := toolscore(t, tmp, args(dir, extra...)...); code != 0 {
 					t.Fatalf("shard %s: exit %d\n%s", shard, code, stderr)
 				}
 				res, err := outdir.ReadResults(filepath.Join(dir, "results.json"))
@@ -50,6 +60,9 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 				}
 				for _, c := range res.Cells {
 					total += c.Planned
+					if tc.by && c.Planned != 0 && c.Planned != tc.runs {
+						t.Errorf("shard %s plans %d runs of %s, want its %d runs whole or none", shard, c.Planned, c.Key(), tc.runs)
+					}
 				}
 				mergeArgs = append(mergeArgs, dir)
 			}
@@ -107,5 +120,57 @@ func TestShardFlagErrors(t *testing.T) {
 				t.Error("a bad --shard still ran the sweep")
 			}
 		})
+	}
+}
+
+// TestPlanBalancesTheLedger plans the embedded study's sweep from its measured times
+// (docs/ledger-results.json): every cell in exactly one shard, and the shards within 20 % of
+// each other's estimated time.
+func TestPlanBalancesTheLedger(t *testing.T) {
+	tmp := t.TempDir()
+	measured, err := filepath.Abs(filepath.Join(docsRoot, "docs", "ledger-results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, shards := range []int{2, 4, 16} {
+		stdout, stderr, code := toolscore(t, tmp, "plan", "--shards", fmt.Sprint(shards), "--from", measured)
+		if code != 0 {
+			t.Fatalf("plan --shards %d: exit %d\n%s", shards, code, stderr)
+		}
+		var m struct{ Include []sweep.Shard }
+		if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+			t.Fatalf("plan --shards %d: %v\n%s", shards, err, stdout)
+		}
+		if len(m.Include) != shards {
+			t.Fatalf("plan --shards %d: %d jobs", shards, len(m.Include))
+		}
+		cells, lo, hi := 0, m.Include[0].Seconds, m.Include[0].Seconds
+		for i, p := range m.Include {
+			if want := fmt.Sprintf("%d/%d", i+1, shards); p.Shard != want {
+				t.Errorf("job %d: shard %q, want %q", i, p.Shard, want)
+			}
+			if p.Runs != 3*p.Cells {
+				t.Errorf("shard %s: %d runs of %d cells, want each cell's 3 runs whole", p.Shard, p.Runs, p.Cells)
+			}
+			cells += p.Cells
+			lo, hi = min(lo, p.Seconds), max(hi, p.Seconds)
+		}
+		if cells != 616 {
+			t.Errorf("plan --shards %d covers %d cells, want the ledger's 616", shards, cells)
+		}
+		if float64(hi-lo) > 0.2*float64(hi) {
+			t.Errorf("plan --shards %d: shards of %d s to %d s, more than 20%% apart", shards, lo, hi)
+		}
+		if !strings.Contains(stderr, "balanced by the measured times") {
+			t.Errorf("plan says nothing of its balance on stderr:\n%s", stderr)
+		}
+	}
+	for _, bad := range []string{"0", "257"} {
+		if _, stderr, code := toolscore(t, tmp, "plan", "--shards", bad); code != 2 || !strings.Contains(stderr, "want 1 to 256") {
+			t.Errorf("plan --shards %s: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	if _, stderr, code := toolscore(t, tmp, "run", "--backend", "local", "--clients", "raw", "--shard-by", "nowhere.json", "--out", filepath.Join(tmp, "x")); code != 2 || !strings.Contains(stderr, "give --shard too") {
+		t.Errorf("--shard-by without --shard: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,9 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 
 	// The one load of the manifest: the sweep runs it, the annotations name its lines.
 	sc, loadErr := sweep.Load(in.Sweep.Scenario)
+	if in.Plan > 0 {
+		return st.plan(sc, loadErr, stderr)
+	}
 	if len(in.Merge) == 0 && loadErr == nil {
 		if code := st.prepare(ctx, sc, base); code != exitcode.OK {
 			return code
@@ -187,4 +191,35 @@ func stopCommands(gha *githubactions.Action) (resume func()) {
 	token := "toolscore-" + hex.EncodeToString(b)
 	gha.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
 	return func() { gha.IssueCommand(&githubactions.Command{Name: token}) }
+}
+
+// plan sets the step's output matrix to the plan of in.Plan shards (balanced by the results of
+// input shard-by, when given), for a later job's strategy.matrix: nothing runs.
+func (st *step) plan(sc *scenario.Scenario, loadErr error, stderr io.Writer) int {
+	if loadErr != nil {
+		sweep.PrintLoadError(stderr, loadErr)
+		st.annotateUsage(loadErr)
+		return exitcode.Usage
+	}
+	var measured *tally.Results
+	if by := st.in.Sweep.ShardBy; by != "" {
+		var err error
+		if measured, err = sweep.ReadMeasured(by); err != nil {
+			st.gha.Errorf("%s", "toolscore: shard-by: "+err.Error())
+			return exitcode.Usage
+		}
+	}
+	plan, err := sweep.Plan(sc, st.in.Plan, measured)
+	if err != nil {
+		st.gha.Errorf("%s", "toolscore: plan: "+err.Error())
+		return exitcode.Usage
+	}
+	b, err := json.Marshal(map[string][]sweep.Shard{"include": plan})
+	if err != nil {
+		st.gha.Errorf("%s", "toolscore: plan: "+err.Error())
+		return exitcode.Usage
+	}
+	st.gha.SetOutput("matrix", string(b))
+	sweep.SummarizePlan(stderr, sc, plan, st.in.Sweep.ShardBy)
+	return exitcode.OK
 }

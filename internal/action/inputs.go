@@ -20,6 +20,7 @@ import (
 type Inputs struct {
 	Sweep    sweep.Config // what to sweep; its FailOn is the action's FailOn, below
 	Merge    []string     // output directories to merge instead of running a sweep
+	Plan     int          // shards to plan (output matrix) instead of running a sweep; 0 runs it
 	Baseline string
 	FailOn   report.FailOn
 	Comment  bool
@@ -39,6 +40,7 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 			Transports: gha.GetInput("transports"),
 			Tools:      gha.GetInput("tools"),
 			Shard:      gha.GetInput("shard"),
+			ShardBy:    gha.GetInput("shard-by"),
 			Out:        gha.GetInput("out"),
 		},
 		Baseline: gha.GetInput("baseline"),
@@ -52,7 +54,7 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 	for _, n := range []struct {
 		name string
 		to   *int
-	}{{"runs", &in.Sweep.Runs}, {"max-runs", &in.Sweep.MaxRuns}, {"parallel", &in.Sweep.Parallel}} {
+	}{{"plan", &in.Plan}, {"runs", &in.Sweep.Runs}, {"max-runs", &in.Sweep.MaxRuns}, {"parallel", &in.Sweep.Parallel}} {
 		if v := gha.GetInput(n.name); v != "" {
 			i, err := strconv.Atoi(v)
 			if err != nil || i < 1 {
@@ -97,8 +99,8 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 			}
 		}
 		s := in.Sweep
-		if len(in.Merge) > 0 && (s.Shard != "" || names(s.Clients) || names(s.Faults) || names(s.Schemas) || names(s.Protocols) || names(s.Transports) || names(s.Tools) || s.Runs > 0) {
-			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, clients, faults, schema, protocols or runs"))
+		if len(in.Merge) > 0 && (s.Shard != "" || s.ShardBy != "" || names(s.Clients) || names(s.Faults) || names(s.Schemas) || names(s.Protocols) || names(s.Transports) || names(s.Tools) || s.Runs > 0) {
+			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, shard-by, clients, faults, schema, protocols or runs"))
 		}
 	}
 	if in.FailOn.Change() && in.Baseline == "" {

@@ -38,7 +38,6 @@ func (j Job) Dir() string {
 func (o Options) Jobs() iter.Seq[Job] {
 	return func(yield func(Job) bool) {
 		sc := o.Scenario
-		step := max(o.Shards, 1)
 		index := 0
 		clients := map[string]Client{}
 		for _, c := range Clients(sc) {
@@ -48,7 +47,8 @@ func (o Options) Jobs() iter.Seq[Job] {
 			if _, ok := o.Unavailable[c.Client.ID()]; ok {
 				continue
 			}
-			for r := firstRun(i, sc.Runs, o.Shard, o.Shards); r <= sc.Runs; r += step {
+			first, step := o.firstRun(i)
+			for r := first; r <= sc.Runs; r += step {
 				if !yield(Job{Cell: c, Client: clients[c.Client.ID()], Index: index, Run: r, Seed: runSeed(c.Fault, r)}) {
 					return
 				}

@@ -33,7 +33,7 @@ func (o Options) Plan() *tally.Results {
 		}
 		// Every cell is listed, also one with no run in this shard (planned 0), so merged
 		// shards keep the unsharded order of cells (Job.Index).
-		res.Cells = append(res.Cells, &tally.Cell{Cell: c.Coordinates(), Planned: ShardRuns(i, sc.Runs, o.Shard, o.Shards)})
+		res.Cells = append(res.Cells, &tally.Cell{Cell: c.Coordinates(), Planned: o.CellRuns(i)})
 	}
 	return res
 }
@@ -79,10 +79,11 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 		index[c.Key()] = i
 	}
 	// The first run of each counted cell in this shard, which follow every step runs.
-	first, step := make([]int, 0, len(res.Cells)), max(o.Shards, 1)
+	first, step := make([]int, 0, len(res.Cells)), make([]int, 0, len(res.Cells))
 	for m, c := range o.Scenario.Cells() {
 		if _, ok := o.Unavailable[c.Client.ID()]; !ok {
-			first = append(first, firstRun(m, o.Scenario.Runs, o.Shard, o.Shards))
+			f, s := o.firstRun(m)
+			first, step = append(first, f), append(step, s)
 		}
 	}
 	path := filepath.Join(o.Out, record.RunsFile)
@@ -96,7 +97,7 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())
 		}
 		c := res.Cells[i]
-		if r.Run < first[i] || r.Run > o.Scenario.Runs || (r.Run-first[i])%step != 0 {
+		if r.Run < first[i] || r.Run > o.Scenario.Runs || (r.Run-first[i])%step[i] != 0 {
 			return fmt.Errorf("%s:%d: run %d of %s, which is not a run of this sweep (%d planned)", path, line, r.Run, r.Key(), c.Planned)
 		}
 		if done[doneRun{i, r.Run}] {

@@ -57,6 +57,9 @@ type Options struct {
 	Unavailable map[string]string
 	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
 	Shard, Shards int
+	// Owner, when set, is a planned split (Balance): the shard of each of the matrix's cells,
+	// by index. Shard then runs its cells whole, and no run of the others.
+	Owner []int
 	// ServerEnv is the command server's own environment (Scenario.ServerEnv): a server sees
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
@@ -197,6 +200,29 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
 	return res, clearErr
+}
+
+// CellRuns is how many of the runs of the matrix's cell i this sweep has.
+func (o Options) CellRuns(i int) int {
+	if o.Owner != nil {
+		if o.Owner[i] == o.Shard {
+			return o.Scenario.Runs
+		}
+		return 0
+	}
+	return ShardRuns(i, o.Scenario.Runs, o.Shard, o.Shards)
+}
+
+// firstRun is the first run of the matrix's cell i in this sweep (more than the scenario's runs
+// when none is), and step how many runs apart the next ones are.
+func (o Options) firstRun(i int) (first, step int) {
+	if o.Owner != nil {
+		if o.Owner[i] == o.Shard {
+			return 1, 1
+		}
+		return o.Scenario.Runs + 1, 1
+	}
+	return firstRun(i, o.Scenario.Runs, o.Shard, o.Shards), max(o.Shards, 1)
 }
 
 // ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
