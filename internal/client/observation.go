@@ -27,6 +27,11 @@ type Observation struct {
 	Raised *Raised `json:"raised,omitempty"`
 	// Listed is true when the adapter listed the tools before calling.
 	Listed bool `json:"listed"`
+	// Handed is set by a framework adapter whose library turns the tool's result into what it
+	// hands a model (a string, an error text, a value naming a validation failure) rather than
+	// returning the result: graded as an agent's model view is, so a fault handed back as a
+	// value is rejected, never passed.
+	Handed *ModelView `json:"handed,omitempty"`
 	// Agent is set by an agent adapter: what the agent put in front of the model, and what it
 	// answered. An agent observation has no Returned or Raised of its own.
 	Agent *AgentView `json:"agent,omitempty"`
@@ -111,7 +116,7 @@ func (r *Raised) Text() string {
 var (
 	ErrNoObservation = errors.New("the adapter printed no observation")
 	ErrNotJSON       = errors.New("the adapter's observation is not JSON")
-	ErrNoOutcome     = errors.New("the adapter's observation has neither returned nor raised (nor, for an agent, what the model saw)")
+	ErrNoOutcome     = errors.New("the adapter's observation has neither returned nor raised nor handed (nor, for an agent, what the model saw)")
 )
 
 // ReadObservation reads the adapter's observation from the file holding its stdout: its last
@@ -146,6 +151,12 @@ func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Obs
 			return small(d, &o.Listed)
 		case "raised":
 			return readRaised(d, &o.Raised)
+		case "handed":
+			raw, err := d.Raw(math.MaxInt)
+			if err == nil {
+				err = json.Unmarshal(raw, &o.Handed)
+			}
+			return err
 		case "agent":
 			// An agent's view is decoded whole: its grader reads every part of it.
 			raw, err := d.Raw(math.MaxInt)
@@ -180,7 +191,7 @@ func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Obs
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotJSON, err)
 	}
-	if o.Returned == nil && o.ReturnedLarge == nil && o.Raised == nil && o.Agent == nil {
+	if o.Returned == nil && o.ReturnedLarge == nil && o.Raised == nil && o.Agent == nil && o.Handed == nil {
 		return nil, ErrNoOutcome
 	}
 	return &o, nil

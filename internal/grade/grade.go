@@ -56,7 +56,7 @@ const maxEvidence = 2000
 // as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
 func SDK(res Run, transcript []proxy.Entry) Grade {
 	var g Grade
-	_, answer := proxy.TargetAnswer(transcript)
+	request, answer := proxy.TargetAnswer(transcript)
 	wire := g.noteWire(answer, false)
 	// A task handle on the wire (the task-handle fault): the client is judged on the task's
 	// result, which the proxy gave only to a client that asked for it.
@@ -70,7 +70,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	// An observation that is there is what the client did, even when the run then outlived its
 	// time (the adapter waited on a server that would not go).
 	gone := proxy.HandshakeExit(transcript)
-	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil)
+	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil || obs.Handed != nil)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
@@ -95,6 +95,8 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		if wire.rpcError != nil {
 			g.Outcome = RPCError
 		}
+	case obs.Handed != nil:
+		g.Outcome, g.Evidence = g.handed(request != nil, answer, obs.Handed)
 	case wire.result == nil:
 		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
@@ -121,6 +123,20 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	}
 	g.Evidence = clip(withNote(g.Evidence, refNote(transcript)), maxEvidence)
 	return g
+}
+
+// handed grades what a framework handed its model as an agent's model view is graded, against
+// the wire's result read whole (a framework's text is bounded, so the result is too, in practice).
+func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (string, string) {
+	w := g.noteWire(answer, true)
+	if carried, ok := carriedFault(v, g.Introduced); ok {
+		v.CarriedFault = &carried
+	}
+	g.ModelView = v.Kind
+	outcome, evidence := agentOutcome(called, answer != nil, w.resultRaw, w.rpcError, v)
+	v.Block, v.BlockLarge = shrink(v.Block)
+	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
+	return outcome, evidence
 }
 
 // stuck says what a hung client waited on: the first request the server never answered, named

@@ -1,0 +1,53 @@
+package grade
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/proxy"
+)
+
+// TestSDKHanded: a framework that hands its model a text or an error value instead of returning
+// the result is graded as an agent's view is: the wire's words unchanged pass, other words are
+// altered, an error value where the wire had a result is rejected (never passed), and one
+// where the wire had isError passes.
+func TestSDKHanded(t *testing.T) {
+	dir := t.TempDir()
+	transcript := func(result string) []proxy.Entry {
+		tee := filepath.Join(dir, "tee.jsonl")
+		f, _ := os.Create(tee)
+		w := proxy.NewTee(f)
+		w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+			Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
+		w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":` + result + "}\n")})
+		w.Close()
+		f.Close()
+		tr, err := proxy.ReadTranscript(tee)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	ok := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
+	for _, c := range []struct{ name, result, handed, outcome, evidence string }{
+		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, Passed, ""},
+		{"the structured JSON", ok, `{"kind":"structured","excerpt":"{\"n\": 1}"}`, Passed, ""},
+		{"other words", ok, `{"kind":"text","excerpt":"n is 2"}`, Altered, "the model got the text"},
+		{"a validation error", ok, `{"kind":"error","excerpt":"Tool t output validation failed: n must be string"}`, Rejected, "Tool t output validation failed"},
+		{"an isError result as an error", `{"content":[{"type":"text","text":"boom"}],"isError":true}`, `{"kind":"error","excerpt":"boom"}`, Passed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, "stdout")
+			os.WriteFile(out, []byte(`{"client":"f","handed":`+c.handed+"}\n"), 0o644)
+			g := SDK(Run{Stdout: out}, transcript(c.result))
+			if g.Outcome != c.outcome || !strings.HasPrefix(g.Evidence, c.evidence) {
+				t.Errorf("%s: %s", g.Outcome, g.Evidence)
+			}
+			if g.ModelView == "" || g.Observation.Handed == nil {
+				t.Errorf("no model view kept: %+v", g)
+			}
+		})
+	}
+}
