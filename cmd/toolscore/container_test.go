@@ -102,6 +102,12 @@ func TestRunnerInContainer(t *testing.T) {
 // the build reaches the module proxy, and fails the test with the build's own error.
 func buildImage(t *testing.T, api *client.Client, dir, tag string, args map[string]string) {
 	t.Helper()
+	buildImageFile(t, api, dir, "Dockerfile", tag, args)
+}
+
+// buildImageFile is buildImage with the Dockerfile at dockerfile, relative to dir.
+func buildImageFile(t *testing.T, api *client.Client, dir, dockerfile, tag string, args map[string]string) {
+	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	root, _ := filepath.Abs(dir)
@@ -137,7 +143,7 @@ func buildImage(t *testing.T, api *client.Client, dir, tag string, args map[stri
 		bargs[k] = &v
 	}
 	resp, err := api.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{
-		Tags: []string{tag}, BuildArgs: bargs, NetworkMode: "host", Remove: true, ForceRemove: true,
+		Tags: []string{tag}, Dockerfile: dockerfile, BuildArgs: bargs, NetworkMode: "host", Remove: true, ForceRemove: true,
 		Labels: map[string]string{backend.LabelMarker: "1"},
 	})
 	if err != nil {

@@ -90,7 +90,7 @@ func firstDifference(have, want string) string {
 // usage. Left out: action (its inputs are the Action's, in docs/action.md), version (it prints
 // the version), and client, agent and cell, which run inside a cell.
 var cliCommands = []string{"init", "run", "report", "merge", "diff", "baseline", "proxy", "replay", "repro", "bisect",
-	"ledger", "hostile", "demo", "images", "clean", "clients", "check-client", "serve-stdio", "connect"}
+	"plan", "kube", "ledger", "hostile", "demo", "images", "clean", "clients", "check-client", "serve-stdio", "connect"}
 
 // cliReference renders the top-level usage and every command's -h, as toolscore prints them.
 func cliReference(t *testing.T) string {

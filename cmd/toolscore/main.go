@@ -33,6 +33,7 @@ usage:
   toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore plan [SCENARIO] --shards N [--from RESULTS]  the GitHub Actions matrix of a sweep's shards, balanced by measured times
+  toolscore kube job|merge [SCENARIO] --shards N --image IMAGE  a sweep as a Kubernetes Indexed Job, and the Job that merges it
   toolscore diff BASE NEW [--format F]     the cells whose counts changed against a baseline
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit
   toolscore action                         the GitHub Action's entrypoint (inputs from INPUT_*)
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string) error {
 		return mergeCmd(ctx, args[1:])
 	case "plan":
 		return planCmd(ctx, args[1:])
+	case "kube":
+		return kubeCmd(ctx, args[1:])
 	case "action":
 		return actionCmd(ctx, args[1:])
 	case "diff":
