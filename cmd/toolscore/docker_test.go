@@ -367,7 +367,7 @@ expect: [{client: raw, outcome: threw}]
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if n := len(ours(t, api)); n >= 2 {
+			if n := len(ours(t, api)); n >= 1 { // the cell's container: its runs share it
 				break
 			}
 			if time.Now().After(deadline) {
@@ -425,7 +425,7 @@ func TestDockerSweepsInOtherPIDNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Process.Kill()
-	for deadline := time.Now().Add(60 * time.Second); len(ownedBy(t, api, free)) < 2; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); len(ownedBy(t, api, free)) < 1; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			other.Process.Kill()
 			other.Wait()

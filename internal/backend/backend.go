@@ -19,6 +19,9 @@ type Spec struct {
 	Command []string
 	Env     []string
 	Timeout time.Duration
+	// CellRuns is how many runs of the cell the sweep makes: the docker backend's held
+	// container for the cell must outlive them all.
+	CellRuns int
 	// Network, when set, is this run's network instead of the sandbox's (a cell that must reach
 	// a real model); the local backend has no say over networks and ignores it.
 	Network string

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -44,8 +43,9 @@ func InCell(adapter func(stdout io.Writer) int) int {
 		return 1
 	}
 	defer out.Close()
+	h := startRun()
 	code := adapter(out)
-	if err := writeStream(os.Stdout, ".", out, code); err != nil {
+	if err := writeStream(os.Stdout, ".", out, endRun(h, code)); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore: writing the run's files out: %v\n", err)
 	}
 	return code
@@ -82,6 +82,10 @@ func CellCommand(command []string) (cmd, env []string) {
 // passed on as it comes. A stop signal is passed on to the adapter. The exit status is the
 // adapter's.
 func Cell(ctx context.Context, args []string) int {
+	if len(args) == 1 && args[0] == holdArg {
+		return hold(ctx)
+	}
+	h := startRun()
 	serve, args, err := parseCellArgs(args)
 	if err != nil || len(args) == 0 {
 		if err != nil {
@@ -101,7 +105,7 @@ func Cell(ctx context.Context, args []string) int {
 	}
 	code := runAdapter(ctx, serve, args, out)
 	if stream {
-		if err := writeStream(os.Stdout, ".", out, code); err != nil {
+		if err := writeStream(os.Stdout, ".", out, endRun(h, code)); err != nil {
 			fmt.Fprintf(os.Stderr, "toolscore cell: writing the run's files out: %v\n", err)
 		}
 	}
@@ -133,7 +137,7 @@ func runAdapter(ctx context.Context, serve *Serve, args []string, out *os.File) 
 		}()
 		cmd.Env = adapterEnv(*serve, u)
 	} else {
-		cmd.Env = without(os.Environ(), EnvCellStream)
+		cmd.Env = without(os.Environ(), EnvCellStream, EnvCellHeld)
 	}
 	if err := proc.Start(cmd); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore cell: starting the adapter: %v\n", err)
@@ -177,8 +181,9 @@ func signalled(err error) bool {
 }
 
 // writeStream writes the cell's stream: every regular file under dir, the adapter's stdout (all
-// of stdout, read from its start; nil for none), the exit status.
-func writeStream(w io.Writer, dir string, stdout *os.File, code int) error {
+// of stdout, read from its start; nil for none), and last the exit entry, made once the rest is
+// written.
+func writeStream(w io.Writer, dir string, stdout *os.File, exitAfter func() string) error {
 	tw := tar.NewWriter(w)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -217,18 +222,18 @@ func writeStream(w io.Writer, dir string, stdout *os.File, code int) error {
 		size = info.Size()
 		out = io.NewSectionReader(stdout, 0, size)
 	}
-	exit := strconv.Itoa(code)
-	for _, e := range []struct {
-		name string
-		size int64
-		body io.Reader
-	}{{streamStdout, size, out}, {streamExit, int64(len(exit)), strings.NewReader(exit)}} {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o644, Size: e.size, Typeflag: tar.TypeReg}); err != nil {
-			return err
-		}
-		if _, err := io.CopyN(tw, e.body, e.size); err != nil {
-			return err
-		}
+	if err := tw.WriteHeader(&tar.Header{Name: streamStdout, Mode: 0o644, Size: size, Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	if _, err := io.CopyN(tw, out, size); err != nil {
+		return err
+	}
+	exit := exitAfter()
+	if err := tw.WriteHeader(&tar.Header{Name: streamExit, Mode: 0o644, Size: int64(len(exit)), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(tw, exit); err != nil {
+		return err
 	}
 	return tw.Close()
 }
@@ -238,25 +243,33 @@ func writeStream(w io.Writer, dir string, stdout *os.File, code int) error {
 // It reads r to its end whatever it holds, so the cell's output never backs up. Exported for
 // bench/dockerbench, whose copy of Run must read the same stream.
 func ReadStream(r io.Reader, dir string) (whole bool) {
+	return readStream(r, dir).whole
+}
+
+// readStream is ReadStream that returns the stream's exit entry, which for a held cell says
+// more about how the run ended.
+func readStream(r io.Reader, dir string) streamEnd {
 	defer io.Copy(io.Discard, r)
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			return false
+			return streamEnd{}
 		}
 		switch {
 		case h.Name == streamExit:
-			b, err := io.ReadAll(io.LimitReader(tr, 32))
-			_, perr := strconv.Atoi(string(b))
-			return err == nil && perr == nil
+			b, err := io.ReadAll(io.LimitReader(tr, 64))
+			if err != nil {
+				return streamEnd{}
+			}
+			return parseEnd(string(b))
 		case h.Name == streamStdout:
 			if err := writeFile(filepath.Join(dir, StdoutFile), tr); err != nil {
-				return false
+				return streamEnd{}
 			}
 		case strings.HasPrefix(h.Name, streamWork) && h.Typeflag == tar.TypeReg:
 			if err := extractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
-				return false
+				return streamEnd{}
 			}
 		}
 	}

@@ -25,13 +25,17 @@ func TestStreamRoundTrip(t *testing.T) {
 	out.WriteString(`{"client":"raw"}` + "\n")
 	os.WriteFile(filepath.Join(src, StdoutFile), []byte("forged"), 0o644)
 	var stream bytes.Buffer
-	if err := writeStream(&stream, src, out, 3); err != nil {
+	if err := writeStream(&stream, src, out, func() string { return streamEnd{code: 3, left: 2, oom: true}.String() }); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	whole := ReadStream(&stream, dst)
+	end := readStream(&stream, dst)
+	whole := end.whole
 	if stdout, _ := os.ReadFile(filepath.Join(dst, StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
 		t.Fatalf("whole %v, stdout %q", whole, stdout)
+	}
+	if end.code != 3 || end.left != 2 || !end.oom || end.clean {
+		t.Errorf("a held run that exited 3, left 2 processes, lost one to the OOM killer and could not be cleared read as %+v", end)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "tee.jsonl")); !bytes.Equal(b, big) {
 		t.Errorf("tee.jsonl: %d bytes, want %d", len(b), len(big))
@@ -48,7 +52,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "tee.jsonl"), []byte("abc"), 0o644)
 	var stream bytes.Buffer
-	writeStream(&stream, src, nil, 0)
+	writeStream(&stream, src, nil, func() string { return streamEnd{clean: true}.String() })
 	cut := stream.Bytes()[:stream.Len()-2100] // into the stdout entry, before the exit entry
 	if whole := ReadStream(bytes.NewReader(cut), t.TempDir()); whole {
 		t.Error("a cut stream was taken as whole")

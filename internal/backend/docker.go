@@ -41,6 +41,10 @@ type engine interface {
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
 	ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error
+	ContainerKill(ctx context.Context, id, signal string) error
+	ContainerExecCreate(ctx context.Context, id string, options container.ExecOptions) (container.ExecCreateResponse, error)
+	ContainerExecAttach(ctx context.Context, execID string, options container.ExecAttachOptions) (types.HijackedResponse, error)
+	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)
 	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
 	VolumeRemove(ctx context.Context, id string, force bool) error
@@ -102,7 +106,9 @@ func (s Sandbox) withDefaults() Sandbox {
 	return s
 }
 
-// Docker runs each run in a fresh container holding the client, the proxy and the server.
+// Docker runs each cell's runs in a container of the cell's own (held.go), each run a fresh
+// process tree holding the client, the proxy and the server; a run with an image server runs in
+// a fresh container of its own.
 type Docker struct {
 	api     engine
 	session string
@@ -115,6 +121,8 @@ type Docker struct {
 
 	mu      sync.Mutex
 	workdir map[string]string // image tag -> owner of its prepared work directory ("" when none)
+	held    map[string]*heldCell
+	ending  sync.WaitGroup // held cells being removed
 }
 
 // NewDocker connects to the engine named by the environment (DOCKER_HOST and friends), and
@@ -135,6 +143,7 @@ func NewDocker(ctx context.Context) (*Docker, error) {
 		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid()),
 		owner:   Self().String(),
 		Images:  map[string]string{},
+		held:    map[string]*heldCell{},
 	}, nil
 }
 
@@ -149,11 +158,20 @@ func (d *Docker) WorkDir(string) string { return CellWorkDir }
 // Session names this sweep's containers.
 func (d *Docker) Session() string { return d.session }
 
-// Run executes one run in a fresh container: create, copy the run's inputs in (when it has any),
-// attach, register the wait, start, read the cell's stream to EOF (its files land in the run's
-// directory as they come), wait, inspect, copy the files out only when the stream was cut short,
-// remove.
+// Run executes one run: in its cell's held container, or in a fresh one when it has an image
+// server (whose container's network the cell joins, one server a run).
 func (d *Docker) Run(ctx context.Context, s Spec) Result {
+	if s.Server != nil {
+		return d.runFresh(ctx, s)
+	}
+	return d.runHeld(ctx, s)
+}
+
+// runFresh executes one run in a fresh container: create, copy the run's inputs in (when it has
+// any), attach, register the wait, start, read the cell's stream to EOF (its files land in the
+// run's directory as they come), wait, inspect, copy the files out only when the stream was cut
+// short, remove.
+func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 	start := time.Now()
 	img := d.Images[s.Client]
 	if img == "" {

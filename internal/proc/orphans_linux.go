@@ -70,3 +70,6 @@ func children(ppid int) []int {
 	}
 	return pids
 }
+
+// HasChildren says whether this process has a child, exited or not.
+func HasChildren() bool { return len(children(os.Getpid())) > 0 }

@@ -8,3 +8,6 @@ func Subreaper() error { return nil }
 
 // KillOrphans finds nothing where orphans are not given to this process.
 func KillOrphans() []int { return nil }
+
+// HasChildren says whether this process has a child; it cannot tell here.
+func HasChildren() bool { return false }

@@ -265,6 +265,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 		d.Images[c.ID()] = tag
 	}
 	done := func() {
+		d.Close() // the cells' held containers, before any leftover is counted
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		if n, err := d.RemoveMine(cctx); err == nil && n > 0 {

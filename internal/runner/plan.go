@@ -154,15 +154,16 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 		req.Server = proxyCommand(self, s.proxy)
 	}
 	return backend.Spec{
-		Dir:     dir,
-		Client:  j.Cell.Client.ID(),
-		Cell:    j.Cell.Key(),
-		Run:     j.Run,
-		Command: command,
-		Env:     append(append(s.env, req.Env()...), o.installedEnv(j.Client)...),
-		Timeout: o.Scenario.Timeout.Std(),
-		Network: s.network,
-		Server:  s.server,
+		Dir:      dir,
+		Client:   j.Cell.Client.ID(),
+		Cell:     j.Cell.Key(),
+		Run:      j.Run,
+		Command:  command,
+		Env:      append(append(s.env, req.Env()...), o.installedEnv(j.Client)...),
+		Timeout:  o.Scenario.Timeout.Std(),
+		CellRuns: o.Scenario.Runs,
+		Network:  s.network,
+		Server:   s.server,
 	}, req
 }
 

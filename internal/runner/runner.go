@@ -38,6 +38,14 @@ type Backend interface {
 	Run(ctx context.Context, s backend.Spec) backend.Result
 }
 
+// cellBackend runs each cell's runs in a place of the cell's own (docker's held container): told
+// of a cell before a worker is free for it, so it can make that place meanwhile, and told when
+// the cell's runs are over.
+type cellBackend interface {
+	PrepareCell(ctx context.Context, s backend.Spec)
+	EndCell(cell string)
+}
+
 // Options configure a sweep.
 type Options struct {
 	Scenario *scenario.Scenario
@@ -149,8 +157,56 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	w := bufio.NewWriter(runsFile)
 	var werr, clearErr error
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
+	run := func(j Job) {
+		if o.Progress != nil {
+			mu.Lock()
+			o.Progress.RunStarted(j.Cell, j.Run)
+			mu.Unlock()
+		}
+		rec, ok := runOne(ctx, o, j)
+		if !ok {
+			return // cancelled midway: not a finished run
+		}
+		line := runLine(rec)
+		mu.Lock()
+		defer mu.Unlock()
+		if werr == nil {
+			w.Write(line)
+			werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+		}
+		c := res.Cells[j.Index]
+		c.AddRun(rec.counted())
+		if o.Progress != nil {
+			o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
+		}
+	}
+	// A cell's runs go to one worker, one after the other: on docker they share the cell's
+	// container. The backend hears of a cell before a worker is free for it, so it can start the
+	// cell's container while the cells before it run.
+	cells, _ := o.Backend.(cellBackend)
+	dispatch := func(group []Job) {
+		if len(group) == 0 {
+			return
+		}
+		if cells != nil {
+			spec, _ := o.Spec(group[0], filepath.Join(o.Out, group[0].Dir()))
+			cells.PrepareCell(ctx, spec)
+		}
+		p.Go(func() {
+			for _, j := range group {
+				if ctx.Err() != nil {
+					break
+				}
+				run(j)
+			}
+			if cells != nil {
+				cells.EndCell(group[0].Cell.Key())
+			}
+		})
+	}
 	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
-	// same whatever the number of runs planned.
+	// same whatever the number of cells planned.
+	var group []Job
 	for j := range o.Jobs() {
 		if ctx.Err() != nil {
 			break
@@ -165,32 +221,14 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				break
 			}
 		}
-		p.Go(func() {
-			if ctx.Err() != nil {
-				return
-			}
-			if o.Progress != nil {
-				mu.Lock()
-				o.Progress.RunStarted(j.Cell, j.Run)
-				mu.Unlock()
-			}
-			rec, ok := runOne(ctx, o, j)
-			if !ok {
-				return // cancelled midway: not a finished run
-			}
-			line := runLine(rec)
-			mu.Lock()
-			defer mu.Unlock()
-			if werr == nil {
-				w.Write(line)
-				werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
-			}
-			c := res.Cells[j.Index]
-			c.AddRun(rec.counted())
-			if o.Progress != nil {
-				o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
-			}
-		})
+		if len(group) > 0 && group[0].Index != j.Index {
+			dispatch(group)
+			group = nil
+		}
+		group = append(group, j)
+	}
+	if clearErr == nil && ctx.Err() == nil {
+		dispatch(group)
 	}
 	p.Wait()
 	res.Finished = time.Now().UTC()

@@ -78,3 +78,27 @@ func ReadRuns(out, client string, want int, stderr []byte) ([]Run, error) {
 	}
 	return runs, nil
 }
+
+// ReadAllRuns reads every record of a sweep's runs.jsonl, of any client, none of which may have
+// crashed or hung (the error then quotes the end of the sweep's stderr).
+func ReadAllRuns(out string, stderr []byte) ([]Run, error) {
+	f, err := os.Open(filepath.Join(out, record.RunsFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var runs []Run
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec Run
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("runs.jsonl: %w", err)
+		}
+		if rec.Outcome == "crashed" || rec.Outcome == "hung" {
+			return nil, fmt.Errorf("%s: a run %s: %s", rec.Client, rec.Outcome, Tail(stderr, 2000))
+		}
+		runs = append(runs, rec)
+	}
+	return runs, sc.Err()
+}

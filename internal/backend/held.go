@@ -1,0 +1,232 @@
+package backend
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/proc"
+)
+
+// EnvCellHeld, set to 1 in a run's exec, says the cell container outlives the run: its other
+// runs follow in it, so the run must leave nothing behind (held.go).
+const EnvCellHeld = "TOOLSCORE_CELL_HELD"
+
+// holdArg makes toolscore cell the held container's first process, which the runs are
+// executed beside.
+const holdArg = "--hold"
+
+// hold is a held cell container's first process: it reaps every process given to it (as a
+// container's init does), so nothing of a run lingers as a zombie in the next one's process
+// table. Stopped (a run's timeout), it passes the signal on to every process of the container,
+// so the run's cell command ends its adapter and still sends the run's files and output, as a
+// fresh container's first process does, and it waits for them to end.
+func hold(ctx context.Context) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
+	reap := func() {
+		for {
+			var ws syscall.WaitStatus
+			if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); pid <= 0 || err != nil {
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case s := <-sigs:
+			if s == syscall.SIGCHLD {
+				reap()
+				continue
+			}
+			// -1 is every process this one may signal but itself.
+			_ = syscall.Kill(-1, syscall.SIGTERM)
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && others(); time.Sleep(20 * time.Millisecond) {
+				reap()
+			}
+			return 0
+		}
+	}
+}
+
+// others says whether a process other than this one is in the container.
+func others() bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err == nil && e.Name() != self {
+			if b, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !zombie(string(b)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// zombie says whether a /proc/PID/stat line is of a process that has exited.
+func zombie(stat string) bool {
+	i := strings.LastIndexByte(stat, ')')
+	return i >= 0 && strings.HasPrefix(strings.TrimSpace(stat[i+1:]), "Z")
+}
+
+// heldRun is a run in a held cell, as its cell command sees it: what the kernel had killed for
+// want of memory in the container before the run started.
+type heldRun struct{ oomBefore int }
+
+// startRun says whether this run's container is held for the cell's next runs (nil when not);
+// when it is, what the run starts is given to this process when its parent goes, so endRun can
+// find it.
+func startRun() *heldRun {
+	if os.Getenv(EnvCellHeld) != "1" {
+		return nil
+	}
+	_ = proc.Subreaper()
+	return &heldRun{oomBefore: oomKills()}
+}
+
+// oomKills is how many processes the kernel's OOM killer has killed in this container's memory
+// cgroup (cgroup v2, else v1), or -1 when it cannot tell.
+func oomKills() int {
+	for _, f := range []string{"/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// endRun ends a run in its cell: in a held cell, what the run left behind is ended first, and
+// its files are cleared once they are in the stream. It returns the stream's exit entry.
+func endRun(h *heldRun, code int) func() string {
+	if h == nil {
+		return func() string { return streamEnd{code: code, clean: true}.String() }
+	}
+	end := streamEnd{code: code, left: leftBehind()}
+	end.oom = h.oomBefore >= 0 && oomKills() > h.oomBefore
+	return func() string {
+		end.clean = wipe(CellWorkDir, "/tmp")
+		return end.String()
+	}
+}
+
+// leftGrace is how long what the adapter started may take to end by itself once the adapter is
+// done (a proxy closing its transcript) before it counts as left behind.
+const leftGrace = 500 * time.Millisecond
+
+// leftBehind waits up to leftGrace for the processes the adapter left to end, then kills what
+// is still there and says how many those were.
+func leftBehind() int {
+	for deadline := time.Now().Add(leftGrace); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for {
+			var ws syscall.WaitStatus
+			if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); pid <= 0 || err != nil {
+				break
+			}
+		}
+		if !proc.HasChildren() {
+			return 0
+		}
+	}
+	return len(proc.KillOrphans())
+}
+
+// wipe empties the run's directory and the shared temporary one of what this user wrote, so the
+// cell's next run starts from the image's state. It says whether it could.
+func wipe(dirs ...string) bool {
+	ok := true
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			info, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			if st, isUnix := info.Sys().(*syscall.Stat_t); isUnix && int(st.Uid) != os.Getuid() {
+				continue // another user's (the image's own): not the run's to remove
+			}
+			// A tree made read-only (a Go module cache) is made writable first.
+			_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+				if err == nil && d.IsDir() {
+					_ = os.Chmod(q, 0o700)
+				}
+				return nil
+			})
+			if os.RemoveAll(p) != nil {
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// streamEnd is the stream's last entry: the adapter's exit status, and for a held cell how many
+// processes the run left behind, whether the kernel killed one of its processes for want of
+// memory, and whether its files could be cleared after it.
+type streamEnd struct {
+	whole bool // the entry was read: the stream is whole
+	code  int
+	left  int
+	oom   bool
+	clean bool
+}
+
+func (e streamEnd) String() string {
+	s := strconv.Itoa(e.code)
+	if e.left > 0 {
+		s += " left=" + strconv.Itoa(e.left)
+	}
+	if e.oom {
+		s += " oom"
+	}
+	if !e.clean {
+		s += " unclean"
+	}
+	return s
+}
+
+// parseEnd reads an exit entry.
+func parseEnd(s string) streamEnd {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return streamEnd{}
+	}
+	code, err := strconv.Atoi(f[0])
+	if err != nil {
+		return streamEnd{}
+	}
+	e := streamEnd{whole: true, code: code, clean: true}
+	for _, x := range f[1:] {
+		switch {
+		case strings.HasPrefix(x, "left="):
+			e.left, _ = strconv.Atoi(strings.TrimPrefix(x, "left="))
+		case x == "oom":
+			e.oom = true
+		case x == "unclean":
+			e.clean = false
+		}
+	}
+	return e
+}

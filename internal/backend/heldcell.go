@@ -1,0 +1,267 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// heldCell is the container a cell's runs execute in, one after the other: started before the
+// cell's first run when the runner says which cell comes next (PrepareCell), removed after its
+// last (EndCell). Each run is an exec of its own, which ends every process it started and clears
+// its files before the next (held.go); a run that could not be ended cleanly (left processes,
+// killed at its timeout, out of memory, its stream cut) retires the container, and the cell's
+// next run gets a fresh one.
+type heldCell struct {
+	ready chan struct{} // closed once id and err are set
+	id    string
+	err   error
+	// retired is set (under Docker.mu) once no further run may use the container.
+	retired bool
+}
+
+// PrepareCell starts the held container of the cell whose first run is s, in the background, so
+// creating and starting it is off the critical path: the runner calls it as soon as it knows
+// the cell comes next. A run with an image server gets no held container.
+func (d *Docker) PrepareCell(ctx context.Context, s Spec) {
+	if s.Server != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if h := d.held[s.Cell]; h != nil && !h.retired {
+		return
+	}
+	d.held[s.Cell] = d.startHeld(ctx, s)
+}
+
+// EndCell removes the cell's held container, in the background; Close waits for it.
+func (d *Docker) EndCell(cell string) {
+	d.mu.Lock()
+	h := d.held[cell]
+	delete(d.held, cell)
+	d.mu.Unlock()
+	if h != nil {
+		d.retire(h)
+	}
+}
+
+// Close removes every held container still there and waits until they are gone.
+func (d *Docker) Close() {
+	d.mu.Lock()
+	held := d.held
+	d.held = map[string]*heldCell{}
+	d.mu.Unlock()
+	for _, h := range held {
+		d.retire(h)
+	}
+	d.ending.Wait()
+}
+
+// startHeld creates and starts a held container for s's cell; the caller holds d.mu.
+func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
+	h := &heldCell{ready: make(chan struct{})}
+	img := d.Images[s.Client]
+	go func() {
+		defer close(h.ready)
+		if img == "" {
+			h.err = fmt.Errorf("no image for client %q", s.Client)
+			return
+		}
+		cfg, host := CellConfig(img, d.Sandbox, s)
+		// The first process only holds the container; each run's command and environment are
+		// its exec's.
+		cfg.Entrypoint, cfg.Cmd = []string{CellBinary, "cell", holdArg}, nil
+		cfg.Env = []string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}
+		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
+		delete(cfg.Labels, LabelRun)
+		// Every run of the cell may take its whole timeout.
+		runs := max(s.CellRuns, 1)
+		cfg.Labels[LabelDeadline] = strconv.FormatInt(time.Now().Add(time.Duration(runs)*(s.Timeout+time.Minute)+5*time.Minute).Unix(), 10)
+		cfg.Labels[LabelMarker], cfg.Labels[LabelSession], cfg.Labels[LabelOwner] = "1", d.session, d.owner
+		// Started for the sweep, not for one run: a run's cancellation must not leave it half made.
+		cctx := context.WithoutCancel(ctx)
+		created, err := d.api.ContainerCreate(cctx, cfg, host, nil, nil, "")
+		if err != nil {
+			h.err = fmt.Errorf("creating the cell container from %s: %w", img, err)
+			return
+		}
+		h.id = created.ID
+		if err := d.api.ContainerStart(cctx, h.id, container.StartOptions{}); err != nil {
+			h.err = fmt.Errorf("starting the cell: %w", err)
+		}
+	}()
+	return h
+}
+
+// retire takes h out of use and removes its container in the background.
+func (d *Docker) retire(h *heldCell) {
+	d.mu.Lock()
+	h.retired = true
+	d.mu.Unlock()
+	d.ending.Add(1)
+	go func() {
+		defer d.ending.Done()
+		<-h.ready
+		if h.id == "" {
+			return
+		}
+		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = d.api.ContainerRemove(rctx, h.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	}()
+}
+
+// cellFor is the held container s runs in: its cell's, else one started now.
+func (d *Docker) cellFor(ctx context.Context, s Spec) *heldCell {
+	d.mu.Lock()
+	h := d.held[s.Cell]
+	if h == nil || h.retired {
+		h = d.startHeld(ctx, s)
+		d.held[s.Cell] = h
+	}
+	d.mu.Unlock()
+	return h
+}
+
+// runHeld executes one run as an exec in its cell's held container: copy the run's inputs in
+// (when it has any), exec the cell command, read the cell's stream to EOF (its files land in the
+// run's directory as they come), inspect; at the timeout the container is killed.
+func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
+	start := time.Now()
+	h := d.cellFor(ctx, s)
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return Result{Cancelled: true, Err: ctx.Err()}
+	}
+	if h.err != nil {
+		d.retire(h)
+		return Result{Err: h.err, Cancelled: ctx.Err() != nil}
+	}
+	img := d.Images[s.Client]
+	cfg, _ := CellConfig(img, d.Sandbox, s)
+	_ = os.Remove(filepath.Join(s.Dir, StdoutFile))
+	d.mu.Lock()
+	prepared := Prepared(d.workdir[img], cfg.User)
+	d.mu.Unlock()
+	if !prepared || HasFiles(s.Dir) {
+		in, err := TarDir(s.Dir)
+		if err != nil {
+			return Result{Err: err}
+		}
+		if err := d.api.CopyToContainer(ctx, h.id, "/", in, container.CopyToContainerOptions{}); err != nil {
+			d.retire(h)
+			return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+		}
+	}
+	cmd, cellEnv := CellCommand(s.Command)
+	env := append(append(append([]string{}, cellEnv...), s.Env...), EnvCellHeld+"=1")
+	ex, err := d.api.ContainerExecCreate(ctx, h.id, container.ExecOptions{
+		User: cfg.User, WorkingDir: CellWorkDir, Env: env, Cmd: cmd, AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		d.retire(h)
+		return Result{Err: fmt.Errorf("starting the run in its cell: %w", err), Cancelled: ctx.Err() != nil}
+	}
+	// Attaching starts the exec.
+	att, err := d.api.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		d.retire(h)
+		return Result{Err: fmt.Errorf("attaching to the run: %w", err), Cancelled: ctx.Err() != nil}
+	}
+	defer att.Close()
+	stderr := &capped{max: maxOutput}
+	pr, pw := io.Pipe()
+	var end streamEnd
+	streamed := make(chan struct{})
+	go func() {
+		end = readStream(pr, s.Dir)
+		close(streamed)
+	}()
+	read := make(chan struct{})
+	go func() {
+		_, _ = stdcopy.StdCopy(pw, stderr, att.Reader)
+		pw.Close()
+		close(read)
+	}()
+
+	var r Result
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	killed := false
+	kill := func() {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		defer cancel()
+		r.CPU = d.cpuTime(kctx, h.id)
+		// As a fresh cell is stopped: the run's cell command gets the signal, ends its adapter
+		// and sends what the run wrote, then the container goes.
+		grace := 3
+		_ = d.api.ContainerStop(kctx, h.id, container.StopOptions{Timeout: &grace})
+		killed = true
+	}
+	select {
+	case <-read:
+	case <-timer.C:
+		r.TimedOut = true
+		kill()
+	case <-ctx.Done():
+		r.Cancelled = true
+		kill()
+	}
+	select {
+	case <-read:
+	case <-time.After(5 * time.Second):
+		pw.CloseWithError(errors.New("the cell's output did not end"))
+	}
+	<-streamed
+	r.Took = time.Since(start)
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), stderr.buf
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if xi, err := d.api.ContainerExecInspect(ictx, ex.ID); err == nil && !xi.Running {
+		r.ExitCode = xi.ExitCode
+	}
+	if !end.whole && !killed {
+		// The run's cell command died (the OOM killer takes the largest process, which may be
+		// it): the container goes, and the engine says whether memory ran out in it.
+		waitCh, errCh := d.api.ContainerWait(ictx, h.id, container.WaitConditionNotRunning)
+		_ = d.api.ContainerKill(ictx, h.id, "KILL")
+		select {
+		case <-waitCh:
+		case <-errCh:
+		}
+		killed = true
+	}
+	if info, err := d.api.ContainerInspect(ictx, h.id); err == nil && info.State != nil {
+		r.OOMKilled = info.State.OOMKilled // set once the container has stopped
+		if !info.State.Running {
+			killed = true
+		}
+	}
+	r.OOMKilled = r.OOMKilled || end.oom
+	switch {
+	case end.left > 0:
+		r.Stderr = append(r.Stderr, fmt.Sprintf("\ntoolscore: the run left %d process(es) running in its cell; they were killed, and the cell's next run gets a fresh container", end.left)...)
+	case end.whole && !end.clean:
+		r.Stderr = append(r.Stderr, "\ntoolscore: the run's files could not all be cleared from its cell; the cell's next run gets a fresh container"...)
+	}
+	if !end.whole {
+		// The run died before it could send its files (killed, out of memory): take what it left.
+		if err := CopyOut(ictx, d.api, h.id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
+			r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
+		}
+	}
+	if killed || r.OOMKilled || !end.whole || !end.clean || end.left > 0 {
+		d.retire(h)
+	}
+	return r
+}
