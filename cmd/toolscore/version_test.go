@@ -26,6 +26,8 @@ func TestVersion(t *testing.T) {
 		{"claude-code", "npm @anthropic-ai/claude-code", images + "claude-code/Dockerfile", `ARG CLAUDE_CODE_VERSION=(\S+)`},
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
+		{"ai-sdk/*", "npm @ai-sdk/mcp", images + "ai-sdk/package.json", `"@ai-sdk/mcp": "(\S+)"`},
+		{"mastra", "npm @mastra/mcp", images + "mastra/package.json", `"@mastra/mcp": "(\S+)"`},
 	} {
 		m := regexp.MustCompile(w.pin).FindStringSubmatch(readFile(t, w.file))
 		if m == nil {

@@ -287,12 +287,13 @@ func (o *Observation) Lacks(agent bool) []string {
 			out = append(out, `"raised" without "message"`)
 		}
 	}
-	outcome := o.Returned != nil || o.ReturnedLarge != nil || o.Raised != nil
+	// A framework's handed value is an outcome too: the grader grades it (grade.handed).
+	outcome := o.Returned != nil || o.ReturnedLarge != nil || o.Raised != nil || o.Handed != nil
 	switch {
 	case agent && o.Agent == nil:
 		out = append(out, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
 	case !agent && !outcome:
-		out = append(out, `the JSON line has an "agent" view but neither "returned" nor "raised": an agent adapter is checked with --agent`)
+		out = append(out, `the JSON line has an "agent" view but neither "returned", "raised" nor "handed": an agent adapter is checked with --agent`)
 	}
 	return out
 }

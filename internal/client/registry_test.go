@@ -35,6 +35,9 @@ func TestRegistry(t *testing.T) {
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
+		{name: "ai-sdk", image: "ai-sdk", argv: node},
+		{name: "ai-sdk/schemas", image: "ai-sdk", argv: append(node, "schemas")},
+		{name: "mastra", image: "mastra", argv: node},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)
