@@ -292,7 +292,7 @@ func (o *Observation) Lacks(agent bool) []string {
 	case agent && o.Agent == nil:
 		out = append(out, `the JSON line has no "agent" (what the model saw): it is not an agent adapter`)
 	case !agent && !outcome:
-		out = append(out, `the JSON line has an "agent" view but neither "returned" nor "raised": an agent adapter is checked with --agent`)
+		out = append(out, `the JSON line has an "agent" view but neither "returned", "raised" nor "handed": an agent adapter is checked with --agent`)
 	}
 	return out
 }
