@@ -169,6 +169,8 @@ func observed(o *client.Observation, g grade.Grade) string {
 		what = "the model got " + o.Agent.ModelView.Kind + ", its answer " + g.Answer
 	case o.Raised != nil:
 		what = "raised: " + o.Raised.Class + ": " + o.Raised.Text()
+	case o.Handed != nil:
+		what = "handed the model " + o.Handed.Kind + ": " + o.Handed.Excerpt
 	default:
 		what = "returned"
 	}

@@ -77,8 +77,34 @@ func TestResultTypeOnTheWire(t *testing.T) {
 //     neither inputRequests nor requestState"): rejected.
 //
 // Codex (a compiled binary) and Claude Code (a compiled bundle) are cited by their messages.
+//
+// The Python frameworks (measured on stdio under both protocols and schema modes):
+// openai-agents-py hands the model agents/tool.py:2002's fixed error text whenever mcp 2.3.0
+// raises under it (rejected): no-content always (content: list[ContentBlock],
+// _v2025_11_25/__init__.py:3104, _v2026_07_28/__init__.py:2993), scalar-structured unless a
+// 2026-07-28 session with the schema hidden takes it (structured_content is a dict at
+// _v2025_11_25/__init__.py:3123, Any at _v2026_07_28/__init__.py:3022, checked against a
+// published outputSchema at mcp/client/session.py:1154); error-structured reaches the model as
+// plain content without the error mark (agents/mcp/util.py:797-819): altered. langchain-py runs
+// mcp 1.30.0, whose CallToolResult requires content and a dict structuredContent
+// (mcp/types.py:1130), and whose errors escape the tool (langchain_core/tools/base.py:1258):
+// threw on both; error-structured is an error ToolMessage (langchain_mcp_adapters/tools.py:274):
+// passed.
 func resultShapesWant(client, fault, schema, protocol string) string {
 	modern := protocol == modernRevision
+	switch client + " " + fault {
+	case "openai-agents-py no-content":
+		return "rejected"
+	case "openai-agents-py scalar-structured":
+		if modern && schema == "hidden" {
+			return "passed"
+		}
+		return "rejected"
+	case "openai-agents-py error-structured":
+		return "altered"
+	case "langchain-py no-content", "langchain-py scalar-structured":
+		return "threw"
+	}
 	sdk := strings.HasPrefix(client, "ts-") || strings.HasPrefix(client, "python-sdk/")
 	switch fault {
 	case "scalar-structured":

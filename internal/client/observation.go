@@ -268,7 +268,7 @@ func readRaised(d *jsonstream.Reader, to **Raised) error {
 
 // Lacks says what of the contract's JSON line an observation that parsed leaves out, one
 // phrase each: the client's name, its library, and, as the kind of adapter needs, the outcome
-// (returned or raised, with the raised error's class and message) or an agent's model view.
+// (returned, raised with the raised error's class and message, or handed) or an agent's model view.
 // ReadObservation accepts what the grader can grade; these are what every report and record
 // show beside the outcome, so an adapter of the contract gives them too.
 func (o *Observation) Lacks(agent bool) []string {

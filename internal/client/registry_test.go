@@ -32,6 +32,8 @@ func TestRegistry(t *testing.T) {
 		{name: "ts-client-v2/list-then-call", image: "ts-client-v2", argv: append(node, "list-then-call")},
 		{name: "python-sdk/call", image: "python-sdk", argv: append(python, "call")},
 		{name: "python-sdk/list-then-call", image: "python-sdk", argv: append(python, "list-then-call")},
+		{name: "openai-agents-py", image: "openai-agents-py", argv: python},
+		{name: "langchain-py", image: "langchain-py", argv: python},
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
