@@ -38,7 +38,6 @@ try {
   // structuredContent, or several blocks) go to the model as they are.
   const text = typeof content === "string" ? content : JSON.stringify(content);
   out.handed = { kind: "text", excerpt: cut(text), is_error: message.status === "error", block: { content, status: message.status ?? null } };
-  if (process.env.TOOLSCORE_DEBUG_LC) out.debug = { message, artifact: message.artifact };
 } catch (e) {
   out.raised = { class: e?.constructor?.name ?? typeof e, message: String(e?.message ?? e) };
   if (typeof e?.code === "number") out.raised.code = e.code;
