@@ -42,4 +42,3 @@ func matrixOf(r *tally.Results, byTool bool) matrix {
 
 // cells returns fault × client's cells, none when the sweep did not have it.
 func (m matrix) cells(fault, client string) []*tally.Cell { return m.groups[[2]string{fault, client}] }
-

@@ -29,11 +29,11 @@ type compatHTMLFault struct {
 }
 
 type compatHTMLEntry struct {
-	ID, Fault, Title        string
-	Client, Library, Where  string
-	Counts, Class           string
-	Rows                    int // the client cell's rowspan on its first entry, else 0
-	Cells                   []compatHTMLCell
+	ID, Fault, Title       string
+	Client, Library, Where string
+	Counts, Class          string
+	Rows                   int // the client cell's rowspan on its first entry, else 0
+	Cells                  []compatHTMLCell
 }
 
 type compatHTMLCell struct {
