@@ -25,6 +25,7 @@ type compatHTMLView struct {
 
 type compatHTMLFault struct {
 	ID, Name, Summary string
+	Same, SameClass   string // the counts when every client agreed, and their colour
 	Entries           []compatHTMLEntry
 }
 
@@ -44,6 +45,7 @@ type compatHTMLCell struct {
 type compatExample struct {
 	Outcome, Tee, Evidence string
 	Run                    int
+	AsAbove                bool // its evidence is the previous cell's, word for word
 }
 
 // CompatHTML writes the compatibility page as one self-contained HTML page (no external
@@ -68,7 +70,13 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 		page.Unavailable = append(page.Unavailable, line(u))
 	}
 	for _, f := range v.Faults {
-		hf := compatHTMLFault{ID: "f-" + slug(f.Name), Name: line(f.Name), Summary: line(f.Summary)}
+		hf := compatHTMLFault{ID: "f-" + slug(f.Name), Name: line(f.Name), Summary: line(f.Summary), Same: line(f.Same)}
+		if f.Same != "" {
+			hf.SameClass = "other"
+			if colours[f.Entries[0].Top] {
+				hf.SameClass = "o-" + f.Entries[0].Top
+			}
+		}
 		for i, e := range f.Entries {
 			he := compatHTMLEntry{
 				ID: fmt.Sprintf("%s-%d", hf.ID, e.N), Fault: hf.ID,
@@ -94,6 +102,7 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 				title += " × " + e.Where
 			}
 			he.Title = line(title)
+			last := map[string]string{} // outcome → the evidence shown last
 			for _, c := range e.Cells {
 				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(c.Counts())}
 				for _, o := range byCount(c) {
@@ -101,7 +110,13 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 					if !ok {
 						continue
 					}
-					hc.Examples = append(hc.Examples, compatExample{Outcome: line(o), Run: ex.Run, Tee: line(ex.Tee), Evidence: block(ex.Evidence)})
+					x := compatExample{Outcome: line(o), Run: ex.Run, Tee: line(ex.Tee), Evidence: block(ex.Evidence)}
+					if x.Evidence != "" && last[o] == x.Evidence {
+						x.Evidence, x.AsAbove = "", true
+					} else if x.Evidence != "" {
+						last[o] = x.Evidence
+					}
+					hc.Examples = append(hc.Examples, x)
 				}
 				he.Cells = append(he.Cells, hc)
 			}
