@@ -338,8 +338,8 @@ var ourElements = map[string]bool{
 }
 
 // anchorLinks, as checkMarkdown's link, allows the compatibility page's own anchors and links
-// to them: <a id="slug"> and <a href="#slug">, a slug being lower-case letters, digits and
-// hyphens only.
+// to them: <a id="slug"> (as docs/ has them, TestDocLinksResolve) and <a href="#slug">, a slug
+// being lower-case letters, digits and hyphens only.
 const anchorLinks = "#anchors"
 
 var anchorAttr = regexp.MustCompile(`^(id="|href="#)[a-z0-9-]+"$`)
