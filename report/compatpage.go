@@ -344,8 +344,8 @@ func Compat(w io.Writer, r *tally.Results) error {
 				client = EscapeMarkdown(e.Client)
 			}
 			ev := ""
-			if e.Evidence != "" {
-				ev = fmt.Sprintf("[%d](#%s-%s-%d)", e.N, prefix, slug(f.Name), e.N)
+			if n := evidenceNumber(f, e); n > 0 {
+				ev = fmt.Sprintf("[%d](#%s-%s-%d)", n, prefix, slug(f.Name), n)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", client, EscapeMarkdown(e.Counts), EscapeMarkdown(e.Where), ev)
 		}
@@ -359,7 +359,8 @@ func Compat(w io.Writer, r *tally.Results) error {
 func writeEvidence(b *strings.Builder, prefix string, f compatFault) {
 	first := true
 	for _, e := range f.Entries {
-		if e.Evidence == "" {
+		n := evidenceNumber(f, e)
+		if n == 0 {
 			continue
 		}
 		if first {
@@ -372,9 +373,28 @@ func writeEvidence(b *strings.Builder, prefix string, f compatFault) {
 		}
 		// The evidence goes on a line of its own that starts with its outcome, a word, so no
 		// text from the server opens a heading, list or quote there.
-		fmt.Fprintf(b, "%d. <a id=\"%s-%s-%d\"></a>%s\n   %s: %s\n", e.N, prefix, slug(f.Name), e.N,
+		fmt.Fprintf(b, "%d. <a id=\"%s-%s-%d\"></a>%s\n   %s: %s\n", n, prefix, slug(f.Name), n,
 			EscapeMarkdown(who), EscapeMarkdown(e.EvidenceOutcome), EscapeMarkdown(oneLine(e.Evidence, compatEvidenceWidth)))
 	}
+}
+
+// evidenceNumber is e's place among the fault's entries that have evidence (1, 2, ...: the
+// numbers of the Markdown list under the table, which a renderer numbers on from its first),
+// 0 when e has none.
+func evidenceNumber(f compatFault, e compatEntry) int {
+	n := 0
+	for _, x := range f.Entries {
+		if x.Evidence != "" {
+			n++
+		}
+		if x.N == e.N {
+			if x.Evidence == "" {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // oneLine is text as one line of at most n characters, "…" marking a cut.
