@@ -96,7 +96,7 @@ func TestCompatGroupsOnlyWhereItChanges(t *testing.T) {
 		"| by-protocol | passed 3/3 | 2025-11-25 |  |\n|  | threw 3/3 | 2026-07-28 | [2](#axes-type-swap-2) |\n",
 		// The list under the table is numbered 1, 2, ... as a renderer numbers it, so the
 		// number in the table is the one shown beside the evidence.
-		"\n\n1. <a id=\"axes-type-swap-1\"></a>by-schema, published schema\n   threw: ValidationError: balance must be an integer\n2. <a id=\"axes-type-swap-2\"></a>by-protocol, 2026-07-28\n",
+		"\n\n1. <a id=\"axes-type-swap-1\"></a>by-schema, published schema —\n   threw: ValidationError: balance must be an integer\n2. <a id=\"axes-type-swap-2\"></a>by-protocol, 2026-07-28 —\n",
 		"| by-both | passed 3/3 | hidden schema |  |\n",
 		"| by-schema | by-schema-lib 1.0 |\n",
 	} {

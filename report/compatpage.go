@@ -373,7 +373,7 @@ func writeEvidence(b *strings.Builder, prefix string, f compatFault) {
 		}
 		// The evidence goes on a line of its own that starts with its outcome, a word, so no
 		// text from the server opens a heading, list or quote there.
-		fmt.Fprintf(b, "%d. <a id=\"%s-%s-%d\"></a>%s\n   %s: %s\n", n, prefix, slug(f.Name), n,
+		fmt.Fprintf(b, "%d. <a id=\"%s-%s-%d\"></a>%s —\n   %s: %s\n", n, prefix, slug(f.Name), n,
 			EscapeMarkdown(who), EscapeMarkdown(e.EvidenceOutcome), EscapeMarkdown(oneLine(e.Evidence, compatEvidenceWidth)))
 	}
 }
