@@ -12,7 +12,8 @@ import (
 // the same slice with empty in place of truncate. testdata/sweep-729dd7b.want holds what that
 // toolscore printed and wrote for it, run in the sweep's directory, but for report.text: the
 // terminal report's layout changed since (the finding first, then one matrix), so it holds the
-// same counts and expectations as the current layout prints them.
+// same counts and expectations as the current layout prints them, and report.compat: the
+// compatibility page became a page per fault, which the file holds for the same counts.
 const (
 	oldSweep     = "testdata/sweep-729dd7b"
 	oldSweepWant = "testdata/sweep-729dd7b.want"

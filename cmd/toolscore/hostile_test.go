@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/net/html"
+
 	"github.com/toolscore/toolscore/internal/action"
 	"github.com/toolscore/toolscore/internal/hostile"
 	"github.com/toolscore/toolscore/internal/prcomment"
@@ -85,7 +87,7 @@ func TestHostileReports(t *testing.T) {
 			checkLog(t, "ctrf.json", readFile(t, filepath.Join(out, "ctrf.json")))
 
 			// toolscore report, in each format.
-			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf", "compat"} {
+			for _, format := range []string{"text", "md", "json", "html", "junit", "ctrf", "compat", "compat-html"} {
 				stdout, stderr, code := toolscore(t, ws, "report", "out", "--format", format)
 				if code != 0 {
 					t.Fatalf("toolscore report --format %s: exit %d: %s", format, code, stderr)
@@ -94,10 +96,14 @@ func TestHostileReports(t *testing.T) {
 				switch format {
 				case "text":
 					checkLog(t, what, stdout)
-				case "md", "compat":
+				case "md":
 					checkMarkdown(t, what, stdout, "", "")
+				case "compat":
+					checkMarkdown(t, what, stdout, "", anchorLinks)
 				case "html":
 					checkHTML(t, what, stdout, tool)
+				case "compat-html":
+					checkCompatHTML(t, what, stdout, tool)
 				case "junit", "ctrf":
 					checkLog(t, what, stdout)
 				case "json":
@@ -205,7 +211,19 @@ func TestHostileReports(t *testing.T) {
 // the page's text.
 func checkHTML(t *testing.T, what, page, tool string) string {
 	t.Helper()
-	doc := reporttest.CheckHTML(t, what, []byte(page))
+	return checkShown(t, what, reporttest.CheckHTML(t, what, []byte(page)), tool)
+}
+
+// checkCompatHTML is checkHTML for the compatibility page: no script of its own either.
+func checkCompatHTML(t *testing.T, what, page, tool string) string {
+	t.Helper()
+	return checkShown(t, what, reporttest.CheckCompatHTML(t, what, []byte(page)), tool)
+}
+
+// checkShown: the page shows the scenario's name and (for the rpc-error tool) the server's
+// error text as text.
+func checkShown(t *testing.T, what string, doc *html.Node, tool string) string {
+	t.Helper()
 	shown := reporttest.TextOf(doc)
 	visible := func(s string) string {
 		s = strings.ReplaceAll(s, "\r", "")
@@ -316,7 +334,15 @@ var htmlTag = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>|<!--.*?--
 var ourElements = map[string]bool{
 	"h1": true, "h2": true, "h3": true, "p": true, "strong": true, "ul": true, "li": true, "blockquote": true, "code": true,
 	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "details": true, "summary": true,
+	"ol": true, "em": true,
 }
+
+// anchorLinks, as checkMarkdown's link, allows the compatibility page's own anchors and links
+// to them: <a id="slug"> (as docs/ has them, TestDocLinksResolve) and <a href="#slug">, a slug
+// being lower-case letters, digits and hyphens only.
+const anchorLinks = "#anchors"
+
+var anchorAttr = regexp.MustCompile(`^(id="|href="#)[a-z0-9-]+"$`)
 
 // checkMarkdown checks Markdown bound for GitHub (and, printed, for a log): every table keeps
 // its columns and its rows, and rendered as GitHub renders it, it holds no element, attribute
@@ -363,13 +389,18 @@ func checkMarkdown(t *testing.T, what, md, marker, link string) {
 			}
 		case name == "":
 			t.Errorf("%s renders a declaration: %.300q", what, tag)
+		case name == "a" && link == anchorLinks:
+			if !anchorAttr.MatchString(attrs) {
+				t.Errorf("%s renders a link: %.300q", what, tag)
+			}
 		case name == "a":
 			if link == "" || attrs != `href="`+link+`"` {
 				t.Errorf("%s renders a link: %.300q", what, tag)
 			}
 		case !ourElements[name]:
 			t.Errorf("%s renders an element of its own: %.300q", what, tag)
-		case attrs != "" && !((name == "th" || name == "td") && regexp.MustCompile(`^align="(left|center|right)"$`).MatchString(attrs)):
+		case attrs != "" && !((name == "th" || name == "td") && regexp.MustCompile(`^align="(left|center|right)"$`).MatchString(attrs)) &&
+			!(name == "ol" && link == anchorLinks && regexp.MustCompile(`^start="[0-9]+"$`).MatchString(attrs)):
 			t.Errorf("%s renders an attribute: %.300q", what, tag)
 		}
 	}

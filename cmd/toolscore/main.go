@@ -30,7 +30,7 @@ usage:
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
   toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]]
                                            the first version of a client whose outcome in a cell changed
-  toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat)
+  toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat, compat-html)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore plan [SCENARIO] --shards N [--from RESULTS]  the GitHub Actions matrix of a sweep's shards, balanced by measured times
   toolscore kube job|merge [SCENARIO] --shards N --image IMAGE  a sweep as a Kubernetes Indexed Job, and the Job that merges it

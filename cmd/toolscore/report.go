@@ -16,24 +16,25 @@ import (
 
 // reportFormats maps --format to its renderer; md is what summary.md holds.
 var reportFormats = map[string]func(io.Writer, *tally.Results) error{
-	"text":     report.Text,
-	"md":       report.Markdown,
-	"markdown": report.Markdown,
-	"json":     report.JSON,
-	"html":     report.HTML,
-	"junit":    report.JUnit,
-	"ctrf":     report.CTRF,
-	"compat":   report.Compat,
+	"text":        report.Text,
+	"md":          report.Markdown,
+	"markdown":    report.Markdown,
+	"json":        report.JSON,
+	"html":        report.HTML,
+	"junit":       report.JUnit,
+	"ctrf":        report.CTRF,
+	"compat":      report.Compat,
+	"compat-html": report.CompatHTML,
 }
 
 // reportCmd renders a results.json again, e.g. a CI run's results as the terminal table.
 func reportCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory; for a sweep\nkilled before it wrote one, the counts of its runs.jsonl) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore report RESULTS.json [--format text|md|json|html|junit|ctrf|compat|compat-html]\n\nRenders the results.json that toolscore run or merge wrote (or the one in a directory; for a sweep\nkilled before it wrote one, the counts of its runs.jsonl) to stdout;\nhtml shows each cell's evidence from the runs.jsonl beside it.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json) or compat (the cross-client table, Markdown)")
+	format := fs.String("format", "text", "text (the terminal table), md (summary.md), json (results.json), html (report.html), junit (junit.xml), ctrf (ctrf.json), compat (the compatibility page, Markdown: per fault what each client did) or compat-html (the same page as HTML, each outcome's evidence a click away)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -46,7 +47,7 @@ func reportCmd(ctx context.Context, args []string) error {
 	}
 	render, ok := reportFormats[*format]
 	if !ok {
-		err := fmt.Errorf("unknown --format %q (want text, md, json, html, junit, ctrf or compat)", *format)
+		err := fmt.Errorf("unknown --format %q (want text, md, json, html, junit, ctrf, compat or compat-html)", *format)
 		fmt.Fprintln(os.Stderr, "toolscore report:", err)
 		return exitcode.UsageError(err)
 	}

@@ -21,6 +21,21 @@ var ourElements = map[string]bool{
 // link out of the page, or a control character or bidi override in the text.
 func CheckHTML(t *testing.T, what string, page []byte) *html.Node {
 	t.Helper()
+	return checkHTML(t, what, page, 1, "#cell-", nil)
+}
+
+// compatElements are the elements the compatibility page writes besides report.html's.
+var compatElements = map[string]bool{"details": true, "summary": true}
+
+// CheckCompatHTML is CheckHTML for the compatibility page (report --format compat-html): no
+// script at all, links only to its own anchors (#f-...).
+func CheckCompatHTML(t *testing.T, what string, page []byte) *html.Node {
+	t.Helper()
+	return checkHTML(t, what, page, 0, "#f-", compatElements)
+}
+
+func checkHTML(t *testing.T, what string, page []byte, wantScripts int, linkPrefix string, extra map[string]bool) *html.Node {
+	t.Helper()
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
 		t.Fatalf("%s does not parse: %v", what, err)
@@ -32,7 +47,7 @@ func CheckHTML(t *testing.T, what string, page []byte) *html.Node {
 		case html.CommentNode:
 			t.Errorf("%s has a comment: %.200q", what, n.Data)
 		case html.ElementNode:
-			if !ourElements[n.Data] {
+			if !ourElements[n.Data] && !extra[n.Data] {
 				t.Errorf("%s has an element the report does not write: <%s>", what, n.Data)
 			}
 			if n.Data == "script" {
@@ -42,7 +57,7 @@ func CheckHTML(t *testing.T, what string, page []byte) *html.Node {
 				switch {
 				case strings.HasPrefix(a.Key, "on") || a.Key == "style" || a.Key == "src":
 					t.Errorf("%s: <%s> has the attribute %s=%.100q", what, n.Data, a.Key, a.Val)
-				case a.Key == "href" && a.Val != "#" && !strings.HasPrefix(a.Val, "#cell-"):
+				case a.Key == "href" && a.Val != "#" && !strings.HasPrefix(a.Val, linkPrefix):
 					t.Errorf("%s: a link out of the page: %.100q", what, a.Val)
 				}
 			}
@@ -59,8 +74,8 @@ func CheckHTML(t *testing.T, what string, page []byte) *html.Node {
 		}
 	}
 	walk(doc)
-	if scripts != 1 {
-		t.Errorf("%s has %d script elements, want the report's one", what, scripts)
+	if scripts != wantScripts {
+		t.Errorf("%s has %d script elements, want %d of the page's own", what, scripts, wantScripts)
 	}
 	return doc
 }

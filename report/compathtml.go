@@ -1,0 +1,142 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/toolscore/toolscore/tally"
+)
+
+//go:embed compat.tmpl
+var compatSource string
+
+var compatPage = template.Must(template.New("compat").Parse(compatSource))
+
+type compatHTMLView struct {
+	Title, Facts, Axes string
+	Clients            []compatClient
+	Unavailable        []string
+	Faults             []compatHTMLFault
+}
+
+type compatHTMLFault struct {
+	ID, Name, Summary string
+	Same, SameClass   string // the counts when every client agreed, and their colour
+	Entries           []compatHTMLEntry
+}
+
+type compatHTMLEntry struct {
+	ID, Fault, Title       string
+	Client, Library, Where string
+	Counts, Class          string
+	Rows                   int // the client cell's rowspan on its first entry, else 0
+	Cells                  []compatHTMLCell
+}
+
+type compatHTMLCell struct {
+	Title, Counts string
+	Examples      []compatExample
+}
+
+type compatExample struct {
+	Outcome, Tee, Evidence string
+	Run                    int
+	AsAbove                bool // its evidence is the previous cell's, word for word
+}
+
+// CompatHTML writes the compatibility page as one self-contained HTML page (no external
+// script, font or style; no script at all), styled as report.html: per fault a section with
+// its anchor (#f-FAULT), a table of client, outcome and where it differs, each outcome linking
+// to its evidence (#f-FAULT-N: every cell of the entry with each outcome's example run, its
+// evidence and transcript path). Every string from the results goes through line or block
+// (control characters and bidirectional overrides become U+FFFD) and html/template escapes it.
+func CompatHTML(w io.Writer, r *tally.Results) error {
+	v := compatOf(r)
+	lib := map[string]string{}
+	page := compatHTMLView{Title: line(v.Scenario), Facts: line(v.Facts), Axes: andList(v.Axes)}
+	for _, c := range v.Clients {
+		c.Name, c.Library = line(c.Name), line(c.Library)
+		if c.Library == "" {
+			c.Library = "not reported"
+		}
+		lib[c.Name] = c.Library
+		page.Clients = append(page.Clients, c)
+	}
+	for _, u := range v.Unavailable {
+		page.Unavailable = append(page.Unavailable, line(u))
+	}
+	for _, f := range v.Faults {
+		hf := compatHTMLFault{ID: "f-" + slug(f.Name), Name: line(f.Name), Summary: line(f.Summary), Same: line(f.Same)}
+		if f.Same != "" {
+			hf.SameClass = "other"
+			if colours[f.Entries[0].Top] {
+				hf.SameClass = "o-" + f.Entries[0].Top
+			}
+		}
+		for i, e := range f.Entries {
+			he := compatHTMLEntry{
+				ID: fmt.Sprintf("%s-%d", hf.ID, e.N), Fault: hf.ID,
+				Client: line(e.Client), Library: lib[line(e.Client)], Where: line(e.Where), Counts: line(e.Counts), Class: "other",
+			}
+			if colours[e.Top] {
+				he.Class = "o-" + e.Top
+			}
+			if e.Mixed {
+				he.Class += " mixed"
+			}
+			if e.First {
+				he.Rows = 1
+				for _, next := range f.Entries[i+1:] {
+					if next.First {
+						break
+					}
+					he.Rows++
+				}
+			}
+			title := e.Client + " × " + f.Name
+			if e.Where != "" {
+				title += " × " + e.Where
+			}
+			he.Title = line(title)
+			last := map[string]string{} // outcome → the evidence shown last
+			for _, c := range e.Cells {
+				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(c.Counts())}
+				for _, o := range byCount(c) {
+					ex, ok := c.Examples[o]
+					if !ok {
+						continue
+					}
+					x := compatExample{Outcome: line(o), Run: ex.Run, Tee: line(ex.Tee), Evidence: block(ex.Evidence)}
+					if x.Evidence != "" && last[o] == x.Evidence {
+						x.Evidence, x.AsAbove = "", true
+					} else if x.Evidence != "" {
+						last[o] = x.Evidence
+					}
+					hc.Examples = append(hc.Examples, x)
+				}
+				he.Cells = append(he.Cells, hc)
+			}
+			hf.Entries = append(hf.Entries, he)
+		}
+		page.Faults = append(page.Faults, hf)
+	}
+	var b bytes.Buffer
+	if err := compatPage.Execute(&b, page); err != nil {
+		return fmt.Errorf("rendering the compatibility page: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// cellWhere names a cell by its coordinates: "published schema, 2025-11-25, stdio".
+func cellWhere(c *tally.Cell) string {
+	parts := []string{c.Schema + " schema", c.Protocol, c.Transport}
+	if c.Tool != "" {
+		parts = append(parts, "tool "+c.Tool)
+	}
+	return strings.Join(parts, ", ")
+}
