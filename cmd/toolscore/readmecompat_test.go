@@ -16,7 +16,6 @@ import (
 func TestReadmeCompatIsGenerated(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for page, results := range map[string]string{
-		"README.md":         "docs/ledger-results.json",
 		"docs/spec-2026.md": "docs/spec-2026-results.json",
 		"docs/compat.md":    "", // each block names its results
 	} {
