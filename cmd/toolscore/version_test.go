@@ -23,6 +23,8 @@ func TestVersion(t *testing.T) {
 		{"ts-sdk/*", "npm @modelcontextprotocol/sdk", images + "ts-sdk/package.json", `"@modelcontextprotocol/sdk": "(\S+)"`},
 		{"ts-client-v2/*", "npm @modelcontextprotocol/client", images + "ts-client-v2/package.json", `"@modelcontextprotocol/client": "(\S+)"`},
 		{"python-sdk/*", "PyPI mcp", images + "python-sdk/requirements.txt", `(?m)^mcp==(\S+)$`},
+		{"fastmcp/*", "PyPI fastmcp", images + "fastmcp/requirements.txt", `(?m)^fastmcp==(\S+)$`},
+		{"pydantic-ai", "PyPI pydantic-ai-slim", images + "pydantic-ai/requirements.txt", `(?m)^pydantic-ai-slim==(\S+)$`},
 		{"claude-code", "npm @anthropic-ai/claude-code", images + "claude-code/Dockerfile", `ARG CLAUDE_CODE_VERSION=(\S+)`},
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
