@@ -9,11 +9,11 @@ What is reported: `Client.call_tool(name, args)`, fastmcp's own public way to ca
 its defaults (raise_on_error=True). It raises ToolError on an isError result
 (fastmcp/client/mixins/tools.py:394-399 in fastmcp-slim 4.1.6) and MCPError on a JSON-RPC error;
 both are `raised`. Otherwise it returns its CallToolResult dataclass (content,
-structured_content, meta, data, is_error; fastmcp/client/client.py:261-268), whose MCP fields
+structured_content, meta, data, is_error; fastmcp/client/client.py:259-267), whose MCP fields
 are `returned` re-encoded as MCP JSON, verbatim: fastmcp never alters them. Its `.data` is
-fastmcp's own reading of structuredContent through the outputSchema (tools.py:426-434); when
+fastmcp's own reading of structuredContent through the outputSchema (tools.py:427-435); when
 that validation fails fastmcp only logs "Error parsing structured content" and leaves `.data`
-None (tools.py:435-438), so the caller still holds the wire's structuredContent. The
+None (tools.py:436-439), so the caller still holds the wire's structuredContent. The
 observation keeps the wire fields (what a caller of the result object reads) and says what
 `.data` became in stderr, never in the graded observation."""
 

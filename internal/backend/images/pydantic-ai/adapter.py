@@ -8,9 +8,9 @@ endpoint; otherwise TOOLSCORE_SERVER is its command.
 The model is pydantic-ai's own FunctionModel, scripted: its first turn calls the tool, its second
 reads the tool's part from the request the agent built and stops. So the call runs the agent's
 whole path, nothing re-implemented: the agent lists the tools (MCPToolset.get_tools, mcp.py:1514),
-validates the arguments, calls MCPToolset.call_tool -> direct_call_tool (mcp.py:1700-1713,
+validates the arguments, calls MCPToolset.call_tool -> direct_call_tool (mcp.py:1700-1716,
 1593-1627), which raises ModelRetry for an isError result (mcp.py:1686-1698, 2140) and for a
-JSON-RPC error (mcp.py:1648-1657), and maps a good result to a value: structuredContent when every
+JSON-RPC error (mcp.py:1648-1656), and maps a good result to a value: structuredContent when every
 content block is text, unwrapped from {"result": ...}, else the content blocks, a JSON-looking text
 parsed (mcp.py:2185-2246). What the model gets is that part as pydantic-ai renders it for a model,
 ToolReturnPart.model_response_str (messages.py:2565-2587), a retry as {"error": ...}. That is
