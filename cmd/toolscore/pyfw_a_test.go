@@ -20,6 +20,9 @@ protocols: [2026-07-28]
 transports: [stdio, http]
 clients: [fastmcp/call, fastmcp/list-then-call, pydantic-ai]
 runs: 1
+# An agent run imports pydantic-ai and fastmcp and starts the server: over 20s on a loaded
+# 2-core machine, so a run has far longer than the 30s default before it counts as hung.
+timeout: 120s
 `
 
 const pyfwAClients = "fastmcp/call,fastmcp/list-then-call,pydantic-ai"
