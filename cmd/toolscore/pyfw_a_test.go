@@ -133,4 +133,3 @@ func TestPythonFrameworksOnDocker(t *testing.T) {
 		}
 	}
 }
-
