@@ -24,6 +24,7 @@ import sys
 from importlib.metadata import version
 
 from fastmcp import Client
+from pydantic_core import to_jsonable_python
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 
 
@@ -70,7 +71,9 @@ async def main() -> None:
             result = await client.call_tool(os.environ["TOOLSCORE_TOOL"], json.loads(os.environ.get("TOOLSCORE_ARGUMENTS") or "{}"))
             out["returned"] = wire(result)
             if result.structured_content is not None:
-                note = "equal to structuredContent" if result.data == result.structured_content else "not structuredContent: " + repr(result.data)[:500]
+                # .data is a typed object built from the outputSchema: compared as JSON.
+                data = to_jsonable_python(result.data)
+                note = "structuredContent, typed" if data == result.structured_content else "not structuredContent: " + repr(result.data)[:500]
                 sys.stderr.write("toolscore: fastmcp's .data is " + note + "\n")
     except BaseException as e:  # every exception is an observation, verbatim
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
