@@ -105,11 +105,11 @@ func checkPyFrameworks(t *testing.T, res *tally.Results, cells int) {
 	}
 }
 
-// TestPythonFrameworksOnDocker sweeps openai-agents-py and langchain-py on the docker backend
+// TestPythonFrameworksBOnDocker sweeps openai-agents-py and langchain-py on the docker backend
 // through the real packages and the real proxy: clean, type-swap, wrong-container and error on
 // stdio, type-swap on streamable HTTP too (both libraries speak it); then, where python3 is on
 // this machine, the same stdio sample on the local backend gives the same counts.
-func TestPythonFrameworksOnDocker(t *testing.T) {
+func TestPythonFrameworksBOnDocker(t *testing.T) {
 	api := engine(t)
 	faults := []string{"clean", "type-swap", "wrong-container", "error"}
 	stdio := pyFrameworkManifest(t, "stdio", faults...)
