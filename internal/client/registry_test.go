@@ -35,6 +35,7 @@ func TestRegistry(t *testing.T) {
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
+		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)

@@ -112,8 +112,8 @@ func streamChat(w http.ResponseWriter, id, mdl string, st step, in, out int, usa
 
 // ChatRequest is the part of a Chat Completions request the script and the adapters read.
 type ChatRequest struct {
-	Model         string            `json:"model"`
-	Stream        bool              `json:"stream"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
 	StreamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/runner"
+)
+
+// agents27Manifest is the deliberate sample for the agents that speak the Chat Completions API:
+// the ledger scenario's four faults clean, type-swap, wrong-container and error, the schema
+// published, protocol 2026-07-28, stdio, one run each.
+func agents27Manifest(t *testing.T, agent string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), agent+".yaml")
+	err := os.WriteFile(p, []byte(`name: agents27 `+agent+`
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [clean, type-swap, wrong-container, error]
+schema_modes: [published]
+protocols: [2026-07-28]
+clients: [`+agent+`]
+runs: 1
+timeout: 180s
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// agents27Sweep runs the sample for one agent on the docker backend and checks every cell's
+// outcome, model view, answer and flag against want, and the library; it returns the run
+// records (each with its agent observation) by fault.
+func agents27Sweep(t *testing.T, agent, library string, want map[string]agentWant) map[string]runner.RunRecord {
+	t.Helper()
+	out := t.TempDir()
+	start := time.Now()
+	code, _, stderr := runStatic(t, agents27Manifest(t, agent), "--backend", "docker", "--parallel", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != len(want) {
+		t.Fatalf("%d cells, unavailable %v; want %d and none", len(res.Cells), res.Unavailable, len(want))
+	}
+	for _, c := range res.Cells {
+		w := want[c.Fault]
+		if c.Outcome[w.outcome] != 1 || c.ModelView[w.view] != 1 || c.Answer[w.answer] != 1 || (c.Answer["flagged"] == 1) != w.flagged {
+			t.Errorf("%s: %s, model view %v, answer %v; want %s, %s, %s (flagged %v); evidence %v",
+				c.Coordinates(), c.Counts(), c.ModelView, c.Answer, w.outcome, w.view, w.answer, w.flagged, c.Examples)
+		}
+		if c.Library != library {
+			t.Errorf("%s ran %q, want %s", c.Coordinates(), c.Library, library)
+		}
+	}
+	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs := map[string]runner.RunRecord{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var times []string
+	for sc.Scan() {
+		var rec runner.RunRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Observation == nil || rec.Observation.Agent == nil {
+			t.Errorf("%s: %s with no agent observation: %s (stderr: %s)", rec.Fault, rec.Outcome, rec.Evidence, rec.Stderr)
+			continue
+		}
+		v := rec.Observation.Agent.ModelView
+		if w := want[rec.Fault]; w.message != "" && v.Excerpt != w.message {
+			t.Errorf("%s: the model was told %q, want %q", rec.Fault, v.Excerpt, w.message)
+		}
+		times = append(times, rec.Fault+": "+(time.Duration(rec.Millis)*time.Millisecond).String())
+		recs[rec.Fault] = rec
+	}
+	t.Logf("%s: %d runs in %s at parallel 2 (image build included when it was needed): %s", agent, len(recs), time.Since(start).Round(time.Second), strings.Join(times, ", "))
+	return recs
+}
+
+// TestQwenCodeOnDocker: Qwen Code 0.24.4 in its cell against the scripted Chat Completions
+// model (its MCP tools offered directly: tools.toolSearch off). What it does with each fault,
+// found by running it:
+//
+//   - for a result with structuredContent it gives the model the JSON of structuredContent and
+//     then the text blocks, in one tool message (transformMcpContentToParts,
+//     chunks/chunk-2VS5EEXU.js:6596-6626): the view is structured, and type-swap reaches the
+//     model as it was on the wire (passed, the fault carried; it validates nothing against the
+//     published schema on this path); the answer still reads the amount from the text;
+//   - wrong-container (structuredContent an array) is refused by its MCP SDK's result schema
+//     (structuredContent: record(string(), unknown()).optional(), chunks/chunk-DPEB6S2R.js:51405)
+//     and the SDK's message "Invalid result for tools/call: …" goes to the model instead, the
+//     call recorded is_error: rejected;
+//   - an isError result becomes its own message "MCP tool '…' reported tool error for function
+//     call: … with response: …" with the raw response inside (chunks/chunk-2VS5EEXU.js:6263-6266):
+//     an error, passed.
+func TestQwenCodeOnDocker(t *testing.T) {
+	api := engine(t)
+	recs := agents27Sweep(t, "qwen-code", "@qwen-code/qwen-code 0.24.4", map[string]agentWant{
+		"clean":           {"passed", "structured", "truth", false, `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}`},
+		"type-swap":       {"passed", "structured", "truth", false, `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":"4071877","currency":"USD"}`},
+		"wrong-container": {"rejected", "error", "no-value", true, ""},
+		"error":           {"passed", "error", "no-value", true, ""},
+	})
+	for fault, rec := range recs {
+		a := rec.Observation.Agent
+		v := a.ModelView
+		if v.Called != "mcp__scenario__get_account_balance" || a.Model != "qwen3-coder-plus" || v.SchemaSent {
+			t.Errorf("%s: called %q as model %q, schema sent %v", fault, v.Called, a.Model, v.SchemaSent)
+		}
+		if a.StreamAgrees == nil || !*a.StreamAgrees {
+			t.Errorf("%s: Qwen Code's stream-json record does not agree with the model's view: %s", fault, a.Stream)
+		}
+		switch fault {
+		case "clean", "type-swap":
+			// The whole message: the JSON, then the text block.
+			if !strings.Contains(string(v.Block), `\nACC-4471: balance 40,718.77 USD as of 2026-03-31`) {
+				t.Errorf("%s: the tool message %s does not carry the text block after the JSON", fault, v.Block)
+			}
+		case "wrong-container":
+			if !strings.HasPrefix(v.Excerpt, "Invalid result for tools/call:") || !strings.Contains(v.Excerpt, "expected record, received array") {
+				t.Errorf("%s: the model was told %q", fault, v.Excerpt)
+			}
+		case "error":
+			if !strings.HasPrefix(v.Excerpt, "MCP tool 'get_account_balance' reported tool error for function call:") ||
+				!strings.Contains(v.Excerpt, "upstream ledger service unavailable (503): try again later") {
+				t.Errorf("%s: the model was told %q", fault, v.Excerpt)
+			}
+		}
+	}
+	noLeftovers(t, api, "the qwen-code sweep")
+}
