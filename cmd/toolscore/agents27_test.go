@@ -143,3 +143,45 @@ func TestQwenCodeOnDocker(t *testing.T) {
 	}
 	noLeftovers(t, api, "the qwen-code sweep")
 }
+
+// TestOpenCodeOnDocker: opencode 1.18.33 in its cell against the scripted Chat Completions
+// model (an openai-compatible provider in its config; the MCP server a local entry). opencode is
+// one compiled executable: the lines cited are those of `strings` run on
+// opencode-linux-x64/bin/opencode of 1.18.33 (the MCP SDK and the AI SDK bundled in it). What
+// it does with each fault, found by running it:
+//
+//   - it gives the model the text blocks only, never structuredContent (clean: text, passed);
+//   - its MCP SDK's callTool checks structuredContent against the published outputSchema
+//     (getToolOutputValidator, strings line 445654) and an array against its result schema
+//     (structuredContent: n(G(),s()).optional(), line 445653): type-swap and wrong-container
+//     are refused, and the SDK's message is what the model gets, the call recorded as an
+//     error: rejected;
+//   - an isError result becomes the AI SDK's tool-error (line 445713: "if(V.isError)
+//     …type:"tool-error"…error:V.result"), the server's text handed to the model as the error
+//     output: an error, passed.
+//
+// Each run made three model requests (a title without tools, the call, the answer) and the
+// graded call is the one whose tool message carries the scripted call id.
+func TestOpenCodeOnDocker(t *testing.T) {
+	api := engine(t)
+	recs := agents27Sweep(t, "opencode", "opencode-ai 1.18.33", map[string]agentWant{
+		"clean":           {"passed", "text", "truth", false, "ACC-4471: balance 40,718.77 USD as of 2026-03-31"},
+		"type-swap":       {"rejected", "error", "no-value", true, "MCP error -32602: Structured content does not match the tool's output schema: data/balance_minor must be integer"},
+		"wrong-container": {"rejected", "error", "no-value", true, ""},
+		"error":           {"passed", "error", "no-value", true, "upstream ledger service unavailable (503): try again later"},
+	})
+	for fault, rec := range recs {
+		a := rec.Observation.Agent
+		v := a.ModelView
+		if v.Called != "scenario_get_account_balance" || a.Model != "toolscore-scripted" || v.SchemaSent {
+			t.Errorf("%s: called %q as model %q, schema sent %v", fault, v.Called, a.Model, v.SchemaSent)
+		}
+		if a.StreamAgrees == nil || !*a.StreamAgrees {
+			t.Errorf("%s: opencode's --format json record does not agree with the model's view: %s", fault, a.Stream)
+		}
+		if fault == "wrong-container" && !strings.Contains(v.Excerpt, "expected record, received array") {
+			t.Errorf("%s: the model was told %q", fault, v.Excerpt)
+		}
+	}
+	noLeftovers(t, api, "the opencode sweep")
+}

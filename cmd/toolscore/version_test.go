@@ -27,6 +27,7 @@ func TestVersion(t *testing.T) {
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
 		{"qwen-code", "npm @qwen-code/qwen-code", images + "qwen-code/Dockerfile", `ARG QWEN_CODE_VERSION=(\S+)`},
+		{"opencode", "npm opencode-ai", images + "opencode/Dockerfile", `ARG OPENCODE_VERSION=(\S+)`},
 	} {
 		m := regexp.MustCompile(w.pin).FindStringSubmatch(readFile(t, w.file))
 		if m == nil {

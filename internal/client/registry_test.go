@@ -36,6 +36,7 @@ func TestRegistry(t *testing.T) {
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
 		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
+		{name: "opencode", image: "opencode", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("opencode")},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)

@@ -224,13 +224,13 @@ func (r *ChatRequest) ToolDef(name string) json.RawMessage {
 }
 
 // ChatExposed is the name under which a Chat Completions agent exposes the scenario's tool:
-// the tool itself, a prefixed name (mcp__<server>__<tool>, <server>_<tool>...).
+// the tool itself, a prefixed name (mcp__<server>__<tool>, <server>_<tool>, <server>-<tool>...).
 func ChatExposed(names []string, tool string) string {
 	if n := exposedName(names, tool); n != "" {
 		return n
 	}
 	for _, n := range names {
-		if strings.HasSuffix(n, "_"+tool) {
+		if strings.HasSuffix(n, "_"+tool) || strings.HasSuffix(n, "-"+tool) {
 			return n
 		}
 	}
