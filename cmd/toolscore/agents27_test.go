@@ -185,3 +185,44 @@ func TestOpenCodeOnDocker(t *testing.T) {
 	}
 	noLeftovers(t, api, "the opencode sweep")
 }
+
+// TestCopilotCLIOnDocker: GitHub Copilot CLI 1.0.102 in its cell, offline (COPILOT_OFFLINE=true,
+// no GitHub sign-in) with its bring-your-own-key provider on the scripted Chat Completions
+// model, the MCP server given by --additional-mcp-config. What it does with each fault, found
+// by running it (no source line states these: in 1.0.102 the MCP client and the shaping of its
+// results are in the executable's native part, which the JavaScript package it unpacks,
+// cli-main.js, calls as S.mcp…/S.ahpRelay…; cli-main.js:1827 does carry the TypeScript MCP SDK's
+// result schema, structuredContent a record, and the array below is not refused by it, so the
+// call's result does not go through that schema):
+//
+//   - for a result with structuredContent it sends the model the text blocks, a blank line, then
+//     the JSON of structuredContent (the view is structured; its tool.execution_complete record
+//     keeps result.contents and result.structuredContent apart, cli-main.js:1537 builds that
+//     record's shape);
+//   - it validates nothing against the published schema: type-swap reaches the model, and so
+//     does wrong-container's array, as it was on the wire (passed, the fault carried);
+//   - an isError result reaches the model as "MCP server 'scenario': <the server's text>", its
+//     record marking the call failed (success false): an error, passed.
+func TestCopilotCLIOnDocker(t *testing.T) {
+	api := engine(t)
+	recs := agents27Sweep(t, "copilot-cli", "@github/copilot 1.0.102", map[string]agentWant{
+		"clean":           {"passed", "structured", "truth", false, `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}`},
+		"type-swap":       {"passed", "structured", "truth", false, `{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":"4071877","currency":"USD"}`},
+		"wrong-container": {"passed", "structured", "truth", false, `[{"account_id":"ACC-4471","as_of":"2026-03-31","balance_minor":4071877,"currency":"USD"}]`},
+		"error":           {"passed", "error", "no-value", true, "MCP server 'scenario': upstream ledger service unavailable (503): try again later"},
+	})
+	for fault, rec := range recs {
+		a := rec.Observation.Agent
+		v := a.ModelView
+		if v.Called != "scenario-get_account_balance" || a.Model != "toolscore-scripted" || v.SchemaSent {
+			t.Errorf("%s: called %q as model %q, schema sent %v", fault, v.Called, a.Model, v.SchemaSent)
+		}
+		if a.StreamAgrees == nil || !*a.StreamAgrees {
+			t.Errorf("%s: Copilot CLI's --output-format json record does not agree with the model's view: %s", fault, a.Stream)
+		}
+		if fault != "error" && !strings.Contains(string(v.Block), `ACC-4471: balance 40,718.77 USD as of 2026-03-31\n\n`) {
+			t.Errorf("%s: the tool message %s does not carry the text block before the JSON", fault, v.Block)
+		}
+	}
+	noLeftovers(t, api, "the copilot-cli sweep")
+}

@@ -138,8 +138,14 @@ func qwenStructured(v client.ModelView) client.ModelView {
 		return v
 	}
 	first, _, _ := strings.Cut(qwenText(v), "\n")
-	if isJSONContainer(first) {
-		v.Kind, v.Excerpt = client.ViewStructured, excerpt(first, 2000)
+	return withJSON(v, first)
+}
+
+// withJSON makes a text view that carries a JSON object or array (the JSON of
+// structuredContent an agent put beside the text blocks) structured, its excerpt that JSON.
+func withJSON(v client.ModelView, part string) client.ModelView {
+	if isJSONContainer(part) {
+		v.Kind, v.Excerpt = client.ViewStructured, excerpt(strings.TrimSpace(part), 2000)
 	}
 	return v
 }

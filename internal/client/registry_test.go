@@ -37,6 +37,7 @@ func TestRegistry(t *testing.T) {
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
 		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
 		{name: "opencode", image: "opencode", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("opencode")},
+		{name: "copilot-cli", image: "copilot-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("copilot-cli")},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)
