@@ -80,17 +80,7 @@ func CopilotCLI(ctx context.Context, r client.Request) (*client.Observation, err
 	view, called, asked := chatView(reqs, r.Tool, func(text string) bool {
 		return stream.isError && strings.TrimSpace(stream.text) == strings.TrimSpace(text)
 	})
-	if view.Kind == client.ViewText {
-		// For a result with structuredContent, Copilot CLI gives the model the text blocks, a
-		// blank line, then the JSON of structuredContent, in one tool message (its
-		// tool.execution_complete record keeps the parts apart: result.contents and
-		// result.structuredContent beside result.content, the joined text). The model reads the
-		// values from the JSON: the view is structured, its excerpt the JSON; the block keeps
-		// the whole message.
-		if i := strings.LastIndex(qwenText(view), "\n\n"); i >= 0 {
-			view = withJSON(view, qwenText(view)[i+2:])
-		}
-	}
+	view = copilotStructured(view)
 	view.Called = called
 	obs := &client.Observation{Client: "copilot-cli", Library: "@github/copilot " + copilotVersion(ctx, bin), Listed: true}
 	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
@@ -171,4 +161,21 @@ func copilotVersion(ctx context.Context, bin string) string {
 		}
 	}
 	return "unknown"
+}
+
+// copilotStructured reads the view as Copilot CLI builds it: for a result with
+// structuredContent it gives the model the text blocks, a blank line, then the JSON of
+// structuredContent, in one tool message (its tool.execution_complete record keeps the parts
+// apart: result.contents and result.structuredContent beside result.content, the joined text).
+// The model reads the values from the JSON: the view is structured, its excerpt the JSON; the
+// block keeps the whole message.
+func copilotStructured(v client.ModelView) client.ModelView {
+	if v.Kind != client.ViewText {
+		return v
+	}
+	text := qwenText(v)
+	if i := strings.LastIndex(text, "\n\n"); i >= 0 {
+		return withJSON(v, text[i+2:])
+	}
+	return v
 }
