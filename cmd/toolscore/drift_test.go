@@ -95,7 +95,7 @@ func TestSchemaDriftAndTokenExpiryOnDocker(t *testing.T) {
 	clients := "ts-sdk/list-then-call,python-sdk/call,codex"
 	schemas, protocols, transports := "[published]", "[2025-11-25]", "[http]"
 	if fullProduct() {
-		clients, schemas, protocols, transports = everyClient, "[hidden, published]", "[2026-07-28, 2025-11-25]", "[stdio, http]"
+		clients, schemas, protocols, transports = studyClients, "[hidden, published]", "[2026-07-28, 2025-11-25]", "[stdio, http]"
 	}
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "drift.yaml")

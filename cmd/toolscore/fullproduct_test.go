@@ -11,8 +11,18 @@ import (
 // run inside its budget.
 func fullProduct() bool { return os.Getenv("TOOLSCORE_FULL") == "1" }
 
-// everyClient is every built-in client and agent of the study, for the full product.
-const everyClient = "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call," + sdkClientsNonGo + ",claude-code,codex,gemini-cli,ai-sdk,ai-sdk/schemas,mastra,openai-agents-py,langchain-py,openai-agents-js,openai-agents-js/structured,langchain-js,fastmcp/call,fastmcp/list-then-call,pydantic-ai"
+// studyClients is every client and agent of the embedded study, the columns the full-product
+// tests of the faults (drift, hostile schemas, injection, result shapes, task handles) hold
+// expectations for.
+const studyClients = "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call," + sdkClientsNonGo + ",claude-code,codex,gemini-cli"
+
+// fieldClients are the frameworks and agents of the field (issue 27): each has a docker sample
+// of its own in scripts/test, and the full product of the ledger's faults in
+// TestFieldClientsFullProduct.
+const fieldClients = "ai-sdk,ai-sdk/schemas,mastra,openai-agents-js,openai-agents-js/structured,langchain-js,openai-agents-py,langchain-py,fastmcp/call,fastmcp/list-then-call,pydantic-ai,java-sdk,java-sdk/validating,qwen-code,opencode,copilot-cli"
+
+// everyClient is every built-in client and agent.
+const everyClient = studyClients + "," + fieldClients
 
 // sdkClientsNonGo is the TypeScript and Python SDK paths, which run in their cell images.
 const sdkClientsNonGo = "ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call"

@@ -105,7 +105,7 @@ func TestHostileSchemasOnDocker(t *testing.T) {
 	engine(t)
 	clients, schemas, protocols, transports, timeout := "ts-client-v2/list-then-call,python-sdk/call,mcp-go/list-then-call", "published", "2025-11-25", "stdio", "15s"
 	if fullProduct() {
-		clients, schemas, protocols, transports, timeout = everyClient, "hidden,published", "2026-07-28,2025-11-25", "stdio,http", "45s"
+		clients, schemas, protocols, transports, timeout = studyClients, "hidden,published", "2026-07-28,2025-11-25", "stdio,http", "45s"
 	}
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "hostile-schemas.yaml")

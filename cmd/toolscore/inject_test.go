@@ -82,7 +82,7 @@ func TestInjectOnDocker(t *testing.T) {
 	engine(t)
 	clients, schemas, protocols, transports := "python-sdk/list-then-call,claude-code,gemini-cli", "published", "2026-07-28", "stdio"
 	if fullProduct() {
-		clients, schemas, protocols, transports = everyClient, "hidden, published", "2026-07-28, 2025-11-25", "stdio, http"
+		clients, schemas, protocols, transports = studyClients, "hidden, published", "2026-07-28, 2025-11-25", "stdio, http"
 	}
 	cells := len(clientList(clients)) * len(strings.Split(schemas, ",")) * len(strings.Split(protocols, ",")) * len(strings.Split(transports, ","))
 	out := t.TempDir()

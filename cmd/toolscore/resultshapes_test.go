@@ -146,7 +146,7 @@ func TestResultShapesOnDocker(t *testing.T) {
 	engine(t)
 	clients, schemas, protocols, transports := "mcp-go/call,ts-sdk/call,python-sdk/call,codex", "hidden", modernRevision, "stdio"
 	if fullProduct() {
-		clients, schemas, protocols, transports = everyClient, "hidden, published", modernRevision+", 2025-11-25", "stdio, http"
+		clients, schemas, protocols, transports = studyClients, "hidden, published", modernRevision+", 2025-11-25", "stdio, http"
 	}
 	manifest := filepath.Join(t.TempDir(), "result-shapes.yaml")
 	writeFile(t, manifest, `name: result shapes

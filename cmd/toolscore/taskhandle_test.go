@@ -277,7 +277,7 @@ func TestTaskHandleOnDocker(t *testing.T) {
 	engine(t)
 	clients, schemas, protocols, transports := "go-sdk/call,mcp-go/call,python-sdk/call", "hidden", "2025-11-25", "stdio"
 	if fullProduct() {
-		clients, schemas, protocols, transports = everyClient, "hidden, published", "2025-11-25, "+modernRevision, "stdio, http"
+		clients, schemas, protocols, transports = studyClients, "hidden, published", "2025-11-25, "+modernRevision, "stdio, http"
 	}
 	manifest := filepath.Join(t.TempDir(), "task-handle.yaml")
 	os.WriteFile(manifest, []byte(`name: task handle

@@ -34,6 +34,9 @@ func TestVersion(t *testing.T) {
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
 		{"ai-sdk/*", "npm @ai-sdk/mcp", images + "ai-sdk/package.json", `"@ai-sdk/mcp": "(\S+)"`},
 		{"mastra", "npm @mastra/mcp", images + "mastra/package.json", `"@mastra/mcp": "(\S+)"`},
+		{"qwen-code", "npm @qwen-code/qwen-code", images + "qwen-code/Dockerfile", `ARG QWEN_CODE_VERSION=(\S+)`},
+		{"opencode", "npm opencode-ai", images + "opencode/Dockerfile", `ARG OPENCODE_VERSION=(\S+)`},
+		{"copilot-cli", "npm @github/copilot", images + "copilot-cli/Dockerfile", `ARG COPILOT_VERSION=(\S+)`},
 	} {
 		m := regexp.MustCompile(w.pin).FindStringSubmatch(readFile(t, w.file))
 		if m == nil {

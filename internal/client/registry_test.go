@@ -46,6 +46,9 @@ func TestRegistry(t *testing.T) {
 		{name: "ai-sdk", image: "ai-sdk", argv: node},
 		{name: "ai-sdk/schemas", image: "ai-sdk", argv: append(node, "schemas")},
 		{name: "mastra", image: "mastra", argv: node},
+		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
+		{name: "opencode", image: "opencode", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("opencode")},
+		{name: "copilot-cli", image: "copilot-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("copilot-cli")},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)
