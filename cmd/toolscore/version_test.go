@@ -23,6 +23,7 @@ func TestVersion(t *testing.T) {
 		{"ts-sdk/*", "npm @modelcontextprotocol/sdk", images + "ts-sdk/package.json", `"@modelcontextprotocol/sdk": "(\S+)"`},
 		{"ts-client-v2/*", "npm @modelcontextprotocol/client", images + "ts-client-v2/package.json", `"@modelcontextprotocol/client": "(\S+)"`},
 		{"python-sdk/*", "PyPI mcp", images + "python-sdk/requirements.txt", `(?m)^mcp==(\S+)$`},
+		{"java-sdk/*", "Maven io.modelcontextprotocol.sdk:mcp", images + "java-sdk/pom.xml", `<mcp.version>(\S+)</mcp.version>`},
 		{"claude-code", "npm @anthropic-ai/claude-code", images + "claude-code/Dockerfile", `ARG CLAUDE_CODE_VERSION=(\S+)`},
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
