@@ -8,10 +8,9 @@ import (
 	"testing"
 )
 
-// javaSDKManifest is the deliberate sample of the Java SDK's clients: both paths × clean,
-// type-swap, wrong-container, error × published × 2026-07-28, on transports (stdio, or http for
-// the one fault the http sweep samples).
-func javaSDKManifest(t *testing.T, faults, transports string) string {
+// javaSDKManifest sweeps both of the Java SDK's paths over the ledger with the faults, schema
+// modes, protocols and transports given.
+func javaSDKManifest(t *testing.T, faults, schemas, protocols, transports string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "java-sdk.yaml")
 	os.WriteFile(path, []byte(`name: java sdk
@@ -19,8 +18,8 @@ server: {builtin: ledger}
 tool: get_account_balance
 arguments: {account_id: ACC-4471}
 faults: [`+faults+`]
-schema_modes: [published]
-protocols: [2026-07-28]
+schema_modes: `+schemas+`
+protocols: `+protocols+`
 transports: [`+transports+`]
 clients: [java-sdk, java-sdk/validating]
 runs: 1
@@ -42,25 +41,51 @@ runs: 1
 //     outputSchema, and validateToolResult checks structuredContent against it with its
 //     JsonSchemaValidator (McpAsyncClient.java:734), throwing IllegalArgumentException("Tool
 //     call result validation failed: ...") when it does not conform (McpAsyncClient.java:738):
-//     threw on type-swap and wrong-container.
+//     threw on type-swap, drop-required and wrong-container; a result without
+//     structuredContent (empty, truncate) reaches the validator as null, and
+//     DefaultJsonSchemaValidator.validate throws IllegalArgumentException("Structured content
+//     must not be null") itself (DefaultJsonSchemaValidator.java:63-64 in
+//     mcp-json-jackson3-2.2.0.jar), uncaught by the client: threw as well. With the schema
+//     hidden nothing is cached, and validateToolResult only logs (McpAsyncClient.java:726-730):
+//     passed.
 //   - an isError result is never validated (McpAsyncClient.java:718-721: result.isError() ==
 //     TRUE returns it as is), and it carries the failure to the caller: the error fault is
-//     passed on both paths.
+//     passed on both paths; a JSON-RPC error is raised as McpError on both (rpc-error).
+//   - nobody catches corrupt or corrupt-plausible: they are well-formed lies.
 //
 // The SDK sends initialize at 2025-11-25 under the 2026-07-28 cap: the same bytes reach it
-// under both protocols.
-func javaSDKWant(client, fault string) string {
-	if client == "java-sdk/validating" && (fault == "type-swap" || fault == "wrong-container") {
+// under both protocols, and the transport changes nothing.
+func javaSDKWant(client, fault, schema string) string {
+	switch {
+	case fault == "rpc-error":
+		return "rpc-error"
+	case client != "java-sdk/validating" || schema != "published":
+		return "passed"
+	}
+	switch fault {
+	case "type-swap", "drop-required", "wrong-container", "empty", "truncate":
 		return "threw"
 	}
 	return "passed"
 }
 
+// javaSDKThrows is the start of what the validating client throws on a fault it catches.
+func javaSDKThrows(fault string) string {
+	if fault == "empty" || fault == "truncate" {
+		return "IllegalArgumentException: Structured content must not be null"
+	}
+	return "IllegalArgumentException: Tool call result validation failed"
+}
+
+// ledgerFaults are the faults of the embedded ledger study (scenarios/ledger.yaml).
+const ledgerFaults = "clean, error, rpc-error, empty, truncate, corrupt, {name: corrupt-plausible, decoy_args: {account_id: ACC-4476}}, type-swap, drop-required, wrong-container, {name: latency, latency: 1s}"
+
 // TestJavaSDKOnDocker sweeps the Java SDK's two paths in their cell image (built with Maven
-// from pom.xml on TOOLSCORE_JAVA_IMAGE), on stdio for four faults and on streamable HTTP for
-// type-swap, and checks every count, the library and the validation's own message. Where a
-// JDK and Maven are on this machine, the stdio sample runs on the local backend as well and
-// must give the same counts.
+// from pom.xml on TOOLSCORE_JAVA_IMAGE): the deliberate sample, both paths × clean, type-swap,
+// wrong-container, error × published × 2026-07-28 on stdio, and type-swap on streamable HTTP
+// (under TOOLSCORE_FULL=1 every fault × schema mode × protocol × transport instead), and checks
+// every count, the library and the validation's own message. Where a JDK and Maven are on this
+// machine, the stdio sample runs on the local backend as well and must give the same counts.
 func TestJavaSDKOnDocker(t *testing.T) {
 	api := engine(t)
 	counts := func(backend, manifest string, cells int) map[string]string {
@@ -76,11 +101,11 @@ func TestJavaSDKOnDocker(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, c := range res.Cells {
-			want := javaSDKWant(c.Client, c.Fault)
+			want := javaSDKWant(c.Client, c.Fault, c.Schema)
 			if c.Outcome[want] != 1 {
 				t.Errorf("%s %s: %s, want %s 1/1 (evidence: %v)", backend, c.Coordinates(), c.Counts(), want, c.Examples)
 			}
-			if want == "threw" && !strings.Contains(c.Examples[want].Evidence, "IllegalArgumentException: Tool call result validation failed") {
+			if wantMsg := javaSDKThrows(c.Fault); want == "threw" && !strings.Contains(c.Examples[want].Evidence, wantMsg) {
 				t.Errorf("%s %s: evidence %q, want the SDK's validation failure", backend, c.Coordinates(), c.Examples[want].Evidence)
 			}
 			if c.Library != "io.modelcontextprotocol.sdk:mcp 2.2.0" {
@@ -93,9 +118,14 @@ func TestJavaSDKOnDocker(t *testing.T) {
 		}
 		return got
 	}
-	stdio := javaSDKManifest(t, "clean, type-swap, wrong-container, error", "stdio")
+	stdio := javaSDKManifest(t, "clean, type-swap, wrong-container, error", "[published]", "[2026-07-28]", "stdio")
 	docker := counts("docker", stdio, 2*4)
-	counts("docker", javaSDKManifest(t, "type-swap", "http"), 2)
+	if fullProduct() {
+		// Every fault of the ledger study × both schema modes × both protocols × both transports.
+		counts("docker", javaSDKManifest(t, ledgerFaults, "[hidden, published]", "[2026-07-28, 2025-11-25]", "stdio, http"), 2*11*2*2*2)
+	} else {
+		counts("docker", javaSDKManifest(t, "type-swap", "[published]", "[2026-07-28]", "http"), 2)
+	}
 	noLeftovers(t, api, "the Java SDK sweep")
 
 	for _, p := range []string{"java", "javac", "mvn"} {
