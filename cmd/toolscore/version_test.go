@@ -29,6 +29,7 @@ func TestVersion(t *testing.T) {
 		{"langchain-js", "npm @langchain/mcp-adapters", images + "langchain-js/package.json", `"@langchain/mcp-adapters": "(\S+)"`},
 		{"fastmcp/*", "PyPI fastmcp", images + "fastmcp/requirements.txt", `(?m)^fastmcp==(\S+)$`},
 		{"pydantic-ai", "PyPI pydantic-ai-slim", images + "pydantic-ai/requirements.txt", `(?m)^pydantic-ai-slim==(\S+)$`},
+		{"java-sdk/*", "Maven io.modelcontextprotocol.sdk:mcp", images + "java-sdk/pom.xml", `<mcp.version>(\S+)</mcp.version>`},
 		{"claude-code", "npm @anthropic-ai/claude-code", images + "claude-code/Dockerfile", `ARG CLAUDE_CODE_VERSION=(\S+)`},
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"regexp"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // none.
 type Pin struct {
 	Image    string // the directory under images/
-	Registry string // "npm" or "PyPI"
+	Registry string // "npm", "PyPI" or "Maven"
 	Package  string
 	Version  string
 }
@@ -22,9 +23,9 @@ type Pin struct {
 var versionArg = regexp.MustCompile(`(?m)^ARG ([A-Z_]+_VERSION)=(\S*)`)
 
 // ImagePin reads the default version of what the cell image installs from where the image
-// pins it: the Dockerfile's version argument names the package (as "pkg@$ARG" for npm or
-// "pkg==$ARG" for PyPI) and holds the version, or, left empty, the package-lock.json or
-// requirements.txt beside it does.
+// pins it: the Dockerfile's version argument names the package (as "pkg@$ARG" for npm,
+// "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven) and holds the version, or, left empty,
+// the package-lock.json, requirements.txt or pom.xml beside it does.
 func ImagePin(image string) (Pin, error) {
 	p := Pin{Image: image}
 	dockerfile, err := imageFiles.ReadFile("images/" + image + "/Dockerfile")
@@ -35,18 +36,30 @@ func ImagePin(image string) (Pin, error) {
 	if arg == nil {
 		return p, fmt.Errorf("images/%s/Dockerfile has no ARG ..._VERSION", image)
 	}
-	spec := regexp.MustCompile(`"([^"\s$]+?)(@|==)\$\{?` + string(arg[1]) + `\}?"`).FindSubmatch(dockerfile)
+	spec := regexp.MustCompile(`"([^"\s$]+?)(@|==|:)\$\{?` + string(arg[1]) + `\}?"`).FindSubmatch(dockerfile)
 	if spec == nil {
 		return p, fmt.Errorf("images/%s/Dockerfile installs no package at $%s", image, arg[1])
 	}
 	p.Package, p.Version, p.Registry = string(spec[1]), string(arg[2]), "npm"
-	if string(spec[2]) == "==" {
+	switch string(spec[2]) {
+	case "==":
 		p.Registry = "PyPI"
+	case ":":
+		p.Registry = "Maven"
 	}
 	if p.Version != "" {
 		return p, nil
 	}
-	if p.Registry == "npm" {
+	switch p.Registry {
+	case "Maven":
+		pom, err := imageFiles.ReadFile("images/" + image + "/pom.xml")
+		if err != nil {
+			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
+		}
+		if p.Version, err = pomVersion(pom, p.Package); err != nil {
+			return p, fmt.Errorf("images/%s/pom.xml: %w", image, err)
+		}
+	case "npm":
 		lock, err := imageFiles.ReadFile("images/" + image + "/package-lock.json")
 		if err != nil {
 			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
@@ -58,7 +71,7 @@ func ImagePin(image string) (Pin, error) {
 			return p, fmt.Errorf("images/%s/package-lock.json: %w", image, err)
 		}
 		p.Version = l.Packages["node_modules/"+p.Package].Version
-	} else {
+	default:
 		reqs, err := imageFiles.ReadFile("images/" + image + "/requirements.txt")
 		if err != nil {
 			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
@@ -73,4 +86,42 @@ func ImagePin(image string) (Pin, error) {
 		return p, fmt.Errorf("images/%s pins no version of %s", image, p.Package)
 	}
 	return p, nil
+}
+
+// pomVersion is the version pom.xml gives the dependency named group:artifact, a ${property}
+// resolved from the pom's properties.
+func pomVersion(pom []byte, pkg string) (string, error) {
+	var m struct {
+		Properties struct {
+			Any []struct {
+				XMLName xml.Name
+				Value   string `xml:",chardata"`
+			} `xml:",any"`
+		} `xml:"properties"`
+		Dependencies []struct {
+			GroupID    string `xml:"groupId"`
+			ArtifactID string `xml:"artifactId"`
+			Version    string `xml:"version"`
+		} `xml:"dependencies>dependency"`
+	}
+	if err := xml.Unmarshal(pom, &m); err != nil {
+		return "", err
+	}
+	for _, d := range m.Dependencies {
+		if d.GroupID+":"+d.ArtifactID != pkg {
+			continue
+		}
+		v := strings.TrimSpace(d.Version)
+		if name, ok := strings.CutPrefix(v, "${"); ok {
+			name = strings.TrimSuffix(name, "}")
+			v = ""
+			for _, p := range m.Properties.Any {
+				if p.XMLName.Local == name {
+					v = strings.TrimSpace(p.Value)
+				}
+			}
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("no dependency %s", pkg)
 }

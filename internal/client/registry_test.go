@@ -15,6 +15,7 @@ import (
 // it runs in and, for an agent, where its real model's key is by default.
 func TestRegistry(t *testing.T) {
 	node, python := []string{"node", "/opt/adapter/adapter.mjs"}, []string{"/opt/adapter/venv/bin/python", "/opt/adapter/adapter.py"}
+	java := []string{"java", "-cp", "/opt/adapter/lib/*", "toolscore.Adapter"}
 	agent := func(name string) []string { return []string{"/opt/toolscore/toolscore", "agent", name} }
 	table := []struct {
 		name, image, keyEnv string
@@ -40,6 +41,8 @@ func TestRegistry(t *testing.T) {
 		{name: "fastmcp/call", image: "fastmcp", argv: append(python, "call")},
 		{name: "fastmcp/list-then-call", image: "fastmcp", argv: append(python, "list-then-call")},
 		{name: "pydantic-ai", image: "pydantic-ai", argv: python},
+		{name: "java-sdk", image: "java-sdk", argv: java},
+		{name: "java-sdk/validating", image: "java-sdk", argv: append(slices.Clone(java), "validating")},
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},

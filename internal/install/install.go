@@ -26,6 +26,8 @@ import (
 const (
 	Node   = "node"
 	Python = "python"
+	// Java is a JDK and Maven: the client's adapter is compiled when it is installed.
+	Java   = "java"
 	Binary = "binary" // nothing: the command is a program of its own
 )
 
@@ -36,7 +38,7 @@ var Runtimes = []string{Node, Python, Binary}
 // steps run there. The same recipe is installed on this machine (Ensure) and, for a manifest's
 // own client, in its cell image (internal/backend.RecipeImage).
 type Recipe struct {
-	// Runtime is what the client needs on the machine: Node, Python or Binary.
+	// Runtime is what the client needs on the machine: Node, Python, Java or Binary.
 	Runtime string
 	// Files are copied into the folder first: an adapter and its lockfiles, or a manifest's
 	// folder. Nil copies nothing.
@@ -127,6 +129,12 @@ func Missing(runtime string) string {
 			return m
 		}
 		return missingVenv()
+	case Java:
+		for _, p := range []string{"java", "javac", "mvn"} {
+			if m := missingProgram(p); m != "" {
+				return m + " (a JDK and Maven build the Java adapter)"
+			}
+		}
 	}
 	return ""
 }
@@ -335,7 +343,8 @@ func passThrough() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		lk := strings.ToLower(k)
 		if strings.HasPrefix(lk, "npm_config_") || strings.HasPrefix(lk, "pip_") || lk == "ssl_cert_file" ||
-			lk == "node_extra_ca_certs" || lk == "requests_ca_bundle" || lk == "http_proxy" || lk == "https_proxy" || lk == "no_proxy" {
+			lk == "node_extra_ca_certs" || lk == "requests_ca_bundle" || lk == "http_proxy" || lk == "https_proxy" || lk == "no_proxy" ||
+			lk == "java_home" || lk == "maven_opts" || lk == "maven_args" {
 			env = append(env, kv)
 		}
 	}

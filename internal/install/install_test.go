@@ -128,6 +128,14 @@ func TestMissing(t *testing.T) {
 	if m := Missing(Binary); m != "" {
 		t.Errorf("Missing(binary) = %q", m)
 	}
+	// A JRE alone is not enough for the Java client: its install compiles the adapter.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "java"), []byte("#!/bin/sh\n"), 0o755)
+	t.Setenv("PATH", dir)
+	if m := Missing(Java); m != "javac not found on PATH (a JDK and Maven build the Java adapter)" {
+		t.Errorf("Missing(java) with only java = %q", m)
+	}
+	t.Setenv("PATH", t.TempDir())
 	if _, _, err := Ensure(context.Background(), t.TempDir(), "c", Recipe{Runtime: Node}, &bytes.Buffer{}); err == nil || err.Error() != "node not found on PATH" {
 		t.Errorf("Ensure without node: %v", err)
 	}
