@@ -37,6 +37,26 @@ func (j Job) Dir() string {
 // is asked for, never listed, so memory stays the same whatever the number of runs planned.
 func (o Options) Jobs() iter.Seq[Job] {
 	return func(yield func(Job) bool) {
+		for c := range o.cellJobs() {
+			for j := range c.Runs {
+				if !yield(j) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// cellRuns is one cell of a sweep with runs in this shard: its first run, and all of them, made
+// as they are asked for.
+type cellRuns struct {
+	First Job
+	Runs  iter.Seq[Job]
+}
+
+// cellJobs yields the sweep's cells that have runs in this shard, in the order of Jobs.
+func (o Options) cellJobs() iter.Seq[cellRuns] {
+	return func(yield func(cellRuns) bool) {
 		sc := o.Scenario
 		index := 0
 		clients := map[string]Client{}
@@ -47,16 +67,25 @@ func (o Options) Jobs() iter.Seq[Job] {
 			if _, ok := o.Unavailable[c.Client.ID()]; ok {
 				continue
 			}
+			idx, cl := index, clients[c.Client.ID()]
+			index++
 			first, step := o.firstRun(i)
-			for r := first; r <= sc.Runs; r += step {
-				if !yield(Job{Cell: c, Client: clients[c.Client.ID()], Index: index, Run: r, Seed: runSeed(c.Fault, r)}) {
-					return
-				}
-				if sc.Runs-r < step {
-					break // the next run would be past the last (and r + step might overflow)
+			if first > sc.Runs {
+				continue
+			}
+			runs := func(yield func(Job) bool) {
+				for r := first; r <= sc.Runs; r += step {
+					if !yield(Job{Cell: c, Client: cl, Index: idx, Run: r, Seed: runSeed(c.Fault, r)}) {
+						return
+					}
+					if sc.Runs-r < step {
+						break // the next run would be past the last (and r + step might overflow)
+					}
 				}
 			}
-			index++
+			if !yield(cellRuns{First: Job{Cell: c, Client: cl, Index: idx, Run: first, Seed: runSeed(c.Fault, first)}, Runs: runs}) {
+				return
+			}
 		}
 	}
 }

@@ -38,6 +38,13 @@ type Backend interface {
 	Run(ctx context.Context, s backend.Spec) backend.Result
 }
 
+// failed says whether err, guarded by mu, is set.
+func failed(mu *sync.Mutex, err *error) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return *err != nil
+}
+
 // cellBackend runs each cell's runs in a place of the cell's own (docker's held container): told
 // of a cell before a worker is free for it, so it can make that place meanwhile, and told when
 // the cell's runs are over.
@@ -182,53 +189,41 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	// A cell's runs go to one worker, one after the other: on docker they share the cell's
 	// container. The backend hears of a cell before a worker is free for it, so it can start the
-	// cell's container while the cells before it run.
+	// cell's container while the cells before it run. Cells and their runs are made as workers
+	// free up (p.Go waits for one), never listed: memory stays the same whatever the number of
+	// runs planned.
 	cells, _ := o.Backend.(cellBackend)
-	dispatch := func(group []Job) {
-		if len(group) == 0 {
-			return
+	for c := range o.cellJobs() {
+		if ctx.Err() != nil || failed(&mu, &clearErr) {
+			break
 		}
 		if cells != nil {
-			spec, _ := o.Spec(group[0], filepath.Join(o.Out, group[0].Dir()))
+			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
 			cells.PrepareCell(ctx, spec)
 		}
 		p.Go(func() {
-			for _, j := range group {
-				if ctx.Err() != nil {
-					break
+			if cells != nil {
+				defer cells.EndCell(c.First.Cell.Key())
+			}
+			for j := range c.Runs {
+				if ctx.Err() != nil || failed(&mu, &clearErr) {
+					return
+				}
+				if done[doneRun{j.Index, j.Run}] {
+					continue
+				}
+				if o.Resume {
+					// A run the kill cut short may have left files: it starts afresh.
+					if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
+						mu.Lock()
+						clearErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
+						mu.Unlock()
+						return
+					}
 				}
 				run(j)
 			}
-			if cells != nil {
-				cells.EndCell(group[0].Cell.Key())
-			}
 		})
-	}
-	// Jobs are made as workers free up (p.Go waits for one), never listed: memory stays the
-	// same whatever the number of cells planned.
-	var group []Job
-	for j := range o.Jobs() {
-		if ctx.Err() != nil {
-			break
-		}
-		if done[doneRun{j.Index, j.Run}] {
-			continue
-		}
-		if o.Resume {
-			// A run the kill cut short may have left files: it starts afresh.
-			if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
-				clearErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
-				break
-			}
-		}
-		if len(group) > 0 && group[0].Index != j.Index {
-			dispatch(group)
-			group = nil
-		}
-		group = append(group, j)
-	}
-	if clearErr == nil && ctx.Err() == nil {
-		dispatch(group)
 	}
 	p.Wait()
 	res.Finished = time.Now().UTC()
