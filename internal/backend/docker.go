@@ -23,7 +23,6 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -224,20 +223,7 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 		return Result{Err: fmt.Errorf("starting the cell: %w", err), Cancelled: ctx.Err() != nil}
 	}
 	_ = att.CloseWrite() // the adapter reads nothing: stdin is closed at once
-	stderr := &capped{max: maxOutput}
-	pr, pw := io.Pipe()
-	whole := false
-	streamed := make(chan struct{})
-	go func() {
-		whole = ReadStream(pr, s.Dir)
-		close(streamed)
-	}()
-	read := make(chan struct{})
-	go func() {
-		_, _ = stdcopy.StdCopy(pw, stderr, att.Reader)
-		pw.Close()
-		close(read)
-	}()
+	out := readCellOutput(att.Reader, s.Dir)
 
 	var r Result
 	timer := time.NewTimer(s.Timeout)
@@ -261,14 +247,9 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 		r.Cancelled = true
 		stop()
 	}
-	select {
-	case <-read:
-	case <-time.After(5 * time.Second):
-		pw.CloseWithError(errors.New("the cell's output did not end"))
-	}
-	<-streamed
+	whole := out.finish().whole
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {

@@ -2,16 +2,13 @@ package backend
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
 )
 
 // heldCell is the container a cell's runs execute in, one after the other: started before the
@@ -179,20 +176,7 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 		return Result{Err: fmt.Errorf("attaching to the run: %w", err), Cancelled: ctx.Err() != nil}
 	}
 	defer att.Close()
-	stderr := &capped{max: maxOutput}
-	pr, pw := io.Pipe()
-	var end streamEnd
-	streamed := make(chan struct{})
-	go func() {
-		end = readStream(pr, s.Dir)
-		close(streamed)
-	}()
-	read := make(chan struct{})
-	go func() {
-		_, _ = stdcopy.StdCopy(pw, stderr, att.Reader)
-		pw.Close()
-		close(read)
-	}()
+	out := readCellOutput(att.Reader, s.Dir)
 
 	var r Result
 	timer := time.NewTimer(s.Timeout)
@@ -209,7 +193,7 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 		killed = true
 	}
 	select {
-	case <-read:
+	case <-out.read:
 	case <-timer.C:
 		r.TimedOut = true
 		kill()
@@ -217,14 +201,9 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 		r.Cancelled = true
 		kill()
 	}
-	select {
-	case <-read:
-	case <-time.After(5 * time.Second):
-		pw.CloseWithError(errors.New("the cell's output did not end"))
-	}
-	<-streamed
+	end := out.finish()
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if xi, err := d.api.ContainerExecInspect(ictx, ex.ID); err == nil && !xi.Running {
