@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,9 +33,28 @@ var caps = append([]string{"as-is"}, proxy.Revisions...)
 // wireSession speaks newline-delimited JSON-RPC over a command's stdio with no handshake of its
 // own, so a test chooses every byte of it.
 type wireSession struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer a process writes to while the test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func startWire(t *testing.T, command []string) *wireSession {
@@ -47,10 +68,11 @@ func startWire(t *testing.T, command []string) *wireSession {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := &wireSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	cmd.Stderr = &s.stderr
 	if err := proc.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
-	s := &wireSession{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return s
 }
@@ -87,9 +109,29 @@ func (s *wireSession) request(t *testing.T, id int, method string, params any) [
 		}
 		return frame
 	case <-time.After(30 * time.Second):
-		t.Fatalf("no answer to %s", method)
+		t.Fatalf("no answer to %s in 30s%s", method, s.postmortem())
 		return nil
 	}
+}
+
+// postmortem stops a session that went silent and says what its process left behind: its
+// stderr and, for a proxy, its transcript, so that a rare hang is explained by the failure.
+func (s *wireSession) postmortem() string {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-exited
+	}
+	out := "\nstderr:\n" + s.stderr.String()
+	if i := slices.Index(s.cmd.Args, "--tee"); i > 0 && i+1 < len(s.cmd.Args) {
+		b, err := os.ReadFile(s.cmd.Args[i+1])
+		out += fmt.Sprintf("\ntranscript (%v):\n%s", err, b)
+	}
+	return out
 }
 
 // close ends the session as a client does, and waits for the proxy to finish its transcript.
