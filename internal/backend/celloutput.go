@@ -8,28 +8,37 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 )
 
-// cellOutput reads a cell's attached output as it comes: the cell's stream into the run's
-// directory, its stderr kept up to maxOutput. Both docker paths (a fresh container, an exec in a
-// held one) read a run through it.
+// cellOutput reads a cell's output as it comes: the cell's stream into the run's directory, its
+// stderr kept up to maxOutput. Both docker paths (a fresh container's attached output, a held
+// one's frames) read a run through it.
 type cellOutput struct {
 	read     chan struct{} // closed once the attached output ended
 	streamed chan struct{} // closed once the stream is read
 	pw       *io.PipeWriter
 	stderr   *capped
 	end      streamEnd
+	// code is the run's exit status as the held container's first process saw it (-1: unknown).
+	code int
 }
 
 func readCellOutput(attached io.Reader, dir string) *cellOutput {
+	o := newCellOutput(dir)
+	go func() {
+		_, _ = stdcopy.StdCopy(o.pw, o.stderr, attached)
+		o.pw.Close()
+		close(o.read)
+	}()
+	return o
+}
+
+// newCellOutput reads a run's stream, written to o.pw, into dir; whoever feeds it closes o.read
+// once the run's output has ended.
+func newCellOutput(dir string) *cellOutput {
 	pr, pw := io.Pipe()
-	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &capped{max: maxOutput}}
+	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &capped{max: maxOutput}, code: -1}
 	go func() {
 		o.end = readStream(pr, dir)
 		close(o.streamed)
-	}()
-	go func() {
-		_, _ = stdcopy.StdCopy(pw, o.stderr, attached)
-		pw.Close()
-		close(o.read)
 	}()
 	return o
 }

@@ -29,7 +29,9 @@
 // Files: backend.go ([Spec], [Result]), local.go and groups.go (the local backend), docker.go
 // (the docker backend and its sandbox), images.go, pins.go and goadapter.go (cell images,
 // their version pins, a Go client's adapter built for a pin), cell.go and serve.go (what runs
-// inside a cell), server.go and servercheck.go (image servers), owner.go (who made what).
+// inside a cell), heldcell.go, hold.go and held.go (a cell's container, the first process that
+// starts its runs, and how a run ends in it), celloutput.go (a run's output, read on either
+// docker path), server.go and servercheck.go (image servers), owner.go (who made what).
 //
 // Used by: the runner (package runner), which chooses the backend and runs each job on it,
 // and the CLI's image, cell and server-check commands. Uses: client (image descriptors),

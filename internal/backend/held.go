@@ -1,10 +1,8 @@
 package backend
 
 import (
-	"context"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,68 +15,6 @@ import (
 // EnvCellHeld, set to 1 in a run's exec, says the cell container outlives the run: its other
 // runs follow in it, so the run must leave nothing behind (held.go).
 const EnvCellHeld = "TOOLSCORE_CELL_HELD"
-
-// holdArg makes toolscore cell the held container's first process, which the runs are
-// executed beside.
-const holdArg = "--hold"
-
-// hold is a held cell container's first process: it reaps every process given to it (as a
-// container's init does), so nothing of a run lingers as a zombie in the next one's process
-// table. Stopped (a run's timeout), it passes the signal on to every process of the container,
-// so the run's cell command ends its adapter and still sends the run's files and output, as a
-// fresh container's first process does, and it waits for them to end.
-func hold(ctx context.Context) int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
-	reap := func() {
-		for {
-			var ws syscall.WaitStatus
-			if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); pid <= 0 || err != nil {
-				return
-			}
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return 0
-		case s := <-sigs:
-			if s == syscall.SIGCHLD {
-				reap()
-				continue
-			}
-			// -1 is every process this one may signal but itself.
-			_ = syscall.Kill(-1, syscall.SIGTERM)
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && others(); time.Sleep(20 * time.Millisecond) {
-				reap()
-			}
-			return 0
-		}
-	}
-}
-
-// others says whether a process other than this one is in the container.
-func others() bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false
-	}
-	self := strconv.Itoa(os.Getpid())
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err == nil && e.Name() != self {
-			if b, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !zombie(string(b)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// zombie says whether a /proc/PID/stat line is of a process that has exited.
-func zombie(stat string) bool {
-	i := strings.LastIndexByte(stat, ')')
-	return i >= 0 && strings.HasPrefix(strings.TrimSpace(stat[i+1:]), "Z")
-}
 
 // heldRun is a run in a held cell, as its cell command sees it: what the kernel had killed for
 // want of memory in the container before the run started.

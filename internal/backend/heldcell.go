@@ -1,28 +1,91 @@
 package backend
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
 )
 
 // heldCell is the container a cell's runs execute in, one after the other: started before the
 // cell's first run when the runner says which cell comes next (PrepareCell), removed after its
-// last (EndCell). Each run is an exec of its own, which ends every process it started and clears
-// its files before the next (held.go); a run that could not be ended cleanly (left processes,
+// last (EndCell). Each run is started by the container's first process (hold.go), and ends
+// every process it started and clears its files before the next (held.go); a run that could not be ended cleanly (left processes,
 // killed at its timeout, out of memory, its stream cut) retires the container, and the cell's
 // next run gets a fresh one.
 type heldCell struct {
-	ready chan struct{} // closed once id and err are set
+	ready chan struct{} // closed once id, att and err are set
 	id    string
 	err   error
+	// att is the container's attached stdin (each run's request) and stdout (each run's frames).
+	att types.HijackedResponse
 	// retired is set (under Docker.mu) once no further run may use the container.
 	retired bool
+
+	mu  sync.Mutex
+	run *cellOutput // the run the frames are for; nil between runs
+}
+
+// relay reads the first process's frames and hands each to the run going on; when the output
+// ends (the container stopped), so does that run's.
+func (h *heldCell) relay() {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, io.Discard, h.att.Reader)
+		pw.CloseWithError(err)
+	}()
+	br := bufio.NewReaderSize(pr, 64<<10)
+	var buf []byte
+	for {
+		kind, p, err := readFrame(br, buf)
+		buf = p[:0]
+		h.mu.Lock()
+		o := h.run
+		switch {
+		case err != nil:
+			if o != nil {
+				o.pw.Close()
+				close(o.read)
+				h.run = nil
+			}
+		case o == nil:
+		case kind == frameStdout:
+			_, _ = o.pw.Write(p)
+		case kind == frameStderr:
+			_, _ = o.stderr.Write(p)
+		case kind == frameExit:
+			if code, err := strconv.Atoi(string(p)); err == nil {
+				o.code = code
+			}
+			o.pw.Close()
+			close(o.read)
+			h.run = nil
+		}
+		h.mu.Unlock()
+		if err != nil {
+			_ = pr.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// detach stops handing frames to o (a run that ended without its end frame).
+func (h *heldCell) detach(o *cellOutput) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.run == o {
+		h.run = nil
+	}
 }
 
 // PrepareCell starts the held container of the cell whose first run is s, in the background, so
@@ -74,11 +137,10 @@ func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
 			return
 		}
 		cfg, host := CellConfig(img, d.Sandbox, s)
-		// The first process only holds the container; each run's command and environment are
-		// its exec's.
+		// The first process starts each run it is asked for on its stdin (hold.go).
 		cfg.Entrypoint, cfg.Cmd = []string{CellBinary, "cell", holdArg}, nil
 		cfg.Env = []string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}
-		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
+		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = true, true, true, true, false
 		delete(cfg.Labels, LabelRun)
 		// Every run of the cell may take its whole timeout.
 		runs := max(s.CellRuns, 1)
@@ -92,6 +154,12 @@ func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
 			return
 		}
 		h.id = created.ID
+		// Attached before it starts, so none of its output is missed.
+		if h.att, err = d.api.ContainerAttach(cctx, h.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true}); err != nil {
+			h.err = fmt.Errorf("attaching to the cell: %w", err)
+			return
+		}
+		go h.relay()
 		if err := d.api.ContainerStart(cctx, h.id, container.StartOptions{}); err != nil {
 			h.err = fmt.Errorf("starting the cell: %w", err)
 		}
@@ -114,6 +182,9 @@ func (d *Docker) retire(h *heldCell) {
 		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = d.api.ContainerRemove(rctx, h.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if h.att.Conn != nil {
+			h.att.Close()
+		}
 	}()
 }
 
@@ -129,9 +200,10 @@ func (d *Docker) cellFor(ctx context.Context, s Spec) *heldCell {
 	return h
 }
 
-// runHeld executes one run as an exec in its cell's held container: copy the run's inputs in
-// (when it has any), exec the cell command, read the cell's stream to EOF (its files land in the
-// run's directory as they come), inspect; at the timeout the container is killed.
+// runHeld executes one run in its cell's held container: copy the run's inputs in (when it has
+// any), ask the container's first process to start the cell command, read the run's frames to
+// its end (its files land in the run's directory as they come); at the timeout the container is
+// stopped.
 func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 	start := time.Now()
 	h := d.cellFor(ctx, s)
@@ -162,21 +234,20 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 	}
 	cmd, cellEnv := CellCommand(s.Command)
 	env := append(append(append([]string{}, cellEnv...), s.Env...), EnvCellHeld+"=1")
-	ex, err := d.api.ContainerExecCreate(ctx, h.id, container.ExecOptions{
-		User: cfg.User, WorkingDir: CellWorkDir, Env: env, Cmd: cmd, AttachStdout: true, AttachStderr: true,
-	})
+	req, err := json.Marshal(holdRequest{Cmd: cmd, Env: env})
 	if err != nil {
+		return Result{Err: err}
+	}
+	out := newCellOutput(s.Dir)
+	h.mu.Lock()
+	h.run = out
+	h.mu.Unlock()
+	defer h.detach(out)
+	if _, err := h.att.Conn.Write(append(req, '\n')); err != nil {
 		d.retire(h)
+		out.pw.Close()
 		return Result{Err: fmt.Errorf("starting the run in its cell: %w", err), Cancelled: ctx.Err() != nil}
 	}
-	// Attaching starts the exec.
-	att, err := d.api.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
-	if err != nil {
-		d.retire(h)
-		return Result{Err: fmt.Errorf("attaching to the run: %w", err), Cancelled: ctx.Err() != nil}
-	}
-	defer att.Close()
-	out := readCellOutput(att.Reader, s.Dir)
 
 	var r Result
 	timer := time.NewTimer(s.Timeout)
@@ -202,12 +273,13 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 		kill()
 	}
 	end := out.finish()
+	h.detach(out) // after which no frame touches out
 	r.Took = time.Since(start)
 	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	if xi, err := d.api.ContainerExecInspect(ictx, ex.ID); err == nil && !xi.Running {
-		r.ExitCode = xi.ExitCode
+	if out.code >= 0 {
+		r.ExitCode = out.code
 	}
 	if !end.whole && !killed {
 		// The run's cell command died (the OOM killer takes the largest process, which may be
