@@ -226,3 +226,41 @@ func TestCopilotCLIOnDocker(t *testing.T) {
 	}
 	noLeftovers(t, api, "the copilot-cli sweep")
 }
+
+// TestFieldAgentsOverHTTPLocalAndDocker: Qwen Code, opencode and Copilot CLI on the streamable
+// HTTP transport (each configured with its own HTTP entry: qwen.go's httpUrl, opencode.go's
+// remote entry, copilot.go's type http) give the same counts in their cells as on a machine with
+// no Docker daemon, where the local backend installs each CLI from npm into its cache; and the
+// counts are those their stdio tests above find, the transport changing nothing: opencode's SDK
+// refuses type-swap against the published schema, the other two pass it on.
+func TestFieldAgentsOverHTTPLocalAndDocker(t *testing.T) {
+	engine(t)
+	manifest := filepath.Join(t.TempDir(), "agents-http.yaml")
+	if err := os.WriteFile(manifest, []byte(`name: field agents over http
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [clean, type-swap]
+schema_modes: [published]
+protocols: [2026-07-28]
+transports: [http]
+clients: [qwen-code, opencode, copilot-cli]
+runs: 1
+timeout: 180s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cells := compareBackends(t, []string{manifest, "--parallel", "2"}, 3*2)
+	want := map[string]string{
+		"qwen-code|clean": "passed", "qwen-code|type-swap": "passed",
+		"opencode|clean": "passed", "opencode|type-swap": "rejected",
+		"copilot-cli|clean": "passed", "copilot-cli|type-swap": "passed",
+	}
+	for _, c := range cells {
+		if w := want[c.Client+"|"+c.Fault]; c.Transport != "http" || c.Outcome[w] != 1 {
+			t.Errorf("%s: %s on %s, want %s", c.Key(), c.Counts(), c.Transport, w)
+		}
+	}
+}
