@@ -35,5 +35,5 @@
 //
 // Used by: the runner (package runner), which chooses the backend and runs each job on it,
 // and the CLI's image, cell and server-check commands. Uses: client (image descriptors),
-// client/goadapter, proc, runenv, and the Docker Engine API client.
+// client/goadapter, frame, proc, runenv, and the Docker Engine API client.
 package backend

@@ -15,6 +15,8 @@ import (
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/toolscore/toolscore/internal/frame"
 )
 
 // heldCell is the container a cell's runs execute in, one after the other: started before the
@@ -47,7 +49,7 @@ func (h *heldCell) relay() {
 	br := bufio.NewReaderSize(pr, 64<<10)
 	var buf []byte
 	for {
-		kind, p, err := readFrame(br, buf)
+		kind, p, err := frame.Read(br, buf, 1<<20)
 		buf = p[:0]
 		h.mu.Lock()
 		o := h.run

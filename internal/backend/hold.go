@@ -3,10 +3,8 @@ package backend
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/frame"
 )
 
 // holdArg makes toolscore cell the held container's first process, which starts the cell's runs.
@@ -34,36 +34,6 @@ const (
 	frameStderr = 'e'
 	frameExit   = 'x'
 )
-
-// writeFrame writes one frame: its kind, the payload's length (4 bytes, big-endian), the payload.
-func writeFrame(w io.Writer, kind byte, p []byte) error {
-	var head [5]byte
-	head[0] = kind
-	binary.BigEndian.PutUint32(head[1:], uint32(len(p)))
-	if _, err := w.Write(head[:]); err != nil {
-		return err
-	}
-	_, err := w.Write(p)
-	return err
-}
-
-// readFrame reads one frame into buf (grown as needed) and returns its kind and payload.
-func readFrame(r io.Reader, buf []byte) (byte, []byte, error) {
-	var head [5]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return 0, nil, err
-	}
-	n := int(binary.BigEndian.Uint32(head[1:]))
-	if n > 1<<20 {
-		return 0, nil, fmt.Errorf("a frame of %d bytes from the cell", n)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	_, err := io.ReadFull(r, buf)
-	return head[0], buf, err
-}
 
 // holder is a held cell container's first process. It starts each run the docker backend asks
 // for on its stdin (no exec, whose cost in the engine was most of a fast client's run), relays
@@ -173,7 +143,7 @@ func (h *holder) reap() {
 func (h *holder) frame(kind byte, p []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_ = writeFrame(h.out, kind, p)
+	_ = frame.Write(h.out, kind, p)
 }
 
 // run starts one run with its stdout and stderr on pipes, relays both as frames, and once the

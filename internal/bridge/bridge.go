@@ -3,7 +3,6 @@ package bridge
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/frame"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -53,32 +53,12 @@ func (f frameWriter) Write(p []byte) (int, error) {
 func writeFrame(mu *sync.Mutex, w io.Writer, kind byte, payload []byte) error {
 	mu.Lock()
 	defer mu.Unlock()
-	var head [5]byte
-	head[0] = kind
-	binary.BigEndian.PutUint32(head[1:], uint32(len(payload)))
-	if _, err := w.Write(head[:]); err != nil {
-		return err
-	}
-	_, err := w.Write(payload)
-	return err
+	return frame.Write(w, kind, payload)
 }
 
 // readFrame reads one frame; buf is reused when it is big enough.
 func readFrame(r io.Reader, buf []byte) (byte, []byte, error) {
-	var head [5]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return 0, nil, err
-	}
-	n := binary.BigEndian.Uint32(head[1:])
-	if n > maxFrame {
-		return 0, nil, fmt.Errorf("a frame of %d bytes, over the bridge's %d", n, maxFrame)
-	}
-	if cap(buf) < int(n) {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	_, err := io.ReadFull(r, buf)
-	return head[0], buf, err
+	return frame.Read(r, buf, maxFrame)
 }
 
 // Serve accepts connections on ln until ctx is done, and serves each with a fresh process of

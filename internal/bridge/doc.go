@@ -13,5 +13,5 @@
 // Frames are small and bounded, so a hostile server cannot make either side allocate without
 // limit.
 //
-// Used by: the CLI's serve-stdio and connect commands. Uses: proc.
+// Used by: the CLI's serve-stdio and connect commands. Uses: frame, proc.
 package bridge
