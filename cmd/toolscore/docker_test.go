@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
@@ -482,4 +485,51 @@ func TestDockerTranscriptRunTimesOut(t *testing.T) {
 			t.Errorf("%s ends with %v, want the server's exit by SIGKILL", tee, last)
 		}
 	}
+}
+
+// TestDockerResumeOfAFinishedSweep: resuming a sweep on docker runs only the cells with runs
+// left, and a cell whose runs are all done gets no container (the engine's own events say how
+// many were created); the first sweep made one per cell.
+func TestDockerResumeOfAFinishedSweep(t *testing.T) {
+	api := engine(t)
+	out := t.TempDir()
+	creates := func(run func()) int {
+		// The engine takes a time to the nanosecond, so no other test's containers count.
+		stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
+		since := time.Now()
+		run()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		msgs, errs := api.Events(ctx, events.ListOptions{
+			Since: stamp(since), Until: stamp(time.Now()),
+			Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", backend.LabelMarker)),
+		})
+		n := 0
+		for {
+			select {
+			case <-msgs:
+				n++
+			case err := <-errs:
+				if err != nil && err != io.EOF {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+	}
+	first := creates(func() {
+		if code, _, stderr := runStatic(t, "--backend", "docker", "--clients", "raw,go-sdk/call", "--faults", "clean,corrupt", "--schema", "hidden",
+			"--protocols", "2026-07-28", "--runs", "2", "--out", out); code != 0 {
+			t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+		}
+	})
+	again := creates(func() {
+		if code, _, stderr := runStatic(t, "--resume", out); code != 0 {
+			t.Fatalf("the resumed sweep exited %d:\n%s", code, stderr)
+		}
+	})
+	if first != 4 || again != 0 {
+		t.Errorf("containers created: %d by the sweep (want 4, one per cell), %d by resuming it when it was done (want 0)", first, again)
+	}
+	noLeftovers(t, api, "the resumed sweep")
 }

@@ -197,6 +197,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		if ctx.Err() != nil || failed(&mu, &clearErr) {
 			break
 		}
+		if cl := res.Cells[c.First.Index]; cl.Planned > 0 && cl.Runs >= cl.Planned {
+			continue // every run of it is in the sweep resumed: no worker, no container
+		}
 		if cells != nil {
 			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
 			cells.PrepareCell(ctx, spec)
