@@ -200,6 +200,8 @@ func (h *holder) start(r holdRequest) (int, error) {
 	h.runMu.Lock()
 	h.status = make(chan syscall.WaitStatus, 1)
 	status := h.status
+	// This process's environment is the container's, which the cell's config and image define
+	// (never the runner's): the run's goes over it, as an exec's went over the container's.
 	p, err := os.StartProcess(r.Cmd[0], r.Cmd, &os.ProcAttr{
 		Dir: CellWorkDir, Env: mergeEnv(os.Environ(), r.Env), Files: []*os.File{null, outW, errW},
 	})
