@@ -208,3 +208,39 @@ func TestHelpExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStopsWhenTheOutputIsFull: a run whose transcript cannot be finished for want of room
+// (here the disk under it is /dev/full from the run's middle on) is the machine's failing, not
+// the client's: the sweep stops, saying where and how to go on, and records no crashed run.
+func TestRunStopsWhenTheOutputIsFull(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	manifest := filepath.Join(t.TempDir(), "full.yaml")
+	// The server swaps its run's transcript for /dev/full before it serves.
+	script := `for f in "$1"/runs/*/run-1/tee.jsonl; do rm -f "$f"; ln -s /dev/full "$f"; done; TOOLSCORE_AS_MAIN=1 exec "$0" ledger`
+	writeFile(t, manifest, fmt.Sprintf(`name: full
+server:
+  command: [sh, -c, %q, %q, %q]
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean, corrupt]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+`, script, self, out))
+	_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--parallel", "1", "--out", out)
+	if code != 2 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "the output has no room") ||
+		!strings.Contains(stderr, "--resume") {
+		t.Errorf("exit %d, want 2 saying the output has no room and how to resume\nstderr: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"crashed"`) {
+		t.Errorf("a run the disk stopped is recorded as the client's crash:\n%s", b)
+	}
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -162,7 +164,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 
 	var mu sync.Mutex
 	w := bufio.NewWriter(runsFile)
-	var werr, clearErr error
+	// stopErr stops the sweep: a run to run again whose directory could not be cleared, or a run
+	// whose output found no room.
+	var werr, stopErr error
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
 	run := func(j Job) {
 		if o.Progress != nil {
@@ -170,7 +174,13 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			o.Progress.RunStarted(j.Cell, j.Run)
 			mu.Unlock()
 		}
-		rec, ok := runOne(ctx, o, j)
+		rec, ok, err := runOne(ctx, o, j)
+		if err != nil {
+			mu.Lock()
+			stopErr = cmp.Or(stopErr, err)
+			mu.Unlock()
+			return
+		}
 		if !ok {
 			return // cancelled midway: not a finished run
 		}
@@ -194,7 +204,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	// runs planned.
 	cells, _ := o.Backend.(cellBackend)
 	for c := range o.cellJobs() {
-		if ctx.Err() != nil || failed(&mu, &clearErr) {
+		if ctx.Err() != nil || failed(&mu, &stopErr) {
 			break
 		}
 		if cl := res.Cells[c.First.Index]; cl.Planned > 0 && cl.Runs >= cl.Planned {
@@ -209,7 +219,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				defer cells.EndCell(c.First.Cell.Key())
 			}
 			for j := range c.Runs {
-				if ctx.Err() != nil || failed(&mu, &clearErr) {
+				if ctx.Err() != nil || failed(&mu, &stopErr) {
 					return
 				}
 				if done[doneRun{j.Index, j.Run}] {
@@ -219,7 +229,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 					// A run the kill cut short may have left files: it starts afresh.
 					if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
 						mu.Lock()
-						clearErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
+						stopErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
 						mu.Unlock()
 						return
 					}
@@ -235,7 +245,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
-	return res, clearErr
+	return res, stopErr
 }
 
 // CellRuns is how many of the runs of the matrix's cell i this sweep has.
@@ -307,19 +317,21 @@ func PlannedRuns(cells, runs, shard, shards int) int {
 	return (total-shard)/shards + 1
 }
 
-// runOne executes one run: the adapter, started with the proxy wrapped around the server.
-func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
+// runOne executes one run: the adapter, started with the proxy wrapped around the server. It
+// returns false for a run cancelled midway, and an error, which stops the sweep, when the run's
+// output could not be written for want of room: the machine's failing, never the client's.
+func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return crashedRun(j, rel, fmt.Errorf("making the run's directory: %w", err)), true
+		return setUpFailed(j, rel, fmt.Errorf("making the run's directory: %w", err))
 	}
 	// The run's inputs are files in its directory, so every backend can carry them in.
 	if err := o.WriteInputs(dir); err != nil {
-		return crashedRun(j, rel, err), true
+		return setUpFailed(j, rel, err)
 	}
 	if err := o.writeRecording(j, dir); err != nil {
-		return crashedRun(j, rel, err), true
+		return setUpFailed(j, rel, err)
 	}
 	spec, req := o.Spec(j, dir)
 	res := o.Backend.Run(ctx, spec)
@@ -327,10 +339,14 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 	// not the run's files, not its output.
 	redact(dir, &res, append([]string{req.ModelKey}, o.Secrets...))
 	if res.Cancelled {
-		return RunRecord{}, false
+		return RunRecord{}, false, nil
 	}
 	if _, err := proxy.EndWithout(filepath.Join(dir, record.TeeFile), noExitWhy(res, spec.Timeout),
-		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); err != nil {
+		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); noRoom(err) {
+		// The run's transcript could not be written, nor, likely, anything of the run's: what the
+		// client did is unknown, and the disk is ours.
+		return RunRecord{}, false, stopSweep(j, fmt.Errorf("ending the transcript: %w", err))
+	} else if err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
@@ -362,7 +378,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool) {
 		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, record.TeeFile),
-	}, true
+	}, true, nil
 }
 
 // runLine encodes a run's record as its line of runs.jsonl (record.Line); an observation that
@@ -467,6 +483,26 @@ func crashedRun(j Job, rel string, err error) RunRecord {
 	return RunRecord{
 		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
 	}
+}
+
+// setUpFailed is runOne's answer for a run whose files could not be written: a crashed run, or
+// the sweep's stop when the disk has no room left.
+func setUpFailed(j Job, rel string, err error) (RunRecord, bool, error) {
+	if noRoom(err) {
+		return RunRecord{}, false, stopSweep(j, err)
+	}
+	return crashedRun(j, rel, err), true, nil
+}
+
+// noRoom says whether err is the output's storage refusing a write: full, over quota or
+// read-only.
+func noRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
+}
+
+// stopSweep words the error that stops a sweep at run j for want of room.
+func stopSweep(j Job, err error) error {
+	return fmt.Errorf("the sweep stopped at %s, run %d, with nothing of it recorded: the output has no room (make room, then run again with --resume): %w", j.Cell.Coordinates(), j.Run, err)
 }
 
 // slug makes a cell key usable as a directory name.
