@@ -66,6 +66,9 @@ func liveSweepGives(t *testing.T, manifest string, want map[string]string, args 
 // stream), and a live sweep of v1.1.1 and v1.2.0 confirms the change (threw, then passed).
 func TestBisectGoOnDocker(t *testing.T) {
 	engine(t)
+	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
+	// other tests, its leftovers told apart by the sweeps it started.
+	t.Parallel()
 	work := t.TempDir()
 	bisectFinds(t, []string{"--client", "mcp-go/call", "--good", "1.0.0", "--bad", "v1.2.0", "--cell", "sse-cut/published/2025-11-25/http",
 		"--work", work, filepath.Join("..", "..", "scenarios", "http.yaml")},
@@ -93,6 +96,9 @@ func TestBisectGoOnDocker(t *testing.T) {
 // runs each version against the server and finds 1.23.1.
 func TestBisectPyPIOnDocker(t *testing.T) {
 	engine(t)
+	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
+	// other tests, its leftovers told apart by the sweeps it started.
+	t.Parallel()
 	manifest, work := versionsManifest(t, "python-sdk/list-then-call"), t.TempDir()
 	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
 		"--cell", "sse-cut/published", "--work", work, manifest)

@@ -81,9 +81,9 @@ type buildError struct {
 
 func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
-// ours lists every container with toolscore's marker label.
 // ours lists the containers with our label, less those of sweeps running on this machine that
-// these tests did not start (a developer's own sweep, say): they are not these tests' leftovers.
+// this test did not start (a developer's own sweep, another test's running beside it): they are
+// not this test's leftovers.
 func ours(t *testing.T, api *client.Client) []container.Summary {
 	t.Helper()
 	cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
@@ -94,16 +94,24 @@ func ours(t *testing.T, api *client.Client) []container.Summary {
 	var mine []container.Summary
 	for _, c := range cs {
 		label := c.Labels[backend.LabelOwner]
+		if label == "" {
+			// An image build's step, which carries its base image's marker but no owner: every
+			// container a sweep creates names its owner.
+			continue
+		}
 		if o, err := backend.ParseOwner(label); err == nil {
-			_, started := startedPids.Load(o.PID)
+			by, started := startedPids.Load(o.PID)
+			if started && by != topTest(t) {
+				continue
+			}
 			if gone, known := o.Gone(); known && !gone && !started {
 				continue
 			}
 		} else if h, pidText, _ := strings.Cut(label, ":"); h == host {
 			// An older toolscore's label, host:pid.
 			pid, _ := strconv.Atoi(pidText)
-			_, started := startedPids.Load(pid)
-			if pid > 0 && !started && syscall.Kill(pid, 0) == nil {
+			by, started := startedPids.Load(pid)
+			if started && by != topTest(t) || pid > 0 && !started && syscall.Kill(pid, 0) == nil {
 				continue
 			}
 		}
@@ -112,16 +120,24 @@ func ours(t *testing.T, api *client.Client) []container.Summary {
 	return mine
 }
 
-// startedPids are the toolscore processes these tests started.
+// startedPids are the toolscore processes these tests started, each with the name of the
+// top-level test that started it.
 var startedPids sync.Map
 
-// start starts cmd and notes its pid as one of these tests' sweeps.
-func start(cmd *exec.Cmd) error {
+// start starts cmd and notes its pid as one of t's sweeps.
+func start(t *testing.T, cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	startedPids.Store(cmd.Process.Pid, true)
+	startedPids.Store(cmd.Process.Pid, topTest(t))
 	return nil
+}
+
+// topTest is the name of the top-level test t is or runs under: tests that run in parallel
+// tell their containers apart by it.
+func topTest(t *testing.T) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	return name
 }
 
 func noLeftovers(t *testing.T, api *client.Client, after string) {
@@ -147,7 +163,7 @@ func runStaticEnv(t *testing.T, env []string, args ...string) (code int, stdout,
 	cmd.Env = append(os.Environ(), env...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := start(cmd); err != nil {
+	if err := start(t, cmd); err != nil {
 		return exitCode(err), "", err.Error()
 	}
 	return exitCode(cmd.Wait()), o.String(), e.String()
@@ -295,7 +311,7 @@ timeout: 20s
 func TestDockerHardening(t *testing.T) {
 	api := engine(t)
 	cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 1), "--backend", "docker", "--out", t.TempDir())
-	if err := start(cmd); err != nil {
+	if err := start(t, cmd); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
@@ -366,7 +382,7 @@ expect: [{client: raw, outcome: threw}]
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 4), "--backend", "docker", "--parallel", "2", "--out", t.TempDir())
-		if err := start(cmd); err != nil {
+		if err := start(t, cmd); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -424,7 +440,7 @@ func TestDockerSweepsInOtherPIDNamespaces(t *testing.T) {
 		staticToolscore(t), "run", slowManifest(t, 4), "--backend", "docker", "--parallel", "2", "--out", out)
 	var stderr strings.Builder
 	other.Stderr = &stderr
-	if err := start(other); err != nil {
+	if err := start(t, other); err != nil {
 		t.Fatal(err)
 	}
 	defer other.Process.Kill()
@@ -494,7 +510,7 @@ func TestDockerResumeOfAFinishedSweep(t *testing.T) {
 	api := engine(t)
 	out := t.TempDir()
 	creates := func(run func()) int {
-		// The engine takes a time to the nanosecond, so no other test's containers count.
+		// The engine takes a time to the nanosecond.
 		stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
 		since := time.Now()
 		run()
@@ -507,8 +523,14 @@ func TestDockerResumeOfAFinishedSweep(t *testing.T) {
 		n := 0
 		for {
 			select {
-			case <-msgs:
-				n++
+			case m := <-msgs:
+				// Only this test's sweeps count: not an image build's step, nor a container of
+				// any other sweep on the engine.
+				if o, err := backend.ParseOwner(m.Actor.Attributes[backend.LabelOwner]); err == nil {
+					if by, _ := startedPids.Load(o.PID); by == topTest(t) {
+						n++
+					}
+				}
 			case err := <-errs:
 				if err != nil && err != io.EOF {
 					t.Fatal(err)

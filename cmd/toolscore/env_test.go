@@ -161,7 +161,7 @@ func sweepWithCanaries(t *testing.T, bin, manifest string, files map[string]stri
 	}
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := start(cmd); err != nil {
+	if err := start(t, cmd); err != nil {
 		t.Fatal(err)
 	}
 	if code := exitCode(cmd.Wait()); code != 0 {

@@ -15,6 +15,9 @@ import (
 // A second sweep finds every image built already.
 func TestCommandServerInstalledOnImages(t *testing.T) {
 	api := engine(t)
+	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
+	// other tests, its leftovers told apart by the sweeps it started.
+	t.Parallel()
 	ready := os.Getenv("TOOLSCORE_NODE_IMAGE")
 	if ready == "" {
 		t.Skip("TOOLSCORE_NODE_IMAGE names no local node image to use as a ready client image")

@@ -138,7 +138,7 @@ func TestImageServerContainers(t *testing.T) {
 
 	manifest := everythingManifest(t, `{image: "`+serverImageTag+`", command: [mcp-server-everything, stdio]}`, "[raw]", "[{name: latency, latency: 5s}]")
 	cmd := exec.Command(staticToolscore(t), "run", manifest, "--backend", "docker", "--runs", "3", "--out", t.TempDir())
-	if err := start(cmd); err != nil {
+	if err := start(t, cmd); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
@@ -229,6 +229,9 @@ func readTees(t *testing.T, out string) string {
 // block, every tool; filled in, it runs on the docker backend, and nothing is left behind.
 func TestInitImage(t *testing.T) {
 	api := engine(t)
+	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
+	// other tests, its leftovers told apart by the sweeps it started.
+	t.Parallel()
 	buildServerImage(t, api)
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "scenario.yaml")
@@ -237,7 +240,7 @@ func TestInitImage(t *testing.T) {
 		cmd.Dir = dir
 		var e strings.Builder
 		cmd.Stderr = &e
-		if err := start(cmd); err != nil {
+		if err := start(t, cmd); err != nil {
 			t.Fatal(err)
 		}
 		return exitCode(cmd.Wait()), e.String()

@@ -281,7 +281,7 @@ func TestServerModesOnDocker(t *testing.T) {
 			}
 			for _, ctr := range cs {
 				if o, err := backend.ParseOwner(ctr.Labels[backend.LabelOwner]); err == nil {
-					if _, mine := startedPids.Load(o.PID); mine {
+					if by, _ := startedPids.Load(o.PID); by == topTest(t) {
 						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[backend.LabelCell], ctr.State)
 					}
 				}

@@ -88,7 +88,7 @@ func httpSweep(t *testing.T, faults []string, protocol, clients, timeout string)
 	cmd := exec.Command(bin, "run", manifest, "--backend", "docker", "--parallel", "2", "--out", out)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := start(cmd); err != nil {
+	if err := start(t, cmd); err != nil {
 		t.Fatal(err)
 	}
 	if code := exitCode(cmd.Wait()); code != 0 && code != 1 {
