@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a local Debian base image without any image registry: debootstrap from the
 # machine's own Debian mirror (reachable here), then `docker import`. About 45 s for minbase + nodejs.
-# Usage: DOCKER_HOST=... [HOST_NODE=1] scripts/base-image.sh TAG [extra,debian,packages]
+# Usage: DOCKER_HOST=... [HOST_NODE=1] [HOST_RUST=1] scripts/base-image.sh TAG [extra,debian,packages]
 #   e.g. scripts/base-image.sh toolscore/base-node:bookworm nodejs,npm,ca-certificates
 # Images for real use (GitHub runners) would start FROM a public image instead; a Dockerfile
 # with `ARG BASE_IMAGE` lets CI here pass this local tag.
@@ -36,5 +36,18 @@ if [ "${HOST_NODE:-}" = 1 ]; then
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$dir/root/usr/local/bin/npm"
   ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$dir/root/usr/local/bin/npx"
 fi
-tar -C "$dir/root" -c . | docker import -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "$tag" >/dev/null
+# HOST_RUST=1 puts this machine's own Rust toolchain (rustup's active one: rustc, cargo and the
+# standard library, no docs) in the image, on PATH: Debian's rustc is too old for the rmcp
+# adapter's crates (the build stage of internal/backend/images/rmcp; give it gcc,libc6-dev for
+# rustc's linker). A machine that reaches an image registry uses a public Rust image instead.
+env=(-c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')
+if [ "${HOST_RUST:-}" = 1 ]; then
+  command -v rustc >/dev/null 2>&1 || { echo "base-image.sh: rustc not found on PATH (install Rust with rustup)" >&2; exit 1; }
+  sysroot=$(rustc --print sysroot)
+  [ -x "$sysroot/bin/cargo" ] || { echo "base-image.sh: no cargo in $sysroot/bin" >&2; exit 1; }
+  mkdir -p "$dir/root/usr/local/rust"
+  cp -a "$sysroot/bin" "$sysroot/lib" "$dir/root/usr/local/rust/"
+  env+=(-c 'ENV PATH=/usr/local/rust/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'ENV CARGO_HOME=/usr/local/cargo')
+fi
+tar -C "$dir/root" -c . | docker import "${env[@]}" - "$tag" >/dev/null
 echo "$tag"

@@ -96,6 +96,10 @@ func TestClientsWithoutDocker(t *testing.T) {
 		if r.Name == "ts-sdk/call" && r.Local != res.Unavailable[i].Reason {
 			t.Errorf("ts-sdk/call: local %q, the local sweep says %q", r.Local, res.Unavailable[i].Reason)
 		}
+		// Without cargo, the Rust client's local install says what it lacks.
+		if r.Name == "rmcp" && r.Local != "cargo not found on PATH (cargo builds the Rust adapter: install Rust, e.g. with rustup)" {
+			t.Errorf("rmcp without cargo: local %q", r.Local)
+		}
 	}
 
 	// The text form: a header, then a row per client.
@@ -191,6 +195,9 @@ func TestClientsBadInput(t *testing.T) {
 // base image is). It builds nothing.
 func TestClientsDockerImages(t *testing.T) {
 	engine(t)
+	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
+	// other tests, its leftovers told apart by the sweeps it started.
+	t.Parallel()
 	bin := staticToolscore(t)
 	run := func(args ...string) string {
 		t.Helper()

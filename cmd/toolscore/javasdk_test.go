@@ -6,14 +6,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/tally"
 )
 
 // javaSDKManifest sweeps both of the Java SDK's paths over the ledger with the faults, schema
 // modes, protocols and transports given.
 func javaSDKManifest(t *testing.T, faults, schemas, protocols, transports string) string {
+	return ledgerManifest(t, "java sdk", "java-sdk, java-sdk/validating", faults, schemas, protocols, transports)
+}
+
+// ledgerManifest is a manifest named name that sweeps clients over the built-in ledger with the
+// faults, schema modes, protocols and transports given, one run a cell.
+func ledgerManifest(t *testing.T, name, clients, faults, schemas, protocols, transports string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "java-sdk.yaml")
-	os.WriteFile(path, []byte(`name: java sdk
+	path := filepath.Join(t.TempDir(), "manifest.yaml")
+	os.WriteFile(path, []byte(`name: `+name+`
 server: {builtin: ledger}
 tool: get_account_balance
 arguments: {account_id: ACC-4471}
@@ -21,7 +29,7 @@ faults: [`+faults+`]
 schema_modes: `+schemas+`
 protocols: `+protocols+`
 transports: [`+transports+`]
-clients: [java-sdk, java-sdk/validating]
+clients: [`+clients+`]
 runs: 1
 `), 0o644)
 	return path
@@ -90,17 +98,8 @@ func TestJavaSDKOnDocker(t *testing.T) {
 	api := engine(t)
 	counts := func(backend, manifest string, cells int) map[string]string {
 		t.Helper()
-		out := t.TempDir()
-		code, _, stderr := runStatic(t, manifest, "--backend", backend, "--parallel", "2", "--out", out)
-		if code != 0 {
-			t.Fatalf("the %s sweep exited %d:\n%s", backend, code, stderr)
-		}
-		res := readResultsDir(t, out)
-		if len(res.Unavailable) > 0 || len(res.Cells) != cells {
-			t.Fatalf("%s: %d cells, unavailable %v; want %d and none", backend, len(res.Cells), res.Unavailable, cells)
-		}
 		got := map[string]string{}
-		for _, c := range res.Cells {
+		for _, c := range sweepCells(t, backend, manifest, cells) {
 			want := javaSDKWant(c.Client, c.Fault, c.Schema)
 			if c.Outcome[want] != 1 {
 				t.Errorf("%s %s: %s, want %s 1/1 (evidence: %v)", backend, c.Coordinates(), c.Counts(), want, c.Examples)
@@ -140,4 +139,20 @@ func TestJavaSDKOnDocker(t *testing.T) {
 			t.Errorf("%s: docker %s, local %s", k, v, local[k])
 		}
 	}
+}
+
+// sweepCells sweeps manifest on backend at parallel 2 and returns its cells, failing unless the
+// sweep ran cells of them and found every client available.
+func sweepCells(t *testing.T, backend, manifest string, cells int) []*tally.Cell {
+	t.Helper()
+	out := t.TempDir()
+	code, _, stderr := runStatic(t, manifest, "--backend", backend, "--parallel", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("the %s sweep exited %d:\n%s", backend, code, stderr)
+	}
+	res := readResultsDir(t, out)
+	if len(res.Unavailable) > 0 || len(res.Cells) != cells {
+		t.Fatalf("%s: %d cells, unavailable %v; want %d and none", backend, len(res.Cells), res.Unavailable, cells)
+	}
+	return res.Cells
 }

@@ -38,6 +38,7 @@ func TestVersion(t *testing.T) {
 		{"qwen-code", "npm @qwen-code/qwen-code", images + "qwen-code/Dockerfile", `ARG QWEN_CODE_VERSION=(\S+)`},
 		{"opencode", "npm opencode-ai", images + "opencode/Dockerfile", `ARG OPENCODE_VERSION=(\S+)`},
 		{"copilot-cli", "npm @github/copilot", images + "copilot-cli/Dockerfile", `ARG COPILOT_VERSION=(\S+)`},
+		{"rmcp", "crates.io rmcp", images + "rmcp/Cargo.lock", `(?m)^name = "rmcp"\nversion = "(\S+)"$`},
 	} {
 		m := regexp.MustCompile(w.pin).FindStringSubmatch(readFile(t, w.file))
 		if m == nil {

@@ -234,6 +234,11 @@ func ClientImage(im client.Image, binary []byte, version string) (ImageSpec, err
 	if base := os.Getenv(im.BaseEnv); im.BaseEnv != "" && base != "" {
 		s.Args["BASE_IMAGE"] = base
 	}
+	for arg, env := range im.ArgEnv {
+		if v := os.Getenv(env); v != "" {
+			s.Args[arg] = v
+		}
+	}
 	if version != "" {
 		if im.VersionArg == "" {
 			return s, fmt.Errorf("cell image %s installs no other version than its own (no version argument)", im.Dir)

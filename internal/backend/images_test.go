@@ -56,6 +56,16 @@ func TestClientImage(t *testing.T) {
 			if !bytes.Equal(files["toolscore"], []byte("binary")) {
 				t.Errorf("the context of %s lacks the toolscore binary", im.Dir)
 			}
+			for arg, env := range im.ArgEnv {
+				if !regexp.MustCompile(`(?m)^ARG ` + arg + `=`).Match(dockerfile) {
+					t.Errorf("images/%s/Dockerfile declares no ARG %s (set by %s)", im.Dir, arg, env)
+				}
+				t.Setenv(env, "example.invalid/toolchain:1")
+				if s, _ := ClientImage(im, nil, ""); s.Args[arg] != "example.invalid/toolchain:1" {
+					t.Errorf("with %s set, the build arguments are %v, want %s from it", env, s.Args, arg)
+				}
+				t.Setenv(env, "")
+			}
 			t.Setenv(im.BaseEnv, "")
 			if s, _ := ClientImage(im, nil, ""); s.Args["BASE_IMAGE"] != "" || len(s.Args) != 0 {
 				t.Errorf("without %s or a version, the build arguments are %v, want none", im.BaseEnv, s.Args)

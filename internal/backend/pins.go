@@ -14,7 +14,7 @@ import (
 // none.
 type Pin struct {
 	Image    string // the directory under images/
-	Registry string // "npm", "PyPI" or "Maven"
+	Registry string // "npm", "PyPI", "Maven" or "crates.io"
 	Package  string
 	Version  string
 }
@@ -24,8 +24,9 @@ var versionArg = regexp.MustCompile(`(?m)^ARG ([A-Z_]+_VERSION)=(\S*)`)
 
 // ImagePin reads the default version of what the cell image installs from where the image
 // pins it: the Dockerfile's version argument names the package (as "pkg@$ARG" for npm,
-// "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven) and holds the version, or, left empty,
-// the package-lock.json, requirements.txt or pom.xml beside it does.
+// "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven, cargo update -p NAME --precise "$ARG"
+// for a crate) and holds the version, or, left empty, the package-lock.json, requirements.txt,
+// pom.xml or Cargo.lock beside it does.
 func ImagePin(image string) (Pin, error) {
 	p := Pin{Image: image}
 	dockerfile, err := imageFiles.ReadFile("images/" + image + "/Dockerfile")
@@ -38,6 +39,13 @@ func ImagePin(image string) (Pin, error) {
 	}
 	spec := regexp.MustCompile(`"([^"\s$]+?)(@|==|:)\$\{?` + string(arg[1]) + `\}?"`).FindSubmatch(dockerfile)
 	if spec == nil {
+		// A crate: cargo update -p NAME --precise "$ARG" rewrites the Cargo.lock beside it.
+		spec = regexp.MustCompile(`cargo update (?:-q )?-p (\S+) --precise "\$\{?` + string(arg[1]) + `\}?"`).FindSubmatch(dockerfile)
+		if spec != nil {
+			spec = append(spec, []byte("cargo"))
+		}
+	}
+	if spec == nil {
 		return p, fmt.Errorf("images/%s/Dockerfile installs no package at $%s", image, arg[1])
 	}
 	p.Package, p.Version, p.Registry = string(spec[1]), string(arg[2]), "npm"
@@ -46,6 +54,8 @@ func ImagePin(image string) (Pin, error) {
 		p.Registry = "PyPI"
 	case ":":
 		p.Registry = "Maven"
+	case "cargo":
+		p.Registry = "crates.io"
 	}
 	if p.Version != "" {
 		return p, nil
@@ -59,6 +69,12 @@ func ImagePin(image string) (Pin, error) {
 		if p.Version, err = pomVersion(pom, p.Package); err != nil {
 			return p, fmt.Errorf("images/%s/pom.xml: %w", image, err)
 		}
+	case "crates.io":
+		lock, err := imageFiles.ReadFile("images/" + image + "/Cargo.lock")
+		if err != nil {
+			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
+		}
+		p.Version = cargoLockVersion(lock, p.Package)
 	case "npm":
 		lock, err := imageFiles.ReadFile("images/" + image + "/package-lock.json")
 		if err != nil {
@@ -86,6 +102,22 @@ func ImagePin(image string) (Pin, error) {
 		return p, fmt.Errorf("images/%s pins no version of %s", image, p.Package)
 	}
 	return p, nil
+}
+
+// cargoLockVersion is the version Cargo.lock resolves the crate named to ("" when none).
+func cargoLockVersion(lock []byte, name string) string {
+	var in bool
+	for sc := bufio.NewScanner(bytes.NewReader(lock)); sc.Scan(); {
+		switch line := strings.TrimSpace(sc.Text()); {
+		case line == "[[package]]":
+			in = false
+		case line == `name = "`+name+`"`:
+			in = true
+		case in && strings.HasPrefix(line, `version = "`):
+			return strings.Trim(strings.TrimPrefix(line, "version = "), `"`)
+		}
+	}
+	return ""
 }
 
 // pomVersion is the version pom.xml gives the dependency named group:artifact, a ${property}

@@ -116,6 +116,9 @@ type Image struct {
 	// BaseEnv names the variable that replaces the Dockerfile's BASE_IMAGE when set (CI
 	// without a registry brings its own base).
 	BaseEnv string
+	// ArgEnv maps other build arguments to the variable that sets each when set: a build stage's
+	// toolchain image (rmcp's RUST_IMAGE), which CI without a registry brings as it brings a base.
+	ArgEnv map[string]string
 	// VersionArg is the build argument that installs the version a manifest names instead of
 	// the one the Dockerfile pins.
 	VersionArg string

@@ -52,6 +52,7 @@ func TestRegistry(t *testing.T) {
 		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
 		{name: "opencode", image: "opencode", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("opencode")},
 		{name: "copilot-cli", image: "copilot-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("copilot-cli")},
+		{name: "rmcp", image: "rmcp", argv: []string{"/opt/adapter/toolscore-rmcp"}},
 	}
 	for _, w := range table {
 		d, path, ok := client.Lookup(w.name)

@@ -27,7 +27,9 @@ const (
 	Node   = "node"
 	Python = "python"
 	// Java is a JDK and Maven: the client's adapter is compiled when it is installed.
-	Java   = "java"
+	Java = "java"
+	// Rust is cargo (with rustc): the client's adapter is compiled when it is installed.
+	Rust   = "rust"
 	Binary = "binary" // nothing: the command is a program of its own
 )
 
@@ -134,6 +136,10 @@ func Missing(runtime string) string {
 			if m := missingProgram(p); m != "" {
 				return m + " (a JDK and Maven build the Java adapter)"
 			}
+		}
+	case Rust:
+		if m := missingProgram("cargo"); m != "" {
+			return m + " (cargo builds the Rust adapter: install Rust, e.g. with rustup)"
 		}
 	}
 	return ""
@@ -344,7 +350,8 @@ func passThrough() []string {
 		lk := strings.ToLower(k)
 		if strings.HasPrefix(lk, "npm_config_") || strings.HasPrefix(lk, "pip_") || lk == "ssl_cert_file" ||
 			lk == "node_extra_ca_certs" || lk == "requests_ca_bundle" || lk == "http_proxy" || lk == "https_proxy" || lk == "no_proxy" ||
-			lk == "java_home" || lk == "maven_opts" || lk == "maven_args" {
+			lk == "java_home" || lk == "maven_opts" || lk == "maven_args" ||
+			strings.HasPrefix(lk, "cargo_") || strings.HasPrefix(lk, "rustup_") {
 			env = append(env, kv)
 		}
 	}

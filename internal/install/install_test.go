@@ -135,6 +135,10 @@ func TestMissing(t *testing.T) {
 	if m := Missing(Java); m != "javac not found on PATH (a JDK and Maven build the Java adapter)" {
 		t.Errorf("Missing(java) with only java = %q", m)
 	}
+	// Without cargo, the Rust client says what it lacks and why it needs it.
+	if m := Missing(Rust); m != "cargo not found on PATH (cargo builds the Rust adapter: install Rust, e.g. with rustup)" {
+		t.Errorf("Missing(rust) without cargo = %q", m)
+	}
 	t.Setenv("PATH", t.TempDir())
 	if _, _, err := Ensure(context.Background(), t.TempDir(), "c", Recipe{Runtime: Node}, &bytes.Buffer{}); err == nil || err.Error() != "node not found on PATH" {
 		t.Errorf("Ensure without node: %v", err)
