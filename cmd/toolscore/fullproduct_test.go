@@ -19,7 +19,7 @@ const studyClients = "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/l
 // fieldClients are the frameworks and agents of the field (issue 27): each has a docker sample
 // of its own in scripts/test, and the full product of the ledger's faults in
 // TestFieldClientsFullProduct.
-const fieldClients = "ai-sdk,ai-sdk/schemas,mastra,openai-agents-js,openai-agents-js/structured,langchain-js,openai-agents-py,langchain-py,fastmcp/call,fastmcp/list-then-call,pydantic-ai,java-sdk,java-sdk/validating,qwen-code,opencode,copilot-cli"
+const fieldClients = "ai-sdk,ai-sdk/schemas,mastra,openai-agents-js,openai-agents-js/structured,langchain-js,openai-agents-py,langchain-py,fastmcp/call,fastmcp/list-then-call,pydantic-ai,java-sdk,java-sdk/validating,qwen-code,opencode,copilot-cli,rmcp"
 
 // everyClient is every built-in client and agent.
 const everyClient = studyClients + "," + fieldClients
