@@ -10,6 +10,7 @@
 //	results.json   the counts per cell (ResultsFile), with summary.md, report.html, junit.xml
 //	               and ctrf.json rendered from them
 //	runs/<cell>/run-<n>/tee.jsonl  each run's transcript (TeeFile), beside its stdout (StdoutFile)
+//	                               (and tee.2.jsonl, ... when the client started the server again)
 //
 // A runs.jsonl record is the runner's RunRecord: a Cell, the run's number and seed, the
 // grader's verdict and the run's timings. The readers that need less of it read the same line

@@ -111,8 +111,9 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	if res.Err != nil {
 		return []string{"the adapter could not be started: " + res.Err.Error()}, false
 	}
-	_, _ = proxy.EndWithout(pf.Tee, "the check's run ended", nil)
-	transcript, _ := proxy.ReadForGrading(pf.Tee)
+	tee := proxy.GradedSession(pf.Tee)
+	_, _ = proxy.EndWithout(tee, "the check's run ended", nil)
+	transcript, _ := proxy.ReadForGrading(tee)
 	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took, CPU: res.CPU}
 	var g grade.Grade
 	if agent {

@@ -83,7 +83,7 @@ flags:`)
 	}
 	var tee *proxy.Tee
 	if pf.Tee != "" {
-		tf, err := os.Create(pf.Tee)
+		tf, err := proxy.CreateSession(pf.Tee)
 		if err != nil {
 			return fail("--tee: %v", err)
 		}

@@ -115,7 +115,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Protocol, "protocol", d.Protocol, "the newest MCP revision the server shows the client: as-is, "+strings.Join(Revisions, ", "))
 	fs.StringVar(&f.OutputSchema, "output-schema", d.OutputSchema, "a JSON file with the outputSchema to publish when the server declares none")
 	fs.StringVar(&f.Options, "options", d.Options, "the fault's own settings as a JSON `object`, e.g. {\"latency\":\"300ms\"}")
-	fs.StringVar(&f.Tee, "tee", d.Tee, "write the transcript here, one JSON line per message")
+	fs.StringVar(&f.Tee, "tee", d.Tee, "write the transcript here, one JSON line per message (a later session given the same path writes beside it: tee.2.jsonl, ...)")
 	fs.StringVar(&f.Listen, "listen", d.Listen, "relay streamable HTTP, listening on `ADDR`, instead of stdio")
 	fs.StringVar(&f.Upstream, "upstream", d.Upstream, "with --listen: relay to the streamable HTTP endpoint `URL` (no CMD)")
 	fs.StringVar(&f.Path, "path", d.Path, "with --listen and CMD: the server's MCP endpoint path")

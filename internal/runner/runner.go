@@ -341,7 +341,10 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	if res.Cancelled {
 		return RunRecord{}, false, nil
 	}
-	if _, err := proxy.EndWithout(filepath.Join(dir, record.TeeFile), noExitWhy(res, spec.Timeout),
+	// A client that started the server more than once left a transcript per session: the run is
+	// graded on, and its record names, the one that carried its call.
+	tee := proxy.GradedSession(filepath.Join(dir, record.TeeFile))
+	if _, err := proxy.EndWithout(tee, noExitWhy(res, spec.Timeout),
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); noRoom(err) {
 		// The run's transcript could not be written, nor, likely, anything of the run's: what the
 		// client did is unknown, and the disk is ours.
@@ -351,7 +354,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
 	// missing transcript is a run whose proxy never started: nothing was on the wire.
-	transcript, terr := proxy.ReadForGrading(filepath.Join(dir, record.TeeFile))
+	transcript, terr := proxy.ReadForGrading(tee)
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
@@ -377,7 +380,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	return RunRecord{
 		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
-		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, record.TeeFile),
+		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, filepath.Base(tee)),
 	}, true, nil
 }
 
