@@ -128,7 +128,7 @@ func excerpt(dir, tee string) string {
 	if tee == "" || filepath.IsAbs(tee) || !filepath.IsLocal(tee) {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(dir, tee))
+	f, err := record.Open(filepath.Join(dir, tee))
 	if err != nil {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRunExitCodes: a bad manifest stops before anything runs (exit 2, file:line:col and the
@@ -242,5 +243,50 @@ runs: 1
 	}
 	if strings.Contains(string(b), `"crashed"`) {
 		t.Errorf("a run the disk stopped is recorded as the client's crash:\n%s", b)
+	}
+}
+
+// TestRunReadsNoFIFOAsATranscript: a server that puts a named pipe where its run's transcript
+// was (on the local backend it runs as the runner's user) gets its run graded with the reason,
+// and the sweep goes on: opening the pipe to read it would wait for a writer forever.
+func TestRunReadsNoFIFOAsATranscript(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	manifest := filepath.Join(t.TempDir(), "fifo.yaml")
+	script := `for f in "$1"/runs/*/run-1/tee.jsonl; do rm -f "$f"; mkfifo "$f"; done; TOOLSCORE_AS_MAIN=1 exec "$0" ledger`
+	writeFile(t, manifest, fmt.Sprintf(`name: fifo
+server:
+  command: [sh, -c, %q, %q, %q]
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+`, script, self, out))
+	cmd := exec.Command(self, "run", manifest, "--backend", "local", "--parallel", "1", "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the sweep did not end: it waits on the pipe in the transcript's place\nstderr: %s", stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\nstderr: %s", err, stderr.String())
+	}
+	if !strings.Contains(string(b), "not a file the run wrote but a named pipe") {
+		t.Errorf("the run's record does not say its transcript was a pipe:\n%s", b)
 	}
 }

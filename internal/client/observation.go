@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/toolscore/toolscore/internal/jsonstream"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Observation is what one client did with one tools/call.
@@ -124,7 +125,7 @@ var (
 // called with the reader at the observation's returned value, which it must consume; a value over
 // jsonstream.KeepLimit (returned, a raised message) is kept as an excerpt.
 func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Observation, error) {
-	f, err := os.Open(path)
+	f, err := record.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoObservation
 	}

@@ -111,7 +111,7 @@ type serverExcerpt struct {
 
 // Write writes the repro directory to for run rec of the sweep in dir.
 func Write(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) error {
-	tee, err := os.ReadFile(filepath.Join(dir, rec.Tee))
+	tee, err := record.ReadFile(filepath.Join(dir, rec.Tee))
 	if err != nil {
 		return fmt.Errorf("the run's transcript: %w", err)
 	}

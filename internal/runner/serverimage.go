@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 )
@@ -120,7 +121,7 @@ func BesideImageServer(ctx context.Context, self, ref string, server, command []
 	// The cell's stderr holds the server's, as a server command's goes to init's own stderr.
 	_, _ = log.Write(r.Stderr)
 	var out []byte
-	if f, err := os.Open(r.Stdout); err == nil {
+	if f, err := record.Open(r.Stdout); err == nil {
 		out, _ = io.ReadAll(io.LimitReader(f, maxBesideOutput))
 		f.Close()
 	}
