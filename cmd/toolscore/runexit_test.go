@@ -214,24 +214,8 @@ func TestHelpExitsZero(t *testing.T) {
 // (here the disk under it is /dev/full from the run's middle on) is the machine's failing, not
 // the client's: the sweep stops, saying where and how to go on, and records no crashed run.
 func TestRunStopsWhenTheOutputIsFull(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	manifest := filepath.Join(t.TempDir(), "full.yaml")
 	// The server swaps its run's transcript for /dev/full before it serves.
-	script := `for f in "$1"/runs/*/run-1/tee.jsonl; do rm -f "$f"; ln -s /dev/full "$f"; done; TOOLSCORE_AS_MAIN=1 exec "$0" ledger`
-	writeFile(t, manifest, fmt.Sprintf(`name: full
-server:
-  command: [sh, -c, %q, %q, %q]
-tool: get_account_balance
-arguments: {account_id: ACC-4471}
-faults: [clean, corrupt]
-schema_modes: [hidden]
-clients: [raw]
-runs: 1
-`, script, self, out))
+	manifest, out := teeSwappingSweep(t, `ln -s /dev/full "$f"`, "clean, corrupt")
 	_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--parallel", "1", "--out", out)
 	if code != 2 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "the output has no room") ||
 		!strings.Contains(stderr, "--resume") {
@@ -250,24 +234,8 @@ runs: 1
 // was (on the local backend it runs as the runner's user) gets its run graded with the reason,
 // and the sweep goes on: opening the pipe to read it would wait for a writer forever.
 func TestRunReadsNoFIFOAsATranscript(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	manifest := filepath.Join(t.TempDir(), "fifo.yaml")
-	script := `for f in "$1"/runs/*/run-1/tee.jsonl; do rm -f "$f"; mkfifo "$f"; done; TOOLSCORE_AS_MAIN=1 exec "$0" ledger`
-	writeFile(t, manifest, fmt.Sprintf(`name: fifo
-server:
-  command: [sh, -c, %q, %q, %q]
-tool: get_account_balance
-arguments: {account_id: ACC-4471}
-faults: [clean]
-schema_modes: [hidden]
-clients: [raw]
-runs: 1
-`, script, self, out))
-	cmd := exec.Command(self, "run", manifest, "--backend", "local", "--parallel", "1", "--out", out)
+	manifest, out := teeSwappingSweep(t, `mkfifo "$f"`, "clean")
+	cmd := exec.Command(os.Args[0], "run", manifest, "--backend", "local", "--parallel", "1", "--out", out)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -289,4 +257,28 @@ runs: 1
 	if !strings.Contains(string(b), "not a file the run wrote but a named pipe") {
 		t.Errorf("the run's record does not say its transcript was a pipe:\n%s", b)
 	}
+}
+
+// teeSwappingSweep writes a manifest of raw over the faults given on the local backend, whose
+// server first puts what swap makes at "$f" in the place of each run's transcript in out, as
+// the proxy has opened it, then serves the ledger; it returns the manifest and out.
+func teeSwappingSweep(t *testing.T, swap, faults string) (manifest, out string) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(t.TempDir(), "out")
+	manifest = filepath.Join(t.TempDir(), "swap.yaml")
+	script := `for f in "$1"/runs/*/run-1/tee.jsonl; do rm -f "$f"; ` + swap + `; done; TOOLSCORE_AS_MAIN=1 exec "$0" ledger`
+	writeFile(t, manifest, fmt.Sprintf(`name: swap
+server:
+  command: [sh, -c, %q, %q, %q]
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+faults: [%s]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+`, script, self, out, faults))
+	return manifest, out
 }
