@@ -16,8 +16,8 @@
 // descendants are given to it, and kills and reaps whatever is left when it exits
 // ([KillOrphans]).
 //
-// Files: proc.go ([Start]), deathsig_linux.go and orphans_linux.go (Linux), and their _other
-// twins, which do nothing where the kernel has no such feature (macOS).
+// Files: proc.go ([Start]), deathsig_linux.go, orphans_linux.go and exited_linux.go ([Exited])
+// (Linux), and their _other twins, which do nothing where the kernel has no such feature (macOS).
 //
 // Used by: backend, proxy, client, agent, bridge and the CLI's proxy command. Uses nothing of
 // toolscore's own.

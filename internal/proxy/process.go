@@ -121,8 +121,12 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		}
 	}
 	clientClosed := make(chan struct{})
+	serverGone := false // the server had exited when the client closed its end; read after clientClosed
 	go func() {
 		err := p.ClientToServer(ctx, stdin, toServer, stdout)
+		// On a loaded machine cmd.Wait may return only after the client has reacted to the
+		// server's going; the kernel knows the order, so ask it.
+		serverGone = proc.Exited(cmd.Process.Pid)
 		close(clientClosed)
 		note := "the client closed its end"
 		if err != nil {
@@ -152,7 +156,12 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		case <-exited:
 			p.closeClient(stdout, false)
 		case <-time.After(exitSeen):
-			p.closeClient(stdout, true)
+			if proc.Exited(cmd.Process.Pid) { // it exited; cmd.Wait has not returned yet
+				<-exited
+				p.closeClient(stdout, false)
+			} else {
+				p.closeClient(stdout, true)
+			}
 		}
 		relayed <- err
 	}()
@@ -177,7 +186,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	<-exited
 	select {
 	case <-clientClosed:
-		clientFirst = true
+		clientFirst = !serverGone
 	default:
 	}
 	// What the server wrote before it went is read to its end, unless the proxy is stopped
