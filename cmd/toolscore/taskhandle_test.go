@@ -175,7 +175,7 @@ func TestTaskHandlePolled(t *testing.T) {
 						outcome  string
 						evidence string
 					}{
-						{`{"client":"x","returned":` + string(handle) + `}`, false, grade.Altered, "the client returned the task handle as the tool's result; "},
+						{`{"client":"x","returned":` + string(handle) + `}`, false, grade.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result; "},
 						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, grade.Threw, "McpError: invalid result; "},
 						{``, true, grade.Hung, "no observation within"},
 						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]string{true: grade.Passed, false: grade.Altered}[polls], ""},

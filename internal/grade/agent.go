@@ -187,6 +187,9 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 				return Passed, ""
 			}
 		}
+		if len(texts) == 0 {
+			return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had no text content"
+		}
 		return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had " + brief(texts)
 	default: // none
 		if len(texts) == 0 && wire.StructuredContent == nil {

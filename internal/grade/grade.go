@@ -102,7 +102,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
 		g.Outcome = Passed
 	case task != "" && differs(got, *wire.result) == "":
-		g.Outcome, g.Evidence = Altered, "the client returned the task handle as the tool's result"
+		g.Outcome, g.Evidence = Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result"
 	case task != "" && delivered == nil:
 		g.Outcome, g.Evidence = Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
 	case task != "":
@@ -259,6 +259,9 @@ type digested struct {
 type part struct {
 	sum [32]byte
 	raw *jsonstream.Keeper
+	// absent marks a part the result did not carry (or carried as null): the evidence says so
+	// rather than showing the empty value it is compared as.
+	absent bool
 }
 
 // A missing content list and an empty one are the same result, as are a missing and a null
@@ -268,7 +271,7 @@ var noContent, noStructured = constPart("[]"), constPart("null")
 func constPart(s string) part {
 	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
 	sum, _ := jsonstream.NewReader(io.TeeReader(strings.NewReader(s), k)).Digest()
-	return part{sum: sum, raw: k}
+	return part{sum: sum, raw: k, absent: true}
 }
 
 // readPayload reads a result into its payload; a value that is well-formed JSON but not a
@@ -345,6 +348,9 @@ func differs(got, want digested) string {
 
 // brief shows a part as compact JSON, cut at 200 bytes; a large one by its first bytes.
 func (p part) brief() string {
+	if p.absent {
+		return "none"
+	}
 	b, whole := p.raw.Whole()
 	if !whole {
 		return p.raw.Head(200) + fmt.Sprintf("… (%d bytes)", p.raw.Len())

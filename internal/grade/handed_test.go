@@ -37,6 +37,8 @@ func TestSDKHanded(t *testing.T) {
 		{"other words", ok, `{"kind":"text","excerpt":"n is 2"}`, Altered, "the model got the text"},
 		{"a validation error", ok, `{"kind":"error","excerpt":"Tool t output validation failed: n must be string"}`, Rejected, "Tool t output validation failed"},
 		{"an isError result as an error", `{"content":[{"type":"text","text":"boom"}],"isError":true}`, `{"kind":"error","excerpt":"boom"}`, Passed, ""},
+		// A result without content (no-content): the evidence says the wire had none, not null.
+		{"a text made up for a result without content", `{"structuredContent":{"n":1}}`, `{"kind":"text","excerpt":"[]"}`, Altered, `the model got the text "[]" where the wire had no text content`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "stdout")
@@ -45,9 +47,37 @@ func TestSDKHanded(t *testing.T) {
 			if g.Outcome != c.outcome || !strings.HasPrefix(g.Evidence, c.evidence) {
 				t.Errorf("%s: %s", g.Outcome, g.Evidence)
 			}
+			if c.evidence == "" && g.Evidence != "" {
+				t.Errorf("evidence %q for a passed run", g.Evidence)
+			}
 			if g.ModelView == "" || g.Observation.Handed == nil {
 				t.Errorf("no model view kept: %+v", g)
 			}
 		})
+	}
+}
+
+// TestSDKReturnedContentTheWireLacked: a client that returns a content list made up for a
+// result without one is altered, and the evidence says the wire had none (not the empty list
+// a missing content is compared as).
+func TestSDKReturnedContentTheWireLacked(t *testing.T) {
+	dir := t.TempDir()
+	tee := filepath.Join(dir, "tee.jsonl")
+	f, _ := os.Create(tee)
+	w := proxy.NewTee(f)
+	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
+	w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"n":1}}}` + "\n")})
+	w.Close()
+	f.Close()
+	tr, err := proxy.ReadTranscript(tee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "stdout")
+	os.WriteFile(out, []byte(`{"client":"f","returned":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}}`+"\n"), 0o644)
+	g := SDK(Run{Stdout: out}, tr)
+	if want := `content [{"text":"{\"n\":1}","type":"text"}] where the wire had none`; g.Outcome != Altered || g.Evidence != want {
+		t.Errorf("%s: %q, want altered: %q", g.Outcome, g.Evidence, want)
 	}
 }
