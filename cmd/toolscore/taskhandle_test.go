@@ -248,9 +248,9 @@ func resultOf(t *testing.T, frame []byte) map[string]any {
 //     malformed result that failed schema validation"); Codex 0.171.0: "tool call failed …
 //     Unexpected response type"; both tell the model it is an error;
 //   - Gemini CLI 0.61.0 calls through the bundled @modelcontextprotocol/sdk 1.x callTool: with
-//     the schema hidden the handle passes as an empty result (no text for the model), with it
-//     published the SDK's check throws (bundle/chunk-5FZXKDXH.js:305124) and the model is told
-//     of an error.
+//     the schema hidden the handle passes as an empty result, so the model gets nothing of the
+//     task's result (altered, as for ts-sdk/call), with it published the SDK's check throws
+//     (bundle/chunk-5FZXKDXH.js:305124) and the model is told of an error.
 //
 // The scripted model answers by quoting what it got, so no agent answers a value, and each
 // answer is flagged.
@@ -263,7 +263,7 @@ func taskHandleWant(client, schema string) string {
 	case client == "claude-code", client == "codex":
 		return "rejected"
 	case client == "gemini-cli":
-		return map[string]string{"hidden": grade.Passed, "published": "rejected"}[schema]
+		return map[string]string{"hidden": grade.Altered, "published": "rejected"}[schema]
 	}
 	return grade.Threw // mcp-go, ts-client-v2, python-sdk
 }

@@ -93,8 +93,17 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		v.CarriedFault = &carried
 	}
 	g.ModelView = v.Kind
+	// Answered with a task handle, the call's result is the task's: what the model got is held
+	// to that result when the client fetched it, and the handle alone never passes for it.
+	task, delivered, followed := proxy.TaskFollowed(transcript, answer)
+	if delivered != nil {
+		wireResult = taskResultRaw(delivered)
+	}
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
-	if _, _, followed := proxy.TaskFollowed(transcript, answer); followed != "" {
+	if task != "" && delivered == nil && g.Outcome == Passed {
+		g.Outcome, g.Evidence = Altered, "the model got no more than the task handle carries, not the task's result"
+	}
+	if followed != "" {
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
 	}
 	g.Evidence = clip(g.Evidence, maxEvidence)
@@ -182,8 +191,17 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 		// as words, not JSON: the model got it as it was when the words are its JSON or its text.
 		switch s := wire.StructuredContent; s.(type) {
 		case string, json.Number, float64, bool:
-			var got any
-			if strings.TrimSpace(v.Excerpt) == scalarText(s) || decode(json.RawMessage(v.Excerpt), &got) == nil && reflect.DeepEqual(got, s) {
+			isScalar := func(t string) bool {
+				var got any
+				return strings.TrimSpace(t) == scalarText(s) || decode(json.RawMessage(t), &got) == nil && reflect.DeepEqual(got, s)
+			}
+			if isScalar(v.Excerpt) {
+				return Passed, ""
+			}
+			// The text blocks, a blank line, then structuredContent (Copilot CLI's one tool
+			// message): both parts as the wire had them.
+			ex := strings.TrimSpace(v.Excerpt)
+			if i := strings.LastIndex(ex, "\n\n"); i >= 0 && strings.TrimSpace(ex[:i]) == joined && isScalar(ex[i+2:]) {
 				return Passed, ""
 			}
 		}

@@ -246,3 +246,43 @@ func TestAgentDroppedStructuredEvidence(t *testing.T) {
 		t.Errorf("evidence %q, want %q", g.Evidence, want)
 	}
 }
+
+// TestAgentScalarAndTaskHandle: Copilot CLI's one tool message (the text, a blank line, then a
+// scalar structuredContent) passes when both parts are the wire's; a task handle the model got
+// in place of the task's result never passes for it, and a task's fetched result is what the
+// model's view is held to.
+func TestAgentScalarAndTaskHandle(t *testing.T) {
+	text := "ACC-4471: balance 40,718.77 USD as of 2026-03-31"
+	scalar := transcript(`"result":{"content":[{"type":"text","text":"`+text+`"}],"structuredContent":4071877}`, nil, false)
+	handle := func(result string) []proxy.Entry {
+		e := transcript(`"result":{"task":{"taskId":"t1","status":"working"}}`, nil, false)
+		e[len(e)-1].Detail = map[string]any{"task": "t1"}
+		if result != "" {
+			e = append(e, proxy.Entry{Record: proxy.Record{Dir: proxy.ServerToClient, Time: time.Unix(10, 0),
+				Detail: map[string]any{"method": "tasks/result", "task": "t1", "result": true},
+				Wire:   []byte(`{"jsonrpc":"2.0","id":9,"result":` + result + "}\n")}})
+		}
+		return e
+	}
+	clean := cleanResult[len(`"result":`):]
+	for _, c := range []struct {
+		name    string
+		res     Run
+		tr      []proxy.Entry
+		outcome string
+	}{
+		{"copilot: the text and the scalar", ran("text", text+"\n\n4071877", false, "4071877"), scalar, Passed},
+		{"copilot: the text and another number", ran("text", text+"\n\n4071870", false, "4071870"), scalar, Altered},
+		{"copilot: other text and the scalar", ran("text", "ACC-4471\n\n4071877", false, "4071877"), scalar, Altered},
+		{"the handle, never polled, as an empty result", ran("none", "", false, "The tool returned nothing."), handle(""), Altered},
+		{"the task's result, fetched", ran("structured", cleanJSON, false, "The tool returned: "+cleanJSON), handle(clean), Passed},
+		{"nothing, though the task's result was fetched", ran("none", "", false, "The tool returned nothing."), handle(clean), Altered},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := Agent(c.res, c.tr, ledgerTruth)
+			if g.Outcome != c.outcome {
+				t.Errorf("%s (%s), want %s", g.Outcome, g.Evidence, c.outcome)
+			}
+		})
+	}
+}

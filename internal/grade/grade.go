@@ -208,6 +208,29 @@ func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
 	return w
 }
 
+// taskResultRaw is the task's result as taskResult finds it, as JSON (nil if unreadable).
+func taskResultRaw(e *proxy.Entry) json.RawMessage {
+	r, err := e.OpenWire()
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var a struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.NewDecoder(r).Decode(&a) != nil {
+		return nil
+	}
+	if d, _ := e.Detail.(map[string]any); d["method"] == "tasks/get" {
+		b := a.Result
+		a.Result = nil
+		if json.Unmarshal(b, &a) != nil {
+			return nil
+		}
+	}
+	return a.Result
+}
+
 // taskResult reads the task's result from the proxy's answer that carried it: the result of a
 // tasks/result, the result inlined in a completed tasks/get (2026-07-28).
 func taskResult(e *proxy.Entry) digested {
