@@ -100,8 +100,10 @@ func agents27Sweep(t *testing.T, agent, library string, want map[string]agentWan
 //     chunks/chunk-2VS5EEXU.js:6596-6626): the view is structured, and type-swap reaches the
 //     model as it was on the wire (passed, the fault carried; it validates nothing against the
 //     published schema on this path); the answer still reads the amount from the text;
-//   - wrong-container (structuredContent an array) is refused by its MCP SDK's result schema
-//     (structuredContent: record(string(), unknown()).optional(), chunks/chunk-DPEB6S2R.js:51405)
+//   - wrong-container (structuredContent an array) is refused by its bundled MCP client 2.x's
+//     result schema (CallToolResultWireSchema piped into CallToolResultSchema$1, whose
+//     structuredContent is record3(string6(), unknown3()), chunks/chunk-DPEB6S2R.js:98489,
+//     97938-97941; line 51405 is the v1 SDK that only its IDE connection uses)
 //     and the SDK's message "Invalid result for tools/call: …" goes to the model instead, the
 //     call recorded is_error: rejected;
 //   - an isError result becomes its own message "MCP tool '…' reported tool error for function
