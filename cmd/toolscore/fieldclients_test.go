@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/toolscore/toolscore/tally"
@@ -19,7 +20,8 @@ import (
 // and give the outcome docs/compat.md states for it (docs/field-results.json and
 // docs/field-2026-results.json, the sweeps that page is built from): where a client changes, the
 // page must be built again (scripts/readme-compat). The clients' sample tests cite, for each
-// outcome that is not passed, the line of the package that makes it.
+// outcome that is not passed, the line of the package that makes it; docs/field-2026.md does so
+// for every outcome of the 2026 sweep that is not passed.
 func TestFieldClientsFullProduct(t *testing.T) {
 	if !fullProduct() {
 		t.Skip("the full product of the field's clients runs nightly (TOOLSCORE_FULL=1)")
@@ -31,6 +33,11 @@ func TestFieldClientsFullProduct(t *testing.T) {
 }
 
 // fieldSweepIsThePage sweeps scenarios/scenario on docker and holds every cell to docs/page.
+// racing holds the clients whose outcome under a fault turns on timing, with the outcomes either
+// way: opencode re-lists its tools on list_changed while its call is pending and checks the
+// answer by whichever outputSchema it holds when the answer comes (docs/field-2026.md).
+var racing = map[string][]string{"opencode schema-drift": {"passed", "rejected"}}
+
 func fieldSweepIsThePage(t *testing.T, scenario, page string) {
 	out := t.TempDir()
 	code, _, stderr := runStatic(t, filepath.Join("..", "..", "scenarios", scenario), "--backend", "docker", "--fail-on", "never", "--out", out)
@@ -59,6 +66,9 @@ func fieldSweepIsThePage(t *testing.T, scenario, page string) {
 		}
 		if len(c.Outcome) != 1 {
 			t.Errorf("%s: %v, not one outcome in all its runs", c.Key(), c.Outcome)
+			continue
+		}
+		if allowed, ok := racing[c.Client+" "+c.Fault]; ok && slices.Contains(allowed, slices.Collect(maps.Keys(c.Outcome))[0]) {
 			continue
 		}
 		if s := want[c.Key()]; !maps.Equal(s, c.Outcome) {
