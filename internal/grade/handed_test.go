@@ -15,21 +15,7 @@ import (
 // where the wire had isError passes.
 func TestSDKHanded(t *testing.T) {
 	dir := t.TempDir()
-	transcript := func(result string) []proxy.Entry {
-		tee := filepath.Join(dir, "tee.jsonl")
-		f, _ := os.Create(tee)
-		w := proxy.NewTee(f)
-		w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
-			Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
-		w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":` + result + "}\n")})
-		w.Close()
-		f.Close()
-		tr, err := proxy.ReadTranscript(tee)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
-	}
+	transcript := func(result string) []proxy.Entry { return callOfT(t, dir, result) }
 	ok := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
 	for _, c := range []struct{ name, result, handed, outcome, evidence string }{
 		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, Passed, ""},
@@ -62,22 +48,28 @@ func TestSDKHanded(t *testing.T) {
 // a missing content is compared as).
 func TestSDKReturnedContentTheWireLacked(t *testing.T) {
 	dir := t.TempDir()
-	tee := filepath.Join(dir, "tee.jsonl")
-	f, _ := os.Create(tee)
-	w := proxy.NewTee(f)
-	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
-		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
-	w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"n":1}}}` + "\n")})
-	w.Close()
-	f.Close()
-	tr, err := proxy.ReadTranscript(tee)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := callOfT(t, dir, `{"structuredContent":{"n":1}}`)
 	out := filepath.Join(dir, "stdout")
 	os.WriteFile(out, []byte(`{"client":"f","returned":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}}`+"\n"), 0o644)
 	g := SDK(Run{Stdout: out}, tr)
 	if want := `content [{"text":"{\"n\":1}","type":"text"}] where the wire had none`; g.Outcome != Altered || g.Evidence != want {
 		t.Errorf("%s: %q, want altered: %q", g.Outcome, g.Evidence, want)
 	}
+}
+
+// callOfT is the transcript of one call of the tool t answered with result, written in dir.
+func callOfT(t *testing.T, dir, result string) []proxy.Entry {
+	tee := filepath.Join(dir, "tee.jsonl")
+	f, _ := os.Create(tee)
+	w := proxy.NewTee(f)
+	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
+	w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":` + result + "}\n")})
+	w.Close()
+	f.Close()
+	tr, err := proxy.ReadTranscript(tee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
