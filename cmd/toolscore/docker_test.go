@@ -54,6 +54,15 @@ var (
 // into every cell, so the test binary (dynamically linked, race-instrumented) cannot stand in.
 func staticToolscore(t *testing.T) string {
 	t.Helper()
+	path, err := buildStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// buildStatic builds the static toolscore once per test binary (TestMain asks first).
+func buildStatic() (string, error) {
 	staticOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "toolscore-static-")
 		if err != nil {
@@ -68,10 +77,7 @@ func staticToolscore(t *testing.T) string {
 			staticErr = &buildError{string(out), err}
 		}
 	})
-	if staticErr != nil {
-		t.Fatal(staticErr)
-	}
-	return staticPath
+	return staticPath, staticErr
 }
 
 type buildError struct {
@@ -307,7 +313,7 @@ timeout: 20s
 
 // TestDockerHardening inspects a live cell: loopback-only network, every capability dropped,
 // no-new-privileges, a non-root user, memory with swap equal, CPU, pids and open-file limits,
-// and no mount at all (so never the Docker socket).
+// no mount at all (so never the Docker socket), and no log file on the engine's disk.
 func TestDockerHardening(t *testing.T) {
 	api := engine(t)
 	cmd := exec.Command(staticToolscore(t), "run", slowManifest(t, 1), "--backend", "docker", "--out", t.TempDir())
@@ -347,6 +353,7 @@ func TestDockerHardening(t *testing.T) {
 		{"not privileged", !h.Privileged},
 		{"no mounts (no Docker socket)", len(info.Mounts) == 0 && len(h.Binds) == 0},
 		{"not auto-removed (toolscore removes it after copying out)", !h.AutoRemove},
+		{"no log file (its output reaches only the attach connection)", h.LogConfig.Type == "none"},
 		{"labelled with session and cell", info.Config.Labels[backend.LabelSession] != "" && info.Config.Labels[backend.LabelCell] == "raw|latency|hidden|stdio"},
 	}
 	for _, c := range checks {

@@ -317,7 +317,12 @@ func CellConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.H
 	host := &container.HostConfig{
 		NetworkMode: container.NetworkMode(sb.Network),
 		SecurityOpt: []string{"no-new-privileges"},
-		AutoRemove:  false,
+		// Everything a cell says comes over its attach connection; the engine's default log
+		// driver would also write every byte of it (a run's transcript included) to a file of
+		// its own, per line, costing the engine CPU per run and letting a flooding server or
+		// client fill the engine's disk.
+		LogConfig:  container.LogConfig{Type: "none"},
+		AutoRemove: false,
 		Resources: container.Resources{
 			Memory:     sb.Memory,
 			MemorySwap: sb.Memory,
