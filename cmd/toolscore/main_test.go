@@ -12,17 +12,28 @@ func TestMain(m *testing.M) {
 		if len(os.Args) > 2 && os.Args[1] == "badserver" {
 			os.Exit(badServer(os.Args[2], os.Args[3:]))
 		}
+		runsBinary = os.Getenv(runsBinaryEnv)
 		os.Exit(mainCode(os.Args[1:]))
 	}
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
 	// A race-instrumented process sleeps 1 s at exit by default; every session here ends two.
 	os.Setenv("GORACE", "atexit_sleep_ms=0 "+os.Getenv("GORACE"))
+	// A sweep this test binary runs (toolscore run) is race-instrumented, and starts its runs'
+	// proxies, Go adapters and built-in servers from the plain static build: instrumented, they
+	// took twice the CPU, and their own concurrency is covered where it is tested in-process
+	// (internal/proxy under -race) and by the tests here that start os.Args[0] proxy directly.
+	if p, err := buildStatic(); err == nil {
+		os.Setenv(runsBinaryEnv, p)
+	}
 	code := m.Run()
 	for _, c := range cleanups {
 		c()
 	}
 	os.Exit(code)
 }
+
+// runsBinaryEnv names the binary a sweep of the test binary starts its runs from (runsBinary).
+const runsBinaryEnv = "TOOLSCORE_TEST_RUNS_BINARY"
 
 // cleanups run after every test, for what tests share (a built binary).
 var cleanups []func()

@@ -17,6 +17,11 @@ import (
 	"github.com/toolscore/toolscore/sweep"
 )
 
+// runsBinary is the toolscore binary a sweep's runs start (proxies, adapters, built-in
+// servers); "" is this one. The tests set it, so that a race-instrumented runner starts them
+// uninstrumented (see main_test.go).
+var runsBinary string
+
 func runCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -58,7 +63,7 @@ func runCmd(ctx context.Context, args []string) error {
 		Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
 		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir,
-		Version: version, Stdout: os.Stdout, Stderr: os.Stderr,
+		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
 	if len(positional) == 1 {
 		c.Scenario = positional[0]
@@ -88,7 +93,7 @@ func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir s
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return exitcode.UsageError(err)
 	}
-	c := sweep.Config{Version: version, Stdout: os.Stdout, Stderr: os.Stderr}
+	c := sweep.Config{Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "parallel":
