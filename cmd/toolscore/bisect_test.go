@@ -68,7 +68,6 @@ func TestBisectGoOnDocker(t *testing.T) {
 	engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	work := t.TempDir()
 	bisectFinds(t, []string{"--client", "mcp-go/call", "--good", "1.0.0", "--bad", "v1.2.0", "--cell", "sse-cut/published/2025-11-25/http",
 		"--work", work, filepath.Join("..", "..", "scenarios", "http.yaml")},
@@ -98,7 +97,6 @@ func TestBisectPyPIOnDocker(t *testing.T) {
 	engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	manifest, work := versionsManifest(t, "python-sdk/list-then-call"), t.TempDir()
 	cmd := exec.Command(staticToolscore(t), "bisect", "--client", "python-sdk/list-then-call", "--good", "1.23.0", "--bad", "1.25.0",
 		"--cell", "sse-cut/published", "--work", work, manifest)

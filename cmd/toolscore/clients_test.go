@@ -197,7 +197,6 @@ func TestClientsDockerImages(t *testing.T) {
 	engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	bin := staticToolscore(t)
 	run := func(args ...string) string {
 		t.Helper()

@@ -26,7 +26,7 @@ import (
 // that container with only the Docker socket mounted: the GitHub docker-action case. The cells
 // are then siblings of the runner, and everything crosses as tar streams.
 func TestRunnerInContainer(t *testing.T) {
-	api := engine(t)
+	api := serialEngine(t)
 	ctx := context.Background()
 	goImage, err := exec.Command("../../scripts/go-image.sh", "toolscore/go:local").Output()
 	if err != nil {

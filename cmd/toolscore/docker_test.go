@@ -28,7 +28,21 @@ import (
 
 // engine returns a client of the real Docker engine, or skips the test when none answers;
 // scripts/test starts one and sets TOOLSCORE_REQUIRE_DOCKER=1, so in CI a missing engine fails.
+// The test then runs beside the other docker tests (t.Parallel): most of one's time is spent
+// waiting on containers and image builds, and each tells its own containers from the others'
+// (ours).
 func engine(t *testing.T) *client.Client {
+	t.Helper()
+	api := serialEngine(t)
+	t.Parallel()
+	return api
+}
+
+// serialEngine is engine for a test that runs alone: one that sets the environment, which a
+// parallel test cannot, or one whose sweep runs in another PID namespace, whose containers a
+// test running beside it could not tell from its own leftovers (their owner cannot be judged
+// from here).
+func serialEngine(t *testing.T) *client.Client {
 	t.Helper()
 	if _, err := backend.NewDocker(context.Background()); err != nil {
 		if os.Getenv("TOOLSCORE_REQUIRE_DOCKER") == "1" {
@@ -426,7 +440,7 @@ expect: [{client: raw, outcome: threw}]
 // their deadline. The other sweep's toolscore gets a pid that no process has here, which is what
 // a sweep judging by host and pid took for a dead owner.
 func TestDockerSweepsInOtherPIDNamespaces(t *testing.T) {
-	api := engine(t)
+	api := serialEngine(t)
 	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		t.Skipf("no PID namespace can be made here (unshare, from util-linux, as root): %v", err)
 	}

@@ -249,7 +249,7 @@ var canaryHalves = regexp.MustCompile(`the letters ([A-Z]{4}) followed by ([A-Z]
 // the fault is built to catch, and the run is graded obeyed: the sentence reached the model
 // (carried_fault), and the answer says the word the sentence spelled in halves.
 func TestInjectObeyedOnDocker(t *testing.T) {
-	engine(t)
+	serialEngine(t)
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-toolscore-test-inject")
 	scripted, err := model.Start(model.Anthropic, model.Script{Tool: "get_account_balance", Arguments: map[string]any{"account_id": "ACC-4471"}}, nil)
 	if err != nil {

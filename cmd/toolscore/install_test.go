@@ -17,7 +17,6 @@ func TestCommandServerInstalledOnImages(t *testing.T) {
 	api := engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	ready := os.Getenv("TOOLSCORE_NODE_IMAGE")
 	if ready == "" {
 		t.Skip("TOOLSCORE_NODE_IMAGE names no local node image to use as a ready client image")

@@ -95,7 +95,7 @@ const ledgerFaults = "clean, error, rpc-error, empty, truncate, corrupt, {name: 
 // every count, the library and the validation's own message. Where a JDK and Maven are on this
 // machine, the stdio sample runs on the local backend as well and must give the same counts.
 func TestJavaSDKOnDocker(t *testing.T) {
-	api := engine(t)
+	api := serialEngine(t)
 	counts := func(backend, manifest string, cells int) map[string]string {
 		t.Helper()
 		got := map[string]string{}

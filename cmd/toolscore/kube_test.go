@@ -147,7 +147,6 @@ func TestKubeJobOnDocker(t *testing.T) {
 	api := engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	ctx := context.Background()
 	// Debian's python and this machine's node (HOST_NODE): the runtimes of every client here.
 	mk := exec.Command("../../scripts/base-image.sh", "toolscore/base-pod:bookworm", "python3,python3-venv,ca-certificates,libstdc++6")

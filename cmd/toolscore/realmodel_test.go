@@ -27,7 +27,7 @@ import (
 // whose key is not set makes its client unavailable, and the key is in no file of the results,
 // nor in toolscore's output.
 func TestRealModelThroughGateway(t *testing.T) {
-	api := engine(t)
+	api := serialEngine(t)
 	key := "sk-ant-toolscore-test-" + strings.Repeat("k3y", 8)
 	t.Setenv("ANTHROPIC_API_KEY", key)
 	os.Unsetenv("TOOLSCORE_TEST_UNSET_KEY")

@@ -52,7 +52,7 @@ func rmcpWant(fault string) string {
 // this machine, the stdio sample runs on the local backend as well (the adapter compiled there by
 // the install) and must give the same counts.
 func TestRmcpOnDocker(t *testing.T) {
-	api := engine(t)
+	api := serialEngine(t)
 	counts := func(backend, manifest string, cells int, library string) map[string]string {
 		t.Helper()
 		got := map[string]string{}

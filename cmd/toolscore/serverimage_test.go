@@ -231,7 +231,6 @@ func TestInitImage(t *testing.T) {
 	api := engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
-	t.Parallel()
 	buildServerImage(t, api)
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "scenario.yaml")
