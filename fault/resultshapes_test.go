@@ -128,6 +128,7 @@ func FuzzResultFaults(f *testing.F) {
 	f.Add(`{"structuredContent":"x","isError":true}`, ``, uint64(4))
 	f.Add(`{"content":null,"structuredContent":[1,{"a":null}],"resultType":7}`, `{"required":["error"]}`, uint64(5))
 	f.Add(reading, readingSchema, uint64(6))
+	f.Add(`{"content":[{"type":"text","text":""}]}`, ``, uint64(7))
 	f.Fuzz(func(t *testing.T, result, schema string, seed uint64) {
 		if r, err := decode([]byte(result)); err != nil || r == nil {
 			return
