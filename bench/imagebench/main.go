@@ -130,7 +130,7 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf("go %s %s/%s, %d CPUs; Docker Engine %s (API %s, negotiated %s, %s/%s) at %s; load average %s\n",
 		strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		sv.Version, sv.APIVersion, api.ClientVersion(), sv.Os, sv.Arch, api.DaemonHost(), enginebench.LoadAvg())
-	bases, err := enginebench.DescribeBases(ctx, api, enginebench.BaseImages)
+	bases, err := enginebench.DescribeBases(ctx, api, enginebench.BaseImages[:2]) // node and python: the five images it builds
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,8 @@ func Connect(ctx context.Context) (*client.Client, types.Version, error) {
 var BaseImages = [][2]string{
 	{"TOOLSCORE_NODE_IMAGE", "toolscore/base-node:bookworm"},
 	{"TOOLSCORE_PYTHON_IMAGE", "toolscore/base-python:bookworm"},
+	{"TOOLSCORE_JAVA_IMAGE", "toolscore/base-java:bookworm"},
+	{"TOOLSCORE_RUST_IMAGE", "toolscore/rust:bookworm"},
 }
 
 // DefaultBaseImages sets each variable of BaseImages that is unset to its default, so that the
