@@ -22,6 +22,12 @@
 // older toolscore load and compare as they did (cmd/toolscore's TestOldSweepReadsTheSame).
 package record
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
 // The files of an output directory.
 const (
 	SweepFile   = "sweep.json"   // how the sweep was asked for and what it planned, before its first run
@@ -71,4 +77,45 @@ func (c Cell) Key() string {
 		k += "|tool:" + c.Tool
 	}
 	return k
+}
+
+// maxSlug bounds a slug well under the 255 bytes a path element may have on every file system.
+const maxSlug = 160
+
+// Slug makes a cell key (or any name in one, a tool's) a single path element that is safe
+// everywhere a run's directory goes: it is the run's HOME and TMPDIR, so it ends up in the PATH
+// npx builds and in shell words, where ':' or a space breaks them. Letters, digits, '.' and '-'
+// stay; '/' becomes '_', '|' '__' and '@' '_at_' as they always did, anything else '_'. A key
+// those rules could not tell apart from another ('_', ':', a space, any other character) or a
+// long one gets 8 hex digits of its hash, so two cells never share a directory.
+func Slug(key string) string {
+	var b strings.Builder
+	lossy := false
+	for _, r := range key {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		case r == '/':
+			b.WriteByte('_')
+		case r == '|':
+			b.WriteString("__")
+		case r == '@':
+			b.WriteString("_at_")
+		default:
+			b.WriteByte('_')
+			lossy = true
+		}
+	}
+	s := b.String()
+	if strings.HasPrefix(s, ".") { // a hidden directory, or ".." itself
+		s, lossy = "_"+s[1:], true
+	}
+	if !lossy && len(s) <= maxSlug {
+		return s
+	}
+	sum := sha256.Sum256([]byte(key))
+	if len(s) > maxSlug {
+		s = s[:maxSlug]
+	}
+	return s + "-" + hex.EncodeToString(sum[:4])
 }

@@ -114,3 +114,36 @@ func TestLine(t *testing.T) {
 		t.Error("a value JSON cannot hold was written")
 	}
 }
+
+// TestSlug keeps the readable names the run directories always had, takes no character that
+// breaks a PATH or a shell word, and never gives two keys one directory.
+func TestSlug(t *testing.T) {
+	same := map[string]string{
+		"go-sdk/list-then-call|clean|hidden|stdio":            "go-sdk_list-then-call__clean__hidden__stdio",
+		"raw|error|hidden|stdio|2025-11-25":                   "raw__error__hidden__stdio__2025-11-25",
+		"ts-sdk/call@1.11.4|type-swap|published|http":         "ts-sdk_call_at_1.11.4__type-swap__published__http",
+		"claude-code|corrupt-plausible|published|stdio|as-is": "claude-code__corrupt-plausible__published__stdio__as-is",
+	}
+	for key, want := range same {
+		if got := record.Slug(key); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", key, got, want)
+		}
+	}
+	keys := []string{
+		"go-sdk/call|clean|hidden|stdio", "go-sdk_call|clean|hidden|stdio", // a defined client named like a built-in's slug
+		"raw|clean|hidden|stdio|tool:get-sum", "raw|clean|hidden|stdio|tool:get_sum", "raw|clean|hidden|stdio|tool:get sum",
+		"raw|clean|hidden|stdio|tool:" + strings.Repeat("x", 300), "raw|clean|hidden|stdio|tool:" + strings.Repeat("x", 301),
+		"x@1|clean|hidden|stdio", "x_at_1|clean|hidden|stdio", "claude-code:opus|clean|hidden|stdio", ".hidden|clean|hidden|stdio",
+	}
+	seen := map[string]string{}
+	for _, k := range keys {
+		s := record.Slug(k)
+		if first, dup := seen[s]; dup {
+			t.Errorf("Slug(%q) = Slug(%q) = %q", k, first, s)
+		}
+		seen[s] = k
+		if strings.ContainsAny(s, ":/ |@\\") || strings.HasPrefix(s, ".") || len(s) > 200 {
+			t.Errorf("Slug(%q) = %q: not a safe path element", k, s)
+		}
+	}
+}

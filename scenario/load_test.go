@@ -341,6 +341,11 @@ func TestLoadRejects(t *testing.T) {
 			want: "bad.yaml:7:11: clients[0].name: shadows the built-in client raw; pick another name",
 		},
 		{
+			// Two defined clients of one name would be one column whose runs share directories.
+			file: "defined-client-twice.yaml",
+			want: `bad.yaml:8:12: clients[1].name: duplicate client "acme" (first at clients[0])`,
+		},
+		{
 			file: "built-in-client-with-agent.yaml",
 			want: "bad.yaml:8:5: clients[0].agent: agent defines a client: pick a name not taken by a built-in (without it, go-sdk/call is toolscore's own)",
 		},

@@ -465,18 +465,21 @@ func (l *loader) checkClients(clients []Client) {
 		c := &clients[i]
 		p := fmt.Sprintf("clients[%d]", i)
 		c.Line = l.line(p)
-		if l.defines(p) {
+		defined := l.defines(p)
+		if defined {
 			l.checkDefined(p, c)
+		} else if !l.checkEntryName(p, c.Name, "client", l.known.Clients) {
 			continue
 		}
-		if !l.checkEntryName(p, c.Name, "client", l.known.Clients) {
-			continue
-		}
+		// Two entries of one name would be one column, their runs in one directory.
 		if j, dup := seen[c.ID()]; dup {
 			l.errorf(l.namePath(p), "duplicate client %q (first at clients[%d])", c.ID(), j)
 			continue
 		}
 		seen[c.ID()] = i
+		if defined {
+			continue
+		}
 		if c.Version != "" && l.known.Versioned != nil && !slices.Contains(l.known.Versioned, c.Name) {
 			l.errorf(p+".version", "%q has no library whose version toolscore can install: a version pin means nothing for it (clients that take one: %s)", c.Name, strings.Join(l.known.Versioned, ", "))
 		}

@@ -29,7 +29,7 @@ type Job struct {
 
 // Dir is the run's directory, relative to the output directory.
 func (j Job) Dir() string {
-	return filepath.Join(record.RunsDir, slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
+	return filepath.Join(record.RunsDir, record.Slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
 }
 
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order
@@ -157,7 +157,7 @@ func outputSchemaFile(t scenario.Tool) string {
 	if t.Coordinate() == "" {
 		return "output-schema.json"
 	}
-	return "output-schema-" + slug(t.Name) + ".json"
+	return "output-schema-" + record.Slug(t.Name) + ".json"
 }
 
 // Spec is what job j runs on the sweep's backend with dir its directory on this machine: the

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -506,11 +505,6 @@ func noRoom(err error) bool {
 // stopSweep words the error that stops a sweep at run j for want of room.
 func stopSweep(j Job, err error) error {
 	return fmt.Errorf("the sweep stopped at %s, run %d, with nothing of it recorded: the output has no room (make room, then run again with --resume): %w", j.Cell.Coordinates(), j.Run, err)
-}
-
-// slug makes a cell key usable as a directory name.
-func slug(key string) string {
-	return strings.NewReplacer("/", "_", "|", "__", "@", "_at_", " ", "_").Replace(key)
 }
 
 func tail(b []byte, n int) string {
