@@ -12,6 +12,7 @@ import (
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/jsonstream"
+	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/proxy"
 )
 
@@ -409,11 +410,7 @@ func clip(s string, n int) string {
 	return k.Head(n) + "…"
 }
 
+// lastLine is the line of what the adapter wrote on stderr that says why it failed.
 func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	s := strings.TrimSpace(lines[len(lines)-1])
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return proc.Explaining(string(b), 300)
 }

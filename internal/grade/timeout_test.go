@@ -61,6 +61,11 @@ func TestTimedOutRuns(t *testing.T) {
 			transcript("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
 		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
 			transcript("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
+		// npx ends with its notices; the line that says why comes before them.
+		{"server exited, its reason before npm's notices", Run{Stdout: crashed, ExitCode: 0},
+			transcript("h", init, &proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("sh: 1: mcp-server-everything: not found\n")},
+				&proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("npm notice New major version of npm available! 10.8.2 -> 11.6.2\n")}, exit(false)),
+			ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
 		{"server exited after the client gave up", Run{Stdout: crashed},
 			transcript("e", init, exit(true)), Threw, "Error: EOF"},
 		{"server exited after the handshake", Run{Stdout: crashed},

@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolscore/toolscore/internal/proc"
 )
 
 // Waited is a request of the client that the server never answered, as a transcript shows it.
@@ -50,13 +52,16 @@ func FirstUnanswered(entries []Entry) *Waited {
 // stopped): its exit status and its last line on stderr. "" when the server did not.
 func HandshakeExit(entries []Entry) string {
 	asked := map[string]bool{}
-	lastErr := ""
+	var stderr []string // its last lines, which the line that says why is among
 	for i := range entries {
 		e := &entries[i]
 		switch e.Dir {
 		case ServerStderr:
 			if s := strings.TrimSpace(string(e.Wire)); s != "" {
-				lastErr = s
+				stderr = append(stderr, s)
+				if len(stderr) > 64 {
+					stderr = stderr[1:]
+				}
 			}
 			continue
 		case Event:
@@ -73,8 +78,14 @@ func HandshakeExit(entries []Entry) string {
 					how = fmt.Sprintf("on signal %v", sig)
 				}
 				s := "the server exited " + how + " before answering initialize"
-				if lastErr != "" {
-					s += "; its last stderr: " + lastErr
+				if len(stderr) > 0 {
+					text := strings.Join(stderr, "\n")
+					// The line that says why, which a package manager's notices often follow.
+					if why := proc.Explaining(text, 300); why == proc.Explaining(lastOf(text), 300) {
+						s += "; its last stderr: " + why
+					} else {
+						s += "; its stderr: " + why
+					}
 				}
 				return s
 			}
@@ -93,4 +104,9 @@ func HandshakeExit(entries []Entry) string {
 		}
 	}
 	return ""
+}
+
+// lastOf is the last line of text.
+func lastOf(text string) string {
+	return text[strings.LastIndexByte(text, '\n')+1:]
 }
