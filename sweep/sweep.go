@@ -245,6 +245,9 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		Shard: shard, Shards: shards, Owner: owner, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
 		Adapters: choice.Adapters, Installed: choice.Installed, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
 	}
+	if be.Name() == "local" {
+		o.ServerCache = runner.ServerCache(sc)
+	}
 	if resume {
 		if _, err := o.CheckResume(); err != nil {
 			return fail(exitcode.UsageError(err))

@@ -80,6 +80,9 @@ type Options struct {
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
 	ServerEnv, Secrets []string
+	// ServerCache, when set, is the folder a command server's package managers share across
+	// runs (ServerCache): the local backend's, where runs have the network to fill it.
+	ServerCache string
 	// Auth is a url server's Authorization header (Scenario.Auth), which only the proxy of its
 	// http cells is given; it is among Secrets.
 	Auth string

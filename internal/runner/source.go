@@ -118,6 +118,14 @@ func (o Options) serve(j Job, self, work string) served {
 		}
 	case SourceCommand:
 		s.proxy.Command = srv.Command
+		if o.ServerCache != "" {
+			for _, kv := range ServerCacheEnv(o.ServerCache) {
+				name, _, _ := strings.Cut(kv, "=")
+				s.proxy.Env = append(s.proxy.Env, name)
+				s.env = append(s.env, kv)
+				s.proxyEnv = append(s.proxyEnv, name)
+			}
+		}
 		if http {
 			s.proxy.Path = srv.HTTPPath()
 		}
