@@ -103,6 +103,12 @@ func (mc *Cell) addCell(c *Cell) {
 	for o, n := range c.Outcome {
 		mc.Outcome[o] += n
 	}
+	for o, n := range c.Alone {
+		if mc.Alone == nil {
+			mc.Alone = map[string]int{}
+		}
+		mc.Alone[o] += n
+	}
 	for v, n := range c.Negotiated {
 		if mc.Negotiated == nil {
 			mc.Negotiated = map[string]int{}

@@ -20,6 +20,8 @@ type Run struct {
 	Flagged    bool   `json:"flagged,omitempty"`
 	Millis     int64  `json:"ms"`
 	Tee        string `json:"tee"`
+	// Alone marks a run run again alone after the sweep, counted beside the cell's runs.
+	Alone bool `json:"alone,omitempty"`
 	// Observation is read for the library alone.
 	Observation *struct {
 		Library string `json:"library"`
@@ -37,6 +39,13 @@ func (r *Run) Whole() bool { return r.Outcome != "" }
 // AddRun counts one finished run of the cell: its outcome, the protocol it negotiated, an
 // agent's view and answer, and the client's library.
 func (c *Cell) AddRun(r *Run) {
+	if r.Alone {
+		if c.Alone == nil {
+			c.Alone = map[string]int{}
+		}
+		c.Alone[r.Outcome]++
+		return
+	}
 	c.Add(r.Outcome, r.Run, r.Evidence, r.Tee, time.Duration(r.Millis)*time.Millisecond)
 	c.AddNegotiated(r.Negotiated)
 	if r.ModelView != "" {

@@ -48,6 +48,10 @@ type Cell struct {
 	// Negotiated counts the protocol versions the runs' handshakes settled on, as the proxy saw
 	// them ("none" when a run had no handshake), so a cap the client did not follow shows.
 	Negotiated map[string]int `json:"negotiated,omitempty"`
+	// Alone counts the outcomes of the cell's runs run again alone after the sweep: one whose
+	// first run was hung, crashed, server-exited or no-call, which on a loaded machine may be
+	// the load's doing. They are beside the counts, never in them.
+	Alone map[string]int `json:"alone,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
 	durations    []time.Duration
@@ -237,4 +241,37 @@ func (c *Cell) Counts() string {
 		s += fmt.Sprintf(" (%d of %d not run)", c.Planned-c.Runs, c.Planned)
 	}
 	return s
+}
+
+// Shown is the counts as the reports show them: Counts, then what the runs run again alone
+// had, e.g. "hung 1/3, passed 2/3, alone: passed". Baselines, diffs and expectations read
+// Counts alone.
+func (c *Cell) Shown() string {
+	if alone := c.AloneCounts(); alone != "" {
+		return c.Counts() + ", alone: " + alone
+	}
+	return c.Counts()
+}
+
+// AloneCounts says what the cell's runs run again alone had, e.g. "passed" or "hung 1/2";
+// "" when none was.
+func (c *Cell) AloneCounts() string {
+	n := 0
+	keys := make([]string, 0, len(c.Alone))
+	for k, v := range c.Alone {
+		keys = append(keys, k)
+		n += v
+	}
+	if n == 0 {
+		return ""
+	}
+	if len(keys) == 1 && n == 1 {
+		return keys[0]
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d/%d", k, c.Alone[k], n)
+	}
+	return strings.Join(parts, ", ")
 }

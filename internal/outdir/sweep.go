@@ -105,7 +105,9 @@ func Rebuild(dir string) (*tally.Results, error) {
 				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), record.SweepFile)
 			}
 			c.AddRun(r)
-			ran++
+			if !r.Alone {
+				ran++
+			}
 			return nil
 		})
 		if err != nil {

@@ -25,11 +25,17 @@ type Job struct {
 	Index int
 	Run   int
 	Seed  uint64
+	// Alone is a run run again alone after the sweep, with the seed of its first run.
+	Alone bool
 }
 
 // Dir is the run's directory, relative to the output directory.
 func (j Job) Dir() string {
-	return filepath.Join(record.RunsDir, record.Slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
+	name := "run-" + strconv.Itoa(j.Run)
+	if j.Alone {
+		name += "-alone"
+	}
+	return filepath.Join(record.RunsDir, record.Slug(j.Cell.Key()), name)
 }
 
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order

@@ -97,6 +97,10 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())
 		}
 		c := res.Cells[i]
+		if r.Alone {
+			c.AddRun(r) // a run run again alone: beside the counts, and no run of the plan
+			return nil
+		}
 		if r.Run < first[i] || r.Run > o.Scenario.Runs || (r.Run-first[i])%step[i] != 0 {
 			return fmt.Errorf("%s:%d: run %d of %s, which is not a run of this sweep (%d planned)", path, line, r.Run, r.Key(), c.Planned)
 		}

@@ -125,6 +125,8 @@ type RunRecord struct {
 	Stderr   string `json:"stderr,omitempty"`
 	// Tee is the run's transcript, relative to the output directory.
 	Tee string `json:"tee"`
+	// Alone marks a run run again alone after the sweep (Job.Alone).
+	Alone bool `json:"alone,omitempty"`
 }
 
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
@@ -170,8 +172,11 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	// whose output found no room.
 	var werr, stopErr error
 	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
+	// suspect holds, per cell, the first run of this sweep whose outcome the machine's load may
+	// have made: it runs again alone once the sweep is over.
+	suspect := map[int]Job{}
 	run := func(j Job) {
-		if o.Progress != nil {
+		if o.Progress != nil && !j.Alone {
 			mu.Lock()
 			o.Progress.RunStarted(j.Cell, j.Run)
 			mu.Unlock()
@@ -186,6 +191,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		if !ok {
 			return // cancelled midway: not a finished run
 		}
+		rec.Alone = j.Alone
 		line := runLine(rec)
 		mu.Lock()
 		defer mu.Unlock()
@@ -195,6 +201,12 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		}
 		c := res.Cells[j.Index]
 		c.AddRun(rec.counted())
+		if j.Alone {
+			return
+		}
+		if s, seen := suspect[j.Index]; loadMayMake(rec.Outcome) && (!seen || j.Run < s.Run) {
+			suspect[j.Index] = j
+		}
 		if o.Progress != nil {
 			o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
 		}
@@ -241,6 +253,19 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		})
 	}
 	p.Wait()
+	for _, j := range aloneRuns(suspect) {
+		if ctx.Err() != nil || stopErr != nil {
+			break
+		}
+		if cells != nil {
+			spec, _ := o.Spec(j, filepath.Join(o.Out, j.Dir()))
+			cells.PrepareCell(ctx, spec)
+		}
+		run(j)
+		if cells != nil {
+			cells.EndCell(j.Cell.Key())
+		}
+	}
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
 	res.Expectations = tally.Check(sc, res)
@@ -248,6 +273,31 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
 	return res, stopErr
+}
+
+// maxAlone bounds the runs run again alone after a sweep: one after the other, a client that
+// hangs in every cell would otherwise add a timeout per cell to the sweep.
+const maxAlone = 32
+
+// loadMayMake says whether an outcome may be the loaded machine's rather than the client's: a
+// run that ran out of time, died, lost its server or never called the tool.
+func loadMayMake(outcome string) bool {
+	switch outcome {
+	case grade.Hung, grade.Crashed, grade.ServerExited, grade.NoCall:
+		return true
+	}
+	return false
+}
+
+// aloneRuns are the suspect runs to run again alone, in the matrix's order, at most maxAlone.
+func aloneRuns(suspect map[int]Job) []Job {
+	out := make([]Job, 0, len(suspect))
+	for _, j := range suspect {
+		j.Alone = true
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b Job) int { return a.Index - b.Index })
+	return out[:min(len(out), maxAlone)]
 }
 
 // CellRuns is how many of the runs of the matrix's cell i this sweep has.
@@ -520,7 +570,7 @@ func tail(b []byte, n int) string {
 // counted is what the counts read of the record.
 func (r *RunRecord) counted() *tally.Run {
 	c := &tally.Run{Cell: r.Cell, Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
-		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee}
+		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee, Alone: r.Alone}
 	if r.Observation != nil {
 		c.Observation = &struct {
 			Library string `json:"library"`
