@@ -195,13 +195,43 @@ func lookPath(name string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// Env is what an installed client runs with beside the run's environment: for Python, PATH
-// with the virtual environment's bin first.
+// BinDirs are the folders of programs an install of runtime in dir makes, which a run looks
+// in before the machine's PATH: a Python virtual environment's bin (pip's console scripts and
+// its python), a Node install's node_modules/.bin (npm's).
+func BinDirs(dir, runtime string) []string {
+	switch runtime {
+	case Python:
+		return []string{filepath.Join(dir, VenvDir, "bin")}
+	case Node:
+		return []string{filepath.Join(dir, "node_modules", ".bin")}
+	}
+	return nil
+}
+
+// Env is what an installed client runs with beside the run's environment: PATH with its
+// BinDirs first.
 func Env(dir, runtime string) []string {
-	if runtime != Python {
+	bins := BinDirs(dir, runtime)
+	if bins == nil {
 		return nil
 	}
-	return []string{"PATH=" + filepath.Join(dir, VenvDir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}
+	return []string{"PATH=" + strings.Join(append(bins, os.Getenv("PATH")), string(os.PathListSeparator))}
+}
+
+// LookBin finds a program named without a / in the install's BinDirs, "" when none holds it:
+// the run starts that one, not a program of the same name on the machine's PATH (a pyenv or
+// asdf shim would run another python).
+func LookBin(dir, runtime, name string) string {
+	if strings.ContainsRune(name, '/') {
+		return ""
+	}
+	for _, b := range BinDirs(dir, runtime) {
+		p := filepath.Join(b, name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // StepError is a step that failed: the step, the last lines of its output and how many bytes it
