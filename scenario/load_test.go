@@ -704,8 +704,8 @@ func TestLoadDefinedClientLinks(t *testing.T) {
 	}
 	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients:\n  - name: acme\n    runtime: python\n"
 	for command, want := range map[string]string{
-		"[python3, ./in.py]":          "",
-		"[python3, ./out.py]":         "m.yaml:9:24: clients[0].command[1]: ./out.py is a link to " + filepath.Join(outside, "acme.py") + ", outside the manifest's folder: the client's install copies the folder's own files, and links to files in it; copy the file in",
+		"[python3, ./in.py]":         "",
+		"[python3, ./out.py]":        "m.yaml:9:24: clients[0].command[1]: ./out.py is a link to " + filepath.Join(outside, "acme.py") + ", outside the manifest's folder: the client's install copies the folder's own files, and links to files in it; copy the file in",
 		"[python3, harness/acme.py]": "m.yaml:9:24: clients[0].command[1]: harness/acme.py is in a folder that is a link: the client's install copies the folder's own files, and links to files in it; copy the file in",
 	} {
 		_, err := Load(filepath.Join(dir, "m.yaml"), []byte(head+"    command: "+command+"\n"), known)
