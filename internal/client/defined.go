@@ -32,7 +32,7 @@ func Defined(name, runtime string, command, steps []string, agent bool, manifest
 		Agent:    agent,
 		Manifest: true,
 		Local: &Local{
-			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir), dir, filepath.Base(manifest)}, Steps: slices.Clone(steps)},
+			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir), dir, filepath.Base(manifest), caches()}, Steps: slices.Clone(steps)},
 			Command: argv,
 		},
 	}
@@ -46,7 +46,8 @@ func DefinedAgentArgv(self string, argv []string) []string {
 }
 
 // manifestFS is the manifest's folder as a defined client's install copies it: without the
-// manifest (editing the scenario changes nothing the client runs) and toolscore's own output
+// manifest (editing the scenario changes nothing the client runs), toolscore's cache and its
+// own output
 // (the folder a sweep writes to by default, and any folder holding a sweep's output), which
 // would otherwise change the install's inputs, so reinstall it, at every sweep. A link to a
 // file inside the folder is that file; other links are left out, as the install copies only
@@ -54,6 +55,26 @@ func DefinedAgentArgv(self string, argv []string) []string {
 type manifestFS struct {
 	fs.FS
 	root, manifest string
+	// caches are toolscore's cache folders, left out where the folder holds them: an install
+	// would otherwise copy the cache into itself.
+	caches []string
+}
+
+// caches are the absolute paths of the install cache, and of TOOLSCORE_CACHE when set.
+func caches() []string {
+	var out []string
+	if c := os.Getenv("TOOLSCORE_CACHE"); c != "" {
+		out = append(out, c)
+	}
+	if r, err := install.Root(); err == nil {
+		out = append(out, r)
+	}
+	for i, c := range out {
+		if abs, err := filepath.Abs(c); err == nil {
+			out[i] = abs
+		}
+	}
+	return out
 }
 
 // ReadDir lists a folder, less the manifest and the output folders in it, with the links it
@@ -67,7 +88,7 @@ func (m manifestFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		case rel == m.manifest && !e.IsDir():
 			continue
 		case e.IsDir():
-			if m.output(rel) {
+			if m.output(rel) || m.cache(rel) {
 				continue
 			}
 		case e.Type()&fs.ModeSymlink != 0:
@@ -101,6 +122,11 @@ func (m manifestFS) linked(rel string) (fs.FileInfo, bool) {
 		return nil, false
 	}
 	return info, true
+}
+
+func (m manifestFS) cache(dir string) bool {
+	abs, err := filepath.Abs(filepath.Join(m.root, filepath.FromSlash(dir)))
+	return err == nil && slices.Contains(m.caches, abs)
 }
 
 func (m manifestFS) output(dir string) bool {

@@ -84,8 +84,8 @@ func TestDefinedSkipsOutput(t *testing.T) {
 
 // TestDefinedInstallsWhatItUses: the manifest is not one of the client's files, so editing the
 // scenario keeps the install, while editing the adapter makes a new one; a link to a file
-// inside the folder is copied as that file (and hashed as it), a link out of the folder and a
-// named pipe are neither.
+// inside the folder is copied as that file (and hashed as it), a link out of the folder, a
+// named pipe and the install cache are neither.
 func TestDefinedInstallsWhatItUses(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	write := func(p, data string) {
@@ -108,6 +108,9 @@ func TestDefinedInstallsWhatItUses(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The install cache in the folder is not the client's: the install would copy it into itself.
+	t.Setenv("TOOLSCORE_CACHE", filepath.Join(dir, "cache"))
+	write(filepath.Join(dir, "cache", "clients", "0123", "x"), "an install\n")
 	d := Defined("acme", install.Python, []string{"python3", "harness/acme.py"}, nil, false, filepath.Join(dir, "scenario.yaml"))
 	key := func() string {
 		t.Helper()
