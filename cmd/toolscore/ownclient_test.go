@@ -173,3 +173,31 @@ echo '{"client": "spy", "library": "spy 1", "listed": false, "raised": {"class":
 		t.Errorf("what the adapter read up its chain (the first line is the runner):\n%s\nwant the runner denied, no leak, and its own environ read", b)
 	}
 }
+
+// TestDefinedClientNotReinstalledForTheManifest: a second sweep after the manifest was edited
+// finds the client installed; one after its adapter was edited installs it afresh.
+func TestDefinedClientNotReinstalledForTheManifest(t *testing.T) {
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	adapter := "#!/bin/sh\n" + `echo '{"client": "acme", "library": "acme 1", "listed": false, "raised": {"class": "E", "message": "m"}}'` + "\n"
+	dir := writeManifest(t, map[string]string{
+		"m.yaml":     ownHead + "clients:\n  - name: acme\n    runtime: binary\n    command: [./adapter.sh]\n    install: [echo installing]\nruns: 1\n",
+		"adapter.sh": adapter,
+	})
+	sweep := func(want string) {
+		t.Helper()
+		_, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local", "--out", t.TempDir())
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, log:\n%s\nwant 0 and %q", code, stderr, want)
+		}
+	}
+	sweep("installing acme into ")
+	b, _ := os.ReadFile(filepath.Join(dir, "m.yaml"))
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(strings.Replace(string(b), "runs: 1", "runs: 2", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweep("installed already, nothing to install: acme")
+	if err := os.WriteFile(filepath.Join(dir, "adapter.sh"), []byte(adapter+"# edited\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sweep("installing acme into ")
+}
