@@ -692,6 +692,34 @@ func TestLoadRefusesDeepNesting(t *testing.T) {
 	}
 }
 
+// TestLoadDefinedClientLinks: a command file the install would not copy, a link out of the
+// manifest's folder or a file in a linked folder, is refused at its line:col; a link to a file
+// inside the folder is fine (the install copies it as that file).
+func TestLoadDefinedClientLinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(outside, "acme.py"), filepath.Join(dir, "real.py")} {
+		if err := os.WriteFile(p, []byte("print()\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"out.py": filepath.Join(outside, "acme.py"), "in.py": "real.py", "harness": outside} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := "name: t\nserver: {builtin: ledger}\ntool: get_balance\nfaults: [clean]\nschema_modes: [hidden]\nclients:\n  - name: acme\n    runtime: python\n"
+	for command, want := range map[string]string{
+		"[python3, ./in.py]":         "",
+		"[python3, ./out.py]":        "m.yaml:9:24: clients[0].command[1]: ./out.py is a link to " + filepath.Join(outside, "acme.py") + ", outside the manifest's folder: the client's install copies the folder's own files, and links to files in it; copy the file in",
+		"[python3, harness/acme.py]": "m.yaml:9:24: clients[0].command[1]: harness/acme.py is in a folder that is a link: the client's install copies the folder's own files, and links to files in it; copy the file in",
+	} {
+		_, err := Load(filepath.Join(dir, "m.yaml"), []byte(head+"    command: "+command+"\n"), known)
+		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && !strings.HasSuffix(got, want)) {
+			t.Errorf("command %s: %v\nwant %q", command, err, want)
+		}
+	}
+}
+
 // TestLoadDefinedClient loads a manifest beside the files its own client's command names: the
 // client is defined, its name is known to the expectations, and a built-in beside it is not.
 func TestLoadDefinedClient(t *testing.T) {

@@ -554,6 +554,10 @@ func (l *loader) checkDefined(p string, c *Client) {
 			l.errorf(wp, "%s does not exist in the manifest's folder (a path in command is from there)", w)
 		case info.IsDir():
 			l.errorf(wp, "%s is a folder; command names a file of the manifest's folder", w)
+		default:
+			if why := linkedOut(dir, rel); why != "" {
+				l.errorf(wp, "%s %s: the client's install copies the folder's own files, and links to files in it; copy the file in", w, why)
+			}
 		}
 	}
 	if l.present(p + ".install") {
@@ -573,6 +577,26 @@ func (l *loader) checkDefined(p string, c *Client) {
 			l.keyErrorf(p+"."+f.name, "not for a client you define: %s", f.why)
 		}
 	}
+}
+
+// linkedOut says why the install would not copy the file rel of dir although it exists there
+// ("" when it would): it is reached through a linked folder, or is a link out of the folder.
+func linkedOut(dir, rel string) string {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return ""
+	}
+	if parent, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.Dir(rel))); err == nil && parent != filepath.Join(root, filepath.Dir(rel)) {
+		return "is in a folder that is a link"
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, rel))
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(r) {
+		return "is a link to " + real + ", outside the manifest's folder"
+	}
+	return ""
 }
 
 // IsManifestFile says whether a word of a defined client's command names a file of the

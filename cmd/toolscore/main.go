@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/proc"
 )
 
 // usage lists the commands; the agents come from the client registry.
@@ -65,10 +67,19 @@ func mainCode(args []string) int {
 	return exitcode.Of(run(ctx, args))
 }
 
+// runsUntrusted are the commands that start servers and adapters from this process, which
+// holds the runner's environment.
+var runsUntrusted = []string{"run", "action", "check-client", "bisect", "init", "demo"}
+
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		return exitcode.UsageError(errors.New("no command"))
+	}
+	if slices.Contains(runsUntrusted, args[0]) {
+		// A run's processes are this user's: without this they could read this process's
+		// environment, credentials and all, from /proc/PID/environ.
+		_ = proc.Undumpable()
 	}
 	switch args[0] {
 	case "init":

@@ -28,8 +28,9 @@ func (l Local) Self() string { return l.Binary }
 // WorkDir is the run's own directory: runs execute right here.
 func (Local) WorkDir(hostDir string) string { return hostDir }
 
-// Run starts the adapter in its own process group, and afterwards kills the whole group, so a
-// proxy or server the adapter left behind never outlives the run. The adapter dies with this
+// Run starts the adapter in its own process group, and afterwards kills the whole group and
+// what left it (proc.EndStrays), so a proxy, server or daemon the adapter left behind never
+// outlives the run. The adapter dies with this
 // process (proc.Start), and the group is on record until it is dead, for the next sweep
 // (SweepGroups) should this process be killed before it could kill the group.
 func (Local) Run(ctx context.Context, s Spec) Result {
@@ -56,6 +57,9 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	// The pipes' copying goroutines may wait on a grandchild holding them open; the group is
 	// killed by then, so this bounds the wait.
 	cmd.WaitDelay = 2 * time.Second
+	// What the adapter's tree leaves behind when its parent dies (a daemon, even in a session of
+	// its own) is given to this process, which ends it with the run (proc.EndStrays).
+	_ = proc.Subreaper()
 	start := time.Now()
 	if err := proc.Start(cmd); err != nil {
 		return Result{Err: fmt.Errorf("starting %q: %w", s.Command[0], err)}
@@ -79,6 +83,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 		err = stopGroup(pgid, done)
 	}
 	endGroup(pgid) // whatever is left of the group
+	proc.EndStrays(pgid)
 	forget()
 	r.Took = time.Since(start)
 	if ps := cmd.ProcessState; ps != nil {

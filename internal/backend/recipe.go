@@ -68,6 +68,9 @@ func RecipeImage(r install.Recipe, base string, binary []byte) (ImageSpec, error
 	if r.Runtime == install.Python {
 		fmt.Fprintf(&run, "RUN [\"python3\", \"-m\", \"venv\", %q]\nENV PATH=%s/%s/bin:$PATH\n", RecipeDir+"/"+install.VenvDir, RecipeDir, install.VenvDir)
 	}
+	if r.Runtime == install.Node { // npm's bins first, as on the local backend (install.BinDirs)
+		fmt.Fprintf(&run, "ENV PATH=%s/node_modules/.bin:$PATH\n", RecipeDir)
+	}
 	for _, step := range r.Steps {
 		fmt.Fprintf(&run, "RUN %s\n", runJSON(step))
 	}

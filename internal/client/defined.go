@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,10 +14,11 @@ import (
 	"github.com/toolscore/toolscore/scenario"
 )
 
-// Defined is the descriptor of a client a manifest defines (scenario.Client.Defined): dir, the
-// manifest's folder, is installed with the manifest's steps, and its command runs from the
-// install. It is not registered: it is the manifest's, not toolscore's.
-func Defined(name, runtime string, command, steps []string, agent bool, dir string) Descriptor {
+// Defined is the descriptor of a client a manifest defines (scenario.Client.Defined): the
+// manifest's folder, less the manifest itself, is installed with the manifest's steps, and its
+// command runs from the install. It is not registered: it is the manifest's, not toolscore's.
+func Defined(name, runtime string, command, steps []string, agent bool, manifest string) Descriptor {
+	dir := filepath.Dir(manifest)
 	argv := slices.Clone(command)
 	for i, w := range argv {
 		// A file of the manifest's folder is one of the install's, which Local.Argv resolves
@@ -30,7 +32,7 @@ func Defined(name, runtime string, command, steps []string, agent bool, dir stri
 		Agent:    agent,
 		Manifest: true,
 		Local: &Local{
-			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir)}, Steps: slices.Clone(steps)},
+			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir), dir, filepath.Base(manifest), caches()}, Steps: slices.Clone(steps)},
 			Command: argv,
 		},
 	}
@@ -43,22 +45,88 @@ func DefinedAgentArgv(self string, argv []string) []string {
 	return append([]string{self, "agent", "defined", "--"}, argv...)
 }
 
-// manifestFS is the manifest's folder as a defined client's install copies it: without
-// toolscore's own output (the folder a sweep writes to by default, and any folder holding a
-// sweep's output), which would otherwise be copied in and change the install's inputs, so
-// reinstall it, at every sweep started from the manifest's folder.
-type manifestFS struct{ fs.FS }
+// manifestFS is the manifest's folder as a defined client's install copies it: without the
+// manifest (editing the scenario changes nothing the client runs), toolscore's cache and its
+// own output
+// (the folder a sweep writes to by default, and any folder holding a sweep's output), which
+// would otherwise change the install's inputs, so reinstall it, at every sweep. A link to a
+// file inside the folder is that file; other links are left out, as the install copies only
+// regular files.
+type manifestFS struct {
+	fs.FS
+	root, manifest string
+	// caches are toolscore's cache folders, left out where the folder holds them: an install
+	// would otherwise copy the cache into itself.
+	caches []string
+}
 
-// ReadDir lists a folder, less the output folders in it.
+// caches are the absolute paths of the install cache, and of TOOLSCORE_CACHE when set.
+func caches() []string {
+	var out []string
+	if c := os.Getenv("TOOLSCORE_CACHE"); c != "" {
+		out = append(out, c)
+	}
+	if r, err := install.Root(); err == nil {
+		out = append(out, r)
+	}
+	for i, c := range out {
+		if abs, err := filepath.Abs(c); err == nil {
+			out[i] = abs
+		}
+	}
+	return out
+}
+
+// ReadDir lists a folder, less the manifest and the output folders in it, with the links it
+// keeps shown as the files they name.
 func (m manifestFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(m.FS, name)
 	kept := entries[:0]
 	for _, e := range entries {
-		if !e.IsDir() || !m.output(path.Join(name, e.Name())) {
-			kept = append(kept, e)
+		rel := path.Join(name, e.Name())
+		switch {
+		case rel == m.manifest && !e.IsDir():
+			continue
+		case e.IsDir():
+			if m.output(rel) || m.cache(rel) {
+				continue
+			}
+		case e.Type()&fs.ModeSymlink != 0:
+			info, ok := m.linked(rel)
+			if !ok {
+				continue
+			}
+			e = fs.FileInfoToDirEntry(info)
 		}
+		kept = append(kept, e)
 	}
 	return kept, err
+}
+
+// linked is the file the link rel names, when it is a regular file inside the folder.
+func (m manifestFS) linked(rel string) (fs.FileInfo, bool) {
+	link := filepath.Join(m.root, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return nil, false
+	}
+	root, err := filepath.EvalSymlinks(m.root)
+	if err != nil {
+		return nil, false
+	}
+	if r, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(r) {
+		return nil, false
+	}
+	info, err := os.Stat(link) // named as the link, with the file's mode and size
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, false
+	}
+	return info, true
+}
+
+func (m manifestFS) cache(dir string) bool {
+	abs, err := filepath.Abs(filepath.Join(m.root, filepath.FromSlash(dir)))
+	return err == nil && slices.Contains(m.caches, abs)
 }
 
 func (m manifestFS) output(dir string) bool {

@@ -76,7 +76,8 @@ func (l *Local) VersionedRecipe(version string, pinned bool) install.Recipe {
 }
 
 // Argv is the command that starts the client installed in dir at path; self is toolscore's
-// binary and name the descriptor's, for an agent run by toolscore agent NAME.
+// binary and name the descriptor's, for an agent run by toolscore agent NAME. A program named
+// without a / is looked for in the install's bins first (install.LookBin).
 func (l *Local) Argv(self, dir, name, path string) []string {
 	if len(l.Command) == 0 {
 		return []string{self, "agent", name}
@@ -84,6 +85,11 @@ func (l *Local) Argv(self, dir, name, path string) []string {
 	argv := make([]string, 0, len(l.Command)+1)
 	for _, w := range l.Command {
 		argv = append(argv, inInstall(dir, w))
+	}
+	// The program is the install's own when it has one by that name (python3 of the venv, a
+	// console script pip installed, a bin of node_modules), as the run's PATH has it first.
+	if p := install.LookBin(dir, l.Runtime, argv[0]); p != "" {
+		argv[0] = p
 	}
 	if path != "" {
 		argv = append(argv, path)

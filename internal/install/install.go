@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,7 +17,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
 )
 
@@ -58,7 +59,8 @@ const VenvDir = "venv"
 // checkout's own installs, which the steps make afresh.
 var skip = []string{".git", "node_modules", VenvDir}
 
-// Key is a hash of every input of the recipe: an entry is installed once per key.
+// Key is a hash of every input of the recipe: an entry is installed once per key. Each file is
+// streamed into the hash, so a large one costs time, not memory.
 func (r Recipe) Key() (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "runtime %q\nsteps %q\n", r.Runtime, r.Steps)
@@ -66,12 +68,17 @@ func (r Recipe) Key() (string, error) {
 		if d.IsDir() {
 			return nil
 		}
-		b, err := fs.ReadFile(r.Files, rel)
+		f, err := r.Files.Open(rel)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "file %q %d %v\n", rel, len(b), isExec(d))
-		h.Write(b)
+		defer f.Close()
+		fmt.Fprintf(h, "file %q %v\n", rel, isExec(d))
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "\nsize %d\n", n)
 		return nil
 	})
 	if err != nil {
@@ -80,7 +87,10 @@ func (r Recipe) Key() (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// walk visits the recipe's files, skipping what is never copied.
+// walk visits the recipe's folders and regular files, skipping what is never copied: the
+// folders in skip, and links, named pipes, sockets and devices (a pipe would block the read for
+// ever). A manifest's folder shows a link that stays inside it as the file it names
+// (client.Defined), so the hash and the copy agree on it.
 func (r Recipe) walk(f func(rel string, d fs.DirEntry) error) error {
 	if r.Files == nil {
 		return nil
@@ -95,8 +105,8 @@ func (r Recipe) walk(f func(rel string, d fs.DirEntry) error) error {
 		if d.IsDir() && slices.Contains(skip, d.Name()) {
 			return fs.SkipDir
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil // a link may point anywhere; only files travel
+		if !d.IsDir() && !d.Type().IsRegular() {
+			return nil
 		}
 		return f(rel, d)
 	})
@@ -185,25 +195,61 @@ func lookPath(name string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// Env is what an installed client runs with beside the run's environment: for Python, PATH
-// with the virtual environment's bin first.
-func Env(dir, runtime string) []string {
-	if runtime != Python {
-		return nil
+// BinDirs are the folders of programs an install of runtime in dir makes, which a run looks
+// in before the machine's PATH: a Python virtual environment's bin (pip's console scripts and
+// its python), a Node install's node_modules/.bin (npm's).
+func BinDirs(dir, runtime string) []string {
+	switch runtime {
+	case Python:
+		return []string{filepath.Join(dir, VenvDir, "bin")}
+	case Node:
+		return []string{filepath.Join(dir, "node_modules", ".bin")}
 	}
-	return []string{"PATH=" + filepath.Join(dir, VenvDir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}
+	return nil
 }
 
-// StepError is a step that failed: the step and the last lines of its output.
+// Env is what an installed client runs with beside the run's environment: PATH with its
+// BinDirs first.
+func Env(dir, runtime string) []string {
+	bins := BinDirs(dir, runtime)
+	if bins == nil {
+		return nil
+	}
+	return []string{"PATH=" + strings.Join(append(bins, os.Getenv("PATH")), string(os.PathListSeparator))}
+}
+
+// LookBin finds a program named without a / in the install's BinDirs, "" when none holds it:
+// the run starts that one, not a program of the same name on the machine's PATH (a pyenv or
+// asdf shim would run another python).
+func LookBin(dir, runtime, name string) string {
+	if strings.ContainsRune(name, '/') {
+		return ""
+	}
+	for _, b := range BinDirs(dir, runtime) {
+		p := filepath.Join(b, name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// StepError is a step that failed: the step, the last lines of its output and how many bytes it
+// wrote in all.
 type StepError struct {
 	Step   string
 	Output string
+	Total  int64
 	Err    error
 }
 
 func (e *StepError) Error() string {
 	msg := fmt.Sprintf("install step %q failed: %v", e.Step, e.Err)
-	if e.Output != "" {
+	switch {
+	case e.Output == "":
+	case int64(len(e.Output)) < e.Total-1: // a final newline is not shown
+		msg += fmt.Sprintf("; the end of its output (%d bytes in all):\n", e.Total) + e.Output
+	default:
 		msg += "; its last output:\n" + e.Output
 	}
 	return msg
@@ -312,32 +358,117 @@ func (r Recipe) copy(to string) error {
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)
 		}
-		b, err := fs.ReadFile(r.Files, rel)
-		if err != nil {
-			return err
-		}
 		mode := os.FileMode(0o644)
 		if isExec(d) {
 			mode = 0o755
 		}
-		return os.WriteFile(dst, b, mode)
+		src, err := r.Files.Open(rel)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, src); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
 	})
 }
 
+// StepTimeout is how long one install step may run before it is stopped: a step that waits on
+// a prompt or a dead mirror fails instead of holding the sweep.
+var StepTimeout = 10 * time.Minute
+
+// keptOutput is how much of a step's output is kept, its end: what explains a failure is there.
+const keptOutput = 64 << 10
+
 // runStep runs one step with sh in dir, from the allowlisted environment (HOME and TMPDIR the
-// machine's, so a package client finds its settings and its cache).
+// machine's, so a package client finds its settings and its cache), in a process group of its
+// own: once sh exits, or when the step is cancelled or runs out of time, the group is killed with
+// what it left running (a background process, even one in a session of its own).
 func runStep(ctx context.Context, dir, runtime, step string) error {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", step)
+	ctx, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
+	cmd := exec.Command("/bin/sh", "-c", step)
 	cmd.Dir = dir
 	cmd.Env = append(runenv.Allowed(os.Environ()), Env(dir, runtime)...)
 	cmd.Env = append(cmd.Env, passThrough()...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return &StepError{Step: step, Output: lastLines(out.String(), 15), Err: err}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own pipe, not os/exec's: Wait returns when sh exits, not when the last process that
+	// holds the pipe does.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
 	}
-	return nil
+	cmd.Stdout, cmd.Stderr = pw, pw
+	_ = proc.Subreaper() // what the step leaves behind is given to this process, to end
+	err = proc.Start(cmd)
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return &StepError{Step: step, Err: err}
+	}
+	out := &tail{max: keptOutput}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(out, pr); close(copied) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	pgid := cmd.Process.Pid
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		err = <-done
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	proc.EndStrays(pgid)
+	select {
+	case <-copied:
+	case <-time.After(time.Second): // a process that escaped both still holds the pipe
+	}
+	pr.Close()
+	<-copied
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		err = fmt.Errorf("it ran for longer than %s and was stopped", StepTimeout)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == nil:
+		return nil
+	}
+	return &StepError{Step: step, Output: out.last(15, 4096), Total: out.total, Err: err}
+}
+
+// tail keeps the last max bytes written to it, and counts them all.
+type tail struct {
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.total += int64(len(p))
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// last is the last n lines kept, at most max bytes of them, cut at a character.
+func (t *tail) last(n, max int) string {
+	s := lastLines(string(t.buf), n)
+	if len(s) > max {
+		s = s[len(s)-max:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+	}
+	return s
 }
 
 // passThrough are the package clients' own settings of this machine (a registry mirror, a CA

@@ -14,11 +14,15 @@
 // The death signal reaches only the processes toolscore started, not a server's own children.
 // For those, the proxy makes itself a child subreaper ([Subreaper]), so its orphaned
 // descendants are given to it, and kills and reaps whatever is left when it exits
-// ([KillOrphans]).
+// ([KillOrphans]). The local backend's runner is a subreaper too, and after each run, or
+// install step, kills and reaps only what that run's group left ([EndStrays]): its other
+// children are os/exec's to wait for. [Undumpable] keeps a runner's /proc files, its
+// environment among them, from the runs, which share its user.
 //
-// Files: proc.go ([Start]), deathsig_linux.go, orphans_linux.go and exited_linux.go ([Exited])
+// Files: proc.go ([Start]), deathsig_linux.go, orphans_linux.go, strays_linux.go,
+// dumpable_linux.go and exited_linux.go ([Exited])
 // (Linux), and their _other twins, which do nothing where the kernel has no such feature (macOS).
 //
-// Used by: backend, proxy, client, agent, bridge and the CLI's proxy command. Uses nothing of
+// Used by: backend, install, proxy, client, agent, bridge and the CLI. Uses nothing of
 // toolscore's own.
 package proc

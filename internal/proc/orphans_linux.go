@@ -2,8 +2,6 @@ package proc
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -43,30 +41,9 @@ func KillOrphans() []int {
 
 // children lists the pids whose parent is ppid, from /proc.
 func children(ppid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
-			pids = append(pids, pid)
-		}
+	for _, c := range childStats(ppid) {
+		pids = append(pids, c.pid)
 	}
 	return pids
 }

@@ -108,16 +108,16 @@ type Client struct {
 func Clients(sc *scenario.Scenario) []Client {
 	out := make([]Client, len(sc.Clients))
 	for i, c := range sc.Clients {
-		out[i] = resolve(c, filepath.Dir(sc.File))
+		out[i] = resolve(c, sc.File)
 	}
 	return out
 }
 
 // resolve is the one place a manifest's client is looked up in the registry, or, for a client
-// the manifest defines, made from its entry: installed from dir, the manifest's folder.
-func resolve(c scenario.Client, dir string) Client {
+// the manifest defines, made from its entry: installed from the folder of manifest.
+func resolve(c scenario.Client, manifest string) Client {
 	if c.Defined() {
-		return Client{Client: c, Descriptor: client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, dir)}
+		return Client{Client: c, Descriptor: client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, manifest)}
 	}
 	d, path, _ := client.Lookup(c.Name)
 	return Client{Client: c, Descriptor: d, Path: path}
