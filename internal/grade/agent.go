@@ -83,7 +83,7 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		}
 		return g
 	case obs.Agent == nil:
-		g.Outcome, g.Evidence = Crashed, "the adapter reported no model view: it is not an agent adapter"
+		g.Outcome, g.Evidence = Crashed, `the adapter reported no model view ("agent"), only an SDK client's observation: it is not an agent adapter`
 		return g
 	}
 	a := obs.Agent

@@ -90,6 +90,11 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		if tail := lastLine(res.Stderr); tail != "" {
 			g.Evidence += ": " + tail
 		}
+	case !observed:
+		// The only observation ReadObservation takes without an SDK outcome is an agent's: the
+		// adapter broke the contract of the client it is declared as, which is its own failure.
+		g.Outcome = Crashed
+		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
 	case obs.Raised != nil:
 		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
 		if wire.rpcError != nil {
