@@ -2,6 +2,8 @@ package grade
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -111,20 +113,41 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 	}
 	g.Evidence = clip(g.Evidence, maxEvidence)
 	g.Answer, g.Flagged = GradeAnswer(a.Answer, truth, g.Introduced, callArguments(request))
-	// Graded: what is too large to repeat in every record is stood for by an excerpt.
-	v.Block, v.BlockLarge = shrink(v.Block)
-	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
+	// Graded: what is too large to repeat in every record is stood for by its excerpt alone.
+	forRecord(v)
+	if a.AnswerLarge != nil {
+		a.Answer = ""
+	}
+	if a.StreamLarge != nil {
+		a.Stream = ""
+	}
 	return g
 }
 
-// shrink keeps b when it is small, else an excerpt of it.
-func shrink(b json.RawMessage) (json.RawMessage, *jsonstream.Excerpt) {
-	if len(b) <= jsonstream.KeepLimit {
-		return b, nil
+// forRecord drops the first KiBs of a large excerpt the grader read: ExcerptLarge stands for it
+// in the record, as BlockLarge and ToolDefLarge do for what ReadObservation did not keep.
+func forRecord(v *client.ModelView) {
+	if v.ExcerptLarge != nil {
+		v.Excerpt = ""
 	}
-	k := jsonstream.NewKeeper(jsonstream.PrefixLen)
-	k.Write(b)
-	return nil, k.Excerpt()
+}
+
+// sameLarge says whether a large excerpt (its SHA-256) is, byte for byte or but for the white
+// space around it, one of the wire's texts, their join, or its structuredContent as sent.
+func sameLarge(x *jsonstream.Excerpt, wireResult json.RawMessage, texts []string) bool {
+	var raw struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	_ = json.Unmarshal(wireResult, &raw)
+	candidates := append([]string{strings.Join(texts, "\n"), string(raw.StructuredContent)}, texts...)
+	for _, c := range candidates {
+		for _, t := range []string{c, strings.TrimSpace(c)} {
+			if sum := sha256.Sum256([]byte(t)); t != "" && hex.EncodeToString(sum[:]) == x.SHA256 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // agentOutcome compares what the model got with what was on the wire.
@@ -134,7 +157,7 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 		said += ": " + brief(v.Excerpt)
 	}
 	switch {
-	case !called && v.Block == nil:
+	case !called && v.Block == nil && v.BlockLarge == nil:
 		return NoCall, "the tool was never called and the model got no tool result"
 	case !called:
 		if v.Kind == client.ViewError {
@@ -162,6 +185,13 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 			return Passed, ""
 		}
 		return Altered, "the wire result had isError, but " + said
+	}
+	// An excerpt too large to keep (an adapter that did not cut it) is compared by its digest.
+	if x := v.ExcerptLarge; x != nil && (v.Kind == client.ViewText || v.Kind == client.ViewStructured) {
+		if sameLarge(x, wireResult, texts) {
+			return Passed, ""
+		}
+		return Altered, fmt.Sprintf("the model got %s of %d bytes (%s…) that is neither a text of the wire's nor its structuredContent, byte for byte", v.Kind, x.Bytes, brief(x.Prefix))
 	}
 	switch v.Kind {
 	case client.ViewError:

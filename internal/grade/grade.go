@@ -139,8 +139,7 @@ func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (s
 	}
 	g.ModelView = v.Kind
 	outcome, evidence := agentOutcome(called, answer != nil, w.resultRaw, w.rpcError, v)
-	v.Block, v.BlockLarge = shrink(v.Block)
-	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
+	forRecord(v)
 	return outcome, evidence
 }
 
