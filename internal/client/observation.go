@@ -326,9 +326,11 @@ func readView(d *jsonstream.Reader, to **ModelView) error {
 		case "called":
 			return small(d, &v.Called)
 		case "block":
-			return keepRaw(d, &v.Block, &v.BlockLarge)
+			return keepRaw(d, jsonstream.KeepLimit, &v.Block, &v.BlockLarge)
 		case "tool_def":
-			return keepRaw(d, &v.ToolDef, &v.ToolDefLarge)
+			// The grader looks for the output schema in it (grade.schemaSent), so a definition is
+			// read whole up to a larger bound; its record keeps it whole up to KeepLimit.
+			return keepRaw(d, ToolDefLimit, &v.ToolDef, &v.ToolDefLarge)
 		}
 		return d.Skip()
 	})
@@ -353,13 +355,16 @@ func keepString(d *jsonstream.Reader, s *string, large **jsonstream.Excerpt) err
 	return nil
 }
 
-// keepRaw reads a JSON value: whole up to jsonstream.KeepLimit, else an excerpt of its bytes.
-func keepRaw(d *jsonstream.Reader, raw *json.RawMessage, large **jsonstream.Excerpt) error {
+// ToolDefLimit bounds the tool definition of a model view the grader reads whole.
+const ToolDefLimit = 1 << 20
+
+// keepRaw reads a JSON value: whole up to limit bytes, else an excerpt of its bytes.
+func keepRaw(d *jsonstream.Reader, limit int, raw *json.RawMessage, large **jsonstream.Excerpt) error {
 	*raw, *large = nil, nil
 	if c, err := d.Peek(); err == nil && c == 'n' {
 		return d.Skip()
 	}
-	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	k := jsonstream.NewKeeper(limit)
 	if err := d.Capture(k, d.Skip); err != nil {
 		return err
 	}

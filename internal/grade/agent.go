@@ -124,11 +124,16 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 	return g
 }
 
-// forRecord drops the first KiBs of a large excerpt the grader read: ExcerptLarge stands for it
-// in the record, as BlockLarge and ToolDefLarge do for what ReadObservation did not keep.
+// forRecord drops what the grader read of a large excerpt or tool definition: ExcerptLarge and
+// ToolDefLarge stand for them in the record, as BlockLarge does for a block never kept.
 func forRecord(v *client.ModelView) {
 	if v.ExcerptLarge != nil {
 		v.Excerpt = ""
+	}
+	if len(v.ToolDef) > jsonstream.KeepLimit {
+		k := jsonstream.NewKeeper(jsonstream.PrefixLen)
+		k.Write(v.ToolDef)
+		v.ToolDef, v.ToolDefLarge = nil, k.Excerpt()
 	}
 }
 

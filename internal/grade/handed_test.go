@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,5 +125,20 @@ func TestLargeHandedRecord(t *testing.T) {
 				t.Errorf("the excerpt is not stood for by its prefix, size and hash: %+v", v.ExcerptLarge)
 			}
 		})
+	}
+}
+
+// TestLargeToolDef: a tool definition past 64 KiB is still read whole for grading (the model got
+// the output schema's properties in its description), and its record keeps an excerpt of it.
+func TestLargeToolDef(t *testing.T) {
+	def := `{"name":"mcp__scenario__get_account_balance","description":"` + strings.Repeat("pad ", 32<<10) + `account_id balance_minor currency as_of"}`
+	line := `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"structured","excerpt":` + strconv.Quote(cleanJSON) + `,"block":{},"tool_def":` + def + `},"answer":"40718.77"}}`
+	g := Agent(Run{Stdout: stdoutFile([]byte(line + "\n"))}, transcript(cleanResult, nil, true), ledgerTruth)
+	v := g.Observation.Agent.ModelView
+	if g.Outcome != Passed || !v.SchemaSent {
+		t.Errorf("%s (%s), schema sent %v; want passed, sent", g.Outcome, g.Evidence, v.SchemaSent)
+	}
+	if v.ToolDef != nil || v.ToolDefLarge == nil || v.ToolDefLarge.Bytes != int64(len(def)) {
+		t.Errorf("the record keeps the definition as %d bytes, excerpt %+v", len(v.ToolDef), v.ToolDefLarge)
 	}
 }
