@@ -62,7 +62,7 @@ func Defined(ctx context.Context, r client.Request, argv []string) (*client.Obse
 		return nil, err
 	}
 	if obs.Agent == nil {
-		return nil, errors.New(`the agent's adapter printed no "agent" (with its "answer")`)
+		return nil, errors.New(`the agent's adapter printed no "agent" (with its "answer"): its client is declared agent: true, but it printed an SDK client's observation`)
 	}
 	exposed := calledName(reqs, r.Tool)
 	view := anthropicView(reqs, exposed)

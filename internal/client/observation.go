@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/toolscore/toolscore/internal/jsonstream"
@@ -44,9 +43,13 @@ type AgentView struct {
 	// Answer is the agent's final text, as its own record (e.g. Claude Code's stream-json
 	// result) gives it.
 	Answer string `json:"answer"`
+	// AnswerLarge stands for an answer over jsonstream.KeepLimit: Answer is then its first
+	// KeepLimit bytes while it is graded, and empty in a record.
+	AnswerLarge *jsonstream.Excerpt `json:"answer_large,omitempty"`
 	// Stream is the agent's own record of the tool result (e.g. the tool_result in Claude Code's
 	// stream-json), an excerpt, as a cross-check of the model's view.
-	Stream string `json:"stream_excerpt,omitempty"`
+	Stream      string              `json:"stream_excerpt,omitempty"`
+	StreamLarge *jsonstream.Excerpt `json:"stream_excerpt_large,omitempty"`
 	// StreamAgrees says whether the agent's record of the tool result is the one the model got.
 	StreamAgrees *bool `json:"stream_agrees,omitempty"`
 	// Model names the model the agent asked for (the scripted model answers to any name).
@@ -77,6 +80,9 @@ type ModelView struct {
 	CarriedFault *bool `json:"carried_fault,omitempty"`
 	// Excerpt is the text the model got, cut at 2000 characters.
 	Excerpt string `json:"excerpt"`
+	// ExcerptLarge stands for an excerpt over jsonstream.KeepLimit (an adapter that did not cut
+	// it): Excerpt is then its first KeepLimit bytes while it is graded, and empty in a record.
+	ExcerptLarge *jsonstream.Excerpt `json:"excerpt_large,omitempty"`
 	// IsError is the error flag the agent set on the result.
 	IsError bool `json:"is_error,omitempty"`
 	// SchemaSent says whether the tool's outputSchema reached the model (in the tool's
@@ -153,18 +159,9 @@ func ReadObservation(path string, returned func(*jsonstream.Reader) error) (*Obs
 		case "raised":
 			return readRaised(d, &o.Raised)
 		case "handed":
-			raw, err := d.Raw(math.MaxInt)
-			if err == nil {
-				err = json.Unmarshal(raw, &o.Handed)
-			}
-			return err
+			return readView(d, &o.Handed)
 		case "agent":
-			// An agent's view is decoded whole: its grader reads every part of it.
-			raw, err := d.Raw(math.MaxInt)
-			if err == nil {
-				err = json.Unmarshal(raw, &o.Agent)
-			}
-			return err
+			return readAgent(d, &o.Agent)
 		case "returned":
 			k := jsonstream.NewKeeper(jsonstream.KeepLimit)
 			read := d.Skip
@@ -265,6 +262,118 @@ func readRaised(d *jsonstream.Reader, to **Raised) error {
 		}
 		return d.Skip()
 	})
+}
+
+// readAgent reads an agent's view as readView reads a model view, its answer and stream excerpt
+// kept whole up to jsonstream.KeepLimit, else their first KeepLimit bytes and an excerpt.
+func readAgent(d *jsonstream.Reader, to **AgentView) error {
+	if c, err := d.Peek(); err == nil && c == 'n' {
+		*to = nil
+		return d.Skip()
+	}
+	a := &AgentView{}
+	*to = a
+	return d.Object(func(key string) error {
+		switch key {
+		case "model_view":
+			var v *ModelView
+			if err := readView(d, &v); err != nil || v == nil {
+				return err
+			}
+			a.ModelView = *v
+			return nil
+		case "answer":
+			return keepString(d, &a.Answer, &a.AnswerLarge)
+		case "stream_excerpt":
+			return keepString(d, &a.Stream, &a.StreamLarge)
+		case "stream_agrees":
+			return small(d, &a.StreamAgrees)
+		case "model":
+			return small(d, &a.Model)
+		case "model_requests":
+			return small(d, &a.ModelRequests)
+		case "exit":
+			return small(d, &a.Exit)
+		case "files":
+			return small(d, &a.Files)
+		}
+		return d.Skip()
+	})
+}
+
+// readView reads a model view (a framework's handed value, or an agent's model_view) in bounded
+// memory, as returned is read: its excerpt, block and tool definition are kept whole up to
+// jsonstream.KeepLimit, else as their first bytes, size and SHA-256; its other members are small.
+func readView(d *jsonstream.Reader, to **ModelView) error {
+	if c, err := d.Peek(); err == nil && c == 'n' {
+		*to = nil
+		return d.Skip()
+	}
+	v := &ModelView{}
+	*to = v
+	return d.Object(func(key string) error {
+		switch key {
+		case "kind":
+			return small(d, &v.Kind)
+		case "carried_fault":
+			return small(d, &v.CarriedFault)
+		case "excerpt":
+			return keepString(d, &v.Excerpt, &v.ExcerptLarge)
+		case "is_error":
+			return small(d, &v.IsError)
+		case "schema_sent":
+			return small(d, &v.SchemaSent)
+		case "called":
+			return small(d, &v.Called)
+		case "block":
+			return keepRaw(d, jsonstream.KeepLimit, &v.Block, &v.BlockLarge)
+		case "tool_def":
+			// The grader looks for the output schema in it (grade.schemaSent), so a definition is
+			// read whole up to a larger bound; its record keeps it whole up to KeepLimit.
+			return keepRaw(d, ToolDefLimit, &v.ToolDef, &v.ToolDefLarge)
+		}
+		return d.Skip()
+	})
+}
+
+// keepString reads a string member: whole up to jsonstream.KeepLimit, else its first KeepLimit
+// bytes (for the grader) and an excerpt of it all. null leaves both unset.
+func keepString(d *jsonstream.Reader, s *string, large **jsonstream.Excerpt) error {
+	*s, *large = "", nil
+	if c, err := d.Peek(); err == nil && c == 'n' {
+		return d.Skip()
+	}
+	k := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	if err := d.String(k); err != nil {
+		return err
+	}
+	if b, whole := k.Whole(); whole {
+		*s = string(b)
+	} else {
+		*s, *large = k.Head(jsonstream.KeepLimit), k.Excerpt()
+	}
+	return nil
+}
+
+// ToolDefLimit bounds the tool definition of a model view the grader reads whole.
+const ToolDefLimit = 1 << 20
+
+// keepRaw reads a JSON value: whole up to limit bytes, else an excerpt of its bytes.
+func keepRaw(d *jsonstream.Reader, limit int, raw *json.RawMessage, large **jsonstream.Excerpt) error {
+	*raw, *large = nil, nil
+	if c, err := d.Peek(); err == nil && c == 'n' {
+		return d.Skip()
+	}
+	k := jsonstream.NewKeeper(limit)
+	if err := d.Capture(k, d.Skip); err != nil {
+		return err
+	}
+	if b, whole := k.Whole(); whole {
+		*raw = b
+	} else {
+		*large = k.Excerpt()
+	}
+	return nil
 }
 
 // Lacks says what of the contract's JSON line an observation that parsed leaves out, one

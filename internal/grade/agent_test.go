@@ -286,3 +286,57 @@ func TestAgentScalarAndTaskHandle(t *testing.T) {
 		})
 	}
 }
+
+// TestGradeAnswerShortAndText: a truth that is no amount (a short number, a time, words) is
+// found in the answer as a whole token sequence, case and spacing aside, numbers by value; a
+// value the fault put in place of the server's is the fault's in the same way.
+func TestGradeAnswerShortAndText(t *testing.T) {
+	sum := []fault.Introduced{{Path: "structuredContent.sum", Value: float64(6), Was: float64(5)}}
+	clock := []fault.Introduced{{Path: "structuredContent.time", Value: "05:30", Was: "04:30"}}
+	greet := []fault.Introduced{{Path: "structuredContent.greeting", Value: "hello toolscorf", Was: "hello toolscore"}}
+	swap := []fault.Introduced{{Path: "structuredContent.sum", Value: "5", Was: float64(5)}}
+	failed := []fault.Introduced{{Path: "content[0].text", Value: "upstream failed"}}
+	args := map[string]any{"a": float64(2), "b": float64(3)}
+	for _, c := range []struct {
+		truth   string
+		answer  string
+		intro   []fault.Introduced
+		want    string
+		flagged bool
+	}{
+		{"5", "The sum is 5.", nil, AnswerTruth, false},
+		{"5", "2 + 3 = 5", nil, AnswerTruth, false},
+		{"5", "The sum is 5.0", nil, AnswerTruth, false},
+		{"5", "The sum is 15.", nil, AnswerOther, false},
+		{"5", "The sum is 5.3", nil, AnswerOther, false},
+		{"5", "The sum is 7", nil, AnswerOther, false},
+		{"5", "It ran at 05:30 on 2026-05-05.", nil, AnswerNoValue, false},
+		{"5", "The tool returned: 6", sum, AnswerFaultValue, false},
+		{"5", "The tool returned: 5", swap, AnswerTruth, false},
+		{"5", "The result looks wrong, but it says 5", nil, AnswerTruth, true},
+		{"5", "The tool call failed: upstream failed", failed, AnswerNoValue, true},
+		{"04:30", "The time is 04:30.", nil, AnswerTruth, false},
+		{"04:30", "The time is 14:30.", nil, AnswerNoValue, false},
+		{"04:30", "The time is 04:30:15.", nil, AnswerNoValue, false},
+		{"04:30", "The tool returned: 05:30", clock, AnswerFaultValue, false},
+		{"hello toolscore", "The tool returned: Hello\n  Toolscore!", nil, AnswerTruth, false},
+		{"hello toolscore", "The tool returned: hello toolscores", nil, AnswerNoValue, false},
+		{"hello toolscore", "The tool returned: hello toolscorf", greet, AnswerFaultValue, false},
+		{"hello toolscore", "It says hello toolscore, but that is unexpected", nil, AnswerTruth, true},
+		{"1000", "1,000 units", nil, AnswerTruth, false},
+	} {
+		got, flagged := GradeAnswer(c.answer, []string{c.truth}, c.intro, args)
+		if got != c.want || flagged != c.flagged {
+			t.Errorf("truth %q, %q: %s flagged %v, want %s flagged %v", c.truth, c.answer, got, flagged, c.want, c.flagged)
+		}
+	}
+}
+
+// TestGradeAnswerCutText: quoting a text block the fault cut is not stating a value of the
+// fault's, whatever the cut leaves (the balance study's truncate runs grade as they always did).
+func TestGradeAnswerCutText(t *testing.T) {
+	cut := []fault.Introduced{{Path: "content[0].text", Value: "ACC-44", Was: "ACC-4471: balance 40,718.77 USD as of 2026-03-31"}}
+	if got, _ := GradeAnswer("The tool returned: ACC-44", ledgerTruth, cut, map[string]any{"account_id": "ACC-4471"}); got != AnswerNoValue {
+		t.Errorf("a quoted cut text graded %s, want %s", got, AnswerNoValue)
+	}
+}

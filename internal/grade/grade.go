@@ -91,6 +91,11 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		if tail := lastLine(res.Stderr); tail != "" {
 			g.Evidence += ": " + tail
 		}
+	case !observed:
+		// The only observation ReadObservation takes without an SDK outcome is an agent's: the
+		// adapter broke the contract of the client it is declared as, which is its own failure.
+		g.Outcome = Crashed
+		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
 	case obs.Raised != nil:
 		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
 		if wire.rpcError != nil {
@@ -135,8 +140,7 @@ func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (s
 	}
 	g.ModelView = v.Kind
 	outcome, evidence := agentOutcome(called, answer != nil, w.resultRaw, w.rpcError, v)
-	v.Block, v.BlockLarge = shrink(v.Block)
-	v.ToolDef, v.ToolDefLarge = shrink(v.ToolDef)
+	forRecord(v)
 	return outcome, evidence
 }
 

@@ -1,8 +1,10 @@
 package grade
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +74,71 @@ func callOfT(t *testing.T, dir, result string) []proxy.Entry {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// TestLargeHandedRecord: a framework that hands its model a text of 8 MiB, and an agent whose
+// model view and answer are as large, are graded on what they handed (compared by digest with
+// the wire's text), and the record of the run stays small: the large values are stood for by
+// their first KiB, size and SHA-256, as returned is.
+func TestLargeHandedRecord(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("x", 8<<20)
+	wire := `{"content":[{"type":"text","text":"` + big + `"}]}`
+	tr := callOfT(t, dir, wire)
+	for _, c := range []struct {
+		name, line, outcome string
+		agent               bool
+	}{
+		{"handed, the wire's text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"}}}`, Passed, false},
+		{"handed, other text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"y` + big + `"}}`, Altered, false},
+		{"agent, the wire's text", `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"},"tool_def":{"d":"` + big + `"}},"answer":"` + big + `","stream_excerpt":"` + big + `"}}`, Passed, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, "stdout")
+			if err := os.WriteFile(out, []byte(c.line+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var g Grade
+			if c.agent {
+				g = Agent(Run{Stdout: out}, tr, []string{"40718.77"})
+			} else {
+				g = SDK(Run{Stdout: out}, tr)
+			}
+			if g.Outcome != c.outcome {
+				t.Errorf("%s: %s, want %s", g.Outcome, g.Evidence, c.outcome)
+			}
+			rec, err := json.Marshal(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec) > 32<<10 {
+				t.Errorf("the record is %d bytes, want under 32 KiB: %.300s", len(rec), rec)
+			}
+			v := g.Observation.Handed
+			if c.agent {
+				v = &g.Observation.Agent.ModelView
+				if a := g.Observation.Agent; a.AnswerLarge == nil || a.AnswerLarge.Bytes != 8<<20 || a.StreamLarge == nil {
+					t.Errorf("the answer and stream are not stood for: %+v %+v", a.AnswerLarge, a.StreamLarge)
+				}
+			}
+			if v.ExcerptLarge == nil || v.ExcerptLarge.Bytes < 8<<20 || len(v.ExcerptLarge.SHA256) != 64 || v.Excerpt != "" {
+				t.Errorf("the excerpt is not stood for by its prefix, size and hash: %+v", v.ExcerptLarge)
+			}
+		})
+	}
+}
+
+// TestLargeToolDef: a tool definition past 64 KiB is still read whole for grading (the model got
+// the output schema's properties in its description), and its record keeps an excerpt of it.
+func TestLargeToolDef(t *testing.T) {
+	def := `{"name":"mcp__scenario__get_account_balance","description":"` + strings.Repeat("pad ", 32<<10) + `account_id balance_minor currency as_of"}`
+	line := `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"structured","excerpt":` + strconv.Quote(cleanJSON) + `,"block":{},"tool_def":` + def + `},"answer":"40718.77"}}`
+	g := Agent(Run{Stdout: stdoutFile([]byte(line + "\n"))}, transcript(cleanResult, nil, true), ledgerTruth)
+	v := g.Observation.Agent.ModelView
+	if g.Outcome != Passed || !v.SchemaSent {
+		t.Errorf("%s (%s), schema sent %v; want passed, sent", g.Outcome, g.Evidence, v.SchemaSent)
+	}
+	if v.ToolDef != nil || v.ToolDefLarge == nil || v.ToolDefLarge.Bytes != int64(len(def)) {
+		t.Errorf("the record keeps the definition as %d bytes, excerpt %+v", len(v.ToolDef), v.ToolDefLarge)
+	}
 }

@@ -22,6 +22,7 @@ const core = new URL("./node_modules/@openai/agents-core/", import.meta.url);
 const version = JSON.parse(readFileSync(new URL("./node_modules/@openai/agents/package.json", import.meta.url), "utf8")).version;
 const { MCPServerStdio, MCPServerStreamableHttp, getAllMcpTools, invokeFunctionTool, RunContext } = await import("@openai/agents");
 const { getToolCallOutputItem } = await import(new URL("dist/runner/toolExecution.mjs", core).href);
+const { getMcpToolBinding } = await import(new URL("dist/toolIdentity.mjs", core).href);
 
 const out = { client: "openai-agents-js" + (path ? "/" + path : ""), library: `@openai/agents ${version}`, listed: true };
 let server;
@@ -51,7 +52,11 @@ try {
   const runContext = new RunContext({});
   const tools = await getAllMcpTools({ mcpServers: [server], runContext });
   const name = process.env.TOOLSCORE_TOOL;
-  const tool = tools.find((t) => t.name === name);
+  // The model sees the tool under the SDK's name for it, not the server's: tool() makes every
+  // character outside [a-zA-Z0-9] an underscore (agents-core 0.20.0 dist/utils/tools.mjs:27, via
+  // dist/tool.mjs:689), so get-sum is get_sum. The MCP name stays in the tool's binding
+  // (dist/mcp.mjs mcpToFunctionTool, bindMcpTool), which is how the runner calls the server.
+  const tool = tools.find((t) => getMcpToolBinding(t)?.toolName === name);
   if (!tool) throw new Error(`the agent was given no tool named ${name} (it has ${tools.map((t) => t.name).join(", ") || "none"})`);
   const toolCall = { type: "function_call", callId: "call_toolscore", name: tool.name, arguments: process.env.TOOLSCORE_ARGUMENTS || "{}" };
   const output = await invokeFunctionTool({ tool, runContext, input: toolCall.arguments, details: { toolCall } });

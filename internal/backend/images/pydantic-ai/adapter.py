@@ -72,9 +72,10 @@ def main() -> None:
                 return ModelResponse(parts=[TextPart("done")])
         if handed:
             return ModelResponse(parts=[TextPart("done")])
-        names = [t.name for t in info.function_tools]
-        name = tool if tool in names else next((n for n in names if n.endswith(tool)), tool)
-        return ModelResponse(parts=[ToolCallPart(tool_name=name, args=arguments)])
+        # MCPToolset offers each tool under its MCP name, unchanged (pydantic_ai/mcp.py:1525-1527
+        # in pydantic-ai-slim 2.68.0; only the Bedrock model sanitizes, _utils.py:742), so the
+        # call names it exactly: a suffix match would call get-sum for a sum the server lacks.
+        return ModelResponse(parts=[ToolCallPart(tool_name=tool, args=arguments)])
 
     agent = Agent(FunctionModel(model), toolsets=[MCPToolset(transport())])
     try:
