@@ -6,11 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,12 +31,16 @@ const (
 	Rejected = "rejected"
 	// NoCall: the agent never made the call on the wire, and the model got no tool result.
 	NoCall = "no-call"
+	// NotReady: the agent asked its model before the server had listed its tools, so the model
+	// was never offered the tool: the server was not ready (a loaded machine), which says
+	// nothing of the client.
+	NotReady = "not-ready"
 )
 
 // Outcomes returns every outcome a run can be graded with: an SDK-level client's, then those
 // an agent adds.
 func Outcomes() []string {
-	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, Unavailable, Unsupported, Diverged}
+	return []string{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged}
 }
 
 // Grades of an agent's final answer (issue 6), counted per cell with Flagged alongside.
@@ -105,6 +113,11 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		wireResult = taskResultRaw(delivered)
 	}
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
+	if g.Outcome == NoCall {
+		if why := notReady(res, a, transcript); why != "" {
+			g.Outcome, g.Evidence = NotReady, why
+		}
+	}
 	if task != "" && delivered == nil && g.Outcome == Passed {
 		g.Outcome, g.Evidence = Altered, "the model got no more than the task handle carries, not the task's result"
 	}
@@ -679,4 +692,44 @@ func leafValues(v any) []string {
 		return nil
 	}
 	return values(scalarText(v), nil)
+}
+
+// notReady says why a run whose agent never called the tool was the server's unreadiness, or
+// "": the model was never offered the tool, and the agent asked it before the server had
+// answered tools/list (codex under load asks its model while its MCP servers still start).
+func notReady(res Run, a *client.AgentView, transcript []proxy.Entry) string {
+	v := &a.ModelView
+	if v.ToolDef != nil || v.ToolDefLarge != nil || len(a.Files) == 0 || !strings.HasSuffix(a.Files[0], "model-requests.jsonl") {
+		return ""
+	}
+	asked, ok := firstRequest(filepath.Join(filepath.Dir(res.Stdout), a.Files[0]))
+	if !ok {
+		return ""
+	}
+	listed := proxy.ToolsListed(transcript)
+	switch {
+	case listed.IsZero():
+		return "the agent asked its model before the server had listed its tools, which it never did: the server was not ready, so the model was never offered the tool"
+	case asked.Before(listed):
+		return fmt.Sprintf("the agent asked its model %s before the server had listed its tools: the server was not ready, so the model was never offered the tool",
+			listed.Sub(asked).Round(time.Millisecond))
+	}
+	return ""
+}
+
+// firstRequest is the time of the first request in an agent's model-requests.jsonl.
+func firstRequest(path string) (time.Time, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	var first struct {
+		Time time.Time `json:"time"`
+	}
+	// Only its time is read: the line may be a large request, whose rest is skipped.
+	if err := json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&first); err != nil || first.Time.IsZero() {
+		return time.Time{}, false
+	}
+	return first.Time, true
 }

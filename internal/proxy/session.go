@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/toolscore/toolscore/internal/proc"
 )
@@ -109,4 +110,27 @@ func HandshakeExit(entries []Entry) string {
 // lastOf is the last line of text.
 func lastOf(text string) string {
 	return text[strings.LastIndexByte(text, '\n')+1:]
+}
+
+// ToolsListed is when the server first answered the client's tools/list, as a transcript shows
+// it; the zero time when it never did.
+func ToolsListed(entries []Entry) time.Time {
+	asked := map[string]bool{}
+	for i := range entries {
+		e := &entries[i]
+		if e.Dir != ClientToServer && e.Dir != ServerToClient {
+			continue
+		}
+		env, ok := e.envelope()
+		if !ok {
+			continue
+		}
+		switch {
+		case e.Dir == ClientToServer && env.Method == "tools/list":
+			asked[idKey(env.ID)] = true
+		case e.Dir == ServerToClient && env.Method == "" && asked[idKey(env.ID)]:
+			return e.Time
+		}
+	}
+	return time.Time{}
 }

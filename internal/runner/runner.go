@@ -280,10 +280,11 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 const maxAlone = 32
 
 // loadMayMake says whether an outcome may be the loaded machine's rather than the client's: a
-// run that ran out of time, died, lost its server or never called the tool.
+// run that ran out of time, died, lost its server, never called the tool or found the server
+// not ready.
 func loadMayMake(outcome string) bool {
 	switch outcome {
-	case grade.Hung, grade.Crashed, grade.ServerExited, grade.NoCall:
+	case grade.Hung, grade.Crashed, grade.ServerExited, grade.NoCall, grade.NotReady:
 		return true
 	}
 	return false

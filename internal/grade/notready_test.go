@@ -1,0 +1,54 @@
+package grade
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/client"
+)
+
+// TestNotReady: an agent that never called the tool and never offered it to its model, having
+// asked the model before the server listed its tools (codex under load, while its MCP server
+// still started), is not-ready: the server's unreadiness, not the client's. Asked after the
+// listing, or with the tool offered, it is the client's own no-call.
+func TestNotReady(t *testing.T) {
+	listed := time.Unix(1, 0) // transcript() answers tools/list at 1 s
+	for _, c := range []struct {
+		name    string
+		asked   time.Time
+		offered bool
+		calls   int // entries of transcript() kept: 2 lists, 0 lists nothing
+		want    string
+	}{
+		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, NotReady},
+		{"asked with the server never listing", listed, false, 0, NotReady},
+		{"asked after the listing", listed.Add(time.Second), false, 2, NoCall},
+		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, NoCall},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "codex"), 0o755)
+			req, _ := json.Marshal(map[string]any{"time": c.asked, "method": "POST", "path": "/v1/responses"})
+			os.WriteFile(filepath.Join(dir, "codex", "model-requests.jsonl"), append(req, '\n'), 0o644)
+			view := client.ModelView{Kind: client.ViewNone}
+			if c.offered {
+				view.ToolDef = json.RawMessage(`{"name":"get_account_balance"}`)
+			}
+			obs, _ := json.Marshal(client.Observation{Client: "codex", Library: "@openai/codex 0.1", Listed: true,
+				Agent: &client.AgentView{ModelView: view, Answer: "I cannot see that tool.", Files: []string{"codex/model-requests.jsonl", "codex/events.jsonl"}}})
+			stdout := filepath.Join(dir, "stdout")
+			os.WriteFile(stdout, append(obs, '\n'), 0o644)
+			tr := transcript("", nil, false)[:c.calls]
+			g := Agent(Run{Stdout: stdout}, tr, []string{"40718.77"})
+			if g.Outcome != c.want {
+				t.Errorf("graded %s (%s); want %s", g.Outcome, g.Evidence, c.want)
+			}
+			if c.want == NotReady && g.Evidence == "" {
+				t.Error("no evidence")
+			}
+		})
+	}
+}
