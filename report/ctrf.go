@@ -53,6 +53,9 @@ func CTRFCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 		if c.Library != "" {
 			t.Extra["library"] = line(c.Library)
 		}
+		if c.Tool != "" {
+			t.Extra["tool"] = line(c.Tool)
+		}
 		switch {
 		case len(tc.Failures) > 0:
 			t.Status = "failed"

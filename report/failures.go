@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -36,7 +35,7 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			continue
 		}
 		byKey[c.Key()] = len(out)
-		tc := testCase{Cell: c, Name: c.Client + " × " + c.Fault, Suite: d.title(&table{Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport}, line)}
+		tc := testCase{Cell: c, Name: c.Client + " × " + c.Fault, Suite: d.title(&table{Tool: c.Tool, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport}, line)}
 		for _, e := range unmet(r) {
 			if !matches(e, c) {
 				continue
@@ -69,9 +68,9 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			out[i].Failures = append(out[i].Failures, f)
 			continue
 		}
-		gone := &tally.Cell{Cell: record.Cell{Client: ch.Client, Fault: ch.Fault, Schema: ch.Schema, Protocol: ch.Protocol, Transport: ch.Transport}}
+		gone := &tally.Cell{Cell: ch.Cell}
 		out = append(out, testCase{Cell: gone, Name: gone.Client + " × " + gone.Fault,
-			Suite: d.title(&table{Schema: gone.Schema, Protocol: gone.Protocol, Transport: gone.Transport}, line), Failures: []failure{f}})
+			Suite: d.title(&table{Tool: gone.Tool, Schema: gone.Schema, Protocol: gone.Protocol, Transport: gone.Transport}, line), Failures: []failure{f}})
 	}
 	return out
 }

@@ -160,18 +160,18 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			continue
 		}
 		byKey[c.Key()] = c
-		k := c.Client + "|" + c.Fault + "|" + c.Protocol + "|" + c.Transport
+		k := c.Client + "|" + c.Fault + "|" + c.Protocol + "|" + c.Transport + "|" + c.Tool
 		bySchema[k] = append(bySchema[k], c)
-		k = c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport
+		k = c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport + "|" + c.Tool
 		byProtocol[k] = append(byProtocol[k], c)
 	}
 	p.BothModes, p.ManyProtocols = bothModes(r), manyProtocols(r)
 	if p.BothModes {
 		for _, ch := range SchemaChanges(r) {
-			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport] {
+			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 's', "differs between schema modes")
 			}
-			s := fmt.Sprintf("%s × %s", ch.Client, ch.Fault)
+			s := fmt.Sprintf("%s × %s", who(ch.Tool, ch.Client), ch.Fault)
 			if d.protocol {
 				s += " × " + ch.Protocol
 			}
@@ -183,14 +183,14 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	}
 	if p.ManyProtocols {
 		for _, ch := range ProtocolChanges(r) {
-			for _, c := range byProtocol[ch.Client+"|"+ch.Fault+"|"+ch.Schema+"|"+ch.Transport] {
+			for _, c := range byProtocol[ch.Client+"|"+ch.Fault+"|"+ch.Schema+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 'p', "differs between protocols")
 			}
 			var under []string
 			for _, u := range ch.Under {
 				under = append(under, u.Counts+" ("+u.Protocol+")")
 			}
-			s := ch.Client + " × " + ch.Fault + " × " + ch.Schema
+			s := who(ch.Tool, ch.Client) + " × " + ch.Fault + " × " + ch.Schema
 			if d.transport {
 				s += " × " + ch.Transport
 			}
@@ -203,7 +203,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			if c := byKey[ch.Key]; c != nil {
 				mark(c, 'b', "changed against the baseline")
 			}
-			s := ch.Client + " × " + ch.Fault + " × " + ch.Schema
+			s := who(ch.Tool, ch.Client) + " × " + ch.Fault + " × " + ch.Schema
 			if d.protocol {
 				s += " × " + ch.Protocol
 			}
@@ -312,7 +312,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 
 // cellView is one cell's evidence: its counts, and each outcome's first run.
 func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvidence {
-	title := c.Client + " × " + c.Fault + " × schema " + c.Schema
+	title := who(c.Tool, c.Client) + " × " + c.Fault + " × schema " + c.Schema
 	if d.protocol {
 		title += " × protocol " + c.Protocol
 	}

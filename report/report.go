@@ -343,7 +343,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 func viewTables(r *tally.Results) []*table {
 	var out []*table
 	for _, t := range tables(r) {
-		v := &table{Schema: t.Schema, Protocol: t.Protocol, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
+		v := &table{Tool: t.Tool, Schema: t.Schema, Protocol: t.Protocol, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
 		for _, client := range t.Clients {
 			for _, f := range t.Faults {
 				if c := t.cell(f, client); c != nil && len(c.ModelView) > 0 {

@@ -222,6 +222,9 @@ func textSelectors(e tally.Expectation) string {
 	if e.Transport != "" {
 		s += " transport " + plain(e.Transport)
 	}
+	if e.Tool != "" {
+		s += " tool " + plain(e.Tool)
+	}
 	return s
 }
 
