@@ -496,6 +496,10 @@ func Annotate(a *githubactions.Action, list []Annotation) {
 // characters, with no control characters or bidirectional overrides (see plain).
 func text(s string) string { return plain(truncate(s, MaxEscaped)) }
 
+// PlainLine is Plain of the first MaxEscaped characters of s (a cut marked with "…"): one
+// piece of outside text, bounded, for a line of a terminal or a CI log.
+func PlainLine(s string) string { return text(s) }
+
 // Plural is one when n is 1, else many: the noun after a count, as in "1 cell", "2 cells".
 func Plural(n int, one, many string) string {
 	if n == 1 {
