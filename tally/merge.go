@@ -103,6 +103,7 @@ func (mc *Cell) addCell(c *Cell) {
 	for o, n := range c.Outcome {
 		mc.Outcome[o] += n
 	}
+	mc.Mixed = mc.IsMixed()
 	for v, n := range c.Negotiated {
 		if mc.Negotiated == nil {
 			mc.Negotiated = map[string]int{}
