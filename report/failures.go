@@ -42,7 +42,7 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			}
 			var got []string
 			for _, o := range byCount(c) {
-				if o != e.Outcome {
+				if !e.Allows(c, o) {
 					got = append(got, fmt.Sprintf("%s %d/%d", o, c.Outcome[o], c.Runs))
 				}
 			}
@@ -50,8 +50,8 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 				continue
 			}
 			tc.Failures = append(tc.Failures, failure{Type: "expectation",
-				Message: line(fmt.Sprintf("manifest line %d: want %s; got %s", e.Line, e.Outcome, strings.Join(got, ", "))),
-				Detail:  block(exampleLines(c, e.Outcome))})
+				Message: line(fmt.Sprintf("manifest line %d: want %s; got %s", e.Line, e.Want(), strings.Join(got, ", "))),
+				Detail:  block(exampleLines(c, e))})
 		}
 		out = append(out, tc)
 	}
@@ -75,11 +75,11 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 	return out
 }
 
-// exampleLines lists, for each outcome of c other than want, its first run's evidence line.
-func exampleLines(c *tally.Cell, want string) string {
+// exampleLines lists, for each outcome of c that breaks e, its first run's evidence line.
+func exampleLines(c *tally.Cell, e tally.Expectation) string {
 	var b strings.Builder
 	for _, o := range byCount(c) {
-		if o == want {
+		if e.Allows(c, o) {
 			continue
 		}
 		ex, ok := c.Examples[o]

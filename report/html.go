@@ -51,6 +51,8 @@ func HTMLPage(w io.Writer, r *tally.Results, ev Evidence, cmp *Comparison) error
 
 type page struct {
 	Title, Facts, Interrupted string
+	MixedHead                 string
+	Mixed                     []string // the cells whose runs disagree, with their counts
 	Clients, Faults           []string
 	Tables                    []gridTable
 	Cells                     []cellEvidence
@@ -142,6 +144,12 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	p.Facts = strings.Join(facts, " · ")
 	if r.Interrupted {
 		p.Interrupted = fmt.Sprintf("Interrupted: %d of %d planned runs did not run.", planned-runs, planned)
+	}
+	if mixed := mixedCells(r); len(mixed) > 0 {
+		p.MixedHead = mixedHead(len(mixed))
+		for _, c := range mixed {
+			p.Mixed = append(p.Mixed, line(c.Coordinates()+": "+c.Counts()))
+		}
 	}
 
 	// Marks: which cells differ between schema modes, protocols, or against the baseline.
@@ -264,7 +272,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 				gc := gridCell{Client: line(client), Counts: "-", Class: "none"}
 				if c := t.cell(f, client); c != nil {
 					gc.ID = ids[c]
-					gc.Counts = line(c.Counts())
+					gc.Counts = line(countsOf(c))
 					gc.Class = "other"
 					if top := byCount(c); len(top) > 0 {
 						if colours[top[0]] {
@@ -295,7 +303,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		p.Held = heldLine(r)
 	}
 	for _, e := range r.Expectations {
-		el := expectLine{Line: e.Line, Status: e.State(), Text: line(selectors(e, func(s string) string { return s }) + " → want " + e.Outcome)}
+		el := expectLine{Line: e.Line, Status: e.State(), Text: line(selectors(e, func(s string) string { return s }) + " → want " + e.Want())}
 		switch e.State() {
 		case tally.Unmet:
 			el.Misses = block(strings.Join(e.Misses, "; "))
@@ -319,7 +327,7 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 	if d.transport {
 		title += " × transport " + c.Transport
 	}
-	v := cellEvidence{ID: id, Title: line(title), Counts: line(c.Counts()), Marks: marks, Library: line(c.Library)}
+	v := cellEvidence{ID: id, Title: line(title), Counts: line(countsOf(c)), Marks: marks, Library: line(c.Library)}
 	if len(c.Negotiated) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(c.Negotiated) {

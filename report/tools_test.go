@@ -239,3 +239,98 @@ func checkNoDangling(t *testing.T, what, s string) {
 		}
 	}
 }
+
+// mixedResults is a small sweep with one cell whose runs disagree and one whose runs agree, and
+// a stable expectation the mixed cell breaks.
+func mixedResults() *tally.Results {
+	mixed := mkCell("raw", "latency", "hidden", 3, "passed:2", "hung:1")
+	mixed.Examples = map[string]tally.Example{"hung": {Run: 3, Evidence: "no answer in 30s"}}
+	r := &tally.Results{Scenario: "load", Cells: []*tally.Cell{mkCell("raw", "clean", "hidden", 3, "passed:3"), mixed}}
+	r.Expectations = []tally.Expectation{{Line: 9, Client: "raw", Stable: true, Status: tally.Unmet, Misses: []string{"raw × latency × hidden: passed 2/3, hung 1/3"}}}
+	return r
+}
+
+// TestMixedInEveryReport: a cell whose runs disagree is marked mixed in every report, on the
+// first screen and in the summary's head; the cell whose runs agree is not; an unmet stable
+// expectation says it wanted stable and shows the mixed cell's evidence.
+func TestMixedInEveryReport(t *testing.T) {
+	r := mixedResults()
+	var txt, md, page, js bytes.Buffer
+	if err := Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, got, want string }{
+		{"terminal head", txt.String(), "load: 6 of 6 runs in 2 cells\n\nMixed: the runs of 1 cell disagree (on a busy machine that may be the load, not the client):\n  raw × latency × hidden\n"},
+		{"terminal table", txt.String(), "latency  passed 2/3, hung 1/3 (mixed)\n"},
+		{"terminal expectation", txt.String(), "expect at line 9: client raw fault * schema * → want stable; got: raw × latency × hidden: passed 2/3, hung 1/3"},
+		{"summary head", md.String(), "runs** in 2 cells\n\n**Mixed:** the runs of 1 cell disagree (on a busy machine that may be the load, not the client):\n- raw × latency × hidden: passed 2/3, hung 1/3\n"},
+		{"summary table", md.String(), "| latency | passed 2/3, hung 1/3 (mixed) |"},
+		{"summary expectation", md.String(), "→ want **stable**; got: raw × latency × hidden: passed 2/3, hung 1/3\n  - raw × latency × hidden: passed 2/3\n  - raw × latency × hidden: hung 1/3, first in run 3: no answer in 30s\n"},
+		{"report.html", page.String(), `<ul id="mixed"><li>raw × latency × hidden: passed 2/3, hung 1/3</li></ul>`},
+		{"report.html grid", page.String(), `passed 2/3, hung 1/3 (mixed)</a>`},
+		{"results.json", js.String(), "\"hung\": 1,\n        \"passed\": 2\n      },\n      \"mixed\": true,"},
+		{"verdict", Verdict(r, nil), "1 cell mixed"},
+	} {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.what, c.want, c.got)
+		}
+	}
+	if n := strings.Count(js.String(), `"mixed"`); n != 1 {
+		t.Errorf("results.json marks %d cells mixed, want 1", n)
+	}
+	if strings.Contains(txt.String(), "passed 3/3 (mixed)") || strings.Contains(md.String(), "passed 3/3 (mixed)") {
+		t.Errorf("the cell whose runs agree is marked mixed")
+	}
+
+	j, c := checkJUnitCTRF(t, r, nil)
+	var props []string
+	for _, s := range j.Suites {
+		for _, tc := range s.Cases {
+			for _, p := range tc.Properties {
+				if p.Name == "mixed" {
+					props = append(props, tc.Name+"="+p.Value)
+				}
+			}
+			if tc.Name == "raw × latency" && (len(tc.Failures) != 1 || !strings.Contains(tc.Failures[0].Message, "manifest line 9: want stable; got passed 2/3, hung 1/3")) {
+				t.Errorf("junit failure of the mixed cell: %+v", tc.Failures)
+			}
+		}
+	}
+	if want := []string{"raw × latency=true"}; !slices.Equal(props, want) {
+		t.Errorf("junit mixed properties %q, want %q", props, want)
+	}
+	var flaky struct {
+		Results struct {
+			Tests []struct {
+				Name  string `json:"name"`
+				Flaky bool   `json:"flaky"`
+			} `json:"tests"`
+		} `json:"results"`
+	}
+	var cb bytes.Buffer
+	if err := CTRF(&cb, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(cb.Bytes(), &flaky); err != nil {
+		t.Fatal(err)
+	}
+	if len(flaky.Results.Tests) != 2 || flaky.Results.Tests[0].Flaky || !flaky.Results.Tests[1].Flaky || c.Results.Summary.Failed != 1 {
+		t.Errorf("ctrf.json: %+v, want the latency test alone flaky and failed", flaky.Results.Tests)
+	}
+
+	as := Annotations(AnnotationInput{Results: r, File: "m.yaml"}, DefaultBudget)
+	if len(as) != 2 || as[0].Title != "expectation not met: want stable" || !strings.Contains(as[0].Message, "want the runs of each cell to agree; got:") ||
+		as[1].Level != "notice" || as[1].Title != "mixed: raw × latency × hidden" ||
+		as[1].Message != "raw × latency × hidden: passed 2/3, hung 1/3: the runs disagree (on a busy machine that may be the load, not the client)" {
+		t.Errorf("annotations: %+v", as)
+	}
+}
