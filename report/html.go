@@ -279,7 +279,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 							gc.Class = "o-" + top[0]
 							legend[top[0]] = true
 						}
-						if len(top) > 1 {
+						if c.IsMixed() {
 							gc.Class += " mixed"
 						}
 					} else {
