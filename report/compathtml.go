@@ -104,7 +104,7 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 			he.Title = line(title)
 			last := map[string]string{} // outcome → the evidence shown last
 			for _, c := range e.Cells {
-				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(c.Counts())}
+				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(countsOf(c))}
 				for _, o := range byCount(c) {
 					ex, ok := c.Examples[o]
 					if !ok {

@@ -130,9 +130,9 @@ func compatOf(r *tally.Results) compatView {
 			}
 			seen := map[string]bool{}
 			for i, g := range groupCells(cs, axes) {
-				e := compatEntry{Client: client, First: i == 0, Where: g.where, Counts: g.cells[0].Counts(), Cells: g.cells, N: len(cf.Entries) + 1}
+				e := compatEntry{Client: client, First: i == 0, Where: g.where, Counts: countsOf(g.cells[0]), Cells: g.cells, N: len(cf.Entries) + 1}
 				if top := byCount(g.cells[0]); len(top) > 0 {
-					e.Top, e.Mixed = top[0], len(top) > 1
+					e.Top, e.Mixed = top[0], g.cells[0].IsMixed()
 					for _, o := range top {
 						seen[o] = true
 					}

@@ -47,11 +47,17 @@ func CTRFCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 			outcomes[line(o)] = n
 		}
 		t := ctrfTest{Name: line(tc.Name) + " (" + tc.Suite + ")", Duration: c.MedianMillis, Suite: []string{line(r.Scenario), tc.Suite},
-			RawStatus: line(c.Counts()),
+			RawStatus: line(countsOf(c)),
 			Extra: map[string]any{"client": line(c.Client), "fault": line(c.Fault), "schema": line(c.Schema), "protocol": line(c.Protocol),
 				"transport": line(c.Transport), "runs": c.Runs, "planned": c.Planned, "outcomes": outcomes, "median_ms": c.MedianMillis}}
 		if c.Library != "" {
 			t.Extra["library"] = line(c.Library)
+		}
+		if c.Tool != "" {
+			t.Extra["tool"] = line(c.Tool)
+		}
+		if c.IsMixed() {
+			t.Flaky, t.Extra["mixed"] = true, true
 		}
 		switch {
 		case len(tc.Failures) > 0:
@@ -118,6 +124,7 @@ type ctrfTest struct {
 	Suite     []string       `json:"suite"`
 	RawStatus string         `json:"rawStatus"`
 	Message   string         `json:"message,omitempty"`
+	Flaky     bool           `json:"flaky,omitempty"` // the cell's runs disagree (mixed)
 	Trace     string         `json:"trace,omitempty"`
 	Extra     map[string]any `json:"extra"`
 }

@@ -89,8 +89,11 @@ func ExampleText() {
 	// Output:
 	// ledger balance: 5 of 6 runs in 2 cells, backend local
 	//
+	// Mixed: the runs of 1 cell disagree (on a busy machine that may be the load, not the client):
+	//   raw × latency × hidden
+	//
 	// Outcomes, schema hidden
-	// fault    raw                   go-sdk/call
-	// -------  --------------------  ---------------------------
-	// latency  passed 2/3, hung 1/3  passed 2/2 (1 of 3 not run)
+	// fault    raw                           go-sdk/call
+	// -------  ----------------------------  ---------------------------
+	// latency  passed 2/3, hung 1/3 (mixed)  passed 2/2 (1 of 3 not run)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -36,14 +35,14 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			continue
 		}
 		byKey[c.Key()] = len(out)
-		tc := testCase{Cell: c, Name: c.Client + " × " + c.Fault, Suite: d.title(&table{Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport}, line)}
+		tc := testCase{Cell: c, Name: c.Client + " × " + c.Fault, Suite: d.title(&table{Tool: c.Tool, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport}, line)}
 		for _, e := range unmet(r) {
 			if !matches(e, c) {
 				continue
 			}
 			var got []string
 			for _, o := range byCount(c) {
-				if o != e.Outcome {
+				if !e.Allows(c, o) {
 					got = append(got, fmt.Sprintf("%s %d/%d", o, c.Outcome[o], c.Runs))
 				}
 			}
@@ -51,8 +50,8 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 				continue
 			}
 			tc.Failures = append(tc.Failures, failure{Type: "expectation",
-				Message: line(fmt.Sprintf("manifest line %d: want %s; got %s", e.Line, e.Outcome, strings.Join(got, ", "))),
-				Detail:  block(exampleLines(c, e.Outcome))})
+				Message: line(fmt.Sprintf("manifest line %d: want %s; got %s", e.Line, e.Want(), strings.Join(got, ", "))),
+				Detail:  block(exampleLines(c, e))})
 		}
 		out = append(out, tc)
 	}
@@ -69,18 +68,18 @@ func testCases(r *tally.Results, cmp *Comparison) []testCase {
 			out[i].Failures = append(out[i].Failures, f)
 			continue
 		}
-		gone := &tally.Cell{Cell: record.Cell{Client: ch.Client, Fault: ch.Fault, Schema: ch.Schema, Protocol: ch.Protocol, Transport: ch.Transport}}
+		gone := &tally.Cell{Cell: ch.Cell}
 		out = append(out, testCase{Cell: gone, Name: gone.Client + " × " + gone.Fault,
-			Suite: d.title(&table{Schema: gone.Schema, Protocol: gone.Protocol, Transport: gone.Transport}, line), Failures: []failure{f}})
+			Suite: d.title(&table{Tool: gone.Tool, Schema: gone.Schema, Protocol: gone.Protocol, Transport: gone.Transport}, line), Failures: []failure{f}})
 	}
 	return out
 }
 
-// exampleLines lists, for each outcome of c other than want, its first run's evidence line.
-func exampleLines(c *tally.Cell, want string) string {
+// exampleLines lists, for each outcome of c that breaks e, its first run's evidence line.
+func exampleLines(c *tally.Cell, e tally.Expectation) string {
 	var b strings.Builder
 	for _, o := range byCount(c) {
-		if o == want {
+		if e.Allows(c, o) {
 			continue
 		}
 		ex, ok := c.Examples[o]

@@ -209,6 +209,9 @@ func Verdict(r *tally.Results, cmp *Comparison) string {
 			parts = append(parts, fmt.Sprintf("%d %s changed against the baseline", n, Plural(n, "cell", "cells")))
 		}
 	}
+	if n := len(mixedCells(r)); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s mixed", n, Plural(n, "cell", "cells")))
+	}
 	if n := len(r.Unavailable); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s unavailable", n, Plural(n, "client", "clients")))
 	}
@@ -274,8 +277,9 @@ type AnnotationInput struct {
 // Annotations plans the annotations of a sweep, most important first: each unmet expectation
 // on its expect entry (an error unless fail-on is never), each cell changed against the
 // baseline on its client entry, else its fault entry (an error when fail-on has change), each
-// expectation no run checked on its entry (an error when fail-on has unchecked), and each
-// client that could not run on its entry (a warning). What does not fit the budget is counted
+// expectation no run checked on its entry (an error when fail-on has unchecked), each
+// client that could not run on its entry (a warning), and each mixed cell on its client's
+// entry (a notice). What does not fit the budget is counted
 // in a final notice that sends the reader to the job summary, which has everything.
 func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	r := in.Results
@@ -303,9 +307,9 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	}
 	for _, e := range unchecked(r) {
 		a := Annotation{Level: uncheckedLevel, File: in.File, Line: e.Line,
-			Title: "expectation not checked: want " + text(e.Outcome),
-			Message: fmt.Sprintf("%s: want %s in every run; not checked, so neither held nor unmet: %s",
-				selectors(e, text), text(e.Outcome), text(e.Unchecked))}
+			Title: "expectation not checked: want " + text(e.Want()),
+			Message: fmt.Sprintf("%s: want %s; not checked, so neither held nor unmet: %s",
+				selectors(e, text), wantPhrase(e, text), text(e.Unchecked))}
 		cands = append(cands, planned{a, "unchecked expectation"})
 	}
 	for _, u := range r.Unavailable {
@@ -313,6 +317,13 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 			Title:   "client unavailable: " + text(u.Client),
 			Message: fmt.Sprintf("%s could not run here: %s", text(u.Client), text(u.Reason))}
 		cands = append(cands, planned{a, "unavailable client"})
+	}
+	for _, c := range mixedCells(r) {
+		cell := text(c.Coordinates())
+		a := Annotation{Level: "notice", File: in.File, Line: clientLine(in.Scenario, c.Client),
+			Title:   "mixed: " + cell,
+			Message: fmt.Sprintf("%s: %s: the runs disagree (%s)", cell, text(c.Counts()), mixedWhy)}
+		cands = append(cands, planned{a, "mixed cell"})
 	}
 	// Errors first, then warnings, each in the order above.
 	slices.SortStableFunc(cands, func(a, b planned) int { return levelRank(a.Level) - levelRank(b.Level) })
@@ -337,7 +348,7 @@ func Annotations(in AnnotationInput, budget Budget) []Annotation {
 	}
 	if left > 0 && used["notice"] < budget.Notices && len(all) < total {
 		var what []string
-		for _, k := range []string{"unmet expectation", "changed cell", "unchecked expectation", "unavailable client"} {
+		for _, k := range []string{"unmet expectation", "changed cell", "unchecked expectation", "unavailable client", "mixed cell"} {
 			if n := kinds[k]; n > 0 {
 				what = append(what, fmt.Sprintf("%d %s", n, Plural(n, k, k+"s")))
 			}
@@ -361,9 +372,9 @@ func levelRank(l string) int {
 }
 
 func expectationAnnotation(in AnnotationInput, e tally.Expectation, level string) Annotation {
-	title := fmt.Sprintf("expectation not met: want %s", text(e.Outcome))
+	title := fmt.Sprintf("expectation not met: want %s", text(e.Want()))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: want %s in every run; got:", selectors(e, text), text(e.Outcome))
+	fmt.Fprintf(&b, "%s: want %s; got:", selectors(e, text), wantPhrase(e, text))
 	if len(e.Misses) == 0 {
 		b.WriteString(" no misses recorded")
 	}
@@ -378,7 +389,7 @@ func expectationAnnotation(in AnnotationInput, e tally.Expectation, level string
 		}
 		for _, o := range byCount(c) {
 			ex, ok := c.Examples[o]
-			if o == e.Outcome || !ok || ex.Evidence == "" || shown == 3 {
+			if e.Allows(c, o) || !ok || ex.Evidence == "" || shown == 3 {
 				continue
 			}
 			shown++
@@ -495,6 +506,10 @@ func Annotate(a *githubactions.Action, list []Annotation) {
 // text makes a piece of outside text safe in an annotation: one line of at most MaxEscaped
 // characters, with no control characters or bidirectional overrides (see plain).
 func text(s string) string { return plain(truncate(s, MaxEscaped)) }
+
+// PlainLine is Plain of the first MaxEscaped characters of s (a cut marked with "…"): one
+// piece of outside text, bounded, for a line of a terminal or a CI log.
+func PlainLine(s string) string { return text(s) }
 
 // Plural is one when n is 1, else many: the noun after a count, as in "1 cell", "2 cells".
 func Plural(n int, one, many string) string {

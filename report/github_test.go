@@ -206,9 +206,9 @@ func TestAnnotationsHostile(t *testing.T) {
 	}
 	for _, failOn := range []FailOn{FailOnExpect, FailOnChange, FailOnNever} {
 		list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "scenarios/mine.yaml", Compare: cmp, FailOn: failOn}, DefaultBudget)
-		want := 21 // 10 errors, 10 warnings, the notice
+		want := 30 // 10 errors, 10 warnings, 9 notices of mixed cells, the notice of the rest
 		if failOn == FailOnNever {
-			want = 11 // 10 warnings, the notice
+			want = 20 // 10 warnings, 9 notices of mixed cells, the notice of the rest
 		}
 		if len(list) != want {
 			t.Errorf("fail-on %s: %d annotations, want %d", failOn, len(list), want)
@@ -342,10 +342,10 @@ func TestVerdict(t *testing.T) {
 		cmp  *Comparison
 		want string
 	}{
-		{nil, "1 of 3 expectations did not hold, 1 unchecked · 1 client unavailable"},
-		{&Comparison{Missing: true}, "1 of 3 expectations did not hold, 1 unchecked · 1 client unavailable"},
-		{&Comparison{}, "1 of 3 expectations did not hold, 1 unchecked · no cell changed against the baseline · 1 client unavailable"},
-		{&Comparison{Changes: make([]tally.Change, 2)}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells changed against the baseline · 1 client unavailable"},
+		{nil, "1 of 3 expectations did not hold, 1 unchecked · 2 cells mixed · 1 client unavailable"},
+		{&Comparison{Missing: true}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells mixed · 1 client unavailable"},
+		{&Comparison{}, "1 of 3 expectations did not hold, 1 unchecked · no cell changed against the baseline · 2 cells mixed · 1 client unavailable"},
+		{&Comparison{Changes: make([]tally.Change, 2)}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells changed against the baseline · 2 cells mixed · 1 client unavailable"},
 	} {
 		if got := Verdict(r, tc.cmp); got != tc.want {
 			t.Errorf("Verdict = %q, want %q", got, tc.want)

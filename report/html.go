@@ -51,6 +51,8 @@ func HTMLPage(w io.Writer, r *tally.Results, ev Evidence, cmp *Comparison) error
 
 type page struct {
 	Title, Facts, Interrupted string
+	MixedHead                 string
+	Mixed                     []string // the cells whose runs disagree, with their counts
 	Clients, Faults           []string
 	Tables                    []gridTable
 	Cells                     []cellEvidence
@@ -143,6 +145,12 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	if r.Interrupted {
 		p.Interrupted = fmt.Sprintf("Interrupted: %d of %d planned runs did not run.", planned-runs, planned)
 	}
+	if mixed := mixedCells(r); len(mixed) > 0 {
+		p.MixedHead = mixedHead(len(mixed))
+		for _, c := range mixed {
+			p.Mixed = append(p.Mixed, line(c.Coordinates()+": "+c.Counts()))
+		}
+	}
 
 	// Marks: which cells differ between schema modes, protocols, or against the baseline.
 	marks := map[*tally.Cell]map[byte]string{}
@@ -160,18 +168,18 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			continue
 		}
 		byKey[c.Key()] = c
-		k := c.Client + "|" + c.Fault + "|" + c.Protocol + "|" + c.Transport
+		k := c.Client + "|" + c.Fault + "|" + c.Protocol + "|" + c.Transport + "|" + c.Tool
 		bySchema[k] = append(bySchema[k], c)
-		k = c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport
+		k = c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport + "|" + c.Tool
 		byProtocol[k] = append(byProtocol[k], c)
 	}
 	p.BothModes, p.ManyProtocols = bothModes(r), manyProtocols(r)
 	if p.BothModes {
 		for _, ch := range SchemaChanges(r) {
-			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport] {
+			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 's', "differs between schema modes")
 			}
-			s := fmt.Sprintf("%s × %s", ch.Client, ch.Fault)
+			s := fmt.Sprintf("%s × %s", who(ch.Tool, ch.Client), ch.Fault)
 			if d.protocol {
 				s += " × " + ch.Protocol
 			}
@@ -183,14 +191,14 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	}
 	if p.ManyProtocols {
 		for _, ch := range ProtocolChanges(r) {
-			for _, c := range byProtocol[ch.Client+"|"+ch.Fault+"|"+ch.Schema+"|"+ch.Transport] {
+			for _, c := range byProtocol[ch.Client+"|"+ch.Fault+"|"+ch.Schema+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 'p', "differs between protocols")
 			}
 			var under []string
 			for _, u := range ch.Under {
 				under = append(under, u.Counts+" ("+u.Protocol+")")
 			}
-			s := ch.Client + " × " + ch.Fault + " × " + ch.Schema
+			s := who(ch.Tool, ch.Client) + " × " + ch.Fault + " × " + ch.Schema
 			if d.transport {
 				s += " × " + ch.Transport
 			}
@@ -203,7 +211,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			if c := byKey[ch.Key]; c != nil {
 				mark(c, 'b', "changed against the baseline")
 			}
-			s := ch.Client + " × " + ch.Fault + " × " + ch.Schema
+			s := who(ch.Tool, ch.Client) + " × " + ch.Fault + " × " + ch.Schema
 			if d.protocol {
 				s += " × " + ch.Protocol
 			}
@@ -264,14 +272,14 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 				gc := gridCell{Client: line(client), Counts: "-", Class: "none"}
 				if c := t.cell(f, client); c != nil {
 					gc.ID = ids[c]
-					gc.Counts = line(c.Counts())
+					gc.Counts = line(countsOf(c))
 					gc.Class = "other"
 					if top := byCount(c); len(top) > 0 {
 						if colours[top[0]] {
 							gc.Class = "o-" + top[0]
 							legend[top[0]] = true
 						}
-						if len(top) > 1 {
+						if c.IsMixed() {
 							gc.Class += " mixed"
 						}
 					} else {
@@ -295,7 +303,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		p.Held = heldLine(r)
 	}
 	for _, e := range r.Expectations {
-		el := expectLine{Line: e.Line, Status: e.State(), Text: line(selectors(e, func(s string) string { return s }) + " → want " + e.Outcome)}
+		el := expectLine{Line: e.Line, Status: e.State(), Text: line(selectors(e, func(s string) string { return s }) + " → want " + e.Want())}
 		switch e.State() {
 		case tally.Unmet:
 			el.Misses = block(strings.Join(e.Misses, "; "))
@@ -312,14 +320,14 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 
 // cellView is one cell's evidence: its counts, and each outcome's first run.
 func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvidence {
-	title := c.Client + " × " + c.Fault + " × schema " + c.Schema
+	title := who(c.Tool, c.Client) + " × " + c.Fault + " × schema " + c.Schema
 	if d.protocol {
 		title += " × protocol " + c.Protocol
 	}
 	if d.transport {
 		title += " × transport " + c.Transport
 	}
-	v := cellEvidence{ID: id, Title: line(title), Counts: line(c.Counts()), Marks: marks, Library: line(c.Library)}
+	v := cellEvidence{ID: id, Title: line(title), Counts: line(countsOf(c)), Marks: marks, Library: line(c.Library)}
 	if len(c.Negotiated) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(c.Negotiated) {

@@ -11,7 +11,8 @@ import (
 )
 
 // JSON writes results.json, indented so that a diff between two sweeps reads line by line.
-// Empty lists and counts are written as [] and {} rather than null, as the schema says.
+// Empty lists and counts are written as [] and {} rather than null, as the schema says, and
+// each cell's mixed is what its counts say.
 func JSON(w io.Writer, r *tally.Results) error {
 	out := *r
 	out.Cells = make([]*tally.Cell, 0, len(r.Cells))
@@ -19,9 +20,12 @@ func JSON(w io.Writer, r *tally.Results) error {
 		if c == nil {
 			continue
 		}
-		if c.Outcome == nil {
+		if c.Outcome == nil || c.Mixed != c.IsMixed() {
 			cc := *c
-			cc.Outcome = map[string]int{}
+			cc.Mixed = cc.IsMixed()
+			if cc.Outcome == nil {
+				cc.Outcome = map[string]int{}
+			}
 			c = &cc
 		}
 		out.Cells = append(out.Cells, c)

@@ -49,6 +49,9 @@ func JUnitCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 		if c.Library != "" {
 			props = append(props, junitProperty{"library", line(c.Library)})
 		}
+		if c.IsMixed() {
+			props = append(props, junitProperty{"mixed", "true"})
+		}
 		props = append(props, junitProperty{"median_ms", strconv.FormatInt(c.MedianMillis, 10)})
 		jc.Properties = &junitProperties{Property: props}
 		for _, f := range tc.Failures {
@@ -59,7 +62,7 @@ func JUnitCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 			s.Skipped++
 		}
 		if c.Runs > 0 {
-			jc.SystemOut = line(c.Counts())
+			jc.SystemOut = line(countsOf(c))
 		}
 		if len(jc.Failures) > 0 {
 			s.Failures++

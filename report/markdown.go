@@ -52,6 +52,17 @@ func Markdown(w io.Writer, r *tally.Results) error {
 	if r.Interrupted {
 		fmt.Fprintf(&b, "\n**Interrupted:** %d of %d planned runs did not run.\n", planned-runs, planned)
 	}
+	if mixed := mixedCells(r); len(mixed) > 0 {
+		fmt.Fprintf(&b, "\n**Mixed:** %s:", mixedHead(len(mixed)))
+		for i, c := range mixed {
+			if i == fewMixed {
+				fmt.Fprintf(&b, "\n- and %d more, marked (mixed) below", len(mixed)-fewMixed)
+				break
+			}
+			fmt.Fprintf(&b, "\n- %s: %s", EscapeMarkdown(c.Coordinates()), EscapeMarkdown(c.Counts()))
+		}
+		b.WriteString("\n")
+	}
 
 	d := dimsOf(r)
 	for _, t := range tables(r) {
@@ -66,7 +77,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 			for _, client := range t.Clients {
 				counts := "-"
 				if c := t.cell(f, client); c != nil {
-					counts = EscapeMarkdown(c.Counts())
+					counts = EscapeMarkdown(countsOf(c))
 				}
 				fmt.Fprintf(&b, " %s |", counts)
 			}
@@ -142,7 +153,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		}
 		for _, e := range open {
 			fmt.Fprintf(&b, "- **line %d**: %s → want **%s**; unchecked: %s\n",
-				e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Outcome), EscapeMarkdown(e.Unchecked))
+				e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Want()), EscapeMarkdown(e.Unchecked))
 		}
 	}
 
@@ -167,7 +178,7 @@ func markdownExpectation(b *strings.Builder, r *tally.Results, e tally.Expectati
 		got = []string{"no misses recorded"}
 	}
 	fmt.Fprintf(b, "- **line %d**: %s → want **%s**; got: %s\n",
-		e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Outcome), strings.Join(got, "; "))
+		e.Line, selectors(e, EscapeMarkdown), EscapeMarkdown(e.Want()), strings.Join(got, "; "))
 
 	shown := 0
 	for _, c := range r.Cells {
@@ -175,7 +186,7 @@ func markdownExpectation(b *strings.Builder, r *tally.Results, e tally.Expectati
 			continue
 		}
 		for _, o := range byCount(c) {
-			if o == e.Outcome {
+			if e.Allows(c, o) {
 				continue
 			}
 			if shown == maxEvidence {

@@ -303,6 +303,46 @@ func heldLine(r *tally.Results) string {
 	return fmt.Sprintf("%d of %d expectations held, %d unchecked.", held, n, open)
 }
 
+// fewMixed is how many mixed cells the first screen and the summary's head name; more are counted.
+const fewMixed = 5
+
+// countsOf is a cell's counts as a report's table shows them, "(mixed)" after them when the
+// runs disagree.
+func countsOf(c *tally.Cell) string {
+	if c.IsMixed() {
+		return c.Counts() + " (mixed)"
+	}
+	return c.Counts()
+}
+
+// mixedCells lists the cells whose runs disagree, in the results' order.
+func mixedCells(r *tally.Results) []*tally.Cell {
+	var out []*tally.Cell
+	for _, c := range r.Cells {
+		if c != nil && c.IsMixed() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// mixedWhy is what a mixed cell may mean.
+const mixedWhy = "on a busy machine that may be the load, not the client"
+
+// mixedHead says how many cells are mixed, and what that may mean, in a clause.
+func mixedHead(n int) string {
+	return fmt.Sprintf("the runs of %d %s disagree (%s)", n, Plural(n, "cell", "cells"), mixedWhy)
+}
+
+// wantPhrase says what e asks of the runs, for a sentence: "passed in every run", or for a
+// stable expectation "the runs of each cell to agree".
+func wantPhrase(e tally.Expectation, esc func(string) string) string {
+	if e.Outcome == "" && e.Stable {
+		return "the runs of each cell to agree"
+	}
+	return esc(e.Outcome) + " in every run"
+}
+
 // selector renders an expectation's client, fault or schema, where empty means any.
 func selector(s string) string {
 	if s == "" {
@@ -343,7 +383,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 func viewTables(r *tally.Results) []*table {
 	var out []*table
 	for _, t := range tables(r) {
-		v := &table{Schema: t.Schema, Protocol: t.Protocol, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
+		v := &table{Tool: t.Tool, Schema: t.Schema, Protocol: t.Protocol, Transport: t.Transport, Faults: t.Faults, cells: t.cells}
 		for _, client := range t.Clients {
 			for _, f := range t.Faults {
 				if c := t.cell(f, client); c != nil && len(c.ModelView) > 0 {

@@ -50,6 +50,19 @@ func Text(w io.Writer, r *tally.Results) error {
 	if r.Interrupted {
 		fmt.Fprintf(&b, "interrupted: %d of %d planned runs did not run\n", planned-runs, planned)
 	}
+	if mixed := mixedCells(r); len(mixed) > 0 {
+		fmt.Fprintf(&b, "\nMixed: %s:\n", mixedHead(len(mixed)))
+		for i, c := range mixed {
+			if i == fewMixed {
+				fmt.Fprintf(&b, "  and %d more, marked (mixed) in the matrix\n", len(mixed)-fewMixed)
+				break
+			}
+			// The counts are in the matrix below: the first screen names the cells.
+			for j, l := range wrap(plain(c.Coordinates()), textWidth-4) {
+				fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", 2+2*min(j, 1)), l)
+			}
+		}
+	}
 
 	d := dimsOf(r)
 	if bothModes(r) {
@@ -115,13 +128,13 @@ func Text(w io.Writer, r *tally.Results) error {
 				if len(e.Misses) > 0 {
 					got = plain(strings.Join(e.Misses, "; "))
 				}
-				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; got: %s\n", e.Line, textSelectors(e), plain(e.Outcome), got)
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; got: %s\n", e.Line, textSelectors(e), plain(e.Want()), got)
 			}
 		}
 		if len(open) > 0 {
 			fmt.Fprintf(&b, "Unchecked expectations (%d of %d), neither held nor unmet:\n", len(open), len(r.Expectations))
 			for _, e := range open {
-				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; unchecked: %s\n", e.Line, textSelectors(e), plain(e.Outcome), plain(e.Unchecked))
+				fmt.Fprintf(&b, "  expect at line %d: %s → want %s; unchecked: %s\n", e.Line, textSelectors(e), plain(e.Want()), plain(e.Unchecked))
 			}
 		}
 	}
@@ -221,6 +234,9 @@ func textSelectors(e tally.Expectation) string {
 	}
 	if e.Transport != "" {
 		s += " transport " + plain(e.Transport)
+	}
+	if e.Tool != "" {
+		s += " tool " + plain(e.Tool)
 	}
 	return s
 }
@@ -447,7 +463,7 @@ func textVariants(cells []*tally.Cell, axes []func(*tally.Cell) string) []string
 		return []string{"-"}
 	}
 	if !slices.ContainsFunc(cells, func(c *tally.Cell) bool { return c.Counts() != cells[0].Counts() }) {
-		return []string{cells[0].Counts()}
+		return []string{countsOf(cells[0])}
 	}
 	var masks []int
 	for mask := 1; mask < 1<<len(axes); mask++ {
@@ -472,7 +488,7 @@ func textVariants(cells []*tally.Cell, axes []func(*tally.Cell) string) []string
 				continue
 			}
 			counts[label] = c.Counts()
-			lines = append(lines, label+": "+c.Counts())
+			lines = append(lines, label+": "+countsOf(c))
 		}
 		if alike {
 			return lines

@@ -282,7 +282,7 @@ func TestLoadRejects(t *testing.T) {
 				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, runtime, command, install, agent)\n" +
 				"bad.yaml:10:49: clients[1].model.keyenv: unknown field (known: name, url, key_env, network)\n" +
 				"bad.yaml:11:11: sandbox.memory: unknown field (known: network, memory_mb, cpus, pids, nofile, user, keep_capabilities)\n" +
-				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome)",
+				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome, stable)",
 		},
 		{
 			file: "timeout-below-a-second.yaml",
@@ -324,7 +324,17 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "missing-outcome.yaml",
-			want: "bad.yaml:8:5: expect[0]: outcome is missing (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)",
+			want: "bad.yaml:8:5: expect[0]: outcome is missing: write one, or stable: true (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)",
+		},
+		{
+			file: "stable-misused.yaml",
+			want: "bad.yaml:8:58: expect[0].stable: an outcome already asks that every run agree: write the outcome or stable: true, not both\n" +
+				"bad.yaml:9:43: expect[1].stable: false asks nothing: write stable: true, or leave it out\n" +
+				"bad.yaml:11:5: expect[3]: duplicate of expect[2] (same client, fault, schema, protocol and transport)",
+		},
+		{
+			file: "stable-not-a-boolean.yaml",
+			want: `bad.yaml:8:27: expect[0].stable: expected true or false, got the string "yes"`,
 		},
 		{
 			file: "expectation-outside-the-matrix.yaml",

@@ -413,7 +413,8 @@ type Expect struct {
 	Protocol  string  `yaml:"protocol,omitempty" json:"protocol,omitempty" jsonschema_description:"Protocol entry (as-is or a version); * or unset means any."`
 	Transport string  `yaml:"transport,omitempty" json:"transport,omitempty" jsonschema:"enum=*,enum=stdio,enum=http" jsonschema_description:"Transport (stdio or http); * or unset means any."`
 	Tool      string  `yaml:"tool,omitempty" json:"tool,omitempty" jsonschema_description:"Tool name, in a scenario with tools:; * or unset means any."`
-	Outcome   Outcome `yaml:"outcome" json:"outcome" jsonschema:"required" jsonschema_description:"The outcome every run of the selected cells must have."`
+	Outcome   Outcome `yaml:"outcome,omitempty" json:"outcome,omitempty" jsonschema_description:"The outcome every run of the selected cells must have; an entry has an outcome or stable: true."`
+	Stable    bool    `yaml:"stable,omitempty" json:"stable,omitempty" jsonschema_description:"true: the runs of each selected cell must agree, whatever their outcome (no cell mixed); instead of an outcome, which already asks that."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`

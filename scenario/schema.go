@@ -41,6 +41,16 @@ func (Fault) JSONSchemaExtend(s *jsonschema.Schema) {
 	shorthand(s, "Name of the fault, with default options.")
 }
 
+// JSONSchemaExtend asks an expect entry for an outcome or stable: true, one of them, as Load does.
+func (Expect) JSONSchemaExtend(s *jsonschema.Schema) {
+	stable := jsonschema.NewProperties()
+	stable.Set("stable", &jsonschema.Schema{Const: true})
+	s.OneOf = []*jsonschema.Schema{
+		{Required: []string{"outcome"}, Not: &jsonschema.Schema{Required: []string{"stable"}}},
+		{Required: []string{"stable"}, Properties: stable},
+	}
+}
+
 // JSONSchemaExtend lets a client be written as its bare name, as Load does.
 func (Client) JSONSchemaExtend(s *jsonschema.Schema) {
 	shorthand(s, "Name of the client, at the adapter's default version.")

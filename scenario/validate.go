@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -693,7 +694,7 @@ func (l *loader) checkExpect(s *Scenario) {
 	for _, f := range s.Faults {
 		faults = append(faults, f.Name)
 	}
-	seen := map[[6]string]int{}
+	seen := map[[7]string]int{}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		p := fmt.Sprintf("expect[%d]", i)
@@ -703,8 +704,13 @@ func (l *loader) checkExpect(s *Scenario) {
 			continue
 		}
 		switch {
+		case l.present(p+".stable") && !e.Stable:
+			l.errorf(p+".stable", "false asks nothing: write stable: true, or leave it out")
+		case e.Stable && l.present(p+".outcome"):
+			l.errorf(p+".stable", "an outcome already asks that every run agree: write the outcome or stable: true, not both")
+		case e.Stable:
 		case !l.present(p + ".outcome"):
-			l.errorf(p, "outcome is missing%s", knownList(Outcomes()))
+			l.errorf(p, "outcome is missing: write one, or stable: true%s", knownList(Outcomes()))
 		case !slices.Contains(Outcomes(), e.Outcome):
 			l.errorf(p+".outcome", "unknown outcome %q%s", e.Outcome, knownList(Outcomes()))
 		}
@@ -730,7 +736,7 @@ func (l *loader) checkExpect(s *Scenario) {
 				l.errorf(p+".tool", "%q is not among the scenario's tools (%s)", e.Tool, joinNames(toolNames(s.Tools)))
 			}
 		}
-		key := [6]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Transport), anyOr(e.Tool)}
+		key := [7]string{anyOr(e.Client), anyOr(e.Fault), anyOr(e.Schema), anyOr(e.Protocol), anyOr(e.Transport), anyOr(e.Tool), strconv.FormatBool(e.Stable)}
 		if j, dup := seen[key]; dup {
 			what := "client, fault, schema, protocol and transport"
 			if len(s.Tools) > 0 {

@@ -110,6 +110,7 @@ func (b *Baseline) Results() *Results {
 			}
 		}
 		c.Planned = c.Runs
+		c.Mixed = c.IsMixed()
 		r.Cells = append(r.Cells, c)
 	}
 	return r

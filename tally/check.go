@@ -15,8 +15,9 @@ type Selection struct {
 }
 
 // Check evaluates every expect entry of the scenario against the counted cells: an entry holds
-// when every finished run of every cell it selects had the expected outcome and at least one
-// such run took place; with none, it is unchecked, not held.
+// when every finished run of every cell it selects had the expected outcome (for a stable
+// one, when no cell it selects is mixed) and at least one such run took place; with none, it
+// is unchecked, not held.
 func Check(sc *scenario.Scenario, r *Results) []Expectation {
 	return CheckSelected(Select(sc), r)
 }
@@ -25,7 +26,7 @@ func Check(sc *scenario.Scenario, r *Results) []Expectation {
 func Select(sc *scenario.Scenario) []Selection {
 	var out []Selection
 	for _, e := range sc.Expect {
-		s := Selection{Expectation: Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Transport: e.Transport, Tool: e.Tool, Outcome: string(e.Outcome)}}
+		s := Selection{Expectation: Expectation{Line: e.Line, Client: e.Client, Fault: e.Fault, Schema: e.Schema, Protocol: e.Protocol, Transport: e.Transport, Tool: e.Tool, Outcome: string(e.Outcome), Stable: e.Stable}}
 		for _, cell := range sc.Cells() {
 			if e.Matches(cell) {
 				s.Cells = append(s.Cells, cell.Coordinates())
@@ -61,7 +62,7 @@ func CheckSelected(sel []Selection, r *Results) []Expectation {
 				continue
 			}
 			ran++
-			if c.Outcome[x.Outcome] != c.Runs {
+			if x.Breaks(c) {
 				x.Misses = append(x.Misses, c.Coordinates()+": "+c.Counts())
 			}
 		}

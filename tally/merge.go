@@ -109,6 +109,7 @@ func (mc *Cell) addCell(c *Cell) {
 		}
 		mc.Alone[o] += n
 	}
+	mc.Mixed = mc.IsMixed()
 	for v, n := range c.Negotiated {
 		if mc.Negotiated == nil {
 			mc.Negotiated = map[string]int{}

@@ -35,6 +35,9 @@ type Cell struct {
 	Runs    int            `json:"runs"`
 	Planned int            `json:"planned"`
 	Outcome map[string]int `json:"outcomes"`
+	// Mixed says the cell's runs disagree: they had more than one outcome, which on a loaded
+	// machine may be the load rather than the client (IsMixed, from the counts).
+	Mixed bool `json:"mixed,omitempty"`
 	// Library is the client library and version the runs used, as the adapter reported it.
 	Library string `json:"library,omitempty"`
 	// Examples holds, per outcome, the first run that had it: where to find its evidence.
@@ -73,7 +76,10 @@ type Expectation struct {
 	Protocol  string `json:"protocol,omitempty"`
 	Transport string `json:"transport,omitempty"`
 	Tool      string `json:"tool,omitempty"`
-	Outcome   string `json:"outcome"`
+	// Outcome is what every run of the selected cells must have; with Stable and no outcome,
+	// the runs of each selected cell must only agree (no cell mixed).
+	Outcome string `json:"outcome,omitempty"`
+	Stable  bool   `json:"stable,omitempty"`
 	// Status is Held, Unmet or Unchecked.
 	Status string `json:"status"`
 	// Held is Status == Held, for readers of older results.
@@ -102,6 +108,34 @@ func (e Expectation) State() string {
 		return Held
 	}
 	return Unmet
+}
+
+// Want is what the expectation asks of the runs, as the reports name it: its outcome, or
+// "stable" when it asks only that each cell's runs agree.
+func (e Expectation) Want() string {
+	if e.Outcome == "" && e.Stable {
+		return "stable"
+	}
+	return e.Outcome
+}
+
+// Allows says whether a run of cell c that had outcome keeps the expectation: it is the
+// outcome asked for, or, for a stable one, c's runs all had it.
+func (e Expectation) Allows(c *Cell, outcome string) bool {
+	if e.Outcome != "" && outcome != e.Outcome {
+		return false
+	}
+	return !e.Stable || !c.IsMixed()
+}
+
+// Breaks says whether cell c's finished runs break the expectation.
+func (e Expectation) Breaks(c *Cell) bool {
+	for o, n := range c.Outcome {
+		if n > 0 && !e.Allows(c, o) {
+			return true
+		}
+	}
+	return false
 }
 
 // setStatus sets Status, and Held with it.
@@ -146,7 +180,19 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	c.Protocol = protocolOr(c.Protocol)
+	c.Mixed = c.IsMixed()
 	return nil
+}
+
+// IsMixed says whether the cell's runs had more than one outcome.
+func (c *Cell) IsMixed() bool {
+	n := 0
+	for _, k := range c.Outcome {
+		if k > 0 {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // protocolOr is the protocol entry p, or as-is when none was written.
@@ -192,6 +238,7 @@ func (c *Cell) Add(outcome string, run int, evidence, tee string, took time.Dura
 	}
 	c.Outcome[outcome]++
 	c.Runs++
+	c.Mixed = c.IsMixed()
 	if c.Examples == nil {
 		c.Examples = map[string]Example{}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 )
@@ -40,8 +41,10 @@ Runs the client adapter CMD as a local run does (its own directory, HOME and TMP
 allowlisted environment, the contract's variables) against the built-in ledger through the
 proxy, twice: clean with the schema hidden, and type-swap with the schema published. It says
 where the adapter's output breaks the client contract, one line each, or what each run
-observed and that the contract holds (exit 0). A path among CMD ARGS that names a file here is
-made absolute: the adapter starts in the run's own directory.
+observed and that the contract holds (exit 0). What it quotes of the adapter is made safe for a
+terminal and a CI log as the reports' text is (control characters, escapes and bidi overrides
+as U+FFFD, workflow commands broken) and each piece is cut at 300 characters. A path among CMD
+ARGS that names a file here is made absolute: the adapter starts in the run's own directory.
 
 flags:`)
 		fs.PrintDefaults()
@@ -81,7 +84,8 @@ flags:`)
 			return exitcode.Failed(ctx.Err())
 		}
 		for _, l := range lines {
-			fmt.Printf("%s: %s\n", name, l)
+			// Each line quotes the adapter: it reaches the terminal as the reports' text does.
+			fmt.Printf("%s: %s\n", name, report.Plain(l))
 		}
 		broken = broken || !ok
 	}
@@ -150,11 +154,11 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 		}
 	}
 	if g.Outcome == grade.ServerExited {
-		lines = append(lines, "the ledger exited before it answered: "+g.Evidence)
+		lines = append(lines, "the ledger exited before it answered: "+said(g.Evidence))
 	}
 	if len(lines) == 0 && (g.Outcome == grade.Crashed || g.Outcome == grade.Hung) {
 		// What the grader holds against the run, should the reading above have missed it.
-		lines = append(lines, "graded "+g.Outcome+": "+g.Evidence)
+		lines = append(lines, "graded "+g.Outcome+": "+said(g.Evidence))
 	}
 	if len(lines) > 0 {
 		return lines, false
@@ -167,16 +171,19 @@ func observed(o *client.Observation, g grade.Grade) string {
 	var what string
 	switch {
 	case o.Agent != nil:
-		what = "the model got " + o.Agent.ModelView.Kind + ", its answer " + g.Answer
+		what = "the model got " + said(o.Agent.ModelView.Kind) + ", its answer " + said(g.Answer)
 	case o.Raised != nil:
-		what = "raised: " + o.Raised.Class + ": " + o.Raised.Text()
+		what = "raised: " + said(o.Raised.Class) + ": " + said(o.Raised.Text())
 	case o.Handed != nil:
-		what = "handed the model " + o.Handed.Kind + ": " + o.Handed.Excerpt
+		what = "handed the model " + said(o.Handed.Kind) + ": " + said(o.Handed.Excerpt)
 	default:
 		what = "returned"
 	}
-	return fmt.Sprintf("%s, graded %s (client %s, library %s)", what, g.Outcome, o.Client, o.Library)
+	return fmt.Sprintf("%s, graded %s (client %s, library %s)", what, said(g.Outcome), said(o.Client), said(o.Library))
 }
+
+// said is a piece of what the adapter printed, bounded and made safe for the terminal.
+func said(s string) string { return report.PlainLine(s) }
 
 // head is the start of the adapter's stdout, for a complaint to quote.
 func head(path string) string {
@@ -196,7 +203,7 @@ func stderrTail(stderr []byte) string {
 	if last == "" {
 		return ""
 	}
-	return "; its stderr ended: " + last
+	return "; its stderr ended: " + said(last)
 }
 
 // absArgs makes absolute each word of command naming a file in the current directory, since the

@@ -27,6 +27,13 @@ if mode == "nooutcome":
 if mode == "fails":
     print("cannot reach the server", file=sys.stderr)
     sys.exit(3)
+# What a hostile adapter can print: workflow commands, ANSI and OSC escapes, bidi overrides,
+# and text of any size.
+HOSTILE = "::error title=pwn::owned\n::warning::w\x1b[2J\x1b]0;title\x07\u202egnp.exe\u202c "
+if mode == "hostilefail":
+    print(HOSTILE * 20000)
+    print(HOSTILE * 20000, file=sys.stderr)
+    sys.exit(3)
 
 server = subprocess.Popen(json.loads(os.environ["TOOLSCORE_SERVER"]), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
@@ -55,6 +62,15 @@ if mode == "agent":
     text = json.dumps(result.get("structuredContent"))
     obs["agent"] = {"model_view": {"kind": "text", "excerpt": text, "schema_sent": False,
         "block": {"type": "tool_result", "content": text}}, "answer": "asked: " + os.environ["TOOLSCORE_PROMPT"]}
+    print(json.dumps(obs))
+    sys.exit(0)
+if mode == "hostile":
+    obs["client"], obs["library"] = HOSTILE * 3, HOSTILE
+    obs["raised"] = {"class": HOSTILE, "message": HOSTILE * 20000}
+    print(json.dumps(obs))
+    sys.exit(0)
+if mode == "hostilehanded":
+    obs["handed"] = {"kind": "text", "excerpt": HOSTILE * 20000}
     print(json.dumps(obs))
     sys.exit(0)
 if mode == "nolibrary":
@@ -142,6 +158,50 @@ func TestCheckClient(t *testing.T) {
 			}
 			if stdout != c.want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckClientHostile: what an adapter prints reaches the terminal as the reports' terminal
+// text does (no workflow command, ANSI or OSC escape, or bidi override) and each line is
+// bounded, whether the adapter keeps the contract or breaks it.
+func TestCheckClientHostile(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH: the test's adapter is Python")
+	}
+	dir := t.TempDir()
+	adapter := filepath.Join(dir, "adapter.py")
+	if err := os.WriteFile(adapter, []byte(checkAdapter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mode, want, last string
+		code             int
+	}{
+		{"hostile", "raised: :\u200d:error title=pwn:\u200d:owned :\u200d:warning:\u200d:w\uFFFD[2J\uFFFD]0;title\uFFFD\uFFFDgnp.exe\uFFFD", "the client contract holds", 0},
+		{"hostilehanded", "handed the model text: :\u200d:error title=pwn:\u200d:owned :\u200d:warning", "the client contract holds", 0},
+		{"hostilefail", "exited with status 3 (the contract: exit 0); its stderr ended: :\u200d:warning:\u200d:w\uFFFD[2J", "the client contract does not hold", 1},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := toolscore(t, dir, "check-client", "--", "python3", adapter, c.mode)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%.2000s", code, c.code, stderr)
+			}
+			if !strings.Contains(stdout, c.want) || !strings.HasSuffix(stdout, c.last+"\n") {
+				t.Errorf("stdout lacks %q or does not end %q:\n%.3000q", c.want, c.last, stdout)
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+				if len(l) > 2000 {
+					t.Errorf("a line of %d bytes: %.200q", len(l), l)
+				}
+				if strings.Contains(l, "::") {
+					t.Errorf("a line carries a workflow command: %.200q", l)
+				}
+				if i := strings.IndexFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u202e' || r == '\u202c' }); i >= 0 {
+					t.Errorf("a line carries the control %q: %.200q", l[i:i+1], l)
+				}
 			}
 		})
 	}
