@@ -59,7 +59,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 				fmt.Fprintf(&b, "\n- and %d more, marked (mixed) below", len(mixed)-fewMixed)
 				break
 			}
-			fmt.Fprintf(&b, "\n- %s: %s", EscapeMarkdown(c.Coordinates()), EscapeMarkdown(c.Counts()))
+			fmt.Fprintf(&b, "\n- %s: %s", EscapeMarkdown(c.Coordinates()), EscapeMarkdown(c.Shown()))
 		}
 		b.WriteString("\n")
 	}

@@ -307,12 +307,17 @@ func heldLine(r *tally.Results) string {
 const fewMixed = 5
 
 // countsOf is a cell's counts as a report's table shows them, "(mixed)" after them when the
-// runs disagree.
+// runs disagree, then what its runs run again alone had ("hung 1/3, passed 2/3 (mixed), alone:
+// passed").
 func countsOf(c *tally.Cell) string {
+	s := c.Counts()
 	if c.IsMixed() {
-		return c.Counts() + " (mixed)"
+		s += " (mixed)"
 	}
-	return c.Counts()
+	if alone := c.AloneCounts(); alone != "" {
+		s += ", alone: " + alone
+	}
+	return s
 }
 
 // mixedCells lists the cells whose runs disagree, in the results' order.

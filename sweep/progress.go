@@ -67,7 +67,7 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome string, cellDone
 	if cellDone {
 		p.cellsDone++
 		if !p.live {
-			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Coordinates()), report.Plain(c.Counts()))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Coordinates()), report.Plain(c.Shown()))
 		}
 	}
 	if p.live {
