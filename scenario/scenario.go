@@ -39,6 +39,9 @@ type Scenario struct {
 	// File is the path the manifest was loaded from, kept so reports can
 	// annotate its lines.
 	File string `yaml:"-" json:"-"`
+
+	// toolAt and argsAt are where the single tool's tool and arguments keys are written.
+	toolAt, argsAt position
 }
 
 // Server says how to reach the MCP server under test: Builtin, Command or URL; a Command runs
@@ -153,6 +156,23 @@ type Tool struct {
 	Line int `yaml:"-" json:"-"`
 	// axis marks a tool of a tools: list, which names its cells; the single tool does not.
 	axis bool
+	// at and argsAt are where the tool's name and its arguments key are written, for the errors
+	// of the preflight, which finds them only once the server lists its tools.
+	at, argsAt position
+}
+
+// CallError is an *Error about tool t of s, found after loading (the server does not list it,
+// or its arguments fail its inputSchema): at t's arguments key when arguments is set and the
+// manifest writes one, else at its name.
+func (s *Scenario) CallError(t Tool, arguments bool, msg string) *Error {
+	at := t.at
+	if arguments && t.argsAt.field != "" {
+		at = t.argsAt
+	}
+	if at.field == "" {
+		at = position{line: max(t.Line, 1), col: 1, field: "tool"}
+	}
+	return &Error{File: s.File, Line: at.line, Col: at.col, Field: at.field, Msg: msg}
 }
 
 // toolOptions is Tool without its methods, for the same reason as faultOptions.
@@ -180,7 +200,7 @@ func (s *Scenario) Calls() []Tool {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema}}
+	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, at: s.toolAt, argsAt: s.argsAt}}
 }
 
 // Fault is one fault of the matrix: the settings every fault has, which decide when it fires,

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,6 +220,8 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		}
 	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
 		return fail(err)
+	} else if err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth}, secrets, stderr); err != nil {
+		return fail(err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
@@ -276,6 +280,10 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	case res.Interrupted:
 		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
+	case cells == 0:
+		err := fmt.Errorf("no cell ran: no client of the scenario can run here (%s)", unavailableReasons(unavailable))
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return res, out, exitcode.UsageError(err)
 	case unmet:
 		_, missed, open := tally.Count(res.Expectations)
 		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
@@ -285,6 +293,15 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return res, out, exitcode.UsageError(err)
 	}
 	return res, out, nil
+}
+
+// unavailableReasons says why each client cannot run, one after another.
+func unavailableReasons(unavailable map[string]string) string {
+	var why []string
+	for _, c := range slices.Sorted(maps.Keys(unavailable)) {
+		why = append(why, c+": "+report.Plain(unavailable[c]))
+	}
+	return strings.Join(why, "; ")
 }
 
 // serverExits says on stderr how many runs the server failed (it exited before answering the
@@ -337,7 +354,24 @@ func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
 	default:
 		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
 	}
-	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
+	narrow := "--clients, --faults, --schema, --protocols, --runs or --shard"
+	if tools := sc.Calls(); len(tools) > 1 {
+		// Each tool multiplies the matrix: a starter of a many-tool server is narrowed by tool first.
+		narrow = fmt.Sprintf("--tools NAME,... (the scenario calls %d tools: %s), ", len(tools), report.Plain(toolList(tools))) + narrow
+	}
+	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with %s, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, narrow, max(planned, cells))
+}
+
+// toolList names the first few tools, and how many more there are.
+func toolList(tools []scenario.Tool) string {
+	var names []string
+	for i, t := range tools {
+		if i == 5 {
+			return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(tools)-5)
+		}
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // planShard is the planned split of --shard-by (nil for none): recorded by a resumed sweep, or

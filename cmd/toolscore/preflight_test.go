@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// toolboxManifest writes a manifest sweeping the toolbox server (badserver toolbox) with body
+// after its server line, and returns its path.
+func toolboxManifest(t *testing.T, mode, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolbox.yaml")
+	writeFile(t, path, "name: toolbox\nserver:\n  command: [\""+os.Args[0]+"\", badserver, "+mode+"]\n"+body)
+	return path
+}
+
+// lineOf is the 1-based line of the first line of text that contains s.
+func lineOf(t *testing.T, path, s string) string {
+	t.Helper()
+	for i, l := range strings.Split(readFile(t, path), "\n") {
+		if strings.Contains(l, s) {
+			return itoa(i + 1)
+		}
+	}
+	t.Fatalf("%s holds no line with %q", path, s)
+	return ""
+}
+
+// TestPreflightTools sweeps the toolbox server (five tools, two a page) with a misspelt tool and
+// arguments its inputSchema refuses (issue 39, item 3): without a preflight every cell was
+// rpc-error or passed and the sweep exited 0. Now the sweep exits 2 before any run, at the
+// file:line:col of each tool or arguments key, naming the closest tool and what fails; the
+// tool on the listing's last page is found (nextCursor followed), and a right manifest runs.
+func TestPreflightTools(t *testing.T) {
+	manifest := toolboxManifest(t, "toolbox", `tools:
+  - name: get-summ
+    arguments: {a: 1, b: 2}
+  - name: zecho
+    arguments: {msg: hi}
+  - name: get-sum
+    arguments: # block
+      a: one
+      b: 2
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", out)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
+	}
+	f := regexp.QuoteMeta(manifest)
+	for _, want := range []string{
+		f + `:` + lineOf(t, manifest, "get-summ") + `:5: tools\[0\]\.name: the server lists no tool "get-summ"; did you mean "get-sum"\? It lists 5: "get-sum", "get.status", "list-items", "time_now", "zecho"`,
+		f + `:` + lineOf(t, manifest, "{msg: hi}") + `:5: tools\[1\]\.arguments: the arguments do not fit the inputSchema the server lists for "zecho": at '': missing property 'message'`,
+		f + `:` + lineOf(t, manifest, "# block") + `:5: tools\[2\]\.arguments: the arguments do not fit the inputSchema the server lists for "get-sum": at '/a': got string, want number`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + want).MatchString(stderr) {
+			t.Errorf("stderr lacks %s:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Errorf("the refused sweep ran cells")
+	}
+
+	// The single-tool form: no arguments at all, the error at the tool key.
+	single := toolboxManifest(t, "toolbox", "tool: zecho\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n")
+	_, stderr, code = toolscore(t, "", "run", single, "--backend", "local", "--out", filepath.Join(t.TempDir(), "out"))
+	if want := single + ":" + lineOf(t, single, "tool: zecho") + ":1: tool: the arguments do not fit the inputSchema the server lists for \"zecho\": at '': missing property 'message'"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("single tool without arguments: exit %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+
+	// Right, the sweep runs: the last page's tool included.
+	good := toolboxManifest(t, "toolbox", "tools:\n  - name: zecho\n    arguments: {message: hi}\n  - name: get-sum\n    arguments: {a: 1, b: 2}\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n")
+	out = filepath.Join(t.TempDir(), "out")
+	if _, stderr, code := toolscore(t, "", "run", good, "--backend", "local", "--out", out); code != 0 {
+		t.Fatalf("the right manifest exited %d:\n%s", code, stderr)
+	}
+	for _, c := range readResultsDir(t, out).Cells {
+		if c.Counts() != "passed 1/1" {
+			t.Errorf("%s: %s, want passed 1/1", c.Coordinates(), c.Counts())
+		}
+	}
+}
+
+// TestPreflightServerExits sweeps a server that exits at once without its variable, as an npx
+// server does, its last stderr line an npm notice (issue 39, item 7d): the sweep is refused once,
+// before any run, exit 2, quoting the line that says why and naming from_env; with the variable
+// passed on by from_env (through the preflight's proxy too) the sweep runs.
+func TestPreflightServerExits(t *testing.T) {
+	body := "tool: time_now\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw, go-sdk/call]\nruns: 1\n"
+	manifest := toolboxManifest(t, "toolbox-env", body)
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", out)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"toolscore run: the server exited with status 1 before answering initialize when toolscore started it once before the sweep",
+		"it said: Error: TOOLBOX_TOKEN environment variable is not set",
+		"{env: {NAME: {from_env: NAME}}}",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "New minor version") {
+		t.Errorf("the refusal quotes the npm notice:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Errorf("the refused sweep ran cells")
+	}
+	t.Setenv(toolboxTokenEnv, "s3cret-token")
+	passed := toolboxManifest(t, "toolbox-env", "  env: {TOOLBOX_TOKEN: {from_env: TOOLBOX_TOKEN}}\n"+body)
+	if _, stderr, code := toolscore(t, "", "run", passed, "--backend", "local", "--out", filepath.Join(t.TempDir(), "out")); code != 0 {
+		t.Fatalf("with from_env the sweep exited %d:\n%s", code, stderr)
+	}
+}
