@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -119,5 +120,54 @@ func TestPreflightServerExits(t *testing.T) {
 	passed := toolboxManifest(t, "toolbox-env", "  env: {TOOLBOX_TOKEN: {from_env: TOOLBOX_TOKEN}}\n"+body)
 	if _, stderr, code := toolscore(t, "", "run", passed, "--backend", "local", "--out", filepath.Join(t.TempDir(), "out")); code != 0 {
 		t.Fatalf("with from_env the sweep exited %d:\n%s", code, stderr)
+	}
+}
+
+// everythingVersion is the pinned @modelcontextprotocol/server-everything the preflight test runs.
+const everythingVersion = "2026.8.31"
+
+// TestPreflightEverythingServer sweeps the real @modelcontextprotocol/server-everything, started by
+// npx as a user's manifest starts it, with a misspelt tool, a call missing its required argument
+// and one whose argument has the wrong type (issue 39, item 3): before any run the sweep exits 2,
+// at each key's file:line:col, saying what is wrong. It skips without npm unless
+// TOOLSCORE_REQUIRE_NPM=1.
+func TestPreflightEverythingServer(t *testing.T) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("TOOLSCORE_REQUIRE_NPM") == "1" {
+			t.Fatal("npx is not installed, and TOOLSCORE_REQUIRE_NPM=1")
+		}
+		t.Skip("npx is not installed")
+	}
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "everything.yaml")
+	writeFile(t, manifest, `name: everything
+server: {command: [npx, -y, "@modelcontextprotocol/server-everything@`+everythingVersion+`", stdio]}
+tools:
+  - name: get_sum
+    arguments: {a: 1, b: 2}
+  - name: echo
+  - name: get-sum
+    arguments: {a: "1", b: 2}
+faults: [clean]
+schema_modes: [hidden]
+clients: [raw]
+runs: 1
+`)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := toolscore(t, dir, "run", manifest, "--backend", "local", "--out", out)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		manifest + ":4:5: tools[0].name: the server lists no tool \"get_sum\"; did you mean \"get-sum\"? It lists 14: \"echo\", ",
+		manifest + ":6:5: tools[1].name: the arguments do not fit the inputSchema the server lists for \"echo\": at '': missing property 'message'",
+		manifest + ":8:5: tools[2].arguments: the arguments do not fit the inputSchema the server lists for \"get-sum\": at '/a': got string, want number",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Errorf("the refused sweep ran cells")
 	}
 }
