@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,5 +170,22 @@ runs: 1
 	}
 	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
 		t.Errorf("the refused sweep ran cells")
+	}
+}
+
+// TestNoCellRan sweeps, on the local backend with no node on PATH, only a client that needs node
+// (issue 39, item 3): no cell can run, so the sweep exits 2 saying so and why, not 0 with an
+// empty matrix.
+func TestNoCellRan(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--clients", "ts-sdk/call", "--faults", "clean", "--schema", "hidden", "--runs", "1", "--out", out)
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	b, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2:\n%s", err, b)
+	}
+	if want := "toolscore run: no cell ran: no client of the scenario can run here (ts-sdk/call: node not found on PATH)"; !strings.Contains(string(b), want) {
+		t.Errorf("the sweep does not say %q:\n%s", want, b)
 	}
 }
