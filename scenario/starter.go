@@ -157,7 +157,7 @@ func (st Starter) Write() ([]byte, error) {
 			line("  - name: %s", quote(t.Name))
 			comment("    ", fmt.Sprintf("%s. %s", upperFirst(schemaNote(t)), t.Description))
 			if len(t.OutputSchema) == 0 {
-				comment("    ", "The schema faults have no schema to break its result against (they change a field at random, and say so); to publish one, add output_schema: {type: object, ...}")
+				comment("    ", "The faults that need an output schema (type-swap, drop-required) are not applicable to it: a sweep does not run them. To publish one, add output_schema: {type: object, ...}")
 			}
 			if err := writeArguments(&b, t, "    "); err != nil {
 				return nil, err

@@ -424,6 +424,11 @@ func (l *loader) checkTransports(s *Scenario) {
 // checkHTTPFaults marks the faults of the HTTP exchange, whose cells are on http alone, and
 // refuses one in a scenario with no http cell.
 func (l *loader) checkHTTPFaults(s *Scenario) {
+	if l.known.NeedsSchema != nil {
+		for i := range s.Faults {
+			s.Faults[i].needsSchema = l.known.NeedsSchema(s.Faults[i].Name)
+		}
+	}
 	if l.known.HTTPOnly == nil {
 		return
 	}

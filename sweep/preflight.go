@@ -22,6 +22,7 @@ import (
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // preflightTimeout bounds the preflight's one start of the server: an npx server may download
@@ -43,20 +44,21 @@ type listing struct {
 // a bad argument would otherwise make every cell a count of the same mistake. A server that exits
 // before it answers initialize is refused here, once, quoting the line of its stderr that says
 // why. What the preflight cannot decide (a source no stdio proxy starts, a server that does not
-// answer in time, a listing the go-sdk refuses) it leaves to the runs, with a warning.
-func preflight(ctx context.Context, o runner.Options, secrets []string, stderr io.Writer) error {
+// answer in time, a listing the go-sdk refuses) it leaves to the runs, with a warning. noSchema
+// are the tools called whose listing has no outputSchema.
+func preflight(ctx context.Context, o runner.Options, secrets []string, stderr io.Writer) (noSchema []string, err error) {
 	first := slices.IndexFunc(o.Scenario.Clients, func(c scenario.Client) bool { _, out := o.Unavailable[c.ID()]; return !out })
 	if first < 0 {
-		return nil // no cell runs: the sweep says so
+		return nil, nil // no cell runs: the sweep says so
 	}
 	dir, err := os.MkdirTemp("", "toolscore-preflight-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	server, env, ok := o.PreflightServer(dir)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	command := []string{o.Backend.Self(), "init", "--json"}
 	for _, kv := range env {
@@ -81,11 +83,19 @@ func preflight(ctx context.Context, o runner.Options, secrets []string, stderr i
 	var l listing
 	switch {
 	case res.Err != nil:
-		return fmt.Errorf("starting the server once before the sweep: %w", res.Err)
+		return nil, fmt.Errorf("starting the server once before the sweep: %w", res.Err)
 	case res.Cancelled:
-		return ctx.Err()
+		return nil, ctx.Err()
 	case res.ExitCode == 0 && json.Unmarshal(out, &l) == nil:
-		return checkCalls(o.Scenario, l, stderr)
+		if err := checkCalls(o.Scenario, l, stderr); err != nil {
+			return nil, err
+		}
+		for _, t := range l.Tools {
+			if len(t.OutputSchema) == 0 {
+				noSchema = append(noSchema, t.Name)
+			}
+		}
+		return noSchema, nil
 	}
 	entries, _ := proxy.ReadTranscript(filepath.Join(dir, record.TeeFile))
 	if gone := proxy.HandshakeExit(entries); gone != "" {
@@ -95,14 +105,33 @@ func preflight(ctx context.Context, o runner.Options, secrets []string, stderr i
 			msg += "; it said: " + mask(line)
 		}
 		msg += "\nif it needs a variable of toolscore's environment, pass it on in the manifest: server: {env: {NAME: {from_env: NAME}}} (toolscore init --env NAME writes it)"
-		return errors.New(msg)
+		return nil, errors.New(msg)
 	}
 	why := "it did not list its tools within " + preflightTimeout.String()
 	if !res.TimedOut {
 		why = "listing its tools failed: " + mask(lastLine(res.Stderr))
 	}
 	fmt.Fprintf(stderr, "warning: the preflight could not check the scenario's tools and arguments against the server (%s); the runs will show what it does\n", why)
-	return nil
+	return nil, nil
+}
+
+// notApplicable leaves out of sc's matrix the cells of the faults that need an outputSchema on
+// the tools named in noSchema that have none in the manifest either, says so on stderr, and
+// returns them for the results.
+func notApplicable(sc *scenario.Scenario, noSchema []string, stderr io.Writer) []tally.NotApplicable {
+	skipped := sc.SetNoSchema(noSchema)
+	var out []tally.NotApplicable
+	for _, t := range sc.Calls() {
+		faults, ok := skipped[t.Name]
+		if !ok {
+			continue
+		}
+		n := tally.NotApplicable{Tool: t.Name, Faults: faults,
+			Reason: "the server publishes no outputSchema for it and the manifest gives no output_schema, so these faults have nothing to break its result against"}
+		fmt.Fprintf(stderr, "not applicable, not run: %s on %s (%s)\n", strings.Join(faults, ", "), report.Plain(t.Name), n.Reason)
+		out = append(out, n)
+	}
+	return out
 }
 
 // checkCalls checks each tool the scenario calls against the server's listing l: listed, with

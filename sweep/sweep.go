@@ -94,7 +94,7 @@ func Load(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, NeedsSchema: fault.NeedsSchema, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
 }
 
 // PrintLoadError prints why a manifest did not load, as toolscore run does: manifest errors one
@@ -141,12 +141,13 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return nil, out, err
 	}
 	var recordings *runner.Recordings
+	var skipped []tally.NotApplicable // the cells not applicable, which leave the matrix
 	if a.Replay != "" {
-		r, shard, err := loadRecordings(a.Replay, sc)
+		r, shard, na, err := loadRecordings(a.Replay, sc)
 		if err != nil {
 			return fail(err)
 		}
-		recordings, a = r, replayArgs(a, sc, r, shard)
+		recordings, a, skipped = r, replayArgs(a, sc, r, shard), na
 	}
 	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
 		return fail(err)
@@ -173,11 +174,6 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, DefaultMaxRuns)); err != nil {
 		return fail(err)
 	}
-	owner, err := planShard(a, sc, shards)
-	if err != nil {
-		return fail(err)
-	}
-	a.owner = owner
 	par := a.Parallel
 	if par == 0 {
 		par = sc.Parallel
@@ -214,14 +210,28 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
+	// Before any run: the server starts, and lists the tools the scenario calls (a replay's
+	// recordings stand in for it, checked below).
+	if recordings == nil {
+		if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
+			return fail(err)
+		}
+		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth}, secrets, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		skipped = notApplicable(sc, noSchema, stderr)
+	}
+	// The plan is of the matrix the preflight left: the cells not applicable are not in it.
+	owner, err := planShard(a, sc, shards)
+	if err != nil {
+		return fail(err)
+	}
+	a.owner = owner
 	if recordings != nil {
 		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards, Owner: owner}); err != nil {
 			return fail(err)
 		}
-	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
-		return fail(err)
-	} else if err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth}, secrets, stderr); err != nil {
-		return fail(err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
@@ -261,6 +271,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if res == nil {
 		return fail(err) // the output directory could not be made: nothing ran
 	}
+	res.NotApplicable = skipped
 	// What ran is reported and checked whatever could be written of it; an output that could
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
 	werr := errors.Join(err, outdir.Write(out, res))

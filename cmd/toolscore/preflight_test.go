@@ -189,3 +189,55 @@ func TestNoCellRan(t *testing.T) {
 		t.Errorf("the sweep does not say %q:\n%s", want, b)
 	}
 }
+
+// TestSchemaFaultsNotApplicable sweeps the schema faults over a tool that publishes no
+// outputSchema (zecho) and one that does (get-sum) (issue 39, item 7b): on zecho they used to run
+// and count a green passed where nothing changed; now its cells of them are not run, and the
+// results, the terminal report and summary.md say they are not applicable, and a replay of the
+// sweep leaves out the same cells. With an output_schema in the manifest they apply again.
+func TestSchemaFaultsNotApplicable(t *testing.T) {
+	body := "tools:\n  - name: zecho\n    arguments: {message: hi}\n%s  - name: get-sum\n    arguments: {a: 1, b: 2}\nfaults: [clean, type-swap, drop-required]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n"
+	manifest := toolboxManifest(t, "toolbox", strings.Replace(body, "%s", "", 1))
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	got := map[string]string{}
+	for _, c := range res.Cells {
+		got[c.Tool+" "+c.Fault] = c.Counts()
+	}
+	if len(got) != 4 || got["zecho clean"] != "passed 1/1" || got["get-sum type-swap"] == "" || got["zecho type-swap"] != "" || got["zecho drop-required"] != "" {
+		t.Errorf("cells %v; want zecho clean alone of zecho's, and get-sum's three", got)
+	}
+	if len(res.NotApplicable) != 1 || res.NotApplicable[0].Tool != "zecho" || strings.Join(res.NotApplicable[0].Faults, ",") != "type-swap,drop-required" {
+		t.Errorf("not applicable: %+v; want zecho: type-swap, drop-required", res.NotApplicable)
+	}
+	for what, text := range map[string]string{
+		"stdout":     stdout,
+		"stderr":     stderr,
+		"summary.md": readFile(t, filepath.Join(out, "summary.md")),
+	} {
+		if !regexp.MustCompile(`(?i)not applicable, not run\W+(\*\*)?type-swap, drop-required(\*\*)? on zecho`).MatchString(text) {
+			t.Errorf("%s does not say the cells are not applicable:\n%s", what, text)
+		}
+	}
+	// Replayed, the sweep leaves out the same cells, with no server to list its tools.
+	replayed := filepath.Join(t.TempDir(), "replayed")
+	if _, stderr, code := toolscore(t, "", "run", manifest, "--replay", out, "--backend", "local", "--out", replayed); code != 0 {
+		t.Fatalf("the replay exited %d:\n%s", code, stderr)
+	}
+	if res := readResultsDir(t, replayed); len(res.Cells) != 4 || len(res.NotApplicable) != 1 {
+		t.Errorf("the replay: %d cells, not applicable %+v; want 4 and zecho's", len(res.Cells), res.NotApplicable)
+	}
+
+	withSchema := toolboxManifest(t, "toolbox", strings.Replace(body, "%s", "    output_schema: {type: object, properties: {echo: {type: string}}}\n", 1))
+	out = filepath.Join(t.TempDir(), "out")
+	if _, stderr, code := toolscore(t, "", "run", withSchema, "--backend", "local", "--out", out); code != 0 {
+		t.Fatalf("with output_schema: exit %d:\n%s", code, stderr)
+	}
+	if res := readResultsDir(t, out); len(res.Cells) != 6 || len(res.NotApplicable) != 0 {
+		t.Errorf("with output_schema: %d cells, not applicable %+v; want 6 and none", len(res.Cells), res.NotApplicable)
+	}
+}
