@@ -85,6 +85,10 @@ func UsesSchema(f Fault) bool {
 	return ok
 }
 
+// NeedsSchema says whether the fault registered as name picks what it breaks from the tool's
+// outputSchema: on a tool that has none, its cells are not applicable.
+func NeedsSchema(name string) bool { return UsesSchema(registry[name]) }
+
 // UnmarshalJSON reads numbers as json.Number, as the proxy decodes the server's answer: a value
 // such as 1e400 or 12345678901234567890123, which a float64 cannot hold, reads back as it was.
 func (in *Introduced) UnmarshalJSON(b []byte) error {

@@ -215,6 +215,9 @@ func Verdict(r *tally.Results, cmp *Comparison) string {
 	if n := len(r.Unavailable); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s unavailable", n, Plural(n, "client", "clients")))
 	}
+	if n := len(r.NotApplicable); n > 0 {
+		parts = append(parts, fmt.Sprintf("schema faults not applicable to %d %s", n, Plural(n, "tool", "tools")))
+	}
 	if r.Interrupted {
 		parts = append(parts, "interrupted")
 	}

@@ -64,6 +64,7 @@ type page struct {
 	BothModes, ManyProtocols  bool
 	Baseline                  *baselineView
 	Unavailable               []string
+	NotApplicable             []string
 }
 
 type gridTable struct {
@@ -314,6 +315,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	}
 	for _, u := range r.Unavailable {
 		p.Unavailable = append(p.Unavailable, line(u.Client+": "+u.Reason))
+	}
+	for _, n := range r.NotApplicable {
+		p.NotApplicable = append(p.NotApplicable, line(strings.Join(n.Faults, ", ")+" on "+n.Tool+": "+n.Reason))
 	}
 	return p
 }

@@ -157,6 +157,13 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	if len(r.NotApplicable) > 0 {
+		b.WriteString("\n## Not applicable, not run\n\n")
+		for _, n := range r.NotApplicable {
+			fmt.Fprintf(&b, "- **%s** on %s: %s\n", EscapeMarkdown(strings.Join(n.Faults, ", ")), EscapeMarkdown(n.Tool), EscapeMarkdown(n.Reason))
+		}
+	}
+
 	if len(r.Unavailable) > 0 {
 		b.WriteString("\n## Unavailable clients\n\n")
 		for _, u := range r.Unavailable {

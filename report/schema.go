@@ -48,17 +48,18 @@ func ResultsSchema() ([]byte, error) {
 // resultsComments describes results.json's fields; tally's types carry no schema tags, and
 // the schema must not depend on Go sources being at hand.
 var resultsComments = map[string]string{
-	"Results.Scenario":     "Name of the scenario, from its manifest.",
-	"Results.Toolscore":    "Version of toolscore that ran the sweep.",
-	"Results.Backend":      "Where the runs executed, e.g. docker or local.",
-	"Results.BackendWhy":   "Why that backend was chosen.",
-	"Results.Started":      "When the sweep started.",
-	"Results.Shard":        "The slice of the runs this sweep ran, i/n (toolscore run --shard); absent for all of them.",
-	"Results.Finished":     "When the sweep finished.",
-	"Results.Interrupted":  "True when the sweep stopped before every planned run finished.",
-	"Results.Cells":        "Every cell of the matrix with its outcome counts.",
-	"Results.Expectations": "The manifest's expect entries and how each came out.",
-	"Results.Unavailable":  "Clients that could not run at all, with the reason.",
+	"Results.Scenario":      "Name of the scenario, from its manifest.",
+	"Results.Toolscore":     "Version of toolscore that ran the sweep.",
+	"Results.Backend":       "Where the runs executed, e.g. docker or local.",
+	"Results.BackendWhy":    "Why that backend was chosen.",
+	"Results.Started":       "When the sweep started.",
+	"Results.Shard":         "The slice of the runs this sweep ran, i/n (toolscore run --shard); absent for all of them.",
+	"Results.Finished":      "When the sweep finished.",
+	"Results.Interrupted":   "True when the sweep stopped before every planned run finished.",
+	"Results.Cells":         "Every cell of the matrix with its outcome counts.",
+	"Results.Expectations":  "The manifest's expect entries and how each came out.",
+	"Results.Unavailable":   "Clients that could not run at all, with the reason.",
+	"Results.NotApplicable": "Tools whose cells of the faults that need an outputSchema were left out of the matrix, not run: the tool has none.",
 
 	"Cell":              "One client × fault × schema mode × transport, with its outcome counts.",
 	"Cell.Client":       "Client adapter, with @version when the manifest pins one.",
@@ -95,6 +96,11 @@ var resultsComments = map[string]string{
 	"Unavailable":        "A client that could not run, and why.",
 	"Unavailable.Client": "The client.",
 	"Unavailable.Reason": "Why it could not run.",
+
+	"NotApplicable":        "A tool whose cells of some faults are not applicable, and were not run.",
+	"NotApplicable.Tool":   "The tool.",
+	"NotApplicable.Faults": "The faults not applicable to it.",
+	"NotApplicable.Reason": "Why they are not applicable.",
 }
 
 // resultsComment looks up a type's or field's description for the reflector.

@@ -154,6 +154,11 @@ func Text(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	// Not a pass: cells that were not run, said so where the matrix has no row for them.
+	for _, n := range r.NotApplicable {
+		fmt.Fprintf(&b, "\nNot applicable, not run: %s on %s (%s).\n", plain(strings.Join(n.Faults, ", ")), plain(n.Tool), plain(truncate(n.Reason, maxFreeText)))
+	}
+
 	if len(r.Cells) > 0 {
 		b.WriteString("\n")
 		textMatrix(&b, r)

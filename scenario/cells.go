@@ -42,8 +42,8 @@ func (s *Scenario) Cells() []Cell {
 			for _, p := range s.protocols() {
 				for _, t := range s.transports() {
 					for _, f := range s.Faults {
-						if f.httpOnly && t == TransportStdio {
-							continue // a stdio cell has no HTTP exchange to break
+						if f.httpOnly && t == TransportStdio || !f.applies(tool) {
+							continue // a stdio cell has no HTTP exchange to break; a tool no schema to break against
 						}
 						f := f.forTool(tool)
 						for _, c := range s.Clients {
@@ -90,15 +90,19 @@ func (s *Scenario) transports() []Transport {
 
 // CellCount is how many cells Cells returns, without making them.
 func (s *Scenario) CellCount() int {
-	pairs := 0 // transport × fault, without the stdio cells of the faults of the HTTP exchange
-	for _, t := range s.transports() {
-		for _, f := range s.Faults {
-			if !f.httpOnly || t != TransportStdio {
-				pairs++
+	// tool × transport × fault, without the stdio cells of the faults of the HTTP exchange and
+	// the cells of a fault that needs a schema on a tool without one
+	triples := 0
+	for _, tool := range s.Calls() {
+		for _, t := range s.transports() {
+			for _, f := range s.Faults {
+				if (!f.httpOnly || t != TransportStdio) && f.applies(tool) {
+					triples++
+				}
 			}
 		}
 	}
-	return len(s.Calls()) * len(s.SchemaModes) * len(s.protocols()) * pairs * len(s.Clients)
+	return triples * len(s.SchemaModes) * len(s.protocols()) * len(s.Clients)
 }
 
 // Matches says whether the expectation applies to the cell. A client

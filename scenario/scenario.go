@@ -39,6 +39,11 @@ type Scenario struct {
 	// File is the path the manifest was loaded from, kept so reports can
 	// annotate its lines.
 	File string `yaml:"-" json:"-"`
+
+	// toolAt and argsAt are where the single tool's tool and arguments keys are written.
+	toolAt, argsAt position
+	// noSchema marks the single tool as having no outputSchema (SetNoSchema).
+	noSchema bool
 }
 
 // Server says how to reach the MCP server under test: Builtin, Command or URL; a Command runs
@@ -153,6 +158,58 @@ type Tool struct {
 	Line int `yaml:"-" json:"-"`
 	// axis marks a tool of a tools: list, which names its cells; the single tool does not.
 	axis bool
+	// at and argsAt are where the tool's name and its arguments key are written, for the errors
+	// of the preflight, which finds them only once the server lists its tools.
+	at, argsAt position
+	// noSchema says the tool has no outputSchema, the server's or the manifest's: the faults
+	// that need one are not applicable to it, and its cells of them are not in the matrix.
+	noSchema bool
+}
+
+// SetNoSchema marks the tools named as having no outputSchema (the server lists none, and the
+// manifest gives no output_schema), once the server has listed its tools: the cells of the
+// faults that need one leave the matrix. It returns, for each tool marked, those faults.
+func (s *Scenario) SetNoSchema(names []string) map[string][]string {
+	skipped := map[string][]string{}
+	var faults []string
+	for _, f := range s.Faults {
+		if f.needsSchema {
+			faults = append(faults, f.Name)
+		}
+	}
+	mark := func(name string, t *bool, schema map[string]any) {
+		if len(schema) == 0 && slices.Contains(names, name) {
+			*t = true
+			if len(faults) > 0 {
+				skipped[name] = faults
+			}
+		}
+	}
+	if len(s.Tools) == 0 {
+		mark(s.Tool, &s.noSchema, s.OutputSchema)
+	}
+	for i := range s.Tools {
+		mark(s.Tools[i].Name, &s.Tools[i].noSchema, s.Tools[i].OutputSchema)
+	}
+	return skipped
+}
+
+// applies says whether fault f applies to tool t: not one that needs an outputSchema on a tool
+// with none.
+func (f Fault) applies(t Tool) bool { return !f.needsSchema || !t.noSchema }
+
+// CallError is an *Error about tool t of s, found after loading (the server does not list it,
+// or its arguments fail its inputSchema): at t's arguments key when arguments is set and the
+// manifest writes one, else at its name.
+func (s *Scenario) CallError(t Tool, arguments bool, msg string) *Error {
+	at := t.at
+	if arguments && t.argsAt.field != "" {
+		at = t.argsAt
+	}
+	if at.field == "" {
+		at = position{line: max(t.Line, 1), col: 1, field: "tool"}
+	}
+	return &Error{File: s.File, Line: at.line, Col: at.col, Field: at.field, Msg: msg}
 }
 
 // toolOptions is Tool without its methods, for the same reason as faultOptions.
@@ -180,7 +237,7 @@ func (s *Scenario) Calls() []Tool {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema}}
+	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, at: s.toolAt, argsAt: s.argsAt, noSchema: s.noSchema}}
 }
 
 // Fault is one fault of the matrix: the settings every fault has, which decide when it fires,
@@ -201,6 +258,8 @@ type Fault struct {
 	decoys bool
 	// httpOnly marks a fault of the HTTP exchange: a stdio cell has no HTTP to break.
 	httpOnly bool
+	// needsSchema marks a fault that breaks the result against the tool's outputSchema.
+	needsSchema bool
 }
 
 // faultOptions is Fault without its methods, so decoding the mapping form
@@ -442,6 +501,9 @@ type Known struct {
 	// HTTPOnly says whether the named fault is a fault of the HTTP exchange (fault.Transport),
 	// which has cells on the http transport alone; nil: none is.
 	HTTPOnly func(name string) bool
+	// NeedsSchema says whether the named fault breaks the result against the tool's
+	// outputSchema (fault.NeedsSchema): not applicable to a tool with none; nil: none does.
+	NeedsSchema func(name string) bool
 }
 
 // Duration is a time.Duration written as a Go duration string ("2s",

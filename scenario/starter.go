@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -32,7 +33,18 @@ type Starter struct {
 	Server Server
 	Tools  []StarterTool
 	Tool   string
+	// Calls are the tools to call, each a dimension of the matrix (toolscore init --tools);
+	// empty: every tool of a server that lists at most StarterMaxTools, else one.
+	Calls []string
 }
+
+// StarterMaxTools is how many tools a starter calls by default: each multiplies the runs
+// (840 a tool with the default faults and clients), so a server that lists more gets one
+// tool, and the others in comments.
+const StarterMaxTools = 3
+
+// EnvName says whether name is an environment variable name a manifest takes.
+func EnvName(name string) bool { return envName.MatchString(name) }
 
 // schemaFaults need an outputSchema to mean anything: they break the structured result against it.
 var schemaFaults = []string{"type-swap", "drop-required", "wrong-container"}
@@ -70,7 +82,13 @@ func (st Starter) Write() ([]byte, error) {
 		return nil, err
 	}
 	calls := st.Tools
-	if st.Tool != "" || len(st.Tools) == 1 {
+	switch {
+	case len(st.Calls) > 0:
+		if calls, err = st.named(); err != nil {
+			return nil, err
+		}
+		pick = calls[0]
+	case st.Tool != "" || len(st.Tools) == 1 || len(st.Tools) > StarterMaxTools:
 		calls = []StarterTool{pick}
 	}
 	var b bytes.Buffer
@@ -98,6 +116,13 @@ func (st Starter) Write() ([]byte, error) {
 	default:
 		line("  command: %s", flow(st.Server.Command))
 	}
+	if len(st.Server.Env) > 0 {
+		comment("  ", "Each read from toolscore's environment when the sweep starts, its value never written here and masked in every output.")
+		line("  env:")
+		for _, name := range slices.Sorted(maps.Keys(st.Server.Env)) {
+			line("    %s: {from_env: %s}", quote(name), quote(st.Server.Env[name].FromEnv))
+		}
+	}
 	line("")
 	anySchema := false
 	for _, t := range calls {
@@ -105,7 +130,7 @@ func (st Starter) Write() ([]byte, error) {
 	}
 	if len(calls) == 1 {
 		if len(st.Tools) > 1 {
-			comment("", "The server's other tools (a tools: list calls several, each a dimension of the matrix):")
+			comment("", "The server's other tools (toolscore init --tools A,B writes a tools: list, each a dimension of the matrix):")
 			for _, t := range st.Tools {
 				if t.Name != pick.Name {
 					comment("", fmt.Sprintf("  %s (%s): %s", t.Name, schemaNote(t), t.Description))
@@ -132,7 +157,7 @@ func (st Starter) Write() ([]byte, error) {
 			line("  - name: %s", quote(t.Name))
 			comment("    ", fmt.Sprintf("%s. %s", upperFirst(schemaNote(t)), t.Description))
 			if len(t.OutputSchema) == 0 {
-				comment("    ", "The schema faults have no schema to break its result against (they change a field at random, and say so); to publish one, add output_schema: {type: object, ...}")
+				comment("    ", "The faults that need an output schema (type-swap, drop-required) are not applicable to it: a sweep does not run them. To publish one, add output_schema: {type: object, ...}")
 			}
 			if err := writeArguments(&b, t, "    "); err != nil {
 				return nil, err
@@ -196,6 +221,29 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// named are the tools st.Calls names, in that order.
+func (st Starter) named() ([]StarterTool, error) {
+	var out []StarterTool
+	for _, n := range st.Calls {
+		i := slices.IndexFunc(st.Tools, func(t StarterTool) bool { return t.Name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("the server lists no tool %q; it lists %s", n, strings.Join(st.names(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(t StarterTool) bool { return t.Name == n }) {
+			out = append(out, st.Tools[i])
+		}
+	}
+	return out, nil
+}
+
+func (st Starter) names() []string {
+	names := make([]string, len(st.Tools))
+	for i, t := range st.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
 func (st Starter) pick() (StarterTool, error) {
 	if st.Tool != "" {
 		for _, t := range st.Tools {
@@ -203,11 +251,7 @@ func (st Starter) pick() (StarterTool, error) {
 				return t, nil
 			}
 		}
-		names := make([]string, len(st.Tools))
-		for i, t := range st.Tools {
-			names[i] = t.Name
-		}
-		return StarterTool{}, fmt.Errorf("the server lists no tool %q; it lists %s", st.Tool, strings.Join(names, ", "))
+		return StarterTool{}, fmt.Errorf("the server lists no tool %q; it lists %s", st.Tool, strings.Join(st.names(), ", "))
 	}
 	for _, t := range st.Tools {
 		if len(t.OutputSchema) > 0 {

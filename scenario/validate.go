@@ -36,6 +36,19 @@ func (l *loader) check(s *Scenario) {
 	l.checkPlaceholders()
 }
 
+// keyAt is where the key of path is written (its value's place for a list entry, which has no
+// key); none when the manifest does not write path.
+func (l *loader) keyAt(path string) position {
+	if !l.present(path) {
+		return position{}
+	}
+	line, col := l.pos(path)
+	if k := l.nodes[path].key; k != nil {
+		line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
+	}
+	return position{line: line, col: col, field: path}
+}
+
 // checkPlaceholders refuses the values toolscore init left for the user to fill in.
 func (l *loader) checkPlaceholders() {
 	for _, p := range slices.Sorted(maps.Keys(l.nodes)) {
@@ -187,6 +200,7 @@ func (l *loader) checkEnv(env map[string]EnvValue) {
 func (l *loader) checkTools(s *Scenario) {
 	if !l.present("tools") {
 		l.requireText("tool", s.Tool, "name the tool every run calls")
+		s.toolAt, s.argsAt = l.keyAt("tool"), l.keyAt("arguments")
 		l.checkJSONSize("arguments", s.Arguments)
 		l.checkTruth("truth", s.Truth)
 		l.checkOutputSchema("output_schema", s.OutputSchema)
@@ -206,6 +220,7 @@ func (l *loader) checkTools(s *Scenario) {
 		t := &s.Tools[i]
 		p := fmt.Sprintf("tools[%d]", i)
 		t.Line, t.axis = l.line(p), true
+		t.at, t.argsAt = l.keyAt(l.namePath(p)), l.keyAt(p+".arguments")
 		if strings.TrimSpace(t.Name) == "" {
 			l.errorf(l.namePath(p), "name the tool")
 		} else if j, dup := seen[t.Name]; dup {
@@ -410,6 +425,11 @@ func (l *loader) checkTransports(s *Scenario) {
 // checkHTTPFaults marks the faults of the HTTP exchange, whose cells are on http alone, and
 // refuses one in a scenario with no http cell.
 func (l *loader) checkHTTPFaults(s *Scenario) {
+	if l.known.NeedsSchema != nil {
+		for i := range s.Faults {
+			s.Faults[i].needsSchema = l.known.NeedsSchema(s.Faults[i].Name)
+		}
+	}
 	if l.known.HTTPOnly == nil {
 		return
 	}

@@ -8,24 +8,31 @@ import (
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // loadRecordings reads the transcripts of the sweep in dir for toolscore run --replay, which
 // must be a sweep of the same scenario: its runs are matched by cell. It returns the sweep's
-// shard too ("" for the whole matrix).
-func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, string, error) {
+// shard too ("" for the whole matrix). The cells the sweep found not applicable (its preflight
+// saw no outputSchema) leave sc's matrix as they left the sweep's, and are returned.
+func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, string, []tally.NotApplicable, error) {
 	res, err := outdir.ReadResults(outdir.Results(dir))
 	if err != nil {
-		return nil, "", fmt.Errorf("--replay: %w", err)
+		return nil, "", nil, fmt.Errorf("--replay: %w", err)
 	}
 	if res.Scenario != sc.Name {
-		return nil, "", fmt.Errorf("--replay: %s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
+		return nil, "", nil, fmt.Errorf("--replay: %s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
 	}
 	r, err := runner.LoadRecordings(dir)
 	if err != nil {
-		return nil, "", fmt.Errorf("--replay: %w", err)
+		return nil, "", nil, fmt.Errorf("--replay: %w", err)
 	}
-	return r, res.Shard, nil
+	var tools []string
+	for _, n := range res.NotApplicable {
+		tools = append(tools, n.Tool)
+	}
+	sc.SetNoSchema(tools)
+	return r, res.Shard, res.NotApplicable, nil
 }
 
 // replayArgs are a's sweep with what a flag does not narrow taken from the recorded sweep: its

@@ -30,7 +30,7 @@ func TestReplayArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, shard, err := loadRecordings(dir, sc)
+	r, shard, _, err := loadRecordings(dir, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,7 +94,7 @@ func Load(path string) (*scenario.Scenario, error) {
 			return nil, err
 		}
 	}
-	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
+	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, NeedsSchema: fault.NeedsSchema, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
 }
 
 // PrintLoadError prints why a manifest did not load, as toolscore run does: manifest errors one
@@ -139,12 +141,13 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return nil, out, err
 	}
 	var recordings *runner.Recordings
+	var skipped []tally.NotApplicable // the cells not applicable, which leave the matrix
 	if a.Replay != "" {
-		r, shard, err := loadRecordings(a.Replay, sc)
+		r, shard, na, err := loadRecordings(a.Replay, sc)
 		if err != nil {
 			return fail(err)
 		}
-		recordings, a = r, replayArgs(a, sc, r, shard)
+		recordings, a, skipped = r, replayArgs(a, sc, r, shard), na
 	}
 	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
 		return fail(err)
@@ -171,11 +174,6 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if err := checkSweepSize(sc, shard, shards, cmp.Or(a.MaxRuns, DefaultMaxRuns)); err != nil {
 		return fail(err)
 	}
-	owner, err := planShard(a, sc, shards)
-	if err != nil {
-		return fail(err)
-	}
-	a.owner = owner
 	par := a.Parallel
 	if par == 0 {
 		par = sc.Parallel
@@ -212,12 +210,28 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
+	// Before any run: the server starts, and lists the tools the scenario calls (a replay's
+	// recordings stand in for it, checked below).
+	if recordings == nil {
+		if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
+			return fail(err)
+		}
+		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth}, secrets, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		skipped = notApplicable(sc, noSchema, stderr)
+	}
+	// The plan is of the matrix the preflight left: the cells not applicable are not in it.
+	owner, err := planShard(a, sc, shards)
+	if err != nil {
+		return fail(err)
+	}
+	a.owner = owner
 	if recordings != nil {
 		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards, Owner: owner}); err != nil {
 			return fail(err)
 		}
-	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
-		return fail(err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
@@ -260,6 +274,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if res == nil {
 		return fail(err) // the output directory could not be made: nothing ran
 	}
+	res.NotApplicable = skipped
 	// What ran is reported and checked whatever could be written of it; an output that could
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
 	werr := errors.Join(err, outdir.Write(out, res))
@@ -279,6 +294,10 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	case res.Interrupted:
 		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
+	case cells == 0:
+		err := fmt.Errorf("no cell ran: no client of the scenario can run here (%s)", unavailableReasons(unavailable))
+		fmt.Fprintln(stderr, "toolscore run:", err)
+		return res, out, exitcode.UsageError(err)
 	case unmet:
 		_, missed, open := tally.Count(res.Expectations)
 		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
@@ -288,6 +307,15 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return res, out, exitcode.UsageError(err)
 	}
 	return res, out, nil
+}
+
+// unavailableReasons says why each client cannot run, one after another.
+func unavailableReasons(unavailable map[string]string) string {
+	var why []string
+	for _, c := range slices.Sorted(maps.Keys(unavailable)) {
+		why = append(why, c+": "+report.Plain(unavailable[c]))
+	}
+	return strings.Join(why, "; ")
 }
 
 // serverExits says on stderr how many runs the server failed (it exited before answering the
@@ -340,7 +368,24 @@ func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
 	default:
 		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
 	}
-	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with --clients, --faults, --schema, --protocols, --runs or --shard, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, max(planned, cells))
+	narrow := "--clients, --faults, --schema, --protocols, --runs or --shard"
+	if tools := sc.Calls(); len(tools) > 1 {
+		// Each tool multiplies the matrix: a starter of a many-tool server is narrowed by tool first.
+		narrow = fmt.Sprintf("--tools NAME,... (the scenario calls %d tools: %s), ", len(tools), report.Plain(toolList(tools))) + narrow
+	}
+	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with %s, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, narrow, max(planned, cells))
+}
+
+// toolList names the first few tools, and how many more there are.
+func toolList(tools []scenario.Tool) string {
+	var names []string
+	for i, t := range tools {
+		if i == 5 {
+			return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(tools)-5)
+		}
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // planShard is the planned split of --shard-by (nil for none): recorded by a resumed sweep, or

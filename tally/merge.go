@@ -3,6 +3,7 @@ package tally
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +87,11 @@ func Merge(rs ...*Results) (*Results, error) {
 			if !unavailable[u] {
 				unavailable[u] = true
 				m.Unavailable = append(m.Unavailable, u)
+			}
+		}
+		for _, n := range r.NotApplicable {
+			if !slices.ContainsFunc(m.NotApplicable, func(o NotApplicable) bool { return o.Tool == n.Tool }) {
+				m.NotApplicable = append(m.NotApplicable, n)
 			}
 		}
 	}

@@ -26,6 +26,9 @@ type Results struct {
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// Unavailable lists clients that could not run at all, with the reason.
 	Unavailable []Unavailable `json:"unavailable,omitempty"`
+	// NotApplicable lists the tools whose cells of some faults were left out of the matrix: the
+	// faults break the result against an outputSchema, and the tool has none.
+	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
 }
 
 // Cell is one client × fault × schema mode × protocol × transport, with its outcome counts.
@@ -165,6 +168,13 @@ func Count(es []Expectation) (held, unmet, unchecked int) {
 		}
 	}
 	return held, unmet, unchecked
+}
+
+// NotApplicable is a tool whose cells of Faults are not in the matrix, not run, and why.
+type NotApplicable struct {
+	Tool   string   `json:"tool"`
+	Faults []string `json:"faults"`
+	Reason string   `json:"reason"`
 }
 
 // Unavailable is a client that could not run, and why.

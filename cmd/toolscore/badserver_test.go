@@ -24,6 +24,9 @@ func badServer(mode string, args []string) int {
 	answerInit := func(id json.RawMessage) {
 		send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bad","version":"1"}}}`)
 	}
+	if mode == "toolbox" || mode == "toolbox-env" {
+		return toolbox(mode == "toolbox-env")
+	}
 	if mode == "ledger-upto" {
 		return oldLedger(args[0])
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,12 +31,35 @@ const initTimeout = 60 * time.Second
 func initCmd(ctx context.Context, args []string) error {
 	fls := flag.NewFlagSet("init", flag.ContinueOnError)
 	fls.Usage = func() {
-		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME] (--builtin ledger | --url URL [--header Authorization=ENVVAR] | [--image NAME[:TAG]] -- CMD [ARGS...])\n\nStarts the MCP server (in a container of its image, beside a cell, as a run would; or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments, the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
+		fmt.Fprintln(fls.Output(), "usage: toolscore init [--out FILE] [--tool NAME | --tools NAME,...] [--env NAME]... (--builtin ledger | --url URL [--header Authorization=ENVVAR] | [--image NAME[:TAG]] -- CMD [ARGS...])\n\nStarts the MCP server (in a container of its image, beside a cell, as a run would; or connects to it by URL), lists its tools and writes a commented starter manifest: the tool to\ncall with its required arguments (every tool of a server that lists at most "+strconv.Itoa(scenario.StarterMaxTools)+", else one,\nthe others listed in comments), the default faults, schema modes and clients. Values it\ncannot fill in say "+scenario.Placeholder+", and the manifest does not run until they are filled.\n\nflags:")
 		fls.PrintDefaults()
 	}
 	out := fls.String("out", "scenario.yaml", "where to write the manifest (- for stdout); an existing file is never overwritten")
 	var st scenario.Starter
 	fls.StringVar(&st.Tool, "tool", "", "the tool to call (default: the first that publishes an output schema, else the first)")
+	fls.Func("tools", "the tools to call, comma-separated `NAME,...`, each a dimension of the matrix (default: every tool of a server that lists at most "+strconv.Itoa(scenario.StarterMaxTools)+")", func(s string) error {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				st.Calls = append(st.Calls, n)
+			}
+		}
+		return nil
+	})
+	var pass []string
+	fls.Func("env", "give the server the variable `NAME` of toolscore's environment (repeatable); the manifest reads it at run time (server.env NAME: {from_env: NAME}), its value never written", func(name string) error {
+		if !scenario.EnvName(name) {
+			return fmt.Errorf("%q is not an environment variable name", name)
+		}
+		if _, set := os.LookupEnv(name); !set {
+			return fmt.Errorf("%s is not set in toolscore's environment, where the server would get it from", name)
+		}
+		if st.Server.Env == nil {
+			st.Server.Env = map[string]scenario.EnvValue{}
+		}
+		st.Server.Env[name] = scenario.EnvValue{FromEnv: name}
+		pass = append(pass, name)
+		return nil
+	})
 	builtin := fls.String("builtin", "", "a server built into toolscore (ledger) instead of CMD")
 	endpoint := fls.String("url", "", "the streamable HTTP endpoint `URL` of a running server instead of CMD")
 	image := fls.String("image", "", "run CMD in a container of the image `NAME[:TAG]`, as a run of a server image does (docker backend)")
@@ -71,6 +95,10 @@ func initCmd(ctx context.Context, args []string) error {
 		return fail("name one server: --builtin, --url or a server command after --")
 	case header != nil && *endpoint == "":
 		return fail("--header goes with --url")
+	case len(pass) > 0 && *endpoint != "":
+		return fail("--env gives a variable to a server toolscore starts; a url server runs elsewhere (--header sends it Authorization)")
+	case st.Tool != "" && len(st.Calls) > 0:
+		return fail("--tool or --tools, not both")
 	case *image != "" && (*builtin != "" || *endpoint != "" || fls.NArg() == 0):
 		return fail("--image needs the server's command after -- (the image's entrypoint is not read), and no --builtin or --url")
 	case *endpoint != "":
@@ -112,13 +140,17 @@ func initCmd(ctx context.Context, args []string) error {
 	switch {
 	case *image != "":
 		st.Server.Image = *image
-		listed, err = listInImage(ctx, *image, command)
+		listed, err = listInImage(ctx, *image, command, passed(pass))
 	case st.Server.URL != "":
 		listed, err = listTools(lctx, &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true})
 		err = wrapIf(err, "the server at %s: %w", st.Server.URL)
 	default:
-		listed, err = listTools(lctx, commandTransport(lctx, command))
+		listed, err = listTools(lctx, commandTransport(lctx, command, passed(pass)))
 		err = wrapIf(err, "the server %q: %w", command)
+		if err != nil && !*listJSON {
+			// Its stderr, above, says why; a variable it needs is the usual reason.
+			err = fmt.Errorf("%w\nif the server needs a variable of your environment, name it: toolscore init --env NAME (the manifest then reads it with from_env)", err)
+		}
 	}
 	if err != nil {
 		return fail("%v", err)
@@ -155,11 +187,22 @@ func initCmd(ctx context.Context, args []string) error {
 	return nil
 }
 
+// passed is NAME=value of each variable --env names, from toolscore's environment.
+func passed(names []string) []string {
+	var env []string
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			env = append(env, n+"="+v)
+		}
+	}
+	return env
+}
+
 // commandTransport starts the server command on stdio, as a run would: with the run's
-// allowlisted environment only.
-func commandTransport(ctx context.Context, command []string) mcp.Transport {
+// allowlisted environment and the variables of env only.
+func commandTransport(ctx context.Context, command, env []string) mcp.Transport {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
-	cmd.Env = runenv.Allowed(os.Environ())
+	cmd.Env = append(runenv.Allowed(os.Environ()), env...)
 	cmd.Stderr = os.Stderr
 	return &mcp.CommandTransport{Command: cmd}
 }
@@ -192,13 +235,13 @@ func wrapIf(err error, format string, what any) error {
 
 // listInImage lists the tools of a server that runs in a container of image, as a run reaches
 // it: the cell beside it runs init --json against the bridge, and its output is read back.
-func listInImage(ctx context.Context, image string, command []string) (listing, error) {
+func listInImage(ctx context.Context, image string, command, env []string) (listing, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return listing{}, fmt.Errorf("finding toolscore's own binary: %w", err)
 	}
 	inner := []string{backend.CellBinary, "init", "--json", "--", backend.CellBinary, "connect", backend.ServerAddr}
-	out, err := runner.BesideImageServer(ctx, self, image, command, inner, initTimeout, os.Stderr)
+	out, err := runner.BesideImageServer(ctx, self, image, command, env, inner, initTimeout, os.Stderr)
 	if err != nil {
 		return listing{}, fmt.Errorf("the server %q in %s: %w", command, image, err)
 	}

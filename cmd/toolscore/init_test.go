@@ -61,15 +61,26 @@ func TestInitLedger(t *testing.T) {
 	}
 }
 
-// TestInitThirdParty writes starters for a real server from npm: by default every tool, under
-// tools:, which loads once its placeholders are filled; for one tool that publishes no output
-// schema, the note, the schema faults left out, and the hidden mode alone. Filled in, it runs.
+// TestInitThirdParty writes starters for a real server from npm (14 tools): by default one, the
+// first that publishes an output schema, the others in comments (issue 39, item 7); with --tools,
+// those named under tools:, which loads once its placeholders are filled; for one tool that
+// publishes no output schema, the note, the schema faults left out, and the hidden mode alone.
+// Filled in, it runs.
 func TestInitThirdParty(t *testing.T) {
 	server := everythingServer(t)
 	dir := t.TempDir()
 	stdout, stderr, code := toolscore(t, dir, "init", "--out", "-", "--", "node", server, "stdio")
 	if code != 0 {
 		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	for _, want := range []string{"\ntool: get-structured-content\n", "# echo (no output schema): Echoes back the input string", "schema_modes: [hidden, published]"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the default starter lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, code = toolscore(t, dir, "init", "--out", "-", "--tools", "get-structured-content,echo", "--", "node", server, "stdio")
+	if code != 0 {
+		t.Fatalf("init --tools exited %d: %s", code, stderr)
 	}
 	for _, want := range []string{"  - name: get-structured-content\n    # Publishes an output schema.", "  - name: echo\n    # No output schema.", "schema_modes: [hidden, published]"} {
 		if !strings.Contains(stdout, want) {
@@ -78,7 +89,7 @@ func TestInitThirdParty(t *testing.T) {
 	}
 	every := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(stdout, "1")
 	if _, err := scenario.Load("every.yaml", []byte(every), scenario.Known{}); err != nil {
-		t.Errorf("the starter with every tool does not load once filled: %v\n%s", err, every)
+		t.Errorf("the starter with two tools does not load once filled: %v\n%s", err, every)
 	}
 	_, stderr, code = toolscore(t, dir, "init", "--tool", "echo", "--", "node", server, "stdio")
 	if code != 0 {
@@ -181,5 +192,66 @@ func TestInitURL(t *testing.T) {
 		if c.Transport != "http" || c.Counts() != "passed 1/1" {
 			t.Errorf("raw %s %s on %s: %s; want passed 1/1 on http", c.Fault, c.Schema, c.Transport, c.Counts())
 		}
+	}
+}
+
+// TestInitManyTools writes starters for the toolbox server (five tools, more than a starter
+// calls by default; issue 39, item 7): one tool by default, the others in comments, each a
+// --tools away; --tools writes a tools: list of those named; --env passes a variable the server
+// needs and the manifest reads it with from_env, its value never written. A sweep over the
+// limit then suggests --tools.
+func TestInitManyTools(t *testing.T) {
+	dir := t.TempDir()
+	server := []string{"--", os.Args[0], "badserver", "toolbox"}
+	stdout, stderr, code := toolscore(t, dir, append([]string{"init", "--out", "-"}, server...)...)
+	if code != 0 {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	for _, want := range []string{"\ntool: get-sum\n", "# The server's other tools (toolscore init --tools A,B writes a tools: list", "# zecho (no output schema): Echoes message."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the default starter lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "\ntools:") {
+		t.Errorf("the default starter of a five-tool server calls every tool:\n%s", stdout)
+	}
+	stdout, stderr, code = toolscore(t, dir, append([]string{"init", "--out", "-", "--tools", "zecho,get-sum"}, server...)...)
+	if code != 0 {
+		t.Fatalf("init --tools exited %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "tools:\n  - name: zecho\n") || !strings.Contains(stdout, "\n  - name: get-sum\n") || strings.Contains(stdout, "name: time_now") {
+		t.Errorf("init --tools zecho,get-sum:\n%s", stdout)
+	}
+	filled := filepath.Join(dir, "two.yaml")
+	writeFile(t, filled, regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(stdout, "1"))
+	_, stderr, code = toolscore(t, dir, "run", filled, "--backend", "local", "--max-runs", "10")
+	if want := "narrow it with --tools NAME,... (the scenario calls 2 tools: zecho, get-sum), --clients"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("the sweep over the limit exited %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+
+	// A server that needs a variable: refused without it, named with --env.
+	envServer := []string{"--", os.Args[0], "badserver", "toolbox-env"}
+	_, stderr, code = toolscore(t, dir, append([]string{"init", "--out", "-"}, envServer...)...)
+	if code != 2 || !strings.Contains(stderr, "Error: TOOLBOX_TOKEN environment variable is not set") || !strings.Contains(stderr, "toolscore init --env NAME") {
+		t.Errorf("init of a server missing its variable exited %d, want 2, its stderr and the --env hint:\n%s", code, stderr)
+	}
+	if _, stderr, code = toolscore(t, dir, append([]string{"init", "--env", "TOOLBOX_TOKEN"}, envServer...)...); code != 2 || !strings.Contains(stderr, "TOOLBOX_TOKEN is not set in toolscore's environment") {
+		t.Errorf("init --env of an unset variable exited %d, want 2:\n%s", code, stderr)
+	}
+	const secret = "tok-8f3a1c"
+	t.Setenv(toolboxTokenEnv, secret)
+	if _, stderr, code = toolscore(t, dir, append([]string{"init", "--env", "TOOLBOX_TOKEN", "--out", "env.yaml"}, envServer...)...); code != 0 {
+		t.Fatalf("init --env exited %d: %s", code, stderr)
+	}
+	text := readFile(t, filepath.Join(dir, "env.yaml"))
+	if !strings.Contains(text, "  env:\n    TOOLBOX_TOKEN: {from_env: TOOLBOX_TOKEN}\n") || strings.Contains(text, secret) {
+		t.Errorf("the starter of init --env:\n%s", text)
+	}
+	sc, err := scenario.Load("env.yaml", []byte(regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "1")), scenario.Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env, _, err := sc.ServerEnv(os.LookupEnv); err != nil || len(env) != 1 || env[0] != "TOOLBOX_TOKEN="+secret {
+		t.Errorf("the starter's server env: %v, %v", env, err)
 	}
 }

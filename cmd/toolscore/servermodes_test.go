@@ -64,12 +64,9 @@ var serverModes = []struct {
 		"mcp-go/call": {"passed", ""},
 	}, "", 0},
 	// A server that exits before the handshake is the server's failure, the same for every
-	// client whatever it did with the EOF; measuring nothing, the sweep is a setup error.
-	{"exit-at-once", map[string]serverModeCase{
-		"raw":         {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-		"go-sdk/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-		"mcp-go/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-	}, "", 2},
+	// client: the preflight refuses the sweep once, before any run (issue 39, item 7d); a
+	// server that exits in runs alone is graded server-exited (internal/grade's tests).
+	{"exit-at-once", nil, "", 2},
 	// A helper holding the server's stdout after the server answered and exited: every client
 	// has its answer, and the run ends once the client closes its end (it was hung, waiting for
 	// an EOF that never came).
@@ -102,8 +99,9 @@ func TestServerModes(t *testing.T) {
 			if code != m.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, m.code, stderr)
 			}
-			if m.code == 2 && !strings.Contains(stderr, "toolscore run: the server exited before answering the handshake in every run") {
-				t.Errorf("the sweep does not say why it failed:\n%s", stderr)
+			if m.code == 2 {
+				refusedBeforeRuns(t, stderr, out)
+				return
 			}
 			recs := runRecords(t, out)
 			for client, want := range m.want {
@@ -117,6 +115,23 @@ func TestServerModes(t *testing.T) {
 				checkServerModeRun(t, client, m.mode, m.event, filepath.Join(out, r.Tee))
 			}
 		})
+	}
+}
+
+// refusedBeforeRuns checks that the sweep of the exit-at-once server was refused by the
+// preflight, quoting the server, and ran nothing.
+func refusedBeforeRuns(t *testing.T, stderr, out string) {
+	t.Helper()
+	for _, want := range []string{
+		"toolscore run: the server exited with status 0 before answering initialize when toolscore started it once before the sweep",
+		"it said: hostile: exit-at-once: exiting before the handshake",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the sweep does not say why it failed (%q):\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.jsonl")); err == nil {
+		t.Errorf("the refused sweep ran cells")
 	}
 }
 
@@ -236,12 +251,8 @@ func TestServerModesOnDocker(t *testing.T) {
 		{"banner", "raw, ts-sdk/call, python-sdk/call, claude-code", 0, map[string]serverModeCase{
 			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""}, "python-sdk/call": {"passed", ""}, "claude-code": {"passed", ""},
 		}},
-		{"exit-at-once", "raw, ts-sdk/call, python-sdk/call, claude-code", 2, map[string]serverModeCase{
-			"claude-code":     {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-			"raw":             {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-			"ts-sdk/call":     {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-			"python-sdk/call": {"server-exited", "the server exited with status 0 before answering initialize; its last stderr: hostile: exit-at-once: exiting before the handshake"},
-		}},
+		// Refused by the preflight, in the first client's cell, before any run.
+		{"exit-at-once", "raw, ts-sdk/call, python-sdk/call, claude-code", 2, nil},
 		{"setsid-helper", "raw, ts-sdk/call", 0, map[string]serverModeCase{
 			"raw": {"passed", ""}, "ts-sdk/call": {"passed", ""},
 		}},
@@ -256,6 +267,10 @@ func TestServerModesOnDocker(t *testing.T) {
 			code, _, stderr := runStatic(t, serverModeManifest(t, c.mode, c.clients), "--backend", "docker", "--parallel", "3", "--out", out)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, c.code, stderr)
+			}
+			if c.code == 2 {
+				refusedBeforeRuns(t, stderr, out)
+				return
 			}
 			recs := runRecords(t, out)
 			for client, want := range c.want {

@@ -106,6 +106,7 @@ func TestTestReportsOfASweep(t *testing.T) {
 server:
   builtin: ledger
 tool: get_account_balance
+arguments: {account_id: ACC-4471}
 faults: [clean, rpc-error, type-swap]
 schema_modes: [hidden, published]
 clients: [raw, go-sdk/call]

@@ -94,8 +94,8 @@ const maxBesideOutput = 16 << 20
 // BesideImageServer runs command in a cell beside a server container of the image ref running
 // server, as a run of an image server does (the image with the static binary self layered on,
 // the bridge on the loopback they share, both hardened, labelled and removed), and returns the
-// cell's stdout, its stderr written to log. The cell runs in the server's own image, which holds the binary.
-func BesideImageServer(ctx context.Context, self, ref string, server, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
+// cell's stdout, its stderr written to log. env are the server's variables. The cell runs in the server's own image, which holds the binary.
+func BesideImageServer(ctx context.Context, self, ref string, server, env, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
 	bin, err := backend.StaticBinary(self)
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func BesideImageServer(ctx context.Context, self, ref string, server, command []
 	}
 	defer os.RemoveAll(dir)
 	r := d.Run(ctx, backend.Spec{Dir: dir, Client: "init", Cell: "init", Run: 1, Command: command, Timeout: timeout,
-		Server: &backend.ServerSpec{Command: server}})
+		Server: &backend.ServerSpec{Command: server, Env: env}})
 	// The cell's stderr holds the server's, as a server command's goes to init's own stderr.
 	_, _ = log.Write(r.Stderr)
 	var out []byte
