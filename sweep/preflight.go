@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
@@ -313,37 +313,9 @@ func serverStderr(entries []proxy.Entry) []string {
 	return lines
 }
 
-// noise are the lines a package runner prints around a server's own, which explain nothing.
-var noise = regexp.MustCompile(`(?i)^(npm (notice|warn)|npm WARN|npm http|\s*at |node:internal|Node\.js v)`)
-
-// explains are the words of a line that says why a program stopped.
-var explains = regexp.MustCompile(`(?i)(error|not set|missing|required|must|cannot|can't|could not|not found|no such|denied|invalid|fail|undefined|unset)`)
-
-// explaining is the line of a server's stderr that says why it exited: the last one that reads
-// like a reason, else the last that is not a package runner's notice, else the last.
+// explaining is the line of a server's stderr that says why it exited (proc.Explaining).
 func explaining(lines []string) string {
-	last, plain := "", ""
-	for _, l := range slices.Backward(lines) {
-		if l = strings.TrimSpace(l); l == "" {
-			continue
-		}
-		if last == "" {
-			last = l
-		}
-		if noise.MatchString(l) {
-			continue
-		}
-		if plain == "" {
-			plain = l
-		}
-		if explains.MatchString(l) {
-			return cut(l)
-		}
-	}
-	if plain != "" {
-		return cut(plain)
-	}
-	return cut(last)
+	return proc.Explaining(strings.Join(lines, "\n"), 300)
 }
 
 // cut keeps a line of a server's short enough for an error message.

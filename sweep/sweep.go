@@ -216,7 +216,8 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
 			return fail(err)
 		}
-		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth}, secrets, stderr)
+		// It fills the server's package cache, which the runs then share.
+		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth, ServerCache: serverCache(be, sc)}, secrets, stderr)
 		if err != nil {
 			return fail(err)
 		}
@@ -259,9 +260,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		Shard: shard, Shards: shards, Owner: owner, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
 		Adapters: choice.Adapters, Installed: choice.Installed, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
 	}
-	if be.Name() == "local" {
-		o.ServerCache = runner.ServerCache(sc)
-	}
+	o.ServerCache = serverCache(be, sc)
 	if resume {
 		if _, err := o.CheckResume(); err != nil {
 			return fail(exitcode.UsageError(err))
@@ -436,4 +435,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// serverCache is the package cache a command server's runs share on the local backend, where
+// they have the network to fill it; a docker cell has none (server.install fills its image).
+func serverCache(be runner.Backend, sc *scenario.Scenario) string {
+	if be.Name() != "local" {
+		return ""
+	}
+	return runner.ServerCache(sc)
 }

@@ -6,11 +6,11 @@ import (
 )
 
 // failing matches a line that reads as the reason a process failed.
-var failing = regexp.MustCompile(`(?i)(error|\berr!|\bfatal\b|exception|traceback|\bpanic\b|not found|no such|cannot|can't|could ?n[o']t|\bfailed\b|\bfailure\b|denied|missing|\brequired\b|\bunable\b|\binvalid\b|refused|\bENOENT\b)`)
+var failing = regexp.MustCompile(`(?i)(error|\berr!|\bfatal\b|exception|traceback|\bpanic\b|not found|no such|not set|\bunset\b|undefined|cannot|can't|could ?n[o']t|\bfail|denied|missing|\brequired\b|\bmust\b|\bunable\b|\binvalid\b|refused|\bENOENT\b)`)
 
-// notice matches what package managers print after the failure that explains nothing: npm's
-// update nag and warnings, its timing and log-file lines.
-var notice = regexp.MustCompile(`(?i)^(npm (notice|warn|http|timing|verb)\b|npm err! (a complete log|log files? (was|were) written)|\s*$)`)
+// notice matches what is printed around the failure that explains nothing: npm's update nag
+// and warnings, its timing and log-file lines, and a stack's frames.
+var notice = regexp.MustCompile(`(?i)^(npm (notice|warn|http|timing|verb)\b|npm err! (a complete log|log files? (was|were) written)|at |node:internal|node\.js v|\s*$)`)
 
 // Explaining picks, of what a process wrote on stderr, the line that most likely says why it
 // failed, at most max bytes: the last that reads as an error, since the last line is often a
