@@ -438,6 +438,10 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	}
 	if fault.UsesSchema(p.cfg.Fault) {
 		fc.Schema, fc.SchemaFrom = p.faultSchema(ctx, c.tool)
+		if why := schemaTooLarge(fc.Schema); why != "" {
+			rec.Note = fmt.Sprintf("the fault could not be applied, the server's answer was sent: the outputSchema of %s it picks from (%s) is too large for the proxy to work on: %s", c.tool, fc.SchemaFrom, why)
+			return nil
+		}
 	}
 	if p.cfg.Fetch != nil {
 		fc.Fetch = func(ctx context.Context, args json.RawMessage) (map[string]any, error) {
