@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // This file is what the schema faults (drop-required, type-swap) read from a tool's outputSchema:
@@ -27,11 +28,15 @@ const maxVisits = 10000
 // followed recursively. A $ref it cannot follow (a network one, a broken pointer) adds nothing.
 func parts(root, node map[string]any) []map[string]any {
 	var out []map[string]any
+	// seen holds the maps walked, by identity: a cycle of $refs comes back to one of them, and a
+	// long allOf costs one look-up a member, not a scan of all before it.
+	seen := map[unsafe.Pointer]bool{}
 	var walk func(n map[string]any, depth int)
 	walk = func(n map[string]any, depth int) {
-		if n == nil || depth > maxRefs || slices.ContainsFunc(out, func(m map[string]any) bool { return sameMap(m, n) }) {
+		if n == nil || depth > maxRefs || seen[reflect.ValueOf(n).UnsafePointer()] {
 			return
 		}
+		seen[reflect.ValueOf(n).UnsafePointer()] = true
 		out = append(out, n)
 		if ref, ok := n["$ref"].(string); ok {
 			walk(pointer(root, ref), depth+1)
@@ -44,12 +49,6 @@ func parts(root, node map[string]any) []map[string]any {
 	}
 	walk(node, 0)
 	return out
-}
-
-// sameMap says whether a and b are the same map (not equal ones): a cycle of $refs comes back
-// to a map already walked.
-func sameMap(a, b map[string]any) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // pointer resolves a local $ref, a URI fragment holding a JSON pointer, against root; nil when

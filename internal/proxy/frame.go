@@ -44,6 +44,39 @@ func (l *lineReader) next() ([]byte, error) {
 	return finish(append(frame, chunk...), err)
 }
 
+// nextUpTo is next for a line of at most limit bytes; of a longer one it returns the first
+// limit bytes or a little more, with cut true, and piece reads the rest.
+func (l *lineReader) nextUpTo(limit int) (line []byte, cut bool, err error) {
+	chunk, err := l.r.ReadSlice('\n')
+	var parts [][]byte
+	total := 0
+	for errors.Is(err, bufio.ErrBufferFull) && total+len(chunk) <= limit {
+		parts = append(parts, bytes.Clone(chunk))
+		total += len(chunk)
+		chunk, err = l.r.ReadSlice('\n')
+	}
+	long := errors.Is(err, bufio.ErrBufferFull)
+	if long {
+		err = nil
+	}
+	line = make([]byte, 0, total+len(chunk))
+	for _, p := range parts {
+		line = append(line, p...)
+	}
+	line, err = finish(append(line, chunk...), err)
+	return line, long || len(line) > limit, err
+}
+
+// piece returns the stream's next bytes up to a newline (included), no more than the reader's
+// buffer: a long line comes in several pieces.
+func (l *lineReader) piece() ([]byte, error) {
+	chunk, err := l.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		err = nil
+	}
+	return finish(bytes.Clone(chunk), err)
+}
+
 func finish(frame []byte, err error) ([]byte, error) {
 	if err == io.EOF && len(frame) > 0 {
 		return frame, nil

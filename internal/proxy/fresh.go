@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os/exec"
+	"strings"
 
 	"github.com/toolscore/toolscore/internal/proc"
 )
@@ -141,7 +143,7 @@ func (s *freshHTTP) post(msg any) (*http.Response, error) {
 	s.headers(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := lookupClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("asking the server: %w", err)
 	}
@@ -232,7 +234,31 @@ func (s *freshHTTP) close() {
 		return
 	}
 	s.headers(req)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	if resp, err := lookupClient.Do(req); err == nil {
 		resp.Body.Close()
 	}
+}
+
+// lookupClient asks the proxy's own questions of an HTTP server. It follows a redirect only
+// within the origin it was sent to: the headers it carries (--header, a credential) never go to
+// another scheme, host or port, whatever the server answers.
+var lookupClient = &http.Client{CheckRedirect: sameOrigin}
+
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after %d redirects", len(via))
+	}
+	if from := via[0].URL; origin(req.URL) != origin(from) {
+		return fmt.Errorf("the server redirected to another origin (%s, from %s): not followed, so the proxy's headers are not sent there", origin(req.URL), origin(from))
+	}
+	return nil
+}
+
+// origin is a URL's scheme, host and port, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }

@@ -157,52 +157,24 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case encoded:
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
-	case ct == "application/json" && ex.notice != nil:
-		// The proxy's own message goes before the answer: the one body becomes an SSE stream
-		// of both, which every client accepts on a POST.
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
-			return fmt.Errorf("reading the server's answer: %w", err)
-		}
-		var flat bytes.Buffer
-		if json.Compact(&flat, body) != nil {
-			flat.Reset()
-			flat.Write(bytes.ReplaceAll(bytes.TrimSpace(body), []byte("\n"), []byte(" ")))
-		}
-		stream := bytes.NewReader([]byte("event: message\ndata: " + flat.String() + "\n\n"))
-		resp.Header.Set("Content-Type", "text/event-stream")
-		resp.Header.Del("Content-Length")
-		resp.ContentLength = -1
-		facts.Header = p.maskHeader(resp.Header)
-		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: io.NopCloser(stream), lr: newLineReader(stream)}
 	case ct == "application/json":
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		// Read up to the cap: a larger body is passed on as it comes.
+		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(p.maxMessage())+1))
 		if err != nil {
+			resp.Body.Close()
 			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
 			return fmt.Errorf("reading the server's answer: %w", err)
 		}
-		if len(bytes.TrimSpace(body)) == 0 {
-			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
-			resp.Body = io.NopCloser(bytes.NewReader(body))
+		if len(body) > p.maxMessage() {
+			resp.Body = p.unreadJSON(ex, facts, body, resp.Body)
 			return nil
 		}
-		out, rec := p.answer(ctx, ex.scope, body)
-		out = sameEnding(body, out, rec)
-		rec.HTTP = facts
-		if ex.fault != nil && ex.fault.Cut {
-			rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
+		resp.Body.Close()
+		if ex.notice != nil {
+			p.withNotice(ctx, ex, facts, resp, body)
+			return nil
 		}
-		p.holdAnswer(ctx, rec)
-		p.record(rec)
-		if ctx.Err() != nil {
-			return ctx.Err() // the client left while a latency held the answer
-		}
-		resp.Body = &sentBody{Reader: bytes.NewReader(out), sent: func() { p.sent(rec) }}
-		resp.ContentLength = int64(len(out))
-		resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+		return p.jsonAnswer(ctx, ex, facts, resp, body)
 	case ct == "text/event-stream":
 		// A rewritten event changes the body's length, which is not known before it streams.
 		resp.Header.Del("Content-Length")
@@ -211,6 +183,46 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	default:
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
 	}
+	return nil
+}
+
+// withNotice puts the proxy's own message before the answer in body: the one body becomes an
+// SSE stream of both, which every client accepts on a POST.
+func (p *Proxy) withNotice(ctx context.Context, ex *exchange, facts *HTTPFacts, resp *http.Response, body []byte) {
+	var flat bytes.Buffer
+	if json.Compact(&flat, body) != nil {
+		flat.Reset()
+		flat.Write(bytes.ReplaceAll(bytes.TrimSpace(body), []byte("\n"), []byte(" ")))
+	}
+	stream := bytes.NewReader([]byte("event: message\ndata: " + flat.String() + "\n\n"))
+	resp.Header.Set("Content-Type", "text/event-stream")
+	resp.Header.Del("Content-Length")
+	resp.ContentLength = -1
+	facts.Header = p.maskHeader(resp.Header)
+	resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: io.NopCloser(stream), lr: newLineReader(stream)}
+}
+
+// jsonAnswer records the JSON body of an answer and puts the proxy's rewrite in its place.
+func (p *Proxy) jsonAnswer(ctx context.Context, ex *exchange, facts *HTTPFacts, resp *http.Response, body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return nil
+	}
+	out, rec := p.answer(ctx, ex.scope, body)
+	out = sameEnding(body, out, rec)
+	rec.HTTP = facts
+	if ex.fault != nil && ex.fault.Cut {
+		rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
+	}
+	p.holdAnswer(ctx, rec)
+	p.record(rec)
+	if ctx.Err() != nil {
+		return ctx.Err() // the client left while a latency held the answer
+	}
+	resp.Body = &sentBody{Reader: bytes.NewReader(out), sent: func() { p.sent(rec) }}
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	return nil
 }
 

@@ -41,6 +41,21 @@ type Config struct {
 	// HTTP) for every tool's outputSchema, by name, for the faults that pick from it; nil when
 	// the proxy cannot ask (then the session's tools/list stands in).
 	Schemas func(ctx context.Context) (map[string]map[string]any, error)
+	// MaxMessage is the largest message from the server the proxy reads whole over HTTP (to
+	// apply the schema mode and the fault); a larger one is passed on as it comes, unread. 0 is
+	// DefaultMaxMessage.
+	MaxMessage int
+}
+
+// DefaultMaxMessage bounds what the proxy holds of one message from an HTTP server: a server
+// that streams one without end costs the proxy this much, not all it sends.
+const DefaultMaxMessage = 64 << 20
+
+func (p *Proxy) maxMessage() int {
+	if p.cfg.MaxMessage > 0 {
+		return p.cfg.MaxMessage
+	}
+	return DefaultMaxMessage
 }
 
 // Proxy holds the state of one proxied session.
@@ -438,6 +453,10 @@ func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, fra
 	}
 	if fault.UsesSchema(p.cfg.Fault) {
 		fc.Schema, fc.SchemaFrom = p.faultSchema(ctx, c.tool)
+		if why := schemaTooLarge(fc.Schema); why != "" {
+			rec.Note = fmt.Sprintf("the fault could not be applied, the server's answer was sent: the outputSchema of %s it picks from (%s) is too large for the proxy to work on: %s", c.tool, fc.SchemaFrom, why)
+			return nil
+		}
 	}
 	if p.cfg.Fetch != nil {
 		fc.Fetch = func(ctx context.Context, args json.RawMessage) (map[string]any, error) {

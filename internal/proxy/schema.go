@@ -132,6 +132,10 @@ func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, 
 		dec.UseNumber()
 		_ = dec.Decode(&schema)
 	}
+	if why := schemaTooLarge(schema); why != "" {
+		note(fmt.Sprintf("%s could not be applied to the outputSchema of %s, which went as published: it is too large for the proxy to work on: %s", p.cfg.FaultName, name, why))
+		return false
+	}
 	if schema == nil {
 		note(fmt.Sprintf("%s had nothing to change: the cell publishes no outputSchema for %s (schema mode %s)", p.cfg.FaultName, name, p.cfg.Schema))
 		return false
@@ -263,4 +267,45 @@ func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, s
 		return manifest, "the manifest's output_schema, as " + why
 	}
 	return nil, why + "; the manifest sets no output_schema"
+}
+
+// Bounds of the proxy's own work on an outputSchema: a schema fault, a fault of the listing and
+// a drift read the schema whole (its $refs and allOf parts), so one past these (a composition
+// bomb a server publishes) is not worked on, and the answer goes as the server sent it.
+const (
+	maxSchemaValues = 10000
+	maxSchemaDepth  = 64
+)
+
+// schemaTooLarge says why the proxy does not work on schema, "" when it does (nil is fine).
+func schemaTooLarge(schema map[string]any) string {
+	if schema == nil {
+		return ""
+	}
+	n := 0
+	var walk func(v any, depth int) string
+	walk = func(v any, depth int) string {
+		if n++; n > maxSchemaValues {
+			return fmt.Sprintf("it holds more than %d values", maxSchemaValues)
+		}
+		if depth > maxSchemaDepth {
+			return fmt.Sprintf("it is nested deeper than %d", maxSchemaDepth)
+		}
+		switch c := v.(type) {
+		case map[string]any:
+			for _, e := range c {
+				if why := walk(e, depth+1); why != "" {
+					return why
+				}
+			}
+		case []any:
+			for _, e := range c {
+				if why := walk(e, depth+1); why != "" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	return walk(schema, 0)
 }

@@ -24,6 +24,8 @@ type sseRelay struct {
 	idSent bool
 	// passed is the record of the last message passed on, delivered once the next read comes.
 	passed *Record
+	// pass is the event being passed on unread, over the proxy's cap; nil otherwise.
+	pass *passing
 }
 
 func (s *sseRelay) Read(b []byte) (int, error) {
@@ -39,7 +41,11 @@ func (s *sseRelay) Read(b []byte) (int, error) {
 		if s.err != nil {
 			return 0, s.err
 		}
-		s.out, s.err = s.event()
+		if s.pass != nil {
+			s.out, s.err = s.passOn()
+		} else {
+			s.out, s.err = s.event()
+		}
 	}
 	n := copy(b, s.out[0])
 	if s.out[0] = s.out[0][n:]; len(s.out[0]) == 0 {
@@ -49,6 +55,7 @@ func (s *sseRelay) Read(b []byte) (int, error) {
 }
 
 func (s *sseRelay) Close() error {
+	s.endPassing("the client was not given all of it")
 	if s.passed != nil {
 		s.p.sent(s.passed)
 		s.passed = nil
@@ -56,14 +63,17 @@ func (s *sseRelay) Close() error {
 	return s.body.Close()
 }
 
-// event reads the next event whole and returns the bytes that go to the client for it.
+// event reads the next event whole and returns the bytes that go to the client for it; of an
+// event over the proxy's cap, the bytes so far, the rest passed on by passOn.
 func (s *sseRelay) event() ([][]byte, error) {
 	var lines [][]byte
 	var data []byte
 	var id string
 	hasData := false
+	size := 0
 	for {
-		line, err := s.lr.next()
+		line, cut, err := s.lr.nextUpTo(s.p.maxMessage() - size)
+		size += len(line)
 		if len(line) > 0 {
 			lines = append(lines, line)
 			name, value := sseField(line)
@@ -81,6 +91,9 @@ func (s *sseRelay) event() ([][]byte, error) {
 				id = string(value)
 			}
 		}
+		if cut {
+			return s.startPassing(lines, data, hasData, s.eventFacts(id), err)
+		}
 		if err != nil {
 			if len(lines) > 0 {
 				s.recordEnd(id, "the server's stream ended in the middle of an event, passed as it is")
@@ -93,11 +106,7 @@ func (s *sseRelay) event() ([][]byte, error) {
 			break // the blank line that ends an event
 		}
 	}
-	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
-	if s.facts != nil {
-		facts.Status, facts.Header = s.facts.Status, s.facts.Header
-		s.facts = nil
-	}
+	facts := s.eventFacts(id)
 	if cut := s.ex.fault; cut != nil && cut.Cut && (id != "" && !cut.EventIDFirst || s.carriesCall(data)) {
 		note := "the proxy ended the stream before this event, which carries the call's response or an id to resume from: the client never got it"
 		if cut.EventIDFirst && !s.idSent {
@@ -126,6 +135,16 @@ func (s *sseRelay) event() ([][]byte, error) {
 		return lines, nil
 	}
 	return [][]byte{rebuildEvent(lines, out)}, nil
+}
+
+// eventFacts are the HTTP facts of the event with id, the response's on the first.
+func (s *sseRelay) eventFacts(id string) *HTTPFacts {
+	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
+	if s.facts != nil {
+		facts.Status, facts.Header = s.facts.Status, s.facts.Header
+		s.facts = nil
+	}
+	return facts
 }
 
 // notice passes on the proxy's own message that goes before the answer, as an event of its own,

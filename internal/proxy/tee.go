@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonstream"
 )
 
 // Directions a tee record can have.
@@ -40,6 +41,9 @@ type Record struct {
 	Detail     any                `json:"detail,omitempty"`
 	// HTTP is how the message travelled over streamable HTTP; nil on stdio.
 	HTTP *HTTPFacts `json:"http,omitempty"`
+	// Excerpt stands for a message too large for the proxy to read, passed on unread: its first
+	// bytes, size and sha256, in place of Wire.
+	Excerpt *jsonstream.Excerpt `json:"excerpt,omitempty"`
 	// hold is the schema drift the answer waits on; relist the one a tools/list answer ends.
 	hold, relist *drift
 }
@@ -158,8 +162,8 @@ func (t *Tee) encode(r *Record) {
 	if r.NotJSON {
 		w.WriteString(`,"not_json":true`)
 	}
-	if r.Match != nil || r.Fault != "" || r.Introduced != nil || r.Note != "" || r.Event != "" || r.Detail != nil || r.HTTP != nil {
-		b, err := json.Marshal(restRecord{r.Match, r.Fault, r.Introduced, r.Note, r.Event, r.Detail, r.HTTP})
+	if r.Match != nil || r.Fault != "" || r.Introduced != nil || r.Note != "" || r.Event != "" || r.Detail != nil || r.HTTP != nil || r.Excerpt != nil {
+		b, err := json.Marshal(restRecord{r.Match, r.Fault, r.Introduced, r.Note, r.Event, r.Detail, r.HTTP, r.Excerpt})
 		if err != nil {
 			b, _ = json.Marshal(map[string]string{"note": "unencodable record: " + err.Error()})
 		}
@@ -175,13 +179,14 @@ func (t *Tee) encode(r *Record) {
 
 // restRecord is a Record without the fields encode writes by hand.
 type restRecord struct {
-	Match      *Match             `json:"match,omitempty"`
-	Fault      string             `json:"fault,omitempty"`
-	Introduced []fault.Introduced `json:"introduced,omitempty"`
-	Note       string             `json:"note,omitempty"`
-	Event      string             `json:"event,omitempty"`
-	Detail     any                `json:"detail,omitempty"`
-	HTTP       *HTTPFacts         `json:"http,omitempty"`
+	Match      *Match              `json:"match,omitempty"`
+	Fault      string              `json:"fault,omitempty"`
+	Introduced []fault.Introduced  `json:"introduced,omitempty"`
+	Note       string              `json:"note,omitempty"`
+	Event      string              `json:"event,omitempty"`
+	Detail     any                 `json:"detail,omitempty"`
+	HTTP       *HTTPFacts          `json:"http,omitempty"`
+	Excerpt    *jsonstream.Excerpt `json:"excerpt,omitempty"`
 }
 
 func writeBytesField(w *bufio.Writer, name string, b []byte) {

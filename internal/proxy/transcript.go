@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/record"
@@ -168,6 +169,7 @@ func (t *reading) entry(d *jsonstream.Reader) error {
 		return err
 	}
 	whole := decodeNumbers(t.rest, &e.Record) // Wire is json:"-": left as read
+	defer t.excerpt(e)
 	if whole == nil {
 		return nil
 	}
@@ -295,10 +297,22 @@ func streamEnvelope(r io.Reader) (env envelope, ok bool) {
 	return env, true
 }
 
+// excerpt makes a record of a message the proxy passed on unread stand for it as a large one
+// does, with the envelope its first bytes show.
+func (t *reading) excerpt(e *Entry) {
+	if e.Excerpt != nil && e.Wire == nil && e.Large == nil {
+		e.Large = e.Excerpt
+		e.env, e.envOK = streamEnvelope(strings.NewReader(e.Excerpt.Prefix))
+	}
+}
+
 // OpenWire reads the message's wire bytes, from memory or, for a large one, from the file.
 func (e *Entry) OpenWire() (io.ReadCloser, error) {
 	if e.Large == nil {
 		return io.NopCloser(bytes.NewReader(e.Wire)), nil
+	}
+	if e.file == "" {
+		return nil, fmt.Errorf("a message of %d bytes the proxy passed on unread: the transcript keeps only its first bytes", e.Large.Bytes)
 	}
 	f, err := os.Open(e.file)
 	if err != nil {

@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/fault"
+)
+
+// TestHTTPMessageOverCapPassesBounded: a server answers the target call with one message far
+// past the proxy's cap (128 MiB against 1 MiB here; a server that streams one without end took
+// the proxy to 13 GB), as one SSE event of one data line or as a JSON body. The proxy must
+// hold no more than about its cap: it passes the message on as it comes, byte for byte, with
+// the fault not applied, and the transcript keeps an excerpt of it (prefix, size, sha256) and
+// says what the proxy did.
+func TestHTTPMessageOverCapPassesBounded(t *testing.T) {
+	const limit, text = 1 << 20, 128 << 20
+	for _, form := range []string{"sse", "json"} {
+		t.Run(form, func(t *testing.T) {
+			head := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`
+			tail := `"}]}}`
+			if form == "sse" {
+				head, tail = "event: message\ndata: "+head, tail+"\n\n"
+			}
+			want := sha256.New()
+			chunk := bytes.Repeat([]byte("a"), 64<<10)
+			want.Write([]byte(head))
+			for n := 0; n < text; n += len(chunk) {
+				want.Write(chunk)
+			}
+			want.Write([]byte(tail))
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if form == "sse" {
+					w.Header().Set("Content-Type", "text/event-stream")
+				} else {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				_, _ = io.WriteString(w, head)
+				for n := 0; n < text; n += len(chunk) {
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+				}
+				_, _ = io.WriteString(w, tail)
+			}))
+			defer up.Close()
+			u, _ := url.Parse(up.URL + "/mcp")
+			teePath := filepath.Join(t.TempDir(), "tee.jsonl")
+			tf, err := os.Create(teePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tf.Close()
+			tee := NewTee(tf)
+			f, _ := fault.New("error", nil)
+			p := New(Config{Fault: f, FaultName: "error", Tool: "big", Probability: 1, Schema: AsIs, MaxMessage: limit}, tee)
+			front := httptest.NewServer(p.Handler(Upstream{URL: u}))
+			defer front.Close()
+
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			base := ms.HeapAlloc
+			req, _ := http.NewRequest(http.MethodPost, front.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sha256.New()
+			buf := make([]byte, 1<<20)
+			var n, peak uint64
+			for i := 0; ; i++ {
+				m, err := resp.Body.Read(buf)
+				got.Write(buf[:m])
+				n += uint64(m)
+				if i%8 == 0 {
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapAlloc)
+				}
+				if err != nil {
+					break
+				}
+			}
+			resp.Body.Close()
+			front.Close()
+			if err := tee.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+				t.Errorf("the client got %d bytes that are not the server's %d", n, len(head)+text+len(tail))
+			}
+			if grown := int64(peak) - int64(base); grown > 32<<20 {
+				t.Errorf("the heap grew by %d MiB while a %d MiB message went through, with a cap of %d MiB: not bounded", grown>>20, text>>20, limit>>20)
+			}
+			entries, err := ReadTranscript(teePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var answer *Entry
+			for i := range entries {
+				if entries[i].Dir == ServerToClient {
+					answer = &entries[i]
+				}
+			}
+			switch {
+			case answer == nil:
+				t.Fatal("the transcript has no record of the answer")
+			case answer.Excerpt == nil || answer.Large == nil || answer.Large.Bytes < text || !strings.HasPrefix(answer.Large.Prefix, `{"jsonrpc":"2.0","id":1`):
+				t.Errorf("the answer's record keeps %+v, want an excerpt of the message", answer.Excerpt)
+			case !strings.Contains(answer.Note, "passed on as it came") || !strings.Contains(answer.Note, "tools/call (id 1)") || answer.Fault != "error":
+				t.Errorf("the answer's record says %q (fault %q), want that it passed unread, not faulted", answer.Note, answer.Fault)
+			}
+			if len(answer.Wire) != 0 {
+				t.Errorf("the answer's record holds %d wire bytes, want none", len(answer.Wire))
+			}
+			if _, err := answer.OpenWire(); err == nil || !strings.Contains(err.Error(), "only its first bytes") {
+				t.Errorf("OpenWire on an excerpt: %v, want an error saying the transcript keeps only its first bytes", err)
+			}
+		})
+	}
+}
