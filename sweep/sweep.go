@@ -218,6 +218,8 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		}
 	} else if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
 		return fail(err)
+	} else if _, err := checkURLServer(ctx, be, sc, unavailable); err != nil {
+		return fail(err)
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
