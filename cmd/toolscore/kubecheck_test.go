@@ -53,6 +53,17 @@ func TestKubeJobRefuses(t *testing.T) {
 	if _, stderr, code := toolscore(t, tmp, "kube", "job", "my sweep.yaml", "--image", "x", "--shards", "2"); code != 2 || !strings.Contains(stderr, `the manifest's file name "my sweep.yaml" cannot be a ConfigMap key: a valid config key must consist of alphanumeric characters, '-', '_' or '.'`) {
 		t.Errorf("a manifest named with a space: exit %d\n%s", code, stderr)
 	}
+	// A defined client's folder larger than a ConfigMap takes.
+	own := writeManifest(t, map[string]string{
+		"own.yaml":   ownHead + "clients:\n  - name: acme\n    runtime: binary\n    command: [./adapter.sh]\nruns: 1\n",
+		"adapter.sh": "#!/bin/sh\nexec toolscore client raw\n",
+		"data.txt":   strings.Repeat("x", 1<<20),
+	})
+	if _, stderr, code := toolscore(t, own, "kube", "job", "own.yaml", "--image", "x", "--shards", "2"); code != 2 ||
+		!strings.Contains(stderr, "toolscore kube: the manifest's folder, which its defined clients' files come from, holds 1048") ||
+		!strings.Contains(stderr, " bytes, more than a ConfigMap takes (1048576): keep in the folder only what the client installs from\n") {
+		t.Errorf("a folder over 1 MiB: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestKubeRunFlagsAllSorted: every toolscore run flag is either passed to the shards after --

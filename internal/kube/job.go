@@ -288,9 +288,14 @@ func (s Sweep) Check() error {
 		} else if s.Folder != nil && strings.HasPrefix(s.manifestFile(), "folder.") {
 			errs = append(errs, fmt.Errorf("the manifest's file name %q is a key the folder's files take in the ConfigMap; rename it", s.manifestFile()))
 		}
-		size := len(s.Manifest)
-		for _, f := range s.Folder {
-			size += len(f.Data)
+		// As the API counts it: every key and value of data and binaryData.
+		size := 0
+		cm := s.configMap()
+		for k, v := range cm.Data {
+			size += len(k) + len(v)
+		}
+		for k, v := range cm.BinaryData {
+			size += len(k) + len(v)
 		}
 		if size > maxConfigMap {
 			what := "the manifest"
