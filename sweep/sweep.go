@@ -216,6 +216,9 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
 			return fail(err)
 		}
+		if _, err := checkURLServer(ctx, be, sc, unavailable); err != nil {
+			return fail(err)
+		}
 		// It fills the server's package cache, which the runs then share.
 		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth, ServerCache: serverCache(be, sc)}, secrets, stderr)
 		if err != nil {

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/kube"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
@@ -36,15 +39,18 @@ objects: a batch/v1 Indexed Job whose pod i runs toolscore run --shard i+1/N on 
 backend in IMAGE (toolscore's pod image, kube/Dockerfile: every client's runtime and install
 cache; no Docker socket, the pod is the sandbox), writing /out/shard-i on a ReadWriteMany claim,
 with the manifest in a ConfigMap and a NetworkPolicy that cuts the pods off. A failed index is
-retried once without stopping the others, and a pod killed midway resumes its shard. RUN FLAGS
-(--runs, --clients, ...) go to every shard. merge writes the Job that merges the shards into
+retried once without stopping the others, and a pod killed midway resumes its shard. A
+manifest that defines a client ships its folder in the ConfigMap (at most 1 MiB). RUN FLAGS
+(--runs, --clients, ...) go to every shard; those the Job sets (--shard, --out, --backend,
+--fail-on, --resume) and those reading this machine's files (--shard-by, --replay) are refused.
+Names are checked as Kubernetes checks them. merge writes the Job that merges the shards into
 /out/merged; apply it once kubectl wait --for=condition=complete job/NAME says the sweep is done.
 
 flags:
 `)
 		fs.PrintDefaults()
 	}
-	shards := fs.Int("shards", 0, "the number of shards, one pod each")
+	shards := fs.Int("shards", 0, "the number of shards, one pod each (1 to 100000, the most indexes an Indexed Job takes)")
 	image := fs.String("image", "", "toolscore's pod image, as the cluster pulls it")
 	name := fs.String("name", "toolscore", "the Job's name, the prefix of the other objects'")
 	namespace := fs.String("namespace", "", "the objects' namespace (default: kubectl's current one)")
@@ -61,9 +67,6 @@ flags:
 	if len(positional) > 1 {
 		err = fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " "))
 	}
-	if *shards < 1 {
-		err = errors.Join(err, fmt.Errorf("--shards %d: want 1 or more", *shards))
-	}
 	if *image == "" {
 		err = errors.Join(err, errors.New("--image: name toolscore's pod image, as the cluster pulls it (build it from kube/Dockerfile)"))
 	}
@@ -72,16 +75,15 @@ flags:
 	}
 	if what == "merge" && len(runArgs) > 0 {
 		err = errors.Join(err, errors.New("merge takes no run flags: the shards ran already"))
-	}
-	if err != nil {
-		sweep.PrintLines(os.Stderr, err, "toolscore kube: ")
-		return exitcode.UsageError(err)
+	} else {
+		err = errors.Join(err, checkRunArgs(runArgs))
 	}
 	s := kube.Sweep{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, Parallelism: *parallelism, Args: runArgs, Claim: *claim}
-	if len(positional) == 1 {
+	if len(positional) == 1 && err == nil {
 		// The manifest goes into the ConfigMap as it is: load it first, so a bad one fails here
 		// with its file and line, not in every pod.
-		if _, err := sweep.Load(positional[0]); err != nil {
+		sc, err := sweep.Load(positional[0])
+		if err != nil {
 			sweep.PrintLoadError(os.Stderr, err)
 			return exitcode.UsageError(err)
 		}
@@ -90,6 +92,14 @@ flags:
 			return exitcode.UsageError(err)
 		}
 		s.ManifestName = positional[0]
+		if s.Folder, err = definedFolder(sc, positional[0]); err != nil {
+			fmt.Fprintln(os.Stderr, "toolscore kube:", err)
+			return exitcode.UsageError(err)
+		}
+	}
+	if err := errors.Join(err, s.Check()); err != nil {
+		sweep.PrintLines(os.Stderr, err, "toolscore kube: ")
+		return exitcode.UsageError(err)
 	}
 	objs := s.Objects()
 	if what == "merge" {
@@ -101,4 +111,83 @@ flags:
 	}
 	_, err = os.Stdout.Write(b)
 	return err
+}
+
+// passRunFlags are the toolscore run flags that may follow -- : they narrow or size the sweep,
+// the same in every shard.
+var passRunFlags = []string{"clients", "faults", "schema", "protocols", "transports", "tools", "runs", "max-runs", "parallel"}
+
+// jobRunFlags are the toolscore run flags refused after -- , each with why: the Job sets them
+// per pod, or they name a folder of this machine that no pod has.
+var jobRunFlags = map[string]string{
+	"shard":    "the Job gives pod i --shard i+1/N; split the sweep with --shards",
+	"out":      "the Job gives pod i --out " + kube.OutDir + "/shard-i on the claim (--claim names another)",
+	"backend":  "the pods run on the local backend: the pod is the sandbox, with no Docker socket",
+	"fail-on":  "the shards run with --fail-on never; the merge's counts are what to check",
+	"resume":   "a pod killed midway resumes its shard by itself",
+	"shard-by": "it reads an earlier sweep's results on this machine, which the pods do not have",
+	"replay":   "it reads an earlier sweep's folder on this machine, which the pods do not have",
+}
+
+// checkRunArgs refuses run flags after -- that every pod would fail on, or that would fight the
+// flags the Job sets (a --shard of its own makes every pod run the same shard).
+func checkRunArgs(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, n := range passRunFlags {
+		fs.String(n, "", "")
+	}
+	for n := range jobRunFlags {
+		fs.String(n, "", "")
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("after --: %w (only these toolscore run flags: --%s)", err, strings.Join(passRunFlags, ", --"))
+	}
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		if why, ok := jobRunFlags[f.Name]; ok {
+			errs = append(errs, fmt.Errorf("after --: --%s is not for a shard: %s", f.Name, why))
+		}
+	})
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("after --: %q is not a flag: the scenario goes before --, and only toolscore run flags after it", fs.Arg(0)))
+	}
+	// The counts are checked as toolscore run checks them, here rather than in every pod.
+	counts := flag.NewFlagSet("run", flag.ContinueOnError)
+	counts.SetOutput(io.Discard)
+	for _, n := range []string{"runs", "max-runs", "parallel"} {
+		counts.Int(n, 0, "")
+	}
+	var n []string
+	fs.Visit(func(f *flag.Flag) {
+		if counts.Lookup(f.Name) != nil {
+			n = append(n, "--"+f.Name, f.Value.String())
+		}
+	})
+	if err := counts.Parse(n); err != nil {
+		errs = append(errs, fmt.Errorf("after --: %w", err))
+	} else if err := countFlags(counts, "runs", "max-runs", "parallel"); err != nil {
+		errs = append(errs, fmt.Errorf("after --: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// definedFolder is the manifest's folder as a defined client's install copies it, when the
+// manifest defines a client: the pods need its files, which only the manifest's folder holds.
+func definedFolder(sc *scenario.Scenario, manifest string) (map[string]install.File, error) {
+	for _, c := range sc.Clients {
+		if !c.Defined() {
+			continue
+		}
+		d := client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, manifest)
+		files, err := install.Files(d.Local.Recipe)
+		if err != nil {
+			return nil, fmt.Errorf("reading the folder of %s, which its defined client %s runs from: %w", manifest, c.Name, err)
+		}
+		if files == nil {
+			files = map[string]install.File{}
+		}
+		return files, nil // every defined client's files are the one folder's
+	}
+	return nil, nil
 }

@@ -136,6 +136,8 @@ func run(ctx context.Context, args []string) error {
 		return connectCmd(ctx, args[1:])
 	case "lookpath": // hidden: the server check runs it where the server will run
 		return lookpathCmd(args[1:])
+	case "reach": // hidden: the url server's check runs it where the proxy will run
+		return reachCmd(ctx, args[1:])
 	case "probe-server": // hidden: the image server's check runs it in the server's container
 		return exitcode.Status(backend.ProbeServer(ctx, args[1:], os.Stdout))
 	case "demo":

@@ -96,6 +96,8 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		// adapter broke the contract of the client it is declared as, which is its own failure.
 		g.Outcome = Crashed
 		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
+	case obs.Raised != nil && request == nil && !wireExplains(transcript):
+		g.Outcome, g.Evidence = Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
 	case obs.Raised != nil:
 		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
 		if wire.rpcError != nil {

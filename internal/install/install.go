@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,8 +258,8 @@ func (e *StepError) Error() string {
 
 func (e *StepError) Unwrap() error { return e.Err }
 
-// doneFile marks a complete entry and lists each file's size, so an entry cut short or
-// truncated afterwards is seen and installed afresh.
+// doneFile marks a complete entry and lists each file's size and sha256, so an entry cut short,
+// truncated or edited afterwards is seen and installed afresh.
 const doneFile = ".toolscore-installed.json"
 
 // Ensure returns the folder recipe r is installed in under root, installing it first unless a
@@ -274,7 +275,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 		return "", false, err
 	}
 	dir = filepath.Join(root, key)
-	if intact(dir) {
+	if ok, _ := intact(dir); ok {
 		return dir, false, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -285,12 +286,13 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 		return "", false, err
 	}
 	defer unlock()
-	if intact(dir) { // another sweep installed it while this one waited
+	ok, why := intact(dir)
+	if ok { // another sweep installed it while this one waited
 		fmt.Fprintf(log, "%s: installed by another sweep in %s\n", name, dir)
 		return dir, false, nil
 	}
 	if _, err := os.Stat(dir); err == nil {
-		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged; installing it afresh\n", name, dir)
+		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, why)
 	}
 	fmt.Fprintf(log, "installing %s into %s ...\n", name, dir)
 	start := time.Now()
@@ -309,7 +311,8 @@ func Installed(root string, r Recipe) (string, bool) {
 		return "", false
 	}
 	dir := filepath.Join(root, key)
-	return dir, intact(dir)
+	ok, _ := intact(dir)
+	return dir, ok
 }
 
 // install makes the entry afresh: the files are copied beside it and renamed into place, and
@@ -497,18 +500,16 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeDone lists every file of the entry with its size.
-func writeDone(dir string) error {
-	sizes, err := listSizes(dir)
-	if err != nil {
-		return err
-	}
-	b, _ := json.Marshal(sizes)
-	return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
+// installedFile is what the entry's record holds of one file: its size, checked first because
+// it is cheap, and its content's sha256, so a same-size edit is seen too.
+type installedFile struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
-func listSizes(dir string) (map[string]int64, error) {
-	sizes := map[string]int64{}
+// writeDone lists every file of the entry with its size and its content's hash.
+func writeDone(dir string) error {
+	files := map[string]installedFile{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -520,34 +521,63 @@ func listSizes(dir string) (map[string]int64, error) {
 		if rel == doneFile {
 			return nil
 		}
-		info, err := d.Info()
+		sum, n, err := hashFile(p)
 		if err != nil {
 			return err
 		}
-		sizes[filepath.ToSlash(rel)] = info.Size()
+		files[filepath.ToSlash(rel)] = installedFile{Size: n, SHA256: sum}
 		return nil
 	})
-	return sizes, err
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(files)
+	return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
 }
 
-// intact says whether dir is a complete entry whose files all have the size they had when it
-// was installed.
-func intact(dir string) bool {
+// hashFile streams p through sha256, so a file of any size costs no more memory than a buffer.
+func hashFile(p string) (sum string, n int64, err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err = io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// intact says whether dir is a complete entry whose files all hold what they held when it was
+// installed; when not, why says what differs, for the line that installs it afresh.
+func intact(dir string) (ok bool, why string) {
 	b, err := os.ReadFile(filepath.Join(dir, doneFile))
 	if err != nil {
-		return false
+		return false, "it has no record of a finished install"
 	}
-	var want map[string]int64
+	var want map[string]installedFile
 	if json.Unmarshal(b, &want) != nil {
-		return false
+		return false, "its record of the install is unreadable or from an older toolscore"
 	}
-	for rel, size := range want {
+	// Sizes first, over every file: a cut-short entry is found without reading any content.
+	for _, rel := range slices.Sorted(maps.Keys(want)) {
 		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil || info.Size() != size {
-			return false
+		switch {
+		case err != nil:
+			return false, fmt.Sprintf("its file %q is missing", rel)
+		case !info.Mode().IsRegular() || info.Size() != want[rel].Size:
+			return false, fmt.Sprintf("its file %q is not what was installed: its size changed", rel)
 		}
 	}
-	return true
+	for _, rel := range slices.Sorted(maps.Keys(want)) {
+		sum, _, err := hashFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil || sum != want[rel].SHA256 {
+			return false, fmt.Sprintf("its file %q is not what was installed: its content changed", rel)
+		}
+	}
+	return true, ""
 }
 
 // lock takes an exclusive lock on path, waiting for another holder (this process or another)

@@ -81,6 +81,45 @@ func TestEnsureReinstallsDamaged(t *testing.T) {
 	}
 }
 
+// TestEnsureReinstallsSameSizeEdit: a file of the entry edited in place, its size and its
+// modification time kept, is seen by its content: the entry is installed afresh, saying which
+// file changed, and Installed no longer counts it.
+func TestEnsureReinstallsSameSizeEdit(t *testing.T) {
+	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	r := counted(count)
+	dir, _, err := Ensure(context.Background(), root, "c", r, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	info, err := os.Stat(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, bytes.Repeat([]byte("A"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(big, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Installed(root, r); ok {
+		t.Error("Installed counts an entry whose file was edited")
+	}
+	var log bytes.Buffer
+	if _, fresh, err := Ensure(context.Background(), root, "c", r, &log); err != nil || !fresh || installs(t, count) != 2 {
+		t.Fatalf("after a same-size edit: fresh %v, %v, %d installs; want installed afresh", fresh, err, installs(t, count))
+	}
+	if want := `c: the install in ` + dir + ` is incomplete or damaged (its file "big" is not what was installed: its content changed); installing it afresh`; !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say why it installs again:\n%s\nwant %q", log.String(), want)
+	}
+	if b, _ := os.ReadFile(big); !bytes.Equal(b, make([]byte, 1000)) {
+		t.Error("big was not made afresh")
+	}
+	if _, fresh, err := Ensure(context.Background(), root, "c", r, &bytes.Buffer{}); err != nil || fresh {
+		t.Errorf("the fresh entry is not taken as intact: fresh %v, %v", fresh, err)
+	}
+}
+
 // TestEnsureShared: callers at once share one install; the others wait and take it.
 func TestEnsureShared(t *testing.T) {
 	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")

@@ -1,17 +1,25 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/toolscore/toolscore/internal/install"
 )
 
 // Where the pods find their inputs and write their outputs.
@@ -19,6 +27,18 @@ const (
 	OutDir      = "/out"      // the claim every pod mounts: shard-0, shard-1, ..., merged
 	ScenarioDir = "/scenario" // the ConfigMap with the manifest, when the sweep has one
 	workDir     = "/work"     // an emptyDir: the runs' HOME and TMPDIR, which the local backend writes
+	// folderDir is where a pod copies the manifest's folder out of the ConfigMap's volume,
+	// whose files are links into a hidden folder that an install does not copy.
+	folderDir = workDir + "/scenario"
+)
+
+// Limits of what Kubernetes accepts, so an object it would refuse is refused here instead.
+const (
+	// MaxShards is the most completions (and failed indexes, which a Job here allows as many
+	// of) an Indexed Job may have with backoffLimitPerIndex set (the API's validation).
+	MaxShards = 100_000
+	// maxConfigMap is the most bytes a ConfigMap's data and binaryData may hold together.
+	maxConfigMap = 1 << 20
 )
 
 // Sweep is what a Job sweeps and where: the flags of toolscore kube job.
@@ -32,6 +52,10 @@ type Sweep struct {
 	// Manifest is the scenario manifest's bytes and file name; nil sweeps the embedded one.
 	Manifest     []byte
 	ManifestName string
+	// Folder is the rest of the manifest's folder, by slash-separated path, when the manifest
+	// defines a client (whose files are the folder's): it goes in the ConfigMap beside the
+	// manifest, and each pod copies it out before the sweep loads.
+	Folder map[string]install.File
 	// Args are more toolscore run flags, the same for every shard (--runs, --clients, ...).
 	Args []string
 	// Claim is an existing ReadWriteMany PersistentVolumeClaim for the outputs; "" makes one.
@@ -56,7 +80,10 @@ func (s Sweep) Objects() []any {
 // alone.
 func (s Sweep) Job() *batchv1.Job {
 	run := []string{"toolscore", "run"}
-	if s.Manifest != nil {
+	switch {
+	case s.Folder != nil:
+		run = append(run, quoteAll([]string{path.Join(folderDir, s.manifestFile())})...)
+	case s.Manifest != nil:
 		run = append(run, quoteAll([]string{path.Join(ScenarioDir, s.manifestFile())})...)
 	}
 	run = append(run, "--backend", "local", "--fail-on", "never", "--shard", "$(( JOB_COMPLETION_INDEX + 1 ))/"+strconv.Itoa(s.Shards),
@@ -64,8 +91,8 @@ func (s Sweep) Job() *batchv1.Job {
 	run = append(run, quoteAll(s.Args)...)
 	// --resume continues a shard whose pod was killed, from the runs it wrote; a new shard starts.
 	script := fmt.Sprintf(`set -eu
-if [ -f %[1]s/shard-$JOB_COMPLETION_INDEX/sweep.json ]; then exec toolscore run --resume %[1]s/shard-$JOB_COMPLETION_INDEX --fail-on never; fi
-exec %[2]s`, OutDir, strings.Join(run, " "))
+%[3]sif [ -f %[1]s/shard-$JOB_COMPLETION_INDEX/sweep.json ]; then exec toolscore run --resume %[1]s/shard-$JOB_COMPLETION_INDEX --fail-on never; fi
+exec %[2]s`, OutDir, strings.Join(run, " "), s.copyFolder())
 	parallelism := int32(s.Shards)
 	if s.Parallelism > 0 {
 		parallelism = int32(min(s.Parallelism, s.Shards))
@@ -110,7 +137,7 @@ func (s Sweep) pod(script string) corev1.PodTemplateSpec {
 	if s.Manifest != nil {
 		mounts = append(mounts, corev1.VolumeMount{Name: "scenario", MountPath: ScenarioDir, ReadOnly: true})
 		volumes = append(volumes, corev1.Volume{Name: "scenario", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: s.Name + "-scenario"}}}})
+			LocalObjectReference: corev1.LocalObjectReference{Name: s.Name + "-scenario"}, Items: s.items()}}})
 	}
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: s.labels()},
@@ -170,12 +197,115 @@ func (s Sweep) claim() *corev1.PersistentVolumeClaim {
 	}
 }
 
+// configMap holds the manifest under its file name and, when the sweep ships the manifest's
+// folder, each of its files under a key of its own (a key cannot hold a /), which the volume's
+// items put back at its path; a file that is not UTF-8 goes in binaryData.
 func (s Sweep) configMap() *corev1.ConfigMap {
-	return &corev1.ConfigMap{
+	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: s.meta(s.Name + "-scenario"),
 		Data:       map[string]string{s.manifestFile(): string(s.Manifest)},
 	}
+	for i, rel := range s.folderPaths() {
+		f := s.Folder[rel]
+		if utf8.Valid(f.Data) {
+			cm.Data[folderKey(i)] = string(f.Data)
+			continue
+		}
+		if cm.BinaryData == nil {
+			cm.BinaryData = map[string][]byte{}
+		}
+		cm.BinaryData[folderKey(i)] = f.Data
+	}
+	return cm
+}
+
+// items maps the ConfigMap's keys back to the folder's paths, executables kept executable; nil
+// (every key as a file of its name) when only the manifest is shipped.
+func (s Sweep) items() []corev1.KeyToPath {
+	if s.Folder == nil {
+		return nil
+	}
+	items := []corev1.KeyToPath{{Key: s.manifestFile(), Path: s.manifestFile()}}
+	for i, rel := range s.folderPaths() {
+		item := corev1.KeyToPath{Key: folderKey(i), Path: rel}
+		if s.Folder[rel].Exec {
+			mode := int32(0o755)
+			item.Mode = &mode
+		}
+		items = append(items, item)
+	}
+	return items
+}
+
+// copyFolder is the pod's first step when the folder is shipped: the volume's files copied, as
+// files, to folderDir (a ConfigMap volume's entries are links into its hidden ..data folder,
+// which is all a name starting with .. can be there).
+func (s Sweep) copyFolder() string {
+	if s.Folder == nil {
+		return ""
+	}
+	return fmt.Sprintf(`mkdir -p %[2]s
+for f in %[1]s/* %[1]s/.[!.]*; do if [ -e "$f" ]; then cp -RL "$f" %[2]s/; fi; done
+`, ScenarioDir, folderDir)
+}
+
+func (s Sweep) folderPaths() []string { return slices.Sorted(maps.Keys(s.Folder)) }
+
+// folderKey is the ConfigMap key of the folder's i-th file (in path order).
+func folderKey(i int) string { return "folder." + strconv.Itoa(i) }
+
+// Check refuses what Kubernetes would refuse of the objects, before any is written: names that
+// are not DNS names (the Jobs' are DNS labels, as their pods' hostnames and job-name labels
+// are), more shards than an Indexed Job takes, a ConfigMap over its size or with a key it
+// does not allow.
+func (s Sweep) Check() error {
+	var errs []error
+	bad := func(what, value string, msgs []string) {
+		if len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%s %q is not a valid Kubernetes name: %s", what, value, strings.Join(msgs, "; ")))
+		}
+	}
+	bad("--name: the Job's name", s.Name, validation.IsDNS1123Label(s.Name))
+	if len(validation.IsDNS1123Label(s.Name)) == 0 {
+		bad("--name: the merge Job's name", s.Name+"-merge", validation.IsDNS1123Label(s.Name+"-merge"))
+		for _, n := range []string{s.Name + "-scenario", s.Name + "-no-network", s.claimName()} {
+			bad("--name: an object's name", n, validation.IsDNS1123Subdomain(n))
+		}
+	}
+	if s.Claim != "" {
+		bad("--claim", s.Claim, validation.IsDNS1123Subdomain(s.Claim))
+	}
+	if s.Namespace != "" {
+		bad("--namespace", s.Namespace, validation.IsDNS1123Label(s.Namespace))
+	}
+	if s.Shards < 1 || s.Shards > MaxShards {
+		errs = append(errs, fmt.Errorf("--shards %d: want 1 to %d (the most indexes an Indexed Job takes)", s.Shards, MaxShards))
+	}
+	if s.Manifest != nil {
+		if msgs := validation.IsConfigMapKey(s.manifestFile()); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("the manifest's file name %q cannot be a ConfigMap key: %s; rename it", s.manifestFile(), strings.Join(msgs, "; ")))
+		} else if s.Folder != nil && strings.HasPrefix(s.manifestFile(), "folder.") {
+			errs = append(errs, fmt.Errorf("the manifest's file name %q is a key the folder's files take in the ConfigMap; rename it", s.manifestFile()))
+		}
+		// As the API counts it: every key and value of data and binaryData.
+		size := 0
+		cm := s.configMap()
+		for k, v := range cm.Data {
+			size += len(k) + len(v)
+		}
+		for k, v := range cm.BinaryData {
+			size += len(k) + len(v)
+		}
+		if size > maxConfigMap {
+			what := "the manifest"
+			if s.Folder != nil {
+				what = "the manifest's folder, which its defined clients' files come from,"
+			}
+			errs = append(errs, fmt.Errorf("%s holds %d bytes, more than a ConfigMap takes (%d): keep in the folder only what the client installs from", what, size, maxConfigMap))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (s Sweep) claimName() string {
@@ -187,7 +317,7 @@ func (s Sweep) claimName() string {
 
 // manifestFile is the manifest's name in the ConfigMap: a key must be a plain file name.
 func (s Sweep) manifestFile() string {
-	if b := path.Base(s.ManifestName); b != "." && b != "/" && b != "" {
+	if b := filepath.Base(s.ManifestName); b != "." && b != string(filepath.Separator) && b != "" {
 		return b
 	}
 	return "scenario.yaml"

@@ -1,4 +1,5 @@
-"""An adapter that says which python runs it, and raises so its run is graded threw."""
+"""An adapter that says which python runs it, in a raised error it claims without starting the
+server (so its run is graded crashed, the claim kept as evidence)."""
 import json
 import os
 import sys
