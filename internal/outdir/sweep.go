@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,14 +34,10 @@ func WriteSweep(dir string, s *Sweep) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
 	}
-	tmp := filepath.Join(dir, record.SweepFile+".new")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, record.SweepFile)); err != nil {
-		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
-	}
-	return nil
+	return writeAtomic(dir, record.SweepFile, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ClearCounts removes from dir the files made from a sweep's counts (results.json and the
@@ -51,6 +48,11 @@ func ClearCounts(dir string) error {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
 		}
+	}
+	// Temp files a killed toolscore left while writing those go with them.
+	stray, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+	for _, path := range stray {
+		_ = os.Remove(path)
 	}
 	return nil
 }
