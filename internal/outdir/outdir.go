@@ -133,7 +133,21 @@ func parseResults(path string, data []byte) (*tally.Results, error) {
 	if res.Scenario == "" {
 		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
 	}
+	if err := nullCell(res.Cells); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore results.json: %w", path, err)
+	}
 	return &res, nil
+}
+
+// nullCell says which of cells is null (JSON's null, not a cell), if one is: every reader of
+// the counts takes each cell as there.
+func nullCell(cells []*tally.Cell) error {
+	for i, c := range cells {
+		if c == nil {
+			return fmt.Errorf("cells[%d] is null, not a cell", i)
+		}
+	}
+	return nil
 }
 
 // ReadCounts reads the counts of path: a results.json, an output directory holding one, or a

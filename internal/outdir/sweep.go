@@ -75,6 +75,9 @@ func ReadSweep(dir string) (*Sweep, error) {
 	if s.Plan == nil || s.Plan.Scenario == "" {
 		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, record.SweepFile)
 	}
+	if err := nullCell(s.Plan.Cells); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore %s: plan: %w", path, record.SweepFile, err)
+	}
 	return &s, nil
 }
 
