@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -44,7 +45,7 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	if r.Replay != "" {
 		r.Replay, _ = filepath.Abs(r.Replay)
 	}
-	var s outdir.Sweep
+	s := outdir.Sweep{ID: rand.Text()}
 	// A manifest that cannot be read now was read a moment ago; its digest stays empty, and a
 	// resume refuses to guess.
 	s.Manifest, s.SHA256, _ = manifestDigest(a.Scenario)

@@ -25,6 +25,9 @@ type Sweep struct {
 	Plan *tally.Results `json:"plan"`
 	// Expect lists the manifest's expectations with the cells each selects, to check them again.
 	Expect []tally.Selection `json:"expect,omitempty"`
+	// ID is drawn at random when the sweep starts (a resume keeps it): two output directories
+	// with one ID are one sweep, copied, whose runs merge must not count twice.
+	ID string `json:"id,omitempty"`
 }
 
 // WriteSweep writes sweep.json into dir, whole or not at all (a sweep killed while writing it
