@@ -28,6 +28,11 @@ type Sweep struct {
 	// ID is drawn at random when the sweep starts (a resume keeps it): two output directories
 	// with one ID are one sweep, copied, whose runs merge must not count twice.
 	ID string `json:"id,omitempty"`
+	// Build is the toolscore that started the sweep, its version and its binary's SHA-256,
+	// and Adapters what each client ran as, by client ID (its install, image or adapter):
+	// a resume by another build, or with a client's adapter changed, would mix two sweeps.
+	Build    string            `json:"toolscore_build,omitempty"`
+	Adapters map[string]string `json:"adapters,omitempty"`
 }
 
 // WriteSweep writes sweep.json into dir, whole or not at all (a sweep killed while writing it
