@@ -125,7 +125,7 @@ func WriteMerged(out string, dirs []string, merged *tally.Results) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := concatRuns(filepath.Join(out, record.RunsFile), dirs); err != nil {
+	if err := concatRuns(out, record.RunsFile, dirs); err != nil {
 		return err
 	}
 	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
@@ -154,21 +154,19 @@ func rebaseTees(res *tally.Results, from, to string) {
 	}
 }
 
-// concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
-// was; a file whose last line lacks its newline gets one, so lines never run together, and a
-// last line cut short (a sweep killed while writing it) is left out, as its counts leave it.
-func concatRuns(path string, dirs []string) error {
-	dst, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("creating the merged %s: %w", record.RunsFile, err)
-	}
-	for _, dir := range dirs {
-		if err := appendRuns(dst, filepath.Join(dir, record.RunsFile)); err != nil {
-			dst.Close()
-			return err
+// concatRuns writes every input's runs.jsonl into the file name in dir, one after the other,
+// each line as it was, whole or not at all (writeAtomic); a file whose last line lacks its
+// newline gets one, so lines never run together, and a last line cut short (a sweep killed
+// while writing it) is left out, as its counts leave it.
+func concatRuns(dir, name string, dirs []string) error {
+	return writeAtomic(dir, name, func(w io.Writer) error {
+		for _, in := range dirs {
+			if err := appendRuns(w, filepath.Join(in, record.RunsFile)); err != nil {
+				return err
+			}
 		}
-	}
-	return dst.Close()
+		return nil
+	})
 }
 
 func appendRuns(dst io.Writer, path string) error {

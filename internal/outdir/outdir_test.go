@@ -235,3 +235,32 @@ func TestWriteIsAtomic(t *testing.T) {
 		t.Errorf("Merge beside a stray temp file: %+v, %v", m, err)
 	}
 }
+
+// TestWriteMergedIsAtomic: a merge that cannot read an input's runs leaves the runs.jsonl of
+// the merge before it whole, not truncated.
+func TestWriteMergedIsAtomic(t *testing.T) {
+	tmp := t.TempDir()
+	a := output(t, filepath.Join(tmp, "a"), results("ledger", "passed", 2), `{"client":"raw"}`+"\n")
+	out := filepath.Join(tmp, "merged")
+	merged, err := Merge(out, []string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMerged(out, []string{a}, merged); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(out, record.RunsFile))
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the merged runs.jsonl: %q, %v", before, err)
+	}
+	// An input whose runs cannot be read (here a folder in the file's place) fails the merge.
+	bad := output(t, filepath.Join(tmp, "bad"), results("ledger", "passed", 1), "")
+	os.Remove(filepath.Join(bad, record.RunsFile))
+	os.Mkdir(filepath.Join(bad, record.RunsFile), 0o755)
+	if err := WriteMerged(out, []string{bad, a}, merged); err == nil {
+		t.Fatal("WriteMerged of an input whose runs.jsonl is a folder succeeded")
+	}
+	if after, err := os.ReadFile(filepath.Join(out, record.RunsFile)); err != nil || string(after) != string(before) {
+		t.Errorf("the merged runs.jsonl after a failed merge (%v): %q, want it as before: %q", err, after, before)
+	}
+}
