@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -65,7 +66,7 @@ func Plan(sc *scenario.Scenario, shards int, measured *tally.Results) ([]Shard, 
 		plan[owner[i]-1].Runs += sc.Runs
 	}
 	for s := range plan {
-		plan[s].Seconds = (load[s] + 999) / 1000
+		plan[s].Seconds = load[s]/1000 + min(load[s]%1000, 1) // rounded up, without overflowing
 	}
 	return plan, nil
 }
@@ -87,5 +88,13 @@ func SummarizePlan(w io.Writer, sc *scenario.Scenario, plan []Shard, from string
 		spread = float64(hi-lo) / float64(hi) * 100
 	}
 	fmt.Fprintf(w, ", balanced by the measured times in %s: %s to %s of runs a shard (within %.0f%%)\n",
-		report.Plain(from), time.Duration(lo)*time.Second, time.Duration(hi)*time.Second, spread)
+		report.Plain(from), seconds(lo), seconds(hi), spread)
+}
+
+// seconds is s seconds as a duration, the longest one where that overflows.
+func seconds(s int64) time.Duration {
+	if s > int64(math.MaxInt64/time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(s) * time.Second
 }

@@ -2,11 +2,15 @@ package sweep
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/outdir"
@@ -44,7 +48,7 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	if r.Replay != "" {
 		r.Replay, _ = filepath.Abs(r.Replay)
 	}
-	var s outdir.Sweep
+	s := outdir.Sweep{ID: rand.Text()}
 	// A manifest that cannot be read now was read a moment ago; its digest stays empty, and a
 	// resume refuses to guess.
 	s.Manifest, s.SHA256, _ = manifestDigest(a.Scenario)
@@ -52,6 +56,31 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	s.Args, _ = json.Marshal(r)
 	return s
 }
+
+// Build is the identity of the running toolscore: version and the SHA-256 of its binary, so
+// two builds both called "dev" still differ. A sweep records it, and a resume by another build
+// is refused.
+func Build(version string) string {
+	return version + " (binary sha256:" + selfDigest() + ")"
+}
+
+// selfDigest hashes the running binary once per process: it is tens of megabytes.
+var selfDigest = sync.OnceValue(func() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	f, err := os.Open(self)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+})
 
 // manifestDigest is the absolute path of the manifest at path ("" is the embedded ledger, and
 // stays "") and the SHA-256 of its bytes.
@@ -117,9 +146,17 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 	if c.FailOn != "" {
 		a.FailOn = c.FailOn
 	}
+	if now := Build(c.Version); s.Build != "" && s.Build != now {
+		return usage("cannot resume %s: it was started by toolscore %s, this is toolscore %s: the runs of two builds do not add up; resume it with the toolscore that started it, or start a new sweep",
+			dir, report.Plain(s.Build), now)
+	}
 	fmt.Fprintf(stderr, "resuming the sweep in %s, started %s\n", report.Plain(dir), s.Plan.Started.Local().Format("2006-01-02 15:04:05 MST"))
-	if s.Plan.Toolscore != c.Version {
-		fmt.Fprintf(stderr, "warning: the sweep was started by toolscore %s, this is %s: the runs of both are counted together\n", report.Plain(s.Plan.Toolscore), c.Version)
+	if s.Build == "" {
+		// An older toolscore's sweep.json: what it ran cannot be compared, only its version.
+		fmt.Fprintf(stderr, "warning: %s predates the record of toolscore's build and of the clients' adapters: a change to either since the sweep started cannot be told, and its runs would be counted together\n", filepath.Join(report.Plain(dir), record.SweepFile))
+		if s.Plan.Toolscore != c.Version {
+			fmt.Fprintf(stderr, "warning: the sweep was started by toolscore %s, this is %s: the runs of both are counted together\n", report.Plain(s.Plan.Toolscore), c.Version)
+		}
 	}
 	return sweep(ctx, sc, a, true)
 }

@@ -257,11 +257,13 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
+	rec := sweepRecord(a, sc, be.Name())
+	rec.Build, rec.Adapters = Build(a.Version), choice.Fingerprints
 	o := runner.Options{
 		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
 		Parallel: par, Version: a.Version, Unavailable: unavailable,
 		Shard: shard, Shards: shards, Owner: owner, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
-		Adapters: choice.Adapters, Installed: choice.Installed, Record: sweepRecord(a, sc, be.Name()), Resume: resume,
+		Adapters: choice.Adapters, Installed: choice.Installed, Record: rec, Resume: resume,
 	}
 	o.ServerCache = serverCache(be, sc)
 	if resume {

@@ -12,7 +12,9 @@
 //	err = outdir.Write(dir, res) // results.json, summary.md and the reports
 //
 // [Write] renders results.json and summary.md, and [WriteReports] report.html, junit.xml and
-// ctrf.json (against a baseline when one is given), all through package report.
+// ctrf.json (against a baseline when one is given), all through package report. Every file
+// written whole goes through a temp file in the directory, synced and renamed, so a kill
+// leaves the file before or none, never a part of one.
 //
 // Read back: [ReadResults] reads a results.json (or the one in a directory), and makes the
 // counts again from sweep.json and runs.jsonl ([Rebuild]) when a killed sweep never wrote it;

@@ -25,6 +25,7 @@ func Merge(out string, dirs []string) (*tally.Results, error) {
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
 	var inputs []*tally.Results
+	var seen []input
 	given := map[string]string{} // absolute path -> as given
 	for i, dir := range dirs {
 		abs, err := filepath.Abs(dir)
@@ -49,10 +50,73 @@ func Merge(out string, dirs []string) (*tally.Results, error) {
 			return nil, fmt.Errorf("%s and %s hold different scenarios (%q and %q); merge outputs of one scenario only",
 				dirs[0], dir, inputs[0].Scenario, res.Scenario)
 		}
+		in, err := readInput(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, before := range seen {
+			if err := before.conflict(in); err != nil {
+				return nil, err
+			}
+		}
+		seen = append(seen, in)
 		rebaseTees(res, abs, outAbs)
 		inputs = append(inputs, res)
 	}
 	return tally.Merge(inputs...)
+}
+
+// input is what says which sweep an input of Merge is: its directory, and from its sweep.json
+// (nil when it has none: a merged output, or one an older toolscore wrote) the sweep's ID, its
+// manifest's digest and its shard.
+type input struct {
+	dir   string
+	fi    fs.FileInfo
+	sweep *Sweep
+}
+
+func readInput(dir string) (input, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return input{}, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	s, err := ReadSweep(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return input{dir: dir, fi: fi}, nil
+	}
+	if err != nil {
+		return input{}, err
+	}
+	return input{dir: dir, fi: fi, sweep: s}, nil
+}
+
+// conflict says why a and b cannot be merged: one directory or one sweep given twice (its
+// runs would count twice), the same shard of one plan twice, or sweeps of two manifests that
+// share a name (their counts and expectations do not add up).
+func (a input) conflict(b input) error {
+	if os.SameFile(a.fi, b.fi) {
+		return fmt.Errorf("%s and %s are one directory (a link to it?): its runs would be counted twice; give it once", a.dir, b.dir)
+	}
+	if a.sweep == nil || b.sweep == nil {
+		return nil
+	}
+	sa, sb := a.sweep, b.sweep
+	shard := "the whole matrix"
+	if sa.Plan.Shard != "" {
+		shard = "shard " + sa.Plan.Shard
+	}
+	switch {
+	case sa.SHA256 != sb.SHA256:
+		return fmt.Errorf("%s and %s are sweeps of two different manifests named %q (sha256 %.12s and %.12s): their counts and expectations do not add up; merge the outputs of one manifest",
+			a.dir, b.dir, sa.Plan.Scenario, sa.SHA256, sb.SHA256)
+	case sa.ID != "" && sa.ID == sb.ID:
+		return fmt.Errorf("%s and %s hold one sweep (%s, id %s): one is a copy of the other, and its runs would be counted twice; give it once",
+			a.dir, b.dir, shard, sa.ID)
+	case sa.Plan.Shard != "" && sa.Plan.Shard == sb.Plan.Shard:
+		return fmt.Errorf("%s and %s are both %s of one plan of %q: its runs would be counted twice; give each shard once",
+			a.dir, b.dir, shard, sa.Plan.Scenario)
+	}
+	return nil
 }
 
 // WriteMerged makes the output directory out of what Merge added up from dirs: their
@@ -61,7 +125,7 @@ func WriteMerged(out string, dirs []string, merged *tally.Results) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := concatRuns(filepath.Join(out, record.RunsFile), dirs); err != nil {
+	if err := concatRuns(out, record.RunsFile, dirs); err != nil {
 		return err
 	}
 	// A merged directory is no sweep's: a sweep.json left by one would be resumed over it.
@@ -90,21 +154,19 @@ func rebaseTees(res *tally.Results, from, to string) {
 	}
 }
 
-// concatRuns writes every input's runs.jsonl into path, one after the other, each line as it
-// was; a file whose last line lacks its newline gets one, so lines never run together, and a
-// last line cut short (a sweep killed while writing it) is left out, as its counts leave it.
-func concatRuns(path string, dirs []string) error {
-	dst, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("creating the merged %s: %w", record.RunsFile, err)
-	}
-	for _, dir := range dirs {
-		if err := appendRuns(dst, filepath.Join(dir, record.RunsFile)); err != nil {
-			dst.Close()
-			return err
+// concatRuns writes every input's runs.jsonl into the file name in dir, one after the other,
+// each line as it was, whole or not at all (writeAtomic); a file whose last line lacks its
+// newline gets one, so lines never run together, and a last line cut short (a sweep killed
+// while writing it) is left out, as its counts leave it.
+func concatRuns(dir, name string, dirs []string) error {
+	return writeAtomic(dir, name, func(w io.Writer) error {
+		for _, in := range dirs {
+			if err := appendRuns(w, filepath.Join(in, record.RunsFile)); err != nil {
+				return err
+			}
 		}
-	}
-	return dst.Close()
+		return nil
+	})
 }
 
 func appendRuns(dst io.Writer, path string) error {

@@ -46,17 +46,48 @@ func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error 
 	return errors.Join(err, write(dir, record.HTMLFile, res, html), write(dir, record.JUnitFile, res, junit), write(dir, record.CTRFFile, res, ctrf))
 }
 
-// write writes the file name in dir as render renders res.
+// write writes the file name in dir as render renders res (see writeAtomic).
 func write(dir, name string, res *tally.Results, render func(io.Writer, *tally.Results) error) error {
-	f, err := os.Create(filepath.Join(dir, name))
+	return writeAtomic(dir, name, func(w io.Writer) error { return render(w, res) })
+}
+
+// tempPrefix starts the name of a file being written into an output directory: readers open
+// files by their own names, so a temp file a killed toolscore left is never read.
+const tempPrefix = ".tmp-"
+
+// writeAtomic writes the file name in dir whole or not at all: render writes a temp file in
+// dir, which is synced and renamed over name, so a kill or a failed render at any point leaves
+// the file before (or none) beside, at worst, a stray temp file.
+func writeAtomic(dir, name string, render func(io.Writer) error) error {
+	f, err := os.CreateTemp(dir, tempPrefix+name+"-*")
 	if err != nil {
-		return err
-	}
-	if err := render(f, res); err != nil {
-		f.Close()
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	return f.Close()
+	tmp := f.Name()
+	err = render(f)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes it 0600; the output is for everyone to read
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	// The rename is durable once the directory is synced; a directory that cannot be synced
+	// still holds the whole file or the one before.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // ReadResults reads a results.json, or the one in the output directory path; every error
@@ -102,7 +133,21 @@ func parseResults(path string, data []byte) (*tally.Results, error) {
 	if res.Scenario == "" {
 		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
 	}
+	if err := nullCell(res.Cells); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore results.json: %w", path, err)
+	}
 	return &res, nil
+}
+
+// nullCell says which of cells is null (JSON's null, not a cell), if one is: every reader of
+// the counts takes each cell as there.
+func nullCell(cells []*tally.Cell) error {
+	for i, c := range cells {
+		if c == nil {
+			return fmt.Errorf("cells[%d] is null, not a cell", i)
+		}
+	}
+	return nil
 }
 
 // ReadCounts reads the counts of path: a results.json, an output directory holding one, or a

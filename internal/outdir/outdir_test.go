@@ -3,6 +3,7 @@ package outdir
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,5 +184,83 @@ func TestNewest(t *testing.T) {
 	}
 	if s := Stamped("merged-"); !strings.HasPrefix(s, filepath.Join(Root, "merged-20")) {
 		t.Errorf("Stamped = %q", s)
+	}
+}
+
+// TestWriteIsAtomic: a results.json (or sweep.json) being written that never finishes, as a
+// kill or a full disk leaves it, never replaces the good one, and what it leaves behind (a
+// stray temp file, half written) is ignored by every reader.
+func TestWriteIsAtomic(t *testing.T) {
+	dir := output(t, t.TempDir(), results("ledger", "passed", 2), `{"client":"raw"}`+"\n")
+	good, err := os.ReadFile(Results(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A render stopped half-way: what a kill in the middle of report.JSON leaves.
+	half := func(w io.Writer, _ *tally.Results) error {
+		w.Write(good[:len(good)/2])
+		return errors.New("killed")
+	}
+	if err := write(dir, record.ResultsFile, results("ledger", "threw", 5), half); err == nil || !strings.Contains(err.Error(), "writing results.json: killed") {
+		t.Errorf("a render that failed half-way: %v, want an error naming results.json", err)
+	}
+	if got, err := os.ReadFile(Results(dir)); err != nil || string(got) != string(good) {
+		t.Errorf("results.json after a write that failed half-way (%v):\n%s\nwant the good one:\n%s", err, got, good)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("a failed write left %s behind", e.Name())
+		}
+	}
+	if fi, err := os.Stat(Results(dir)); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("results.json's mode: %v, %v; want 0644", fi.Mode(), err)
+	}
+
+	// A kill leaves the temp file itself: readers open files by name and never see it.
+	stray := filepath.Join(dir, ".tmp-"+record.ResultsFile+"-123456")
+	if err := os.WriteFile(stray, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".tmp-"+record.SweepFile+"-99"), []byte(`{"plan":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := results("ledger", "passed", 2)
+	for name, read := range map[string]func(string) (*tally.Results, error){"ReadResults": ReadResults, "ReadCounts": ReadCounts} {
+		if got, err := read(dir); err != nil || !reflect.DeepEqual(got.Cells, want.Cells) {
+			t.Errorf("%s beside a stray temp file = %+v, %v", name, got, err)
+		}
+	}
+	if m, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); err != nil || m.Cells[0].Runs != 2 {
+		t.Errorf("Merge beside a stray temp file: %+v, %v", m, err)
+	}
+}
+
+// TestWriteMergedIsAtomic: a merge that cannot read an input's runs leaves the runs.jsonl of
+// the merge before it whole, not truncated.
+func TestWriteMergedIsAtomic(t *testing.T) {
+	tmp := t.TempDir()
+	a := output(t, filepath.Join(tmp, "a"), results("ledger", "passed", 2), `{"client":"raw"}`+"\n")
+	out := filepath.Join(tmp, "merged")
+	merged, err := Merge(out, []string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMerged(out, []string{a}, merged); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(out, record.RunsFile))
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the merged runs.jsonl: %q, %v", before, err)
+	}
+	// An input whose runs cannot be read (here a folder in the file's place) fails the merge.
+	bad := output(t, filepath.Join(tmp, "bad"), results("ledger", "passed", 1), "")
+	os.Remove(filepath.Join(bad, record.RunsFile))
+	os.Mkdir(filepath.Join(bad, record.RunsFile), 0o755)
+	if err := WriteMerged(out, []string{bad, a}, merged); err == nil {
+		t.Fatal("WriteMerged of an input whose runs.jsonl is a folder succeeded")
+	}
+	if after, err := os.ReadFile(filepath.Join(out, record.RunsFile)); err != nil || string(after) != string(before) {
+		t.Errorf("the merged runs.jsonl after a failed merge (%v): %q, want it as before: %q", err, after, before)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,14 @@ type Sweep struct {
 	Plan *tally.Results `json:"plan"`
 	// Expect lists the manifest's expectations with the cells each selects, to check them again.
 	Expect []tally.Selection `json:"expect,omitempty"`
+	// ID is drawn at random when the sweep starts (a resume keeps it): two output directories
+	// with one ID are one sweep, copied, whose runs merge must not count twice.
+	ID string `json:"id,omitempty"`
+	// Build is the toolscore that started the sweep, its version and its binary's SHA-256,
+	// and Adapters what each client ran as, by client ID (its install, image or adapter):
+	// a resume by another build, or with a client's adapter changed, would mix two sweeps.
+	Build    string            `json:"toolscore_build,omitempty"`
+	Adapters map[string]string `json:"adapters,omitempty"`
 }
 
 // WriteSweep writes sweep.json into dir, whole or not at all (a sweep killed while writing it
@@ -33,14 +42,10 @@ func WriteSweep(dir string, s *Sweep) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
 	}
-	tmp := filepath.Join(dir, record.SweepFile+".new")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, record.SweepFile)); err != nil {
-		return fmt.Errorf("writing %s: %w", record.SweepFile, err)
-	}
-	return nil
+	return writeAtomic(dir, record.SweepFile, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ClearCounts removes from dir the files made from a sweep's counts (results.json and the
@@ -51,6 +56,11 @@ func ClearCounts(dir string) error {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
 		}
+	}
+	// Temp files a killed toolscore left while writing those go with them.
+	stray, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+	for _, path := range stray {
+		_ = os.Remove(path)
 	}
 	return nil
 }
@@ -72,6 +82,9 @@ func ReadSweep(dir string) (*Sweep, error) {
 	}
 	if s.Plan == nil || s.Plan.Scenario == "" {
 		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, record.SweepFile)
+	}
+	if err := nullCell(s.Plan.Cells); err != nil {
+		return nil, fmt.Errorf("%s is not a usable toolscore %s: plan: %w", path, record.SweepFile, err)
 	}
 	return &s, nil
 }

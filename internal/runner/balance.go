@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/toolscore/toolscore/scenario"
@@ -31,7 +32,7 @@ func Balance(cells []scenario.Cell, runs, shards int, measured *tally.Results) (
 				s = k
 			}
 		}
-		owner[i], load[s] = s+1, load[s]+cost[i]
+		owner[i], load[s] = s+1, addSat(load[s], cost[i])
 	}
 	return owner, load
 }
@@ -46,20 +47,44 @@ func estimates(cells []scenario.Cell, runs int, measured *tally.Results) []int64
 			}
 		}
 	}
-	var sum, n int64
+	// The mean is taken of the medians divided by n, so that no sum of them overflows.
+	var n int64
 	known := make([]int64, len(cells))
 	for i, c := range cells {
 		if m, ok := median[c.Key()]; ok {
-			known[i], sum, n = m, sum+m, n+1
+			known[i], n = m, n+1
 		}
 	}
 	mean := int64(1)
 	if n > 0 {
-		mean = max(sum/n, 1)
+		var sum, rest int64
+		for _, m := range known {
+			if m > 0 {
+				sum, rest = sum+m/n, rest+m%n
+			}
+		}
+		mean = max(addSat(sum, rest/n), 1)
 	}
 	cost := make([]int64, len(cells))
 	for i := range cells {
-		cost[i] = cmp.Or(known[i], mean) * int64(max(runs, 1))
+		cost[i] = mulSat(cmp.Or(known[i], mean), int64(max(runs, 1)))
 	}
 	return cost
+}
+
+// addSat is a+b for a, b >= 0, or math.MaxInt64 where that overflows: a cell measured to take
+// for ever weighs the most, never a negative time.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// mulSat is a*b for a, b >= 1, or math.MaxInt64 where that overflows.
+func mulSat(a, b int64) int64 {
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }

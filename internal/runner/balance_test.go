@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -52,5 +53,27 @@ func TestBalance(t *testing.T) {
 	again, _ := Balance(cells, 3, 2, measured)
 	if !slices.Equal(owner, again) {
 		t.Errorf("the same inputs gave %v, then %v", owner, again)
+	}
+}
+
+// TestBalanceSaturates: medians near the largest int64 (a results.json's median_ms, hostile or
+// absurd) weigh the most, never wrap to a negative time: not in a cell's runs, a shard's sum,
+// nor the mean an unmeasured cell takes.
+func TestBalanceSaturates(t *testing.T) {
+	cells := make([]scenario.Cell, 4)
+	measured := &tally.Results{}
+	for i := range cells {
+		cells[i] = scenario.Cell{Client: scenario.Client{Name: fmt.Sprintf("c%d", i)}, Fault: scenario.Fault{Name: "clean"}, Schema: "published"}
+		if i < 3 {
+			measured.Cells = append(measured.Cells, &tally.Cell{Cell: record.Cell(cells[i].Coordinates()), Runs: 3, MedianMillis: math.MaxInt64 - int64(i)})
+		}
+	}
+	for _, shards := range []int{1, 2, 4} {
+		_, load := Balance(cells, 3, shards, measured)
+		for s, l := range load {
+			if l < math.MaxInt64/2 {
+				t.Errorf("%d shards: shard %d loaded %d ms, want near the largest int64 (%v)", shards, s+1, l, load)
+			}
+		}
 	}
 }

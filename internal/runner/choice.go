@@ -3,10 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -34,6 +37,10 @@ type Choice struct {
 	Installed map[string]string
 	// Done cleans up once the sweep is over, and says if it left anything behind.
 	Done func()
+	// Fingerprints say what each client that can run will run as, by client ID: its cell
+	// image (a tag made from its inputs), its install (a key made from its files' bytes), its
+	// built Go adapter's SHA-256, or toolscore's own adapter. A resume compares them.
+	Fingerprints map[string]string
 }
 
 // ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
@@ -62,7 +69,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
 		installed, err := installLocal(ctx, sc, clients, localOnly, log)
-		return Choice{local, why, localOnly, adapters, installed, func() {}}, err
+		return Choice{local, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
 	}
 	switch name {
 	case "local":
@@ -77,12 +84,50 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Done: done}, nil
+		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Done: done, Fingerprints: fingerprints(clients, unavailable, d.Images, nil, adapters)}, nil
 	}
 	if _, manifest := errors.AsType[*scenario.Error](err); name != "" || manifest {
 		return Choice{}, err
 	}
 	return localChoice("no Docker backend: " + err.Error())
+}
+
+// fingerprints is Choice.Fingerprints of clients, less the unavailable ones: on docker images
+// holds each client's image tag (its Go adapter built in); on local installed its install
+// folder (named by its key) and adapters the Go adapters built for version pins.
+func fingerprints(clients []Client, unavailable, images, installed, adapters map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, c := range clients {
+		id := c.ID()
+		if _, skip := unavailable[id]; skip {
+			continue
+		}
+		switch {
+		case images[id] != "":
+			out[id] = "image " + images[id]
+		case installed[id] != "":
+			out[id] = "install " + filepath.Base(installed[id])
+		case adapters[id] != "":
+			out[id] = "go adapter sha256:" + fileDigest(adapters[id])
+		default:
+			out[id] = "toolscore's own adapter"
+		}
+	}
+	return out
+}
+
+// fileDigest is the SHA-256 of the file at path, in hex, or what kept it from being read.
+func fileDigest(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // installLocal installs every client of the sweep that runs from the install cache (once per

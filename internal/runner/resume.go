@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/outdir"
@@ -160,6 +163,17 @@ func (o Options) CheckResume() (*outdir.Sweep, error) {
 		case was.Cells[i].Key() != now.Cells[i].Key() || was.Cells[i].Planned != now.Cells[i].Planned:
 			return nil, fmt.Errorf("cannot resume %s: its plan has %s with %d runs where this sweep has %s with %d (a client unavailable then or now, or another toolscore)", o.Out,
 				was.Cells[i].Key(), was.Cells[i].Planned, now.Cells[i].Key(), now.Cells[i].Planned)
+		}
+	}
+	// A sweep.json without a build predates the record of the adapters (the resume warned).
+	if s.Build == "" {
+		return s, nil
+	}
+	for _, id := range slices.Sorted(maps.Keys(o.Record.Adapters)) {
+		then, now := s.Adapters[id], o.Record.Adapters[id]
+		if then != now {
+			return nil, fmt.Errorf("cannot resume %s: the adapter of the client %s changed since the sweep started (%s then, %s now): the runs of two adapters do not add up; start a new sweep, or put the client back as it was",
+				o.Out, id, cmp.Or(then, "not recorded"), now)
 		}
 	}
 	return s, nil

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/scenarios"
+)
+
+// TestMergeRefusesTheSameShardTwice: merge refuses, exit 2 naming the inputs and the shard, one
+// output given twice (a copy, a link to it), the same shard of one plan twice, and sweeps of
+// two manifests that share a name; the two shards of one plan still merge.
+func TestMergeRefusesTheSameShardTwice(t *testing.T) {
+	tmp := t.TempDir()
+	manifest := filepath.Join(tmp, "ledger.yaml")
+	edited := filepath.Join(tmp, "edited.yaml")
+	os.WriteFile(manifest, scenarios.Ledger, 0o644)
+	os.WriteFile(edited, append(append([]byte{}, scenarios.Ledger...), "# the same name, another manifest\n"...), 0o644)
+	sweepTo := func(name, manifest string, extra ...string) string {
+		out := filepath.Join(tmp, name)
+		args := append([]string{"run", manifest, "--backend", "local", "--clients", "raw", "--faults", "clean,corrupt", "--schema", "hidden",
+			"--protocols", "2025-11-25", "--transports", "stdio", "--runs", "1", "--out", out, "--fail-on", "never"}, extra...)
+		if _, stderr, code := toolscore(t, tmp, args...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
+		}
+		return out
+	}
+	one := sweepTo("one", manifest, "--shard", "1/2")
+	two := sweepTo("two", manifest, "--shard", "2/2")
+	again := sweepTo("one-again", manifest, "--shard", "1/2")
+	other := sweepTo("two-edited", edited, "--shard", "2/2")
+	whole := sweepTo("whole", manifest)
+	copied := filepath.Join(tmp, "one-copy")
+	wholeCopy := filepath.Join(tmp, "whole-copy")
+	for from, to := range map[string]string{one: copied, whole: wholeCopy} {
+		if b, err := exec.Command("cp", "-a", from, to).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v\n%s", err, b)
+		}
+	}
+	link := filepath.Join(tmp, "one-link")
+	if err := os.Symlink(one, link); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, stderr, code := toolscore(t, tmp, "merge", "--out", filepath.Join(tmp, "m0"), one, two); code != 0 {
+		t.Fatalf("the two shards of one plan: exit %d\n%s", code, stderr)
+	}
+	for i, c := range []struct {
+		inputs []string
+		want   string
+	}{
+		{[]string{one, two, copied}, one + " and " + copied + " hold one sweep (shard 1/2, id "},
+		{[]string{one, link, two}, one + " and " + link + " are one directory (a link to it?)"},
+		{[]string{one, two, again}, one + " and " + again + ` are both shard 1/2 of one plan of "ledger balance"`},
+		{[]string{one, other}, one + " and " + other + ` are sweeps of two different manifests named "ledger balance"`},
+		{[]string{whole, wholeCopy}, whole + " and " + wholeCopy + " hold one sweep (the whole matrix, id "},
+	} {
+		out := filepath.Join(tmp, "m"+string(rune('1'+i)))
+		_, stderr, code := toolscore(t, tmp, append([]string{"merge", "--out", out}, c.inputs...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("merge %v: exit %d, want 2 saying %q:\n%s", c.inputs, code, c.want, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+			t.Errorf("merge %v was refused but wrote results.json", c.inputs)
+		}
+	}
+}
