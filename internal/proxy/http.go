@@ -35,6 +35,8 @@ type exchange struct {
 	host string
 	// other says the request is not to the MCP endpoint: relayed, never parsed.
 	other bool
+	// swap puts the proxy's origin in place of the server's in the answer; nil when they are one.
+	swap *originSwap
 	// call is the id of the request the POST carries, as idKey makes it.
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.
@@ -101,6 +103,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
+	origins := upstreamOrigins(up.URL)
 	masked := make([]string, 0, len(up.Header))
 	for name := range up.Header {
 		masked = append(masked, name)
@@ -110,7 +113,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host)}
+		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host), swap: newOriginSwap(origins, r.Host)}
 		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
 		if ex.host != r.Host {
 			facts.UpstreamHost = ex.host
@@ -194,6 +197,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 			return ctx.Err()
 		}
 	}
+	p.swapOrigins(resp, ex)
 	if ex.other {
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
 		return nil
