@@ -35,6 +35,8 @@ type exchange struct {
 	host string
 	// other says the request is not to the MCP endpoint: relayed, never parsed.
 	other bool
+	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
+	opened func()
 	// swap puts the proxy's origin in place of the server's in the answer; nil when they are one.
 	swap *originSwap
 	// call is the id of the request the POST carries, as idKey makes it.
@@ -169,6 +171,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		}
 		if env, ok := parseEnvelope(body); ok {
 			ex.call = idKey(env.ID)
+			switch {
+			case env.Method == "notifications/initialized":
+				p.order.initialized(ex.scope)
+			case env.Method != "" && env.ID != nil:
+				p.holdForStream(r.Context(), ex)
+			}
+		}
+		if r.Method == http.MethodGet {
+			ex.opened = p.order.getSent(ex.scope)
+			defer ex.opened()
 		}
 		if req != nil && req.Match != nil && req.Match.Fires {
 			ex.notice, ex.noticeRec, ex.drift = p.dueNotice()
@@ -186,6 +198,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		ex = &exchange{method: resp.Request.Method, path: resp.Request.URL.Path}
 	}
 	facts := &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
+	if ex.opened != nil {
+		ex.opened()
+	}
 	if ex.fault != nil && ex.fault.HeaderDelay > 0 {
 		t := time.NewTimer(ex.fault.HeaderDelay)
 		select {
@@ -262,6 +277,20 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
 	}
 	return nil
+}
+
+// holdForStream holds a request until the session's GET stream the client opened before it has
+// reached the server (see streamOrder), and records the hold.
+func (p *Proxy) holdForStream(ctx context.Context, ex *exchange) {
+	held, got := p.order.wait(ctx, ex.scope)
+	if held < time.Millisecond {
+		return
+	}
+	note := fmt.Sprintf("the proxy held this request %v until the server had the GET stream the client opened before it: a server request sent on that stream before it is there would be lost", held.Round(time.Millisecond))
+	if !got {
+		note = fmt.Sprintf("the proxy held this request %v for the GET stream a client opens after notifications/initialized; none came", held.Round(time.Millisecond))
+	}
+	p.record(&Record{Time: time.Now(), Dir: Event, Event: "held-for-stream", Note: note, HTTP: &HTTPFacts{Method: ex.method, Path: ex.path}})
 }
 
 // exchangeFault is what the transport fault does to this exchange: nil unless the request is
