@@ -97,7 +97,9 @@ func TestGetStreamAheadOfCall(t *testing.T) {
 			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			start := time.Now()
 			called := make(chan *http.Response, 1)
-			go func() { called <- post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`) }()
+			go func() {
+				called <- post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+			}()
 			if !opensStream {
 				if resp := <-called; resp.StatusCode != http.StatusOK || time.Since(start) > time.Second {
 					t.Errorf("the call: %d after %v", resp.StatusCode, time.Since(start))
