@@ -32,8 +32,9 @@
 // questions about it.
 //
 // Files: proxy.go (the session and the fault), frame.go (stdio framing), process.go (the stdio
-// server process), http.go, http_run.go and sse.go (streamable HTTP), schema.go (schema modes,
-// and the faults of the listing), refserver.go (the loopback listener a schema-ref fault's
+// server process), http.go, http_run.go and sse.go (streamable HTTP), origin.go (the proxy's
+// origin in OAuth's URLs), streamorder.go (a session's GET stream ahead of its requests),
+// schema.go (schema modes, and the faults of the listing), refserver.go (the loopback listener a schema-ref fault's
 // network $ref points at), protocol.go (the revision cap), task.go (the tasks the proxy serves),
 // fresh.go and decoy.go (a fresh server instance the proxy asks on its own behalf), keepbytes.go
 // (answers that are not UTF-8), tee.go (writing the transcript), transcript.go, grading.go and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -30,6 +31,14 @@ type exchange struct {
 	method, path string
 	// scope is the request's session id: the requests it carries are noted in it.
 	scope string
+	// host is the Host header the request carries upstream (see upstreamHost).
+	host string
+	// other says the request is not to the MCP endpoint: relayed, never parsed.
+	other bool
+	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
+	opened func()
+	// swap puts the proxy's origin in place of the server's in the answer; nil when they are one.
+	swap *originSwap
 	// call is the id of the request the POST carries, as idKey makes it.
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.
@@ -44,19 +53,39 @@ type exchange struct {
 type exchangeKey struct{}
 
 // Handler relays streamable HTTP to up, applying the schema mode and the fault to the messages
-// that travel in JSON bodies and SSE events, and recording every message. Everything else
-// (status, headers, the GET stream, DELETE, event ids) passes as the server sent it.
+// that travel in JSON bodies and SSE events of its MCP endpoint (up's path), and recording every
+// message. Everything else (status, headers, the GET stream, DELETE, event ids, and every other
+// path, such as OAuth's) passes as the server sent it, and reaches the server as the client sent
+// it: Host, path, query and headers but the hop-by-hop ones.
 func (p *Proxy) Handler(up Upstream) http.Handler {
+	endpoint := up.URL.Path
+	if endpoint == "" {
+		endpoint = "/"
+	}
+	// Without compression asked for by the proxy, the server sees the client's Accept-Encoding
+	// and the client gets the server's bytes.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DisableCompression = true
 	rp := &httputil.ReverseProxy{
+		Transport: transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = up.URL.Scheme, up.URL.Host
-			pr.Out.URL.Path, pr.Out.URL.RawPath = up.URL.Path, up.URL.RawPath
-			if up.URL.RawQuery != "" {
-				pr.Out.URL.RawQuery = up.URL.RawQuery
+			if ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange); ok && ex.host != "" {
+				pr.Out.Host = ex.host
 			}
-			pr.Out.Host = up.URL.Host
-			// The proxy must read the messages: a compressed answer would hide them.
-			pr.Out.Header.Del("Accept-Encoding")
+			// The reverse proxy drops these before Rewrite; they are the client's to send.
+			for _, name := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+				if vs, ok := pr.In.Header[name]; ok {
+					pr.Out.Header[name] = vs
+				}
+			}
+			if pr.In.URL.Path == endpoint {
+				if pr.Out.URL.RawQuery == "" {
+					pr.Out.URL.RawQuery = up.URL.RawQuery
+				}
+				// The proxy must read the messages: a compressed answer would hide them.
+				pr.Out.Header.Del("Accept-Encoding")
+			}
 			for name, vs := range up.Header {
 				pr.Out.Header[name] = vs
 			}
@@ -76,6 +105,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
+	origins := upstreamOrigins(up.URL)
 	masked := make([]string, 0, len(up.Header))
 	for name := range up.Header {
 		masked = append(masked, name)
@@ -84,8 +114,25 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	p.masked, p.answered, p.expired = masked, map[string]*call{}, map[string]bool{}
 	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id")}
-		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Header: p.maskHeader(r.Header)}
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host), swap: newOriginSwap(origins, r.Host)}
+		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
+		if ex.host != r.Host {
+			facts.UpstreamHost = ex.host
+		}
+		if r.URL.Path != endpoint {
+			// Not MCP (OAuth's documents and endpoints, anything): relayed to the same path,
+			// recorded without its body (it may carry a credential), never faulted; only a
+			// revoked credential (http-401) still answers it.
+			ex.other, ex.scope = true, ""
+			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
+			if ex.fault, _ = p.exchangeFault(ex, nil); ex.fault != nil && ex.fault.Status != 0 {
+				p.answerStatus(w, r, ex, false)
+				return
+			}
+			rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+			return
+		}
 		var body []byte
 		var req *Record
 		if r.Method == http.MethodPost {
@@ -124,6 +171,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		}
 		if env, ok := parseEnvelope(body); ok {
 			ex.call = idKey(env.ID)
+			switch {
+			case env.Method == "notifications/initialized":
+				p.order.initialized(ex.scope)
+			case env.Method != "" && env.ID != nil:
+				p.holdForStream(r.Context(), ex)
+			}
+		}
+		if r.Method == http.MethodGet {
+			ex.opened = p.order.getSent(ex.scope)
+			defer ex.opened()
 		}
 		if req != nil && req.Match != nil && req.Match.Fires {
 			ex.notice, ex.noticeRec, ex.drift = p.dueNotice()
@@ -141,6 +198,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		ex = &exchange{method: resp.Request.Method, path: resp.Request.URL.Path}
 	}
 	facts := &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
+	if ex.opened != nil {
+		ex.opened()
+	}
 	if ex.fault != nil && ex.fault.HeaderDelay > 0 {
 		t := time.NewTimer(ex.fault.HeaderDelay)
 		select {
@@ -151,6 +211,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the client left while the answer's headers were held back", HTTP: facts})
 			return ctx.Err()
 		}
+	}
+	p.swapOrigins(resp, ex)
+	if ex.other {
+		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+		return nil
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	encoded := resp.Header.Get("Content-Encoding") != "" && !strings.EqualFold(resp.Header.Get("Content-Encoding"), "identity")
@@ -224,6 +289,20 @@ func (p *Proxy) jsonAnswer(ctx context.Context, ex *exchange, facts *HTTPFacts, 
 	resp.ContentLength = int64(len(out))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	return nil
+}
+
+// holdForStream holds a request until the session's GET stream the client opened before it has
+// reached the server (see streamOrder), and records the hold.
+func (p *Proxy) holdForStream(ctx context.Context, ex *exchange) {
+	held, got := p.order.wait(ctx, ex.scope)
+	if held < time.Millisecond {
+		return
+	}
+	note := fmt.Sprintf("the proxy held this request %v until the server had the GET stream the client opened before it: a server request sent on that stream before it is there would be lost", held.Round(time.Millisecond))
+	if !got {
+		note = fmt.Sprintf("the proxy held this request %v for the GET stream a client opens after notifications/initialized; none came", held.Round(time.Millisecond))
+	}
+	p.record(&Record{Time: time.Now(), Dir: Event, Event: "held-for-stream", Note: note, HTTP: &HTTPFacts{Method: ex.method, Path: ex.path}})
 }
 
 // exchangeFault is what the transport fault does to this exchange: nil unless the request is
@@ -326,6 +405,46 @@ func sameEnding(server, out []byte, rec *Record) []byte {
 		}
 	}
 	return out
+}
+
+// upstreamHost is the Host header a request carries upstream: the client's, as it sent it, to
+// a loopback server (whose DNS-rebinding check must see it); to a remote one, its own host in
+// place of a Host that names the proxy (local is the address the request reached it at), since
+// TLS and virtual hosting expect it there; any other Host as the client sent it.
+func upstreamHost(up *url.URL, local, host string) string {
+	if loopbackName(up.Hostname()) || !namesProxy(local, host) {
+		return host
+	}
+	return up.Host
+}
+
+// namesProxy says host is the proxy at local: the same port (80 when none), and a loopback
+// name or local's own address.
+func namesProxy(local, host string) bool {
+	lhost, lport, err := net.SplitHostPort(local)
+	if err != nil {
+		return false
+	}
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
+	}
+	return port == lport && (loopbackName(name) || name == lhost)
+}
+
+func loopbackName(name string) bool {
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
 }
 
 // maskHeader copies h for the transcript with every credential's value masked.

@@ -62,6 +62,8 @@ func (p *Proxy) maxMessage() int {
 type Proxy struct {
 	cfg Config
 	tee *Tee
+	// order keeps each HTTP session's GET stream ahead of the requests sent after it.
+	order streamOrder
 
 	mu      sync.Mutex
 	pending map[string]*call // requests awaiting an answer, by id

@@ -52,6 +52,13 @@ type Record struct {
 type HTTPFacts struct {
 	Method string `json:"method,omitempty"`
 	Path   string `json:"path,omitempty"`
+	// Query is the request's query string as the client sent it, and Host its Host header: with
+	// Method and Path, the request line; on a request's record.
+	Query string `json:"query,omitempty"`
+	Host  string `json:"host,omitempty"`
+	// UpstreamHost is the Host the proxy sent upstream instead of the client's (a remote
+	// server's own name), when it did.
+	UpstreamHost string `json:"upstream_host,omitempty"`
 	// Status is the response's status code; 0 on a request's record.
 	Status int `json:"status,omitempty"`
 	// Header is the request's or response's headers, on the first record of each.
