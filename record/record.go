@@ -11,6 +11,7 @@
 //	               and ctrf.json rendered from them
 //	runs/<cell>/run-<n>/tee.jsonl  each run's transcript (TeeFile), beside its stdout (StdoutFile)
 //	                               (and tee.2.jsonl, ... when the client started the server again)
+//	alone.jsonl    the runs run again alone after the sweep (AloneFile), in alone/<cell>/run-<n>
 //
 // A runs.jsonl record is the runner's RunRecord: a Cell, the run's number and seed, the
 // grader's verdict and the run's timings. The readers that need less of it read the same line
@@ -40,6 +41,10 @@ const (
 	CTRFFile    = "ctrf.json"    // the same in the Common Test Report Format
 	// RunsDir holds a directory per run: RunsDir/<cell>/run-<n>.
 	RunsDir = "runs"
+	// AloneFile records, like RunsFile, the runs run again alone after the sweep (beside the
+	// counts, never in them), each in AloneDir/<cell>/run-<n>.
+	AloneFile = "alone.jsonl"
+	AloneDir  = "alone"
 	// The files of a run's directory: its transcript, as the proxy tees it, and what the client
 	// adapter printed.
 	TeeFile    = "tee.jsonl"

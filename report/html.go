@@ -25,7 +25,7 @@ var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 // another (a hand-edited results.json) is drawn in the neutral colour.
 var colours = map[string]bool{
 	"passed": true, "altered": true, "threw": true, "rpc-error": true, "hung": true, "crashed": true,
-	"oom-killed": true, "server-exited": true, "rejected": true, "no-call": true, "not-ready": true, "unavailable": true, "unsupported": true,
+	"oom-killed": true, "server-exited": true, "rejected": true, "no-call": true, "unavailable": true, "unsupported": true,
 }
 
 // HTML writes report.html from results.json alone: the page of HTMLPage with each cell's
@@ -294,7 +294,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		}
 		p.Tables = append(p.Tables, gt)
 	}
-	for _, o := range []string{"passed", "altered", "threw", "rpc-error", "hung", "crashed", "oom-killed", "server-exited", "rejected", "no-call", "not-ready", "unavailable", "unsupported"} {
+	for _, o := range []string{"passed", "altered", "threw", "rpc-error", "hung", "crashed", "oom-killed", "server-exited", "rejected", "no-call", "unavailable", "unsupported"} {
 		if legend[o] {
 			p.Legend = append(p.Legend, o)
 		}

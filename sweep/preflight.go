@@ -51,7 +51,14 @@ func preflight(ctx context.Context, o runner.Options, secrets []string, stderr i
 	if first < 0 {
 		return nil, nil // no cell runs: the sweep says so
 	}
-	dir, err := os.MkdirTemp("", "toolscore-preflight-")
+	// In the output directory, which a run's files already need: the runner image has no /tmp.
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("making the output directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(o.Out, ".preflight-")
+	if err == nil {
+		dir, err = filepath.Abs(dir) // the processes it starts start in it
+	}
 	if err != nil {
 		return nil, err
 	}

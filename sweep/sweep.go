@@ -220,7 +220,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 			return fail(err)
 		}
 		// It fills the server's package cache, which the runs then share.
-		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth, ServerCache: serverCache(be, sc)}, secrets, stderr)
+		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Out: out, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth, ServerCache: serverCache(be, sc)}, secrets, stderr)
 		if err != nil {
 			return fail(err)
 		}

@@ -49,12 +49,15 @@ runs: 3
 	if !strings.Contains(stdout, "alone:") {
 		t.Errorf("the terminal table does not show the run alone:\n%s", stdout)
 	}
-	if _, err := os.Stat(filepath.Join(out, "runs", "flaky__clean__hidden__stdio", "run-1-alone", "tee.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "alone", "flaky__clean__hidden__stdio", "run-1", "tee.jsonl")); err != nil {
 		t.Errorf("the run alone left no transcript of its own: %v", err)
 	}
+	// The run alone is recorded beside the runs, so what reads runs.jsonl (replay, repro, bisect,
+	// the evidence) reads the sweep's runs alone.
 	runs, _ := os.ReadFile(filepath.Join(out, "runs.jsonl"))
-	if n := strings.Count(string(runs), "\n"); n != 4 || strings.Count(string(runs), `"alone":true`) != 1 {
-		t.Errorf("runs.jsonl holds %d records; want the 3 runs and the one alone:\n%s", n, runs)
+	alone, _ := os.ReadFile(filepath.Join(out, "alone.jsonl"))
+	if n := strings.Count(string(runs), "\n"); n != 3 || strings.Count(string(alone), "\n") != 1 || !strings.Contains(string(alone), `"alone":true`) {
+		t.Errorf("runs.jsonl holds %d records, alone.jsonl:\n%s\nwant the 3 runs, and the one run alone beside them", n, alone)
 	}
 	if _, stderr, code := toolscore(t, dir, "run", "--resume", out); code != 0 {
 		t.Fatalf("resuming the finished sweep exited %d:\n%s", code, stderr)

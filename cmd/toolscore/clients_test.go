@@ -120,7 +120,8 @@ func TestClientsManifestPins(t *testing.T) {
 	manifest := filepath.Join(t.TempDir(), "pins.yaml")
 	writeFile(t, manifest, `name: pins
 server: {builtin: ledger}
-tool: get_invoice
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
 faults: [clean]
 schema_modes: [hidden]
 clients:

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/runner"
 )
 
 // fromEnvSecret is what the manifest passes to the server with from_env: it must arrive, and be
@@ -180,7 +182,7 @@ func TestServerEnvLocal(t *testing.T) {
 	files := githubFiles(t)
 	manifest := envManifest(t, []string{os.Args[0], "hostile"}, strings.Join(clients, ", "))
 	out, stdout, stderr := sweepWithCanaries(t, os.Args[0], manifest, files, "--backend", "local")
-	allowed := []string{"PATH", "HOME", "TMPDIR", "LANG", "TZ", "TOOLSCORE_AS_MAIN", "GORACE", "GOCOVERDIR", "PLAIN", "API_KEY"}
+	allowed := append([]string{"PATH", "HOME", "TMPDIR", "LANG", "TZ", "TOOLSCORE_AS_MAIN", "GORACE", "GOCOVERDIR", "PLAIN", "API_KEY"}, serverCacheNames()...)
 	home := func(c string) string {
 		return filepath.Join(out, "runs", strings.ReplaceAll(c, "/", "_")+"__clean__hidden__stdio", "run-1")
 	}
@@ -299,7 +301,7 @@ runs: 1
 	}
 	out := filepath.Join(ws, "out")
 	got := serverEnvs(t, out)
-	allowed := []string{"PATH", "HOME", "TMPDIR", "LANG", "TZ", "TOOLSCORE_AS_MAIN", "GORACE", "GOCOVERDIR", "PLAIN", "API_KEY"}
+	allowed := append([]string{"PATH", "HOME", "TMPDIR", "LANG", "TZ", "TOOLSCORE_AS_MAIN", "GORACE", "GOCOVERDIR", "PLAIN", "API_KEY"}, serverCacheNames()...)
 	home := func(string) string { return filepath.Join(out, "runs", "raw__clean__hidden__stdio", "run-1") }
 	checkServerEnv(t, got, []string{"raw"}, allowed, home, map[string]string{"GITHUB_ENV": files["GITHUB_ENV"], "GITHUB_PATH": files["GITHUB_PATH"]}, out, "", "")
 
@@ -308,4 +310,16 @@ runs: 1
 	if e := commands(stdout, "error"); code != 2 || len(e) == 0 || !strings.HasPrefix(e[0], want) {
 		t.Errorf("without SERVER_API_KEY: exit %d, errors %q, want 2 and %q", code, e, want)
 	}
+}
+
+// serverCacheNames are the variables that point a command server's package managers at the
+// cache its runs share on the local backend (runner.ServerCacheEnv): the run's own, not the
+// runner's.
+func serverCacheNames() []string {
+	var names []string
+	for _, kv := range runner.ServerCacheEnv("") {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	return names
 }

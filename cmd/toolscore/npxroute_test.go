@@ -25,20 +25,22 @@ func TestInitNpxRoute(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	dir := t.TempDir()
 	const pkg = "@modelcontextprotocol/server-everything@2026.8.31"
-	if _, stderr, code := toolscore(t, dir, "init", "--", "npx", "-y", pkg, "stdio"); code != 0 {
+	if _, stderr, code := toolscore(t, dir, "init", "--tools", "echo,get-sum", "--", "npx", "-y", pkg, "stdio"); code != 0 {
 		t.Fatalf("init exited %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(string(b), "2")
+	// echo takes a string, get-sum numbers: the preflight checks each against its inputSchema.
+	filled := regexp.MustCompile(`(message: )"FILL IN[^"]*"`).ReplaceAllString(string(b), `${1}"hello"`)
+	filled = regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(filled, "2")
 	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(filled), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	_, stderr, code := toolscore(t, dir, "run", "scenario.yaml", "--backend", "local", "--clients", "raw", "--faults", "clean",
-		"--tools", "echo,get-sum", "--runs", "2", "--out", out)
+		"--runs", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("the filled starter exited %d:\n%s", code, stderr)
 	}

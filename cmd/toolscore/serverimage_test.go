@@ -247,7 +247,7 @@ func TestInitImage(t *testing.T) {
 	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "no-such-server"); code != 2 || !strings.Contains(stderr, `the server ["no-such-server"] in `+serverImageTag) {
 		t.Errorf("init of a command the image lacks exited %d (%s); want 2 (setup), naming it", code, stderr)
 	}
-	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--", "mcp-server-everything", "stdio"); code != 0 {
+	if code, stderr := run("init", "--image", serverImageTag, "--out", manifest, "--tools", "get-structured-content,echo", "--", "mcp-server-everything", "stdio"); code != 0 {
 		t.Fatalf("init exited %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(manifest)
@@ -260,7 +260,9 @@ func TestInitImage(t *testing.T) {
 			t.Errorf("the starter lacks %q:\n%s", want, text)
 		}
 	}
-	filled := regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(text, "1")
+	// The preflight holds each call's arguments to the tool's inputSchema: location is an enum.
+	filled := regexp.MustCompile(`(location: )"FILL IN[^"]*"`).ReplaceAllString(text, `${1}"Chicago"`)
+	filled = regexp.MustCompile(`"FILL IN[^"]*"`).ReplaceAllString(filled, `"hello"`)
 	writeFile(t, manifest, filled)
 	out := filepath.Join(dir, "out")
 	if code, stderr := run("run", manifest, "--backend", "docker", "--clients", "raw", "--faults", "clean", "--tools", "get-structured-content", "--runs", "1", "--out", out); code != 0 {

@@ -118,9 +118,7 @@ func Rebuild(dir string) (*tally.Results, error) {
 				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), record.SweepFile)
 			}
 			c.AddRun(r)
-			if !r.Alone {
-				ran++
-			}
+			ran++
 			return nil
 		})
 		if err != nil {
@@ -131,6 +129,9 @@ func Rebuild(dir string) (*tally.Results, error) {
 		}
 	}
 	res.Interrupted = ran < planned
+	if err := AddAlone(dir, res); err != nil {
+		return nil, err
+	}
 	res.Expectations = tally.CheckSelected(s.Expect, res)
 	return res, nil
 }

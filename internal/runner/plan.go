@@ -31,11 +31,11 @@ type Job struct {
 
 // Dir is the run's directory, relative to the output directory.
 func (j Job) Dir() string {
-	name := "run-" + strconv.Itoa(j.Run)
+	top := record.RunsDir
 	if j.Alone {
-		name += "-alone"
+		top = record.AloneDir
 	}
-	return filepath.Join(record.RunsDir, record.Slug(j.Cell.Key()), name)
+	return filepath.Join(top, record.Slug(j.Cell.Key()), "run-"+strconv.Itoa(j.Run))
 }
 
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order

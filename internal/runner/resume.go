@@ -54,6 +54,9 @@ func (o Options) start(res *tally.Results) (*os.File, error) {
 	if err := outdir.ClearCounts(o.Out); err != nil {
 		return nil, err
 	}
+	if err := clearAlone(o.Out); err != nil {
+		return nil, err
+	}
 	f, err := os.Create(filepath.Join(o.Out, record.RunsFile))
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", record.RunsFile, err)
@@ -100,10 +103,6 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())
 		}
 		c := res.Cells[i]
-		if r.Alone {
-			c.AddRun(r) // a run run again alone: beside the counts, and no run of the plan
-			return nil
-		}
 		if r.Run < first[i] || r.Run > o.Scenario.Runs || (r.Run-first[i])%step[i] != 0 {
 			return fmt.Errorf("%s:%d: run %d of %s, which is not a run of this sweep (%d planned)", path, line, r.Run, r.Key(), c.Planned)
 		}
@@ -127,6 +126,9 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 		if _, err = f.ReadAt(last, good-1); err == nil && last[0] != '\n' {
 			_, err = f.Write([]byte("\n"))
 		}
+	}
+	if err == nil {
+		err = outdir.AddAlone(o.Out, res)
 	}
 	if err == nil {
 		// Until this sweep writes its own, the directory's counts are those of its runs.jsonl.
@@ -177,4 +179,15 @@ func (o Options) CheckResume() (*outdir.Sweep, error) {
 		}
 	}
 	return s, nil
+}
+
+// clearAlone removes what a sweep before ran alone in out.
+func clearAlone(out string) error {
+	if err := os.Remove(filepath.Join(out, record.AloneFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the %s of the sweep before: %w", record.AloneFile, err)
+	}
+	if err := os.RemoveAll(filepath.Join(out, record.AloneDir)); err != nil {
+		return fmt.Errorf("removing the %s of the sweep before: %w", record.AloneDir, err)
+	}
+	return nil
 }

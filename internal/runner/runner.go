@@ -175,6 +175,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	// suspect holds, per cell, the first run of this sweep whose outcome the machine's load may
 	// have made: it runs again alone once the sweep is over.
 	suspect := map[int]Job{}
+	var aloneW *bufio.Writer // alone.jsonl, opened when the first run alone starts
 	run := func(j Job) {
 		if o.Progress != nil && !j.Alone {
 			mu.Lock()
@@ -195,9 +196,12 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		line := runLine(rec)
 		mu.Lock()
 		defer mu.Unlock()
-		if werr == nil {
-			w.Write(line)
-			werr = w.Flush() // each run is on disk as it ends, so an interrupt loses none
+		if to := w; werr == nil {
+			if j.Alone {
+				to = aloneW
+			}
+			to.Write(line)
+			werr = to.Flush() // each run is on disk as it ends, so an interrupt loses none
 		}
 		c := res.Cells[j.Index]
 		c.AddRun(rec.counted())
@@ -253,9 +257,18 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		})
 	}
 	p.Wait()
-	for _, j := range aloneRuns(suspect) {
-		if ctx.Err() != nil || stopErr != nil {
+	for _, j := range aloneRuns(suspect, res) {
+		if ctx.Err() != nil || stopErr != nil || werr != nil {
 			break
+		}
+		if aloneW == nil {
+			f, err := os.OpenFile(filepath.Join(o.Out, record.AloneFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+			if err != nil {
+				werr = err
+				break
+			}
+			defer f.Close()
+			aloneW = bufio.NewWriter(f)
 		}
 		if cells != nil {
 			spec, _ := o.Spec(j, filepath.Join(o.Out, j.Dir()))
@@ -290,10 +303,14 @@ func loadMayMake(outcome string) bool {
 	return false
 }
 
-// aloneRuns are the suspect runs to run again alone, in the matrix's order, at most maxAlone.
-func aloneRuns(suspect map[int]Job) []Job {
+// aloneRuns are the suspect runs to run again alone, in the matrix's order, at most maxAlone,
+// but none of a cell that a sweep resumed had run alone already.
+func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 	out := make([]Job, 0, len(suspect))
 	for _, j := range suspect {
+		if len(res.Cells[j.Index].Alone) > 0 {
+			continue
+		}
 		j.Alone = true
 		out = append(out, j)
 	}
