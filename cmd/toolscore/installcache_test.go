@@ -61,7 +61,7 @@ func TestInstallCacheSweeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err = sweep().CombinedOutput()
-	if err != nil || !strings.Contains(string(b), "is incomplete or damaged; installing it afresh") || !strings.Contains(string(b), "installed ts-sdk/call in ") {
+	if err != nil || !strings.Contains(string(b), `is incomplete or damaged (its file "node_modules/@modelcontextprotocol/sdk/package.json" is not what was installed: its size changed); installing it afresh`) || !strings.Contains(string(b), "installed ts-sdk/call in ") {
 		t.Fatalf("after damage: %v\n%s", err, b)
 	}
 	if info, err := os.Stat(matches[0]); err != nil || info.Size() < 100 {

@@ -76,6 +76,15 @@ func writeAtomic(dir, name string, render func(io.Writer) error) error {
 	}
 	if err == nil {
 		err = os.Rename(tmp, filepath.Join(dir, name))
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			// The temporary name says nothing to the user: what is in the file's way does.
+			if info, serr := os.Lstat(filepath.Join(dir, name)); serr == nil && info.IsDir() {
+				err = fmt.Errorf("putting the whole file in place: %s is a directory (%w)", name, le.Err)
+			} else {
+				err = fmt.Errorf("putting the whole file in place: %w", le.Err)
+			}
+		}
 	}
 	if err != nil {
 		os.Remove(tmp)
