@@ -21,20 +21,26 @@ func Subreaper() error {
 // in turn, and returns their pids. Call it once every child started on purpose was waited for:
 // what is left is what they left behind.
 func KillOrphans() []int {
+	return killRounds(func() []int { return children(os.Getpid()) })
+}
+
+// killRounds kills and reaps what pick lists, round after round until it lists nothing, and
+// returns their pids: each round ends one generation, and a fork bomb is cut off at 100.
+func killRounds(pick func() []int) []int {
 	var killed []int
-	for range 100 { // each round ends one generation; a fork bomb is cut off here
-		kids := children(os.Getpid())
-		if len(kids) == 0 {
+	for range 100 {
+		pids := pick()
+		if len(pids) == 0 {
 			break
 		}
-		for _, pid := range kids {
+		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		for _, pid := range kids {
+		for _, pid := range pids {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(pid, &ws, 0, nil)
 		}
-		killed = append(killed, kids...)
+		killed = append(killed, pids...)
 	}
 	return killed
 }

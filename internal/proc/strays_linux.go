@@ -4,7 +4,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,27 +19,15 @@ func EndStrays(pgid int) []int {
 	if err != nil {
 		return nil
 	}
-	var ended []int
-	for range 100 { // each round ends one generation; a fork bomb is cut off here
+	return killRounds(func() []int {
 		var strays []int
 		for _, c := range childStats(self) {
 			if c.pgid == pgid || c.sid != sid {
 				strays = append(strays, c.pid)
 			}
 		}
-		if len(strays) == 0 {
-			break
-		}
-		for _, pid := range strays {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		for _, pid := range strays {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, 0, nil)
-		}
-		ended = append(ended, strays...)
-	}
-	return ended
+		return strays
+	})
 }
 
 type childStat struct{ pid, pgid, sid int }
