@@ -50,9 +50,9 @@ func Plan(sc *scenario.Scenario, shards int, measured *tally.Results) ([]Shard, 
 	}
 	if measured == nil {
 		for s := range plan {
-			o := runner.Options{Scenario: sc, Shard: s + 1, Shards: shards}
+			p := runner.Plan{Scenario: sc, Shard: s + 1, Shards: shards}
 			for i := range cells {
-				if n := o.CellRuns(i); n > 0 {
+				if n := p.CellRuns(i); n > 0 {
 					plan[s].Cells++
 					plan[s].Runs += n
 				}

@@ -46,7 +46,7 @@ type listing struct {
 // why. What the preflight cannot decide (a source no stdio proxy starts, a server that does not
 // answer in time, a listing the go-sdk refuses) it leaves to the runs, with a warning. noSchema
 // are the tools called whose listing has no outputSchema.
-func preflight(ctx context.Context, o runner.Options, secrets []string, stderr io.Writer) (noSchema []string, err error) {
+func preflight(ctx context.Context, o runner.Options, stderr io.Writer) (noSchema []string, err error) {
 	first := slices.IndexFunc(o.Scenario.Clients, func(c scenario.Client) bool { _, out := o.Unavailable[c.ID()]; return !out })
 	if first < 0 {
 		return nil, nil // no cell runs: the sweep says so
@@ -75,7 +75,7 @@ func preflight(ctx context.Context, o runner.Options, secrets []string, stderr i
 	command = append(append(command, "--"), server...)
 	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: o.Scenario.Clients[first].ID(), Cell: "preflight", Command: command, Env: env, Timeout: preflightTimeout})
 	mask := func(s string) string {
-		for _, v := range secrets {
+		for _, v := range o.Secrets {
 			if v != "" {
 				s = strings.ReplaceAll(s, v, "[masked]")
 			}

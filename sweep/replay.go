@@ -78,8 +78,8 @@ func replayArgs(a Config, sc *scenario.Scenario, r *runner.Recordings, shard str
 
 // checkRecorded refuses a replay with runs its recording does not hold, naming how many and the
 // first, before anything runs.
-func checkRecorded(dir string, r *runner.Recordings, o runner.Options) error {
-	n, of, first := r.Missing(o)
+func checkRecorded(dir string, r *runner.Recordings, p runner.Plan) error {
+	n, of, first := r.Missing(p)
 	if n == 0 {
 		return nil
 	}

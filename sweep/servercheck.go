@@ -19,9 +19,10 @@ import (
 // it, once per distinct cell image, before any run: a server that cannot start is a setup error,
 // not a crash of every client. setup says the command is missing, or an image server exited
 // before it listened (exit 2); otherwise err means the check itself could not run.
-func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
+func checkServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenario) (setup bool, err error) {
+	be, unavailable := choice.Backend, choice.Unavailable
 	if sc.Server.Image != "" {
-		return checkImageServer(ctx, be, sc, unavailable)
+		return checkImageServer(ctx, choice, sc)
 	}
 	if sc.Server.Builtin != "" || len(sc.Server.Command) == 0 {
 		return false, nil
@@ -35,15 +36,13 @@ func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, 
 		}
 		env = append(env, "PATH="+v) // the server's PATH is what exec searches
 	}
-	d, _ := be.(*backend.Docker)
 	checked := map[string]bool{}
 	for _, c := range sc.Clients {
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		where, image := "", ""
-		if d != nil {
-			image = d.Images[c.ID()]
+		where, image := "", choice.Image(c.ID())
+		if image != "" {
 			where = " in the image " + image + " (client " + c.ID() + ")"
 		}
 		if checked[image] {
@@ -75,16 +74,16 @@ func checkServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, 
 // client will run beside it): one that exits before it listens is a setup error naming the
 // image, its exit status and its last output (its server.env values masked), never a hang of
 // every run.
-func checkImageServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
-	d, ok := be.(*backend.Docker)
-	if !ok || !slices.ContainsFunc(sc.Clients, func(c scenario.Client) bool { _, out := unavailable[c.ID()]; return !out }) {
+func checkImageServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenario) (setup bool, err error) {
+	unavailable := choice.Unavailable
+	if !slices.ContainsFunc(sc.Clients, func(c scenario.Client) bool { _, out := unavailable[c.ID()]; return !out }) {
 		return false, nil
 	}
 	env, secrets, err := sc.ServerEnv(os.LookupEnv)
 	if err != nil {
 		return true, err
 	}
-	err = d.CheckServer(ctx, sc.Server.Image, runner.ImageServer(sc, env), sc.Timeout.Std())
+	err = choice.CheckImageServer(ctx, sc, env)
 	var failed *backend.StartFailure
 	if errors.As(err, &failed) {
 		for _, s := range secrets {

@@ -210,17 +210,21 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if be.Name() == "local" && sc.Server.Install != "" {
 		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
+	// The sweep's options: what provisioning made, the server's inputs and the output; the plan
+	// is of the whole matrix until the preflight has left out what does not apply.
+	o := choice.Options(runner.Plan{Scenario: sc})
+	o.Out, o.ServerEnv, o.Secrets, o.Auth, o.ServerCache = out, serverEnv, secrets, auth, serverCache(be, sc)
 	// Before any run: the server starts, and lists the tools the scenario calls (a replay's
 	// recordings stand in for it, checked below).
 	if recordings == nil {
-		if _, err := checkServer(ctx, be, sc, unavailable); err != nil {
+		if _, err := checkServer(ctx, choice, sc); err != nil {
 			return fail(err)
 		}
 		if _, err := checkURLServer(ctx, be, sc, unavailable); err != nil {
 			return fail(err)
 		}
 		// It fills the server's package cache, which the runs then share.
-		noSchema, err := preflight(ctx, runner.Options{Scenario: sc, Backend: be, Out: out, Unavailable: unavailable, ServerEnv: serverEnv, Auth: auth, ServerCache: serverCache(be, sc)}, secrets, stderr)
+		noSchema, err := preflight(ctx, o, stderr)
 		if err != nil {
 			return fail(err)
 		}
@@ -232,23 +236,16 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return fail(err)
 	}
 	a.owner = owner
+	o.Shard, o.Shards, o.Owner = shard, shards, owner
 	if recordings != nil {
-		if err := checkRecorded(a.Replay, recordings, runner.Options{Scenario: sc, Unavailable: unavailable, Shard: shard, Shards: shards, Owner: owner}); err != nil {
+		if err := checkRecorded(a.Replay, recordings, o.Plan); err != nil {
 			return fail(err)
 		}
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
-	cells, progCells, slice := 0, 0, ""
-	for i, c := range sc.Cells() {
-		if _, skip := unavailable[c.Client.ID()]; skip {
-			continue
-		}
-		cells++
-		if (runner.Options{Scenario: sc, Shard: shard, Shards: shards, Owner: owner}).CellRuns(i) > 0 {
-			progCells++
-		}
-	}
+	cells, progCells := o.Cells()
+	slice := ""
 	if shards > 0 {
 		slice = fmt.Sprintf(" (shard %d/%d)", shard, shards)
 		if owner != nil {
@@ -259,13 +256,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
 	rec := sweepRecord(a, sc, be.Name())
 	rec.Build, rec.Adapters = Build(a.Version), choice.Fingerprints
-	o := runner.Options{
-		Scenario: sc, Backend: be, BackendWhy: why, Out: out,
-		Parallel: par, Version: a.Version, Unavailable: unavailable,
-		Shard: shard, Shards: shards, Owner: owner, ServerEnv: serverEnv, Secrets: secrets, Auth: auth, Replay: recordings,
-		Adapters: choice.Adapters, Installed: choice.Installed, Record: rec, Resume: resume,
-	}
-	o.ServerCache = serverCache(be, sc)
+	o.Parallel, o.Version, o.Replay, o.Record, o.Resume = par, a.Version, recordings, rec, resume
 	if resume {
 		if _, err := o.CheckResume(); err != nil {
 			return fail(exitcode.UsageError(err))

@@ -47,7 +47,7 @@ func plan(sc *scenario.Scenario) (runner.Options, []runner.Job, error) {
 		return runner.Options{}, nil, err
 	}
 	// Only the backend's Self and WorkDir are asked: runs go through cellRun, not its Run.
-	o := runner.Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
 	return o, slices.Collect(o.Jobs()), nil
 }
 

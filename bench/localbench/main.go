@@ -210,7 +210,7 @@ func plan(ctx context.Context, self, id string) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{id: id, o: runner.Options{Scenario: sc, Backend: choice.Backend, ServerEnv: env, Installed: choice.Installed}}
+	b := &bench{id: id, o: runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: choice.Backend, ServerEnv: env, Installed: choice.Installed}}
 	b.jobs = slices.Collect(b.o.Jobs())
 	if len(b.jobs) != 1 {
 		return nil, fmt.Errorf("%s: the plan has %d runs, want the one cell's 1", id, len(b.jobs))

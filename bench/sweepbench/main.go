@@ -246,7 +246,7 @@ func plan(sc *scenario.Scenario, self string) (runner.Options, []runner.Job, err
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	o := runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, ServerEnv: env}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: self}, ServerEnv: env}
 	return o, slices.Collect(o.Jobs()), nil
 }
 

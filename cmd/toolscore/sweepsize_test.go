@@ -70,8 +70,13 @@ func TestJobsMadeLazily(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := runner.Run(ctx, runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, Out: t.TempDir(), Parallel: 2,
-		Progress: cancelAfterFirst{cancel}})
+	res, err := runner.Run(ctx, runner.Options{
+		Plan: runner.Plan{Scenario: sc},
+		Backend: backend.Local{Binary: self},
+		Out: t.TempDir(),
+		Parallel: 2,
+		Progress: cancelAfterFirst{cancel},
+	})
 	runtime.ReadMemStats(&after)
 	if err != nil || !res.Interrupted || res.Cells[0].Runs < 1 || res.Cells[0].Planned != sc.Runs {
 		t.Fatalf("err %v, interrupted %v, cell %+v", err, res.Interrupted, res.Cells[0])

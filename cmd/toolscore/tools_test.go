@@ -113,7 +113,7 @@ runs: 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := runner.Options{Scenario: sc, Backend: backend.Local{Binary: os.Args[0]}}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: os.Args[0]}}
 	direct := calls(t, []string{os.Args[0], "ledger"})
 	for j := range o.Jobs() {
 		dir := t.TempDir()

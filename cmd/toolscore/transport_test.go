@@ -45,7 +45,7 @@ runs: 1
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := runner.Run(context.Background(), runner.Options{Scenario: sc, Backend: backend.Local{Binary: self}, Out: out, Parallel: 2})
+	res, err := runner.Run(context.Background(), runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: self}, Out: out, Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

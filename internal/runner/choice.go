@@ -424,3 +424,30 @@ func sandbox(sc *scenario.Scenario) backend.Sandbox {
 	s := sc.Sandbox
 	return backend.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
 }
+
+// Options are the options of a sweep of p on the chosen backend, with what provisioning made
+// filled in (the backend, its adapters and installs, the clients that cannot run here); the
+// caller adds where the output goes and how the server is given.
+func (c Choice) Options(p Plan) Options {
+	p.Unavailable = c.Unavailable
+	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed}
+}
+
+// Image is the cell image client id's runs start from, "" on a backend that runs no images.
+func (c Choice) Image(id string) string {
+	if d, ok := c.Backend.(*backend.Docker); ok {
+		return d.Images[id]
+	}
+	return ""
+}
+
+// CheckImageServer starts sc's server.image once as its runs will, with env its variables; a
+// backend that runs no images has nothing to check. A server that exits before it listens is a
+// *backend.StartFailure.
+func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env []string) error {
+	d, ok := c.Backend.(*backend.Docker)
+	if !ok {
+		return nil
+	}
+	return d.CheckServer(ctx, sc.Server.Image, ImageServer(sc, env), sc.Timeout.Std())
+}

@@ -7,24 +7,23 @@
 //
 //	choice, err := runner.ChooseBackend(ctx, "", self, sc, log) // docker, else local
 //	defer choice.Done()
-//	res, err := runner.Run(ctx, runner.Options{
-//		Scenario: sc, Backend: choice.Backend, Unavailable: choice.Unavailable,
-//		Adapters: choice.Adapters, Out: dir, Parallel: 4,
-//	})
+//	o := choice.Options(runner.Plan{Scenario: sc}) // the backend, its adapters and installs
+//	o.Out, o.Parallel = dir, 4
+//	res, err := runner.Run(ctx, o)
 //	// res holds the counts per cell; runs.jsonl in dir holds every run's record
 //
 // [ChooseBackend] picks where runs execute and, on docker, builds each client's cell image
 // first; a client that cannot run there is listed as unavailable, with the reason, never given
-// made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Plan]: every cell with
-// its planned runs), then yields each run as a [Job] ([Options.Jobs]), writes the run's input
-// files into its directory, has the [Backend] execute the run (the client's adapter, with the
+// made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Results]: every cell
+// with its planned runs), then yields each run of its [Plan] as a [Job] ([Plan.Jobs]), writes
+// the run's input files into its directory, has the [Backend] execute the run (the client's adapter, with the
 // proxy wrapped around the server), masks secrets in what the run left, reads the run's
 // transcript and grades it (package grade), appends the run's record to runs.jsonl as each run
 // ends, and adds it to the counts (package tally). A [Progress] hears of every run.
 //
-// A sweep can be split: [ShardRuns] and [PlannedRuns] say which runs fall in one shard of
-// several. It can be resumed ([Options.Resume], checked by [Options.CheckResume]): the runs
-// recorded in runs.jsonl are counted, not run again. And it can be replayed: [LoadRecordings]
+// A sweep can be split: a [Plan] with a shard runs only the runs that fall in it ([ShardRuns]
+// and [PlannedRuns] say which). It can be resumed ([Options.Resume], checked by
+// [Options.CheckResume]): the runs recorded in runs.jsonl are counted, not run again. And it can be replayed: [LoadRecordings]
 // reads a previous sweep's transcripts, and each run then plays against its own recording
 // (package replay) instead of a live server.
 //

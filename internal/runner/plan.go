@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +15,36 @@ import (
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 )
+
+// Plan is what a sweep runs: the scenario's cells, less those of clients that cannot run here,
+// and in a shard the runs of them that fall in it. The checks before a sweep (its size, a
+// replay's recordings, the progress shown) and the sweep itself read the same value.
+type Plan struct {
+	Scenario *scenario.Scenario
+	// Unavailable names clients that cannot run here (by ID), with the reason; their cells are
+	// reported as unavailable, never given made-up outcomes.
+	Unavailable map[string]string
+	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
+	Shard, Shards int
+	// Owner, when set, is a planned split (Balance): the shard of each of the matrix's cells,
+	// by index. Shard then runs its cells whole, and no run of the others.
+	Owner []int
+}
+
+// Cells counts the cells the plan counts (those of clients that can run) and, of them, the ones
+// with runs in this shard.
+func (p Plan) Cells() (counted, withRuns int) {
+	for i, c := range p.Scenario.Cells() {
+		if _, out := p.Unavailable[c.Client.ID()]; out {
+			continue
+		}
+		counted++
+		if p.CellRuns(i) > 0 {
+			withRuns++
+		}
+	}
+	return counted, withRuns
+}
 
 // Job is one run of a sweep: its cell, its number within the cell (from 1) and the seed its
 // proxy draws from.
@@ -41,9 +73,9 @@ func (j Job) Dir() string {
 // Jobs yields the sweep's runs in the order they start: cell by cell in the matrix's order
 // (unavailable clients left out), and within a cell the runs of this shard. Each is made as it
 // is asked for, never listed, so memory stays the same whatever the number of runs planned.
-func (o Options) Jobs() iter.Seq[Job] {
+func (p Plan) Jobs() iter.Seq[Job] {
 	return func(yield func(Job) bool) {
-		for c := range o.cellJobs() {
+		for c := range p.cellJobs() {
 			for j := range c.Runs {
 				if !yield(j) {
 					return
@@ -61,21 +93,21 @@ type cellRuns struct {
 }
 
 // cellJobs yields the sweep's cells that have runs in this shard, in the order of Jobs.
-func (o Options) cellJobs() iter.Seq[cellRuns] {
+func (p Plan) cellJobs() iter.Seq[cellRuns] {
 	return func(yield func(cellRuns) bool) {
-		sc := o.Scenario
+		sc := p.Scenario
 		index := 0
 		clients := map[string]Client{}
 		for _, c := range Clients(sc) {
 			clients[c.ID()] = c
 		}
 		for i, c := range sc.Cells() {
-			if _, ok := o.Unavailable[c.Client.ID()]; ok {
+			if _, ok := p.Unavailable[c.Client.ID()]; ok {
 				continue
 			}
 			idx, cl := index, clients[c.Client.ID()]
 			index++
-			first, step := o.firstRun(i)
+			first, step := p.firstRun(i)
 			if first > sc.Runs {
 				continue
 			}
@@ -214,3 +246,72 @@ func (o Options) installedEnv(c Client) []string {
 // AuthEnv is the variable of an http cell's environment that holds a url server's
 // Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
 const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
+
+// CellRuns is how many of the runs of the matrix's cell i this sweep has.
+func (p Plan) CellRuns(i int) int {
+	if p.Owner != nil {
+		if p.Owner[i] == p.Shard {
+			return p.Scenario.Runs
+		}
+		return 0
+	}
+	return ShardRuns(i, p.Scenario.Runs, p.Shard, p.Shards)
+}
+
+// firstRun is the first run of the matrix's cell i in this sweep (more than the scenario's runs
+// when none is), and step how many runs apart the next ones are.
+func (p Plan) firstRun(i int) (first, step int) {
+	if p.Owner != nil {
+		if p.Owner[i] == p.Shard {
+			return 1, 1
+		}
+		return p.Scenario.Runs + 1, 1
+	}
+	return firstRun(i, p.Scenario.Runs, p.Shard, p.Shards), max(p.Shards, 1)
+}
+
+// ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
+// are numbered in order, cell by cell and run by run within a cell, and run k belongs to the
+// shard k % shards + 1, so each cell's runs spread over the shards. shards 0 is the whole matrix.
+func ShardRuns(cellIdx, runs, shard, shards int) int {
+	if shards <= 0 {
+		return runs
+	}
+	first := firstRun(cellIdx, runs, shard, shards)
+	if first > runs {
+		return 0
+	}
+	return (runs-first)/shards + 1
+}
+
+// firstRun is the first run (1-based) of cell cellIdx that falls in shard, or more than runs
+// when none does; the next ones follow every shards runs.
+func firstRun(cellIdx, runs, shard, shards int) int {
+	if shards <= 0 {
+		return 1
+	}
+	// The cell's first run is cellIdx*runs, 0-based over the whole matrix; its remainder is
+	// taken without overflow, however large runs is.
+	hi, lo := bits.Mul64(uint64(cellIdx), uint64(runs))
+	k := int(bits.Rem64(hi, lo, uint64(shards)))
+	return (shard-1-k+shards)%shards + 1
+}
+
+// PlannedRuns is how many runs a sweep of cells cells of runs runs each has in shard of shards
+// (every run when shards is 0), as many as math.MaxInt when the product overflows.
+func PlannedRuns(cells, runs, shard, shards int) int {
+	if cells <= 0 || runs <= 0 {
+		return 0
+	}
+	if runs > math.MaxInt/cells {
+		return math.MaxInt
+	}
+	total := cells * runs
+	if shards <= 0 {
+		return total
+	}
+	if total < shard {
+		return 0
+	}
+	return (total-shard)/shards + 1
+}

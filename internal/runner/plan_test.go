@@ -86,14 +86,16 @@ func TestPlanGolden(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"ledger docker", Options{Scenario: ledger, Backend: &backend.Docker{}}},
-		{"ledger local shard 2/3, ts-sdk unavailable", Options{Scenario: ledger, Backend: local, Shard: 2, Shards: 3,
-			Unavailable: map[string]string{"ts-sdk/call": "no image"}}},
-		{"command docker", Options{Scenario: command, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
-		{"command local", Options{Scenario: command, Backend: local, ServerEnv: serverEnv}},
-		{"ledger http docker", Options{Scenario: ledgerHTTP, Backend: &backend.Docker{}}},
-		{"http command local", Options{Scenario: httpCommand, Backend: local, ServerEnv: httpEnv}},
-		{"url docker", Options{Scenario: remote, Backend: &backend.Docker{}, Auth: auth}},
+		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &backend.Docker{}}},
+		{"ledger local shard 2/3, ts-sdk unavailable", Options{
+		Plan: Plan{Scenario: ledger, Shard: 2, Shards: 3, Unavailable: map[string]string{"ts-sdk/call": "no image"}},
+		Backend: local,
+	}},
+		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
+		{"command local", Options{Plan: Plan{Scenario: command}, Backend: local, ServerEnv: serverEnv}},
+		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &backend.Docker{}}},
+		{"http command local", Options{Plan: Plan{Scenario: httpCommand}, Backend: local, ServerEnv: httpEnv}},
+		{"url docker", Options{Plan: Plan{Scenario: remote}, Backend: &backend.Docker{}, Auth: auth}},
 	} {
 		got = append(got, "# "+c.name)
 		out := t.TempDir()

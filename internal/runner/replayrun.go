@@ -94,11 +94,11 @@ func clientName(id string) string {
 	return name
 }
 
-// Missing counts the runs of the sweep o would make that r holds no recording of, and names
+// Missing counts the runs of the plan p that r holds no recording of, and names
 // the first: a replay plays recorded runs only, and says so before it starts rather than
 // grading a run it cannot replay.
-func (r *Recordings) Missing(o Options) (n, of int, first string) {
-	for j := range o.Jobs() {
+func (r *Recordings) Missing(p Plan) (n, of int, first string) {
+	for j := range p.Jobs() {
 		of++
 		if _, ok := r.For(j); !ok {
 			if n++; n == 1 {

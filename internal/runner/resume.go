@@ -16,8 +16,8 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-// Plan is the sweep's results before any run: every cell it counts with its planned runs.
-func (o Options) Plan() *tally.Results {
+// Results are the sweep's results before any run: every cell it counts with its planned runs.
+func (o Options) Results() *tally.Results {
 	sc := o.Scenario
 	res := &tally.Results{Scenario: sc.Name, Toolscore: o.Version, Backend: o.Backend.Name(), BackendWhy: o.BackendWhy, Started: time.Now().UTC(), Cells: []*tally.Cell{}}
 	if o.Shards > 0 {
@@ -149,7 +149,7 @@ func (o Options) CheckResume() (*outdir.Sweep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot resume: %w", err)
 	}
-	was, now := s.Plan, o.Plan()
+	was, now := s.Plan, o.Results()
 	if was.Scenario != now.Scenario {
 		return nil, fmt.Errorf("cannot resume %s: it is a sweep of the scenario %q, not %q", o.Out, was.Scenario, now.Scenario)
 	}

@@ -21,8 +21,8 @@ func TestCheckResume(t *testing.T) {
 		return sc
 	}
 	dir := t.TempDir()
-	started := Options{Scenario: load(2), Backend: backend.Local{}, Out: dir}
-	f, err := started.start(started.Plan())
+	started := Options{Plan: Plan{Scenario: load(2)}, Backend: backend.Local{}, Out: dir}
+	f, err := started.start(started.Results())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,17 +35,17 @@ func TestCheckResume(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"more runs", Options{Scenario: load(3), Backend: backend.Local{}, Out: dir}, "with 2 runs where this sweep has raw|clean|hidden|stdio with 3"},
-		{"a shard", Options{Scenario: load(2), Backend: backend.Local{}, Out: dir, Shard: 1, Shards: 2}, `it is shard "" of its sweep, this would be "1/2"`},
-		{"unavailable now", Options{Scenario: load(2), Backend: backend.Local{}, Out: dir, Unavailable: map[string]string{"raw": "gone"}}, "its plan has raw|clean|hidden|stdio with 2 runs where this sweep has go-sdk/call"},
-		{"no sweep", Options{Scenario: load(2), Backend: backend.Local{}, Out: t.TempDir()}, "has no sweep.json"},
+		{"more runs", Options{Plan: Plan{Scenario: load(3)}, Backend: backend.Local{}, Out: dir}, "with 2 runs where this sweep has raw|clean|hidden|stdio with 3"},
+		{"a shard", Options{Plan: Plan{Scenario: load(2), Shard: 1, Shards: 2}, Backend: backend.Local{}, Out: dir}, `it is shard "" of its sweep, this would be "1/2"`},
+		{"unavailable now", Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"raw": "gone"}}, Backend: backend.Local{}, Out: dir}, "its plan has raw|clean|hidden|stdio with 2 runs where this sweep has go-sdk/call"},
+		{"no sweep", Options{Plan: Plan{Scenario: load(2)}, Backend: backend.Local{}, Out: t.TempDir()}, "has no sweep.json"},
 	} {
 		if _, err := c.o.CheckResume(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
-	unavailable := Options{Scenario: load(2), Backend: backend.Local{}, Out: t.TempDir(), Unavailable: map[string]string{"go-sdk/call": "gone"}}
-	f, _ = unavailable.start(unavailable.Plan())
+	unavailable := Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"go-sdk/call": "gone"}}, Backend: backend.Local{}, Out: t.TempDir()}
+	f, _ = unavailable.start(unavailable.Results())
 	f.Close()
 	unavailable.Unavailable = nil
 	if _, err := unavailable.CheckResume(); err == nil || !strings.Contains(err.Error(), "was not in its plan") && !strings.Contains(err.Error(), "where this sweep has go-sdk/call") {

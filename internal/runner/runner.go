@@ -8,8 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
-	"math/bits"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,8 +55,9 @@ type cellBackend interface {
 
 // Options configure a sweep.
 type Options struct {
-	Scenario *scenario.Scenario
-	Backend  Backend
+	// Plan is what the sweep runs: its cells, and of them the runs of this shard.
+	Plan
+	Backend Backend
 	// BackendWhy says why this backend was chosen, for the report.
 	BackendWhy string
 	// Out is the output directory: runs.jsonl, results.json, the transcripts.
@@ -68,14 +68,6 @@ type Options struct {
 	Version string
 	// Progress, when set, is told about every run that starts and ends.
 	Progress Progress
-	// Unavailable names clients that cannot run here (by ID), with the reason; their cells are
-	// reported as unavailable, never given made-up outcomes.
-	Unavailable map[string]string
-	// Shard and Shards, when Shards > 0, run only slice Shard (1-based) of Shards: see ShardRuns.
-	Shard, Shards int
-	// Owner, when set, is a planned split (Balance): the shard of each of the matrix's cells,
-	// by index. Shard then runs its cells whole, and no run of the others.
-	Owner []int
 	// ServerEnv is the command server's own environment (Scenario.ServerEnv): a server sees
 	// it and the allowlist, nothing else. Secrets are its values read from the runner's
 	// environment: masked in every file and output of a run, like a model's key.
@@ -143,7 +135,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
-	res := o.Plan()
+	res := o.Results()
 	done := map[doneRun]bool{}
 	var runsFile *os.File
 	if o.Resume {
@@ -316,75 +308,6 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 	}
 	slices.SortFunc(out, func(a, b Job) int { return a.Index - b.Index })
 	return out[:min(len(out), maxAlone)]
-}
-
-// CellRuns is how many of the runs of the matrix's cell i this sweep has.
-func (o Options) CellRuns(i int) int {
-	if o.Owner != nil {
-		if o.Owner[i] == o.Shard {
-			return o.Scenario.Runs
-		}
-		return 0
-	}
-	return ShardRuns(i, o.Scenario.Runs, o.Shard, o.Shards)
-}
-
-// firstRun is the first run of the matrix's cell i in this sweep (more than the scenario's runs
-// when none is), and step how many runs apart the next ones are.
-func (o Options) firstRun(i int) (first, step int) {
-	if o.Owner != nil {
-		if o.Owner[i] == o.Shard {
-			return 1, 1
-		}
-		return o.Scenario.Runs + 1, 1
-	}
-	return firstRun(i, o.Scenario.Runs, o.Shard, o.Shards), max(o.Shards, 1)
-}
-
-// ShardRuns is how many of a cell's runs fall in shard (1-based) of shards: the matrix's runs
-// are numbered in order, cell by cell and run by run within a cell, and run k belongs to the
-// shard k % shards + 1, so each cell's runs spread over the shards. shards 0 is the whole matrix.
-func ShardRuns(cellIdx, runs, shard, shards int) int {
-	if shards <= 0 {
-		return runs
-	}
-	first := firstRun(cellIdx, runs, shard, shards)
-	if first > runs {
-		return 0
-	}
-	return (runs-first)/shards + 1
-}
-
-// firstRun is the first run (1-based) of cell cellIdx that falls in shard, or more than runs
-// when none does; the next ones follow every shards runs.
-func firstRun(cellIdx, runs, shard, shards int) int {
-	if shards <= 0 {
-		return 1
-	}
-	// The cell's first run is cellIdx*runs, 0-based over the whole matrix; its remainder is
-	// taken without overflow, however large runs is.
-	hi, lo := bits.Mul64(uint64(cellIdx), uint64(runs))
-	k := int(bits.Rem64(hi, lo, uint64(shards)))
-	return (shard-1-k+shards)%shards + 1
-}
-
-// PlannedRuns is how many runs a sweep of cells cells of runs runs each has in shard of shards
-// (every run when shards is 0), as many as math.MaxInt when the product overflows.
-func PlannedRuns(cells, runs, shard, shards int) int {
-	if cells <= 0 || runs <= 0 {
-		return 0
-	}
-	if runs > math.MaxInt/cells {
-		return math.MaxInt
-	}
-	total := cells * runs
-	if shards <= 0 {
-		return total
-	}
-	if total < shard {
-		return 0
-	}
-	return (total-shard)/shards + 1
 }
 
 // runOne executes one run: the adapter, started with the proxy wrapped around the server. It

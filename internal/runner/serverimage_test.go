@@ -31,7 +31,7 @@ clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.exampl
 		t.Fatal(err)
 	}
 	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
-	o := Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	o := Options{Plan: Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
 	var j Job
 	for j = range o.Jobs() {
 		break
@@ -87,7 +87,7 @@ clients: [raw]
 		t.Fatal(err)
 	}
 	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
-	o := Options{Scenario: sc, Backend: &backend.Docker{}, ServerEnv: env}
+	o := Options{Plan: Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
 	var j Job
 	for j = range o.Jobs() {
 		break

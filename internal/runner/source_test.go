@@ -92,7 +92,7 @@ clients: [raw]
 			}
 		}},
 	} {
-		o := Options{Scenario: c.sc, Backend: &backend.Docker{}, Auth: "Bearer auth-789"}
+		o := Options{Plan: Plan{Scenario: c.sc}, Backend: &backend.Docker{}, Auth: "Bearer auth-789"}
 		if env, _, err := c.sc.ServerEnv(os.LookupEnv); err == nil {
 			o.ServerEnv = env
 		}
