@@ -71,9 +71,9 @@ func TestJobsMadeLazily(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	res, err := runner.Run(ctx, runner.Options{
-		Plan: runner.Plan{Scenario: sc},
-		Backend: backend.Local{Binary: self},
-		Out: t.TempDir(),
+		Plan:     runner.Plan{Scenario: sc},
+		Backend:  backend.Local{Binary: self},
+		Out:      t.TempDir(),
 		Parallel: 2,
 		Progress: cancelAfterFirst{cancel},
 	})

@@ -88,9 +88,9 @@ func TestPlanGolden(t *testing.T) {
 	}{
 		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &backend.Docker{}}},
 		{"ledger local shard 2/3, ts-sdk unavailable", Options{
-		Plan: Plan{Scenario: ledger, Shard: 2, Shards: 3, Unavailable: map[string]string{"ts-sdk/call": "no image"}},
-		Backend: local,
-	}},
+			Plan:    Plan{Scenario: ledger, Shard: 2, Shards: 3, Unavailable: map[string]string{"ts-sdk/call": "no image"}},
+			Backend: local,
+		}},
 		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
 		{"command local", Options{Plan: Plan{Scenario: command}, Backend: local, ServerEnv: serverEnv}},
 		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &backend.Docker{}}},
