@@ -270,8 +270,9 @@ func (t *reading) readHead(r io.Reader) (int, error) {
 	}
 }
 
-// streamEnvelope is jsonrpc.ParseMessage for a message read as a stream: only the id and the method.
-// Like ParseMessage it takes any object, keeping what it found before a part that is not JSON.
+// streamEnvelope is jsonrpc.ParseMessage for a message read as a stream: only the id and the
+// method. Like ParseMessage it takes any object, keeping what it found before a part that is not
+// JSON.
 func streamEnvelope(r io.Reader) (env jsonrpc.Message, ok bool) {
 	d := jsonstream.NewReader(r)
 	c, err := d.Peek()
