@@ -25,7 +25,8 @@
 // rewrite a result's content blocks), schema.go (what the schema faults read from an
 // outputSchema), http.go (the HTTP faults' interface), and one file per fault, named after it.
 //
-// Used by: package proxy (which applies faults), package grade (which reads [Introduced]),
+// Used by: package proxy (which applies faults), package transcript (which records [Introduced]),
+// package grade (which reads it),
 // and the CLI (the registry, for the manifest loader and the proxy's flags). Uses nothing of
 // toolscore's own.
 package fault

@@ -17,8 +17,8 @@ import (
 
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
-	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -104,8 +104,8 @@ func preflight(ctx context.Context, o runner.Options, stderr io.Writer) (noSchem
 		}
 		return noSchema, nil
 	}
-	entries, _ := proxy.ReadTranscript(filepath.Join(dir, record.TeeFile))
-	if gone := proxy.HandshakeExit(entries); gone != "" {
+	entries, _ := transcript.Read(filepath.Join(dir, record.TeeFile))
+	if gone := transcript.HandshakeExit(entries); gone != "" {
 		how, _, _ := strings.Cut(gone, ";")
 		msg := how + " when toolscore started it once before the sweep, so every run would fail the same way"
 		if line := explaining(serverStderr(entries)); line != "" {
@@ -310,10 +310,10 @@ func asJSON(v any) (any, error) {
 }
 
 // serverStderr is every line the server wrote on stderr, in order.
-func serverStderr(entries []proxy.Entry) []string {
+func serverStderr(entries []transcript.Entry) []string {
 	var lines []string
 	for _, e := range entries {
-		if e.Dir == proxy.ServerStderr {
+		if e.Dir == transcript.ServerStderr {
 			lines = append(lines, strings.Split(string(e.Wire), "\n")...)
 		}
 	}

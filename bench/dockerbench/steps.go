@@ -21,8 +21,8 @@ import (
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
 	tsclient "github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 )
@@ -187,7 +187,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	}
 	// Split "exit" by the transcript (which came out in the stream): when the proxy started
 	// and when the server had exited.
-	tr, err := proxy.ReadTranscript(filepath.Join(dir, record.TeeFile))
+	tr, err := transcript.Read(filepath.Join(dir, record.TeeFile))
 	if err != nil || len(tr) == 0 {
 		return st, fmt.Errorf("the transcript: %v (%d entries)", err, len(tr))
 	}

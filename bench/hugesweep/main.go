@@ -34,7 +34,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/outdir"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 )
 
@@ -138,7 +138,7 @@ wait:
 func inspect(out string) (largest int64, outcomes []string, err error) {
 	tees, _ := filepath.Glob(filepath.Join(out, record.RunsDir, "*", "*", record.TeeFile))
 	for _, tee := range tees {
-		entries, err := proxy.ReadTranscript(tee)
+		entries, err := transcript.Read(tee)
 		if err != nil {
 			return 0, nil, fmt.Errorf("%s: %w", tee, err)
 		}

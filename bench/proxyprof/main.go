@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 func main() {
@@ -52,14 +53,14 @@ func run(server, faultName, tool, teePath string, calls, mib int, cpuprofile, me
 		return err
 	}
 	cfg := proxy.Config{Fault: f, FaultName: faultName, Tool: tool, Probability: 1, Seed: 1, Schema: proxy.Hidden}
-	var tee *proxy.Tee
+	var tee *transcript.Tee
 	if teePath != "" {
 		tf, err := os.Create(teePath)
 		if err != nil {
 			return err
 		}
 		defer tf.Close()
-		tee = proxy.NewTee(tf)
+		tee = transcript.NewTee(tf)
 	}
 	proxyIn, clientOut, err := os.Pipe()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -115,15 +116,15 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	if res.Err != nil {
 		return []string{"the adapter could not be started: " + res.Err.Error()}, false
 	}
-	tee := proxy.GradedSession(pf.Tee)
-	_, _ = proxy.EndWithout(tee, "the check's run ended", nil)
-	transcript, _ := proxy.ReadForGrading(tee)
+	tee := transcript.GradedSession(pf.Tee)
+	_, _ = transcript.EndWithout(tee, "the check's run ended", nil)
+	entries, _ := transcript.ReadForGrading(tee)
 	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took, CPU: res.CPU}
 	var g grade.Grade
 	if agent {
-		g = grade.Agent(run, transcript, tool.Truth)
+		g = grade.Agent(run, entries, tool.Truth)
 	} else {
-		g = grade.SDK(run, transcript)
+		g = grade.SDK(run, entries)
 	}
 
 	// The same reading of stdout as the grader's, for what it finds wrong with the line.

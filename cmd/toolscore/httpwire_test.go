@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // httpProxy is `toolscore proxy --listen 127.0.0.1:0 ... -- toolscore ledger --http ...` running.
@@ -335,11 +335,11 @@ func checkForm(t *testing.T, form string, a httpAnswer) {
 // the session id on the requests of a 2025 session, credentials masked.
 func checkHTTPTee(t *testing.T, path, name string, call httpAnswer, modern bool) {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(path)
+	entries, err := transcript.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, ans := proxy.TargetAnswer(entries)
+	req, ans := transcript.TargetAnswer(entries)
 	if req == nil || ans == nil {
 		t.Fatalf("the transcript has no target call (%v) or no answer to it (%v)", req != nil, ans != nil)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/toolscore/toolscore/internal/ledger"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 const modernRevision = "2026-07-28"
@@ -189,9 +190,9 @@ func (h handshake) String() string {
 }
 
 // handshakes reads a transcript's negotiated events and its read-back negotiation.
-func handshakes(t *testing.T, teePath string) ([]handshake, proxy.Negotiation, []proxy.Entry) {
+func handshakes(t *testing.T, teePath string) ([]handshake, transcript.Negotiation, []transcript.Entry) {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(teePath)
+	entries, err := transcript.Read(teePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func handshakes(t *testing.T, teePath string) ([]handshake, proxy.Negotiation, [
 		by, _ := d["by_proxy"].(bool)
 		hs = append(hs, handshake{s("method"), s("client_asked"), s("server_asked"), s("negotiated"), s("refused"), by})
 	}
-	return hs, proxy.Negotiated(entries), entries
+	return hs, transcript.Negotiated(entries), entries
 }
 
 // ledgerChooses is the revision the ledger (go-sdk v1.8.0) answers an initialize asking for v
@@ -236,7 +237,7 @@ func TestProtocolCapsOnTheWire(t *testing.T) {
 					t.Fatalf("discover under %s: got %s, want %s", cp, got, want)
 				}
 				for _, e := range entries {
-					if e.Dir == proxy.ServerToClient && (len(e.Introduced) != 1 || e.Introduced[0].Path != "error") {
+					if e.Dir == transcript.ServerToClient && (len(e.Introduced) != 1 || e.Introduced[0].Path != "error") {
 						t.Errorf("the proxy's own answer is not recorded as introduced: %+v", e.Record)
 					}
 				}
@@ -254,7 +255,7 @@ func TestProtocolCapsOnTheWire(t *testing.T) {
 			if err := json.Unmarshal(got, &msg); err != nil || !slices.Contains(msg.Result.SupportedVersions, modernRevision) || msg.Result.ResultType != "complete" {
 				t.Fatalf("discover under %s: %s", cp, got)
 			}
-			if want := (proxy.Negotiation{Protocol: cp, Method: "server/discover", ClientAsked: modernRevision, Version: modernRevision}); n != want {
+			if want := (transcript.Negotiation{Protocol: cp, Method: "server/discover", ClientAsked: modernRevision, Version: modernRevision}); n != want {
 				t.Errorf("negotiation %+v, want %+v (handshakes %v)", n, want, hs)
 			}
 		})
@@ -279,12 +280,12 @@ func TestProtocolCapsOnTheWire(t *testing.T) {
 					t.Fatalf("initialize %s under %s: answered %s, want %s\n%s", asked, cp, msg.Result.ProtocolVersion, want, got)
 				}
 				hs, n, entries := handshakes(t, teePath)
-				if want := (proxy.Negotiation{Protocol: cp, Method: "initialize", ClientAsked: asked, Version: ledgerChooses(sent)}); n != want {
+				if want := (transcript.Negotiation{Protocol: cp, Method: "initialize", ClientAsked: asked, Version: ledgerChooses(sent)}); n != want {
 					t.Errorf("negotiation %+v, want %+v (handshakes %v)", n, want, hs)
 				}
 				rewritten := false
 				for _, e := range entries {
-					if e.Dir == proxy.ClientToServer && len(e.Introduced) > 0 {
+					if e.Dir == transcript.ClientToServer && len(e.Introduced) > 0 {
 						rewritten = true
 						if in := e.Introduced[0]; in.Path != "params.protocolVersion" || in.Value != sent || in.Was != asked || !bytes.Contains(e.Wire, []byte(`"protocolVersion":"`+sent+`"`)) {
 							t.Errorf("the rewritten initialize is recorded as %+v: %s", in, e.Wire)
@@ -325,7 +326,7 @@ func TestGoSDKHandshakeUnderEachCap(t *testing.T) {
 			if n.Unavailable != "" {
 				t.Errorf("the ledger offers every revision, yet: %s", n.Unavailable)
 			}
-			request, answer := proxy.TargetAnswer(entries)
+			request, answer := transcript.TargetAnswer(entries)
 			if request == nil || answer == nil {
 				t.Fatal("no target call and answer in the transcript")
 			}
@@ -339,7 +340,7 @@ func TestGoSDKHandshakeUnderEachCap(t *testing.T) {
 }
 
 // goSDKSession runs the Go SDK client once (list, then call) and reads its transcript.
-func goSDKSession(t *testing.T, cmd []string, teePath, tool string) ([]handshake, proxy.Negotiation, []proxy.Entry) {
+func goSDKSession(t *testing.T, cmd []string, teePath, tool string) ([]handshake, transcript.Negotiation, []transcript.Entry) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

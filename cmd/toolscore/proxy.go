@@ -17,6 +17,7 @@ import (
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 func proxyCmd(ctx context.Context, args []string) error {
@@ -81,14 +82,14 @@ flags:`)
 		}
 		cfg.OutputSchema = b
 	}
-	var tee *proxy.Tee
+	var tee *transcript.Tee
 	if pf.Tee != "" {
-		tf, err := proxy.CreateSession(pf.Tee)
+		tf, err := transcript.CreateSession(pf.Tee)
 		if err != nil {
 			return fail("--tee: %v", err)
 		}
 		defer tf.Close()
-		tee = proxy.NewTee(tf)
+		tee = transcript.NewTee(tf)
 	}
 	// A client that closes its end must be a failed write, recorded, not Go's default for a
 	// broken stdout: death by SIGPIPE, with the transcript cut.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestSchemaFaultsSameWhateverTheClientAsked: drop-required and type-swap pick from the schema
@@ -46,15 +46,15 @@ timeout: 60s
 	} {
 		for _, client := range []string{"raw", "go-sdk/call", "go-sdk/list-then-call"} {
 			tee := filepath.Join(out, "runs", strings.ReplaceAll(client, "/", "_")+"__"+tc.fault+"__hidden__stdio", "run-1", "tee.jsonl")
-			entries, err := proxy.ReadTranscript(tee)
+			entries, err := transcript.Read(tee)
 			if err != nil {
 				t.Fatalf("%s × %s: %v", client, tc.fault, err)
 			}
-			var faulted *proxy.Entry
+			var faulted *transcript.Entry
 			listed, asked := false, false
 			for i, e := range entries {
 				switch {
-				case e.Dir == proxy.ClientToServer && bytes.Contains(e.Wire, []byte(`"tools/list"`)):
+				case e.Dir == transcript.ClientToServer && bytes.Contains(e.Wire, []byte(`"tools/list"`)):
 					listed = true
 				case e.Event == "schema":
 					asked = true

@@ -17,7 +17,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/toolscore/toolscore/internal/backend"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // serverModeManifest sweeps the hostile server in one of its server-level modes (HOSTILE_MODE)
@@ -142,20 +142,20 @@ var helperPID = regexp.MustCompile(`hostile: started helper pid (\d+)`)
 // request named for close-stdout, and no helper the server started is still running.
 func checkServerModeRun(t *testing.T, client, mode, event, tee string) {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(tee)
+	entries, err := transcript.Read(tee)
 	if err != nil {
 		t.Errorf("%s: %v", client, err)
 		return
 	}
 	found := event == ""
 	for _, e := range entries {
-		if e.Dir == proxy.Event && e.Event == event {
+		if e.Dir == transcript.Event && e.Event == event {
 			found = true
 			if mode == "close-stdout" && !strings.Contains(e.Note, "the server closed its stdout but is still running; the proxy closed the client's end in turn, with ") {
 				t.Errorf("%s: the event does not name the request left waiting: %q", client, e.Note)
 			}
 		}
-		if e.Dir != proxy.ServerStderr {
+		if e.Dir != transcript.ServerStderr {
 			continue
 		}
 		if m := helperPID.FindSubmatch(e.Wire); m != nil {
@@ -318,7 +318,7 @@ func TestLocalRunEndsWhatAClientLeft(t *testing.T) {
 	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("the run: exit %d, %v", res.ExitCode, res.Err)
 	}
-	entries, err := proxy.ReadTranscript(tee)
+	entries, err := transcript.Read(tee)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/grade"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // checkTaskHandle: the answer to the call is a task handle in the shape of the session's
@@ -154,12 +154,12 @@ func TestTaskHandlePolled(t *testing.T) {
 						}
 					}
 					stop()
-					entries, err := proxy.ReadForGrading(tee)
+					entries, err := transcript.ReadForGrading(tee)
 					if err != nil {
 						t.Fatal(err)
 					}
 					for _, r := range entries {
-						if r.Dir == proxy.ClientToServer && bytes.Contains(r.Wire, []byte(`"tasks/`)) && !strings.HasPrefix(r.Note, "answered by the proxy") {
+						if r.Dir == transcript.ClientToServer && bytes.Contains(r.Wire, []byte(`"tasks/`)) && !strings.HasPrefix(r.Note, "answered by the proxy") {
 							t.Errorf("a tasks request went to the server: %s", r.Wire)
 						}
 					}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
-	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -55,7 +55,7 @@ expect:
 		if c.Counts() != "passed 1/1" {
 			t.Errorf("%s: %s; want passed 1/1", c.Coordinates(), c.Counts())
 		}
-		tee, err := proxy.ReadTranscript(filepath.Join(out, c.Examples["passed"].Tee))
+		tee, err := transcript.Read(filepath.Join(out, c.Examples["passed"].Tee))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ expect:
 					t.Errorf("%s: its run called %q", c.Coordinates(), e.Match.Tool)
 				}
 			}
-			if e.Dir == proxy.ServerToClient && e.Fault != "" && e.Fault != "clean" {
+			if e.Dir == transcript.ServerToClient && e.Fault != "" && e.Fault != "clean" {
 				faulted++
 			}
 		}
@@ -124,13 +124,13 @@ runs: 1
 				t.Errorf("cell of %s: %s answered %s, directly %s", j.Cell.Tool.Name, tool, answer, direct[tool])
 			}
 		}
-		tee, err := proxy.ReadTranscript(filepath.Join(dir, "tee.jsonl"))
+		tee, err := transcript.Read(filepath.Join(dir, "tee.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		faulted := 0
 		for _, e := range tee {
-			if e.Dir == proxy.ServerToClient && e.Fault == "corrupt" {
+			if e.Dir == transcript.ServerToClient && e.Fault == "corrupt" {
 				faulted++
 				if strings.Contains(string(e.Wire), `"accounts"`) != (j.Cell.Tool.Name == "list_accounts") {
 					t.Errorf("cell of %s: the fault was applied to %s", j.Cell.Tool.Name, e.Wire)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/ledger"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 var truth = ledger.Accounts["ACC-4471"]
@@ -377,11 +377,11 @@ func checkTee(t *testing.T, path, name string, sent []byte) {
 // introduced is in the bytes the client got, and inject names its canary, which is not.
 func checkIntroduced(t *testing.T, path, name string, sent []byte) {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(path)
+	entries, err := transcript.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ans := proxy.TargetAnswer(entries)
+	_, ans := transcript.TargetAnswer(entries)
 	if ans == nil {
 		t.Fatal("the transcript has no answer to the target call")
 	}

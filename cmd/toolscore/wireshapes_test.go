@@ -12,8 +12,9 @@ import (
 
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/hostile"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // wireSweep sweeps tools of the hostile server with raw, go-sdk/call and mcp-go/call, under
@@ -60,17 +61,17 @@ func readWireRuns(t *testing.T, out string) map[string]runner.RunRecord {
 // serverAnswer reads a run's transcript whole (an error fails the test) and returns the answer
 // the proxy sent for the target call, and the frame the server wrote for it, by the hostile
 // server's own account (hostile.WireAnswer), for the request's id as the client wrote it.
-func serverAnswer(t *testing.T, out string, r runner.RunRecord) (sent *proxy.Entry, wrote []byte, id string) {
+func serverAnswer(t *testing.T, out string, r runner.RunRecord) (sent *transcript.Entry, wrote []byte, id string) {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(filepath.Join(out, r.Tee))
+	entries, err := transcript.Read(filepath.Join(out, r.Tee))
 	if err != nil {
 		t.Fatalf("%s %s %s: the transcript does not read whole: %v", r.Tool, r.Fault, r.Client, err)
 	}
-	request, answer := proxy.TargetAnswer(entries)
+	request, answer := transcript.TargetAnswer(entries)
 	if request == nil || answer == nil {
 		t.Fatalf("%s %s %s: no target call answered in the transcript", r.Tool, r.Fault, r.Client)
 	}
-	msg, _ := proxy.ParseMessage(request.Wire)
+	msg, _ := jsonrpc.ParseMessage(request.Wire)
 	frame, ok := hostile.WireAnswer(r.Tool, string(msg.ID))
 	if !ok {
 		t.Fatalf("no wire answer for %s", r.Tool)

@@ -20,8 +20,9 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/jsonstream"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Outcomes an agent adds to those of SDK-level clients.
@@ -57,14 +58,14 @@ const (
 // outcome: passed, rejected, altered, rpc-error, or hung and crashed as for SDK clients), the
 // kind of the model's view and whether it carried the fault, and the final answer against the
 // scenario's truth and the values the fault introduced (from the transcript).
-func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
-	defer func() { g.Evidence = clip(withNote(g.Evidence, refNote(transcript)), maxEvidence) }()
-	request, answer := proxy.TargetAnswer(transcript)
+func Agent(res Run, entries []transcript.Entry, truth []string) (g Grade) {
+	defer func() { g.Evidence = clip(withNote(g.Evidence, refNote(entries)), maxEvidence) }()
+	request, answer := transcript.TargetAnswer(entries)
 	wire := g.noteWire(answer, true)
 	wireResult, wireError := wire.resultRaw, wire.rpcError
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs
-	gone := proxy.HandshakeExit(transcript)
+	gone := transcript.HandshakeExit(entries)
 	switch {
 	case res.OOMKilled:
 		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
@@ -75,10 +76,10 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
 		g.Outcome = Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU)
-		if request != nil || proxy.FirstUnanswered(transcript) != nil {
-			g.Evidence += stuck(transcript, answer)
+		if request != nil || transcript.FirstUnanswered(entries) != nil {
+			g.Evidence += stuck(entries, answer)
 		}
-		if _, _, followed := proxy.TaskFollowed(transcript, answer); followed != "" {
+		if _, _, followed := transcript.TaskFollowed(entries, answer); followed != "" {
 			g.Evidence += "; " + followed
 		}
 		return g
@@ -101,20 +102,20 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 	}
 	a := obs.Agent
 	v := &a.ModelView
-	v.SchemaSent = v.SchemaSent || schemaSent(transcript, v.ToolDef)
+	v.SchemaSent = v.SchemaSent || schemaSent(entries, v.ToolDef)
 	if carried, ok := carriedFault(v, g.Introduced); ok {
 		v.CarriedFault = &carried
 	}
 	g.ModelView = v.Kind
 	// Answered with a task handle, the call's result is the task's: what the model got is held
 	// to that result when the client fetched it, and the handle alone never passes for it.
-	task, delivered, followed := proxy.TaskFollowed(transcript, answer)
+	task, delivered, followed := transcript.TaskFollowed(entries, answer)
 	if delivered != nil {
 		wireResult = taskResultRaw(delivered)
 	}
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
 	if g.Outcome == NoCall {
-		if why := notReady(res, a, transcript); why != "" {
+		if why := notReady(res, a, entries); why != "" {
 			g.Outcome, g.Evidence = NotReady, why
 		}
 	}
@@ -364,11 +365,11 @@ func scalarText(v any) string {
 // schemaSent says whether the tool's outputSchema, as the client got it in tools/list, reached
 // the model: the tool's definition in the model request (its input schema aside) names the
 // output schema or every one of its properties.
-func schemaSent(transcript []proxy.Entry, def json.RawMessage) bool {
+func schemaSent(entries []transcript.Entry, def json.RawMessage) bool {
 	if def == nil {
 		return false
 	}
-	schema := listedOutputSchema(transcript)
+	schema := listedOutputSchema(entries)
 	if schema == nil {
 		return false
 	}
@@ -397,8 +398,8 @@ func schemaSent(transcript []proxy.Entry, def json.RawMessage) bool {
 
 // listedOutputSchema is the outputSchema of the called tool in the last tools/list answer the
 // client got, or nil.
-func listedOutputSchema(transcript []proxy.Entry) map[string]any {
-	request, _ := proxy.TargetAnswer(transcript)
+func listedOutputSchema(entries []transcript.Entry) map[string]any {
+	request, _ := transcript.TargetAnswer(entries)
 	target := ""
 	if request != nil && request.Match != nil {
 		target = request.Match.Tool
@@ -415,15 +416,15 @@ func listedOutputSchema(transcript []proxy.Entry) map[string]any {
 	}
 	ids := map[string]bool{}
 	var schema map[string]any
-	for _, e := range transcript {
+	for _, e := range entries {
 		var m env
 		if json.Unmarshal(e.Wire, &m) != nil {
 			continue
 		}
-		if e.Dir == proxy.ClientToServer && m.Method == "tools/list" {
-			ids[proxy.IDKey(m.ID)] = true
+		if e.Dir == transcript.ClientToServer && m.Method == "tools/list" {
+			ids[jsonrpc.IDKey(m.ID)] = true
 		}
-		if e.Dir == proxy.ServerToClient && m.Method == "" && ids[proxy.IDKey(m.ID)] {
+		if e.Dir == transcript.ServerToClient && m.Method == "" && ids[jsonrpc.IDKey(m.ID)] {
 			for _, t := range m.Result.Tools {
 				if t.Name == target || target == "" {
 					schema = t.OutputSchema
@@ -435,7 +436,7 @@ func listedOutputSchema(transcript []proxy.Entry) map[string]any {
 }
 
 // callArguments are the arguments of the target call, as the client sent them.
-func callArguments(request *proxy.Entry) map[string]any {
+func callArguments(request *transcript.Entry) map[string]any {
 	if request == nil {
 		return nil
 	}
@@ -697,7 +698,7 @@ func leafValues(v any) []string {
 // notReady says why a run whose agent never called the tool was the server's unreadiness, or
 // "": the model was never offered the tool, and the agent asked it before the server had
 // answered tools/list (codex under load asks its model while its MCP servers still start).
-func notReady(res Run, a *client.AgentView, transcript []proxy.Entry) string {
+func notReady(res Run, a *client.AgentView, entries []transcript.Entry) string {
 	v := &a.ModelView
 	if v.ToolDef != nil || v.ToolDefLarge != nil || len(a.Files) == 0 || !strings.HasSuffix(a.Files[0], "model-requests.jsonl") {
 		return ""
@@ -706,7 +707,7 @@ func notReady(res Run, a *client.AgentView, transcript []proxy.Entry) string {
 	if !ok {
 		return ""
 	}
-	listed := proxy.ToolsListed(transcript)
+	listed := transcript.ToolsListed(entries)
 	switch {
 	case listed.IsZero():
 		return "the agent asked its model before the server had listed its tools, which it never did: the server was not ready, so the model was never offered the tool"

@@ -3,7 +3,7 @@
 // It is pure: it reads what a finished run left and runs nothing.
 //
 // The runner grades each run once it has ended and its transcript has been read back (with
-// proxy.ReadForGrading), trying these in order:
+// transcript.ReadForGrading), trying these in order:
 //
 //  1. [Replayed], for a run played against a recording: "diverged" when its client left the
 //     recording (the replayer's own line on the server's stderr says where).
@@ -25,7 +25,7 @@
 // protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]), listing.go (the notes on a network $ref fetched
 // and on a hung run's CPU time).
 //
-// Used by: the runner (package runner), and the Action for [Outcomes]. Uses: proxy (the
-// transcript), client (the observation), fault ([fault.Introduced]), jsonstream, replay (the
-// divergence line).
+// Used by: the runner (package runner), and the Action for [Outcomes]. Uses: transcript (the
+// transcript, never the proxy that wrote it), jsonrpc, client (the observation), fault
+// ([fault.Introduced]), jsonstream, replay (the divergence line).
 package grade

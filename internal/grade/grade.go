@@ -13,7 +13,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/internal/proc"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Outcomes of an SDK-level client, as DESIGN.md names them.
@@ -55,13 +55,13 @@ const maxEvidence = 2000
 
 // SDK grades a run of an SDK-level client. It reads the answer on the wire and the observation
 // as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
-func SDK(res Run, transcript []proxy.Entry) Grade {
+func SDK(res Run, entries []transcript.Entry) Grade {
 	var g Grade
-	request, answer := proxy.TargetAnswer(transcript)
+	request, answer := transcript.TargetAnswer(entries)
 	wire := g.noteWire(answer, false)
 	// A task handle on the wire (the task-handle fault): the client is judged on the task's
 	// result, which the proxy gave only to a client that asked for it.
-	task, delivered, followed := proxy.TaskFollowed(transcript, answer)
+	task, delivered, followed := transcript.TaskFollowed(entries, answer)
 	var got digested
 	obs, perr := client.ReadObservation(res.Stdout, func(d *jsonstream.Reader) (err error) {
 		got, err = readPayload(d)
@@ -70,7 +70,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	g.Observation = obs
 	// An observation that is there is what the client did, even when the run then outlived its
 	// time (the adapter waited on a server that would not go).
-	gone := proxy.HandshakeExit(transcript)
+	gone := transcript.HandshakeExit(entries)
 	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil || obs.Handed != nil)
 	switch {
 	case res.OOMKilled:
@@ -79,7 +79,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		g.Outcome, g.Evidence = ServerExited, gone
 	case res.TimedOut && !observed:
 		g.Outcome = Hung
-		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU) + stuck(transcript, answer)
+		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU) + stuck(entries, answer)
 	case res.Err != nil:
 		g.Outcome, g.Evidence = Crashed, res.Err.Error()
 	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
@@ -96,7 +96,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		// adapter broke the contract of the client it is declared as, which is its own failure.
 		g.Outcome = Crashed
 		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
-	case obs.Raised != nil && request == nil && !wireExplains(transcript):
+	case obs.Raised != nil && request == nil && !wireExplains(entries):
 		g.Outcome, g.Evidence = Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
 	case obs.Raised != nil:
 		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
@@ -129,13 +129,13 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
 	}
-	g.Evidence = clip(withNote(g.Evidence, refNote(transcript)), maxEvidence)
+	g.Evidence = clip(withNote(g.Evidence, refNote(entries)), maxEvidence)
 	return g
 }
 
 // handed grades what a framework handed its model as an agent's model view is graded, against
 // the wire's result read whole (a framework's text is bounded, so the result is too, in practice).
-func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (string, string) {
+func (g *Grade) handed(called bool, answer *transcript.Entry, v *client.ModelView) (string, string) {
 	w := g.noteWire(answer, true)
 	if carried, ok := carriedFault(v, g.Introduced); ok {
 		v.CarriedFault = &carried
@@ -148,8 +148,8 @@ func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (s
 
 // stuck says what a hung client waited on: the first request the server never answered, named
 // (the handshake, a listing, the call), or the call when nothing else shows.
-func stuck(transcript []proxy.Entry, answer *proxy.Entry) string {
-	if w := proxy.FirstUnanswered(transcript); w != nil {
+func stuck(entries []transcript.Entry, answer *transcript.Entry) string {
+	if w := transcript.FirstUnanswered(entries); w != nil {
 		return fmt.Sprintf("; the server never answered %s (id %s)", w.Method, w.ID)
 	}
 	if answer == nil {
@@ -169,7 +169,7 @@ type wireAnswer struct {
 // noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
 // as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
 // whose grader decodes it.
-func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
+func (g *Grade) noteWire(answer *transcript.Entry, raw bool) (w wireAnswer) {
 	if answer == nil {
 		return w
 	}
@@ -216,7 +216,7 @@ func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
 }
 
 // taskResultRaw is the task's result as taskResult finds it, as JSON (nil if unreadable).
-func taskResultRaw(e *proxy.Entry) json.RawMessage {
+func taskResultRaw(e *transcript.Entry) json.RawMessage {
 	r, err := e.OpenWire()
 	if err != nil {
 		return nil
@@ -240,7 +240,7 @@ func taskResultRaw(e *proxy.Entry) json.RawMessage {
 
 // taskResult reads the task's result from the proxy's answer that carried it: the result of a
 // tasks/result, the result inlined in a completed tasks/get (2026-07-28).
-func taskResult(e *proxy.Entry) digested {
+func taskResult(e *transcript.Entry) digested {
 	p := digested{notObject: "the answer that carried the task's result could not be read"}
 	r, err := e.OpenWire()
 	if err != nil {

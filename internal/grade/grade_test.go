@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestSDKLargeResult: a 2 MiB result is graded from the transcript and the adapter's stdout as
@@ -20,14 +20,14 @@ func TestSDKLargeResult(t *testing.T) {
 	dir := t.TempDir()
 	tee := filepath.Join(dir, "tee.jsonl")
 	f, _ := os.Create(tee)
-	w := proxy.NewTee(f)
-	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "huge", N: 1, Fires: true},
+	w := transcript.NewTee(f)
+	w.Write(&transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "huge", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"huge"}}` + "\n")})
-	w.Write(&proxy.Record{Dir: proxy.ServerToClient,
+	w.Write(&transcript.Record{Dir: transcript.ServerToClient,
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` + text + `"}],"structuredContent":{"n":1,"s":"x"}}}` + "\n")})
 	w.Close()
 	f.Close()
-	transcript, err := proxy.ReadTranscript(tee)
+	entries, err := transcript.Read(tee)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestSDKLargeResult(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			g := SDK(Run{Stdout: out}, transcript)
+			g := SDK(Run{Stdout: out}, entries)
 			runtime.ReadMemStats(&after)
 			if g.Outcome != c.outcome || !strings.HasPrefix(g.Evidence, c.evidence) || len(g.Evidence) > maxEvidence+len("…") {
 				t.Errorf("%s, %d bytes of evidence: %.300s", g.Outcome, len(g.Evidence), g.Evidence)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestSDKHanded: a framework that hands its model a text or an error value instead of returning
@@ -17,7 +17,7 @@ import (
 // where the wire had isError passes.
 func TestSDKHanded(t *testing.T) {
 	dir := t.TempDir()
-	transcript := func(result string) []proxy.Entry { return callOfT(t, dir, result) }
+	entries := func(result string) []transcript.Entry { return callOfT(t, dir, result) }
 	ok := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
 	for _, c := range []struct{ name, result, handed, outcome, evidence string }{
 		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, Passed, ""},
@@ -31,7 +31,7 @@ func TestSDKHanded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "stdout")
 			os.WriteFile(out, []byte(`{"client":"f","handed":`+c.handed+"}\n"), 0o644)
-			g := SDK(Run{Stdout: out}, transcript(c.result))
+			g := SDK(Run{Stdout: out}, entries(c.result))
 			if g.Outcome != c.outcome || !strings.HasPrefix(g.Evidence, c.evidence) {
 				t.Errorf("%s: %s", g.Outcome, g.Evidence)
 			}
@@ -60,16 +60,16 @@ func TestSDKReturnedContentTheWireLacked(t *testing.T) {
 }
 
 // callOfT is the transcript of one call of the tool t answered with result, written in dir.
-func callOfT(t *testing.T, dir, result string) []proxy.Entry {
+func callOfT(t *testing.T, dir, result string) []transcript.Entry {
 	tee := filepath.Join(dir, "tee.jsonl")
 	f, _ := os.Create(tee)
-	w := proxy.NewTee(f)
-	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+	w := transcript.NewTee(f)
+	w.Write(&transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "t", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
-	w.Write(&proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":` + result + "}\n")})
+	w.Write(&transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":` + result + "}\n")})
 	w.Close()
 	f.Close()
-	tr, err := proxy.ReadTranscript(tee)
+	tr, err := transcript.Read(tee)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestLargeHandedRecord(t *testing.T) {
 func TestLargeToolDef(t *testing.T) {
 	def := `{"name":"mcp__scenario__get_account_balance","description":"` + strings.Repeat("pad ", 32<<10) + `account_id balance_minor currency as_of"}`
 	line := `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"structured","excerpt":` + strconv.Quote(cleanJSON) + `,"block":{},"tool_def":` + def + `},"answer":"40718.77"}}`
-	g := Agent(Run{Stdout: stdoutFile([]byte(line + "\n"))}, transcript(cleanResult, nil, true), ledgerTruth)
+	g := Agent(Run{Stdout: stdoutFile([]byte(line + "\n"))}, entries(cleanResult, nil, true), ledgerTruth)
 	v := g.Observation.Agent.ModelView
 	if g.Outcome != Passed || !v.SchemaSent {
 		t.Errorf("%s (%s), schema sent %v; want passed, sent", g.Outcome, g.Evidence, v.SchemaSent)

@@ -5,20 +5,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // refNote says whether the client fetched the network $ref a schema-ref fault published: the
 // proxy records every request to the $ref's listener, which it opens only when it rewrites a
 // listing the client asked for. "" when the transcript shows no such $ref.
-func refNote(transcript []proxy.Entry) string {
+func refNote(entries []transcript.Entry) string {
 	published := false
-	var fetches []*proxy.Entry
-	for i := range transcript {
-		switch e := &transcript[i]; e.Event {
+	var fetches []*transcript.Entry
+	for i := range entries {
+		switch e := &entries[i]; e.Event {
 		case "schema-ref-listening":
 			published = true
-		case proxy.RefFetch:
+		case transcript.RefFetch:
 			fetches = append(fetches, e)
 		}
 	}

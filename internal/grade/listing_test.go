@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestListingEvidence: a run under schema-ref says in its evidence whether the client fetched
@@ -13,27 +13,27 @@ import (
 // a hung run says how much CPU it used, where the backend could tell.
 func TestListingEvidence(t *testing.T) {
 	dir := t.TempDir()
-	transcript := func(name string, recs ...*proxy.Record) []proxy.Entry {
+	entries := func(name string, recs ...*transcript.Record) []transcript.Entry {
 		path := filepath.Join(dir, name+".jsonl")
 		f, _ := os.Create(path)
-		w := proxy.NewTee(f)
+		w := transcript.NewTee(f)
 		for _, r := range recs {
 			w.Write(r)
 		}
 		w.Close()
 		f.Close()
-		e, err := proxy.ReadForGrading(path)
+		e, err := transcript.ReadForGrading(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e
 	}
-	call := &proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+	call := &transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "t", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")}
-	answer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
-	listening := &proxy.Record{Dir: proxy.Event, Event: "schema-ref-listening", Detail: map[string]any{"url": "http://127.0.0.1:9"}}
-	fetch := &proxy.Record{Dir: proxy.Event, Event: proxy.RefFetch,
-		HTTP:   &proxy.HTTPFacts{Method: "GET", Path: "/schemas/t/1.json", Status: 200, Header: map[string][]string{"User-Agent": {"node"}}},
+	answer := &transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
+	listening := &transcript.Record{Dir: transcript.Event, Event: "schema-ref-listening", Detail: map[string]any{"url": "http://127.0.0.1:9"}}
+	fetch := &transcript.Record{Dir: transcript.Event, Event: transcript.RefFetch,
+		HTTP:   &transcript.HTTPFacts{Method: "GET", Path: "/schemas/t/1.json", Status: 200, Header: map[string][]string{"User-Agent": {"node"}}},
 		Detail: map[string]any{"request": "GET /schemas/t/1.json HTTP/1.1"}}
 	passed := filepath.Join(dir, "passed")
 	os.WriteFile(passed, []byte(`{"client":"x","returned":{"content":[]}}`+"\n"), 0o644)
@@ -44,15 +44,15 @@ func TestListingEvidence(t *testing.T) {
 	for _, c := range []struct {
 		name              string
 		res               Run
-		tr                []proxy.Entry
+		tr                []transcript.Entry
 		outcome, evidence string
 	}{
-		{"fetched twice", Run{Stdout: passed}, transcript("a", listening, fetch, fetch, call, answer), Passed,
+		{"fetched twice", Run{Stdout: passed}, entries("a", listening, fetch, fetch, call, answer), Passed,
 			`the client fetched the network $ref 2 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`},
-		{"never fetched", Run{Stdout: passed}, transcript("b", listening, call, answer), Passed,
+		{"never fetched", Run{Stdout: passed}, entries("b", listening, call, answer), Passed,
 			"the client never fetched the network $ref in the listing it got"},
-		{"no $ref published", Run{Stdout: passed}, transcript("c", call, answer), Passed, ""},
-		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, transcript("d", listening, call, answer), Hung,
+		{"no $ref published", Run{Stdout: passed}, entries("c", call, answer), Passed, ""},
+		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, entries("d", listening, call, answer), Hung,
 			"no observation within 10s; it used 9.87s of CPU; the client never fetched the network $ref in the listing it got"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestListingEvidence(t *testing.T) {
 			}
 		})
 	}
-	g := Agent(Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 2e9}, transcript("e", listening, fetch, call, answer), nil)
+	g := Agent(Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 2e9}, entries("e", listening, fetch, call, answer), nil)
 	if want := `no observation within 10s; it used 2s of CPU; the client fetched the network $ref 1 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`; g.Outcome != Hung || g.Evidence != want {
 		t.Errorf("Agent: %s (%s), want hung (%s)", g.Outcome, g.Evidence, want)
 	}

@@ -1,6 +1,6 @@
 package grade
 
-import "github.com/toolscore/toolscore/internal/proxy"
+import "github.com/toolscore/toolscore/internal/transcript"
 
 // noCall begins the evidence of a run whose adapter reported a raised error that nothing on the
 // wire explains: an adapter that claims an error is not a library that raised one.
@@ -18,13 +18,13 @@ var quiet = map[string]bool{
 // frame that is not JSON-RPC, or an event of the server's or the wire's (an exit, a closed
 // stream, a transport fault); any event not known to be quiet counts, so a new one errs on the
 // side of the client.
-func wireExplains(transcript []proxy.Entry) bool {
-	for i := range transcript {
-		e := &transcript[i]
+func wireExplains(entries []transcript.Entry) bool {
+	for i := range entries {
+		e := &entries[i]
 		switch e.Dir {
-		case proxy.ClientToServer, proxy.ServerToClient:
+		case transcript.ClientToServer, transcript.ServerToClient:
 			return true
-		case proxy.Event:
+		case transcript.Event:
 			if e.Event == "server-exit" {
 				if d, _ := e.Detail.(map[string]any); d["client_closed_first"] == true {
 					continue // the client was gone first: the server's exit followed it

@@ -41,7 +41,7 @@ func TestNotReady(t *testing.T) {
 				Agent: &client.AgentView{ModelView: view, Answer: "I cannot see that tool.", Files: []string{"codex/model-requests.jsonl", "codex/events.jsonl"}}})
 			stdout := filepath.Join(dir, "stdout")
 			os.WriteFile(stdout, append(obs, '\n'), 0o644)
-			tr := transcript("", nil, false)[:c.calls]
+			tr := entries("", nil, false)[:c.calls]
 			g := Agent(Run{Stdout: stdout}, tr, []string{"40718.77"})
 			if g.Outcome != c.want {
 				t.Errorf("graded %s (%s); want %s", g.Outcome, g.Evidence, c.want)

@@ -3,7 +3,7 @@ package grade
 import (
 	"fmt"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Outcomes of a run whose handshake kept it from measuring what its cell asks: neither is what
@@ -19,11 +19,11 @@ const (
 
 // Protocol grades a run by its handshake alone when the handshake decided it; ok is false when
 // the run measured its cell and is graded by what the client did.
-func Protocol(n proxy.Negotiation, transcript []proxy.Entry) (g Grade, ok bool) {
+func Protocol(n transcript.Negotiation, entries []transcript.Entry) (g Grade, ok bool) {
 	if n.Unavailable != "" {
 		return Grade{Outcome: Unavailable, Evidence: fmt.Sprintf("protocol %s: %s", n.Protocol, n.Unavailable)}, true
 	}
-	if req, _ := proxy.TargetAnswer(transcript); req == nil && n.Version != "" && n.ClientAsked != "" && n.Version < n.ClientAsked {
+	if req, _ := transcript.TargetAnswer(entries); req == nil && n.Version != "" && n.ClientAsked != "" && n.Version < n.ClientAsked {
 		return Grade{Outcome: Unsupported, Evidence: fmt.Sprintf("the client asked for %s in %s, was offered %s, and made no call: it does not speak %s",
 			n.ClientAsked, n.Method, n.Version, n.Version)}, true
 	}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/replay"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Diverged is the outcome of a replayed run whose client sent a request the recording does not
@@ -17,10 +17,10 @@ const Diverged = "diverged"
 // alone, when it diverged: the evidence is the replayer's own account, from the server's stderr
 // in the transcript. Only a replayed run may be graded so: there the replayer is the only
 // server, so nothing else writes that stderr.
-func Replayed(transcript []proxy.Entry) (Grade, bool) {
-	for i := range transcript {
-		e := &transcript[i]
-		if e.Dir == proxy.ServerStderr && bytes.HasPrefix(e.Wire, []byte(replay.Diverged)) {
+func Replayed(entries []transcript.Entry) (Grade, bool) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Dir == transcript.ServerStderr && bytes.HasPrefix(e.Wire, []byte(replay.Diverged)) {
 			line := strings.TrimSpace(string(e.Wire[len(replay.Diverged):]))
 			return Grade{Outcome: Diverged, Evidence: clip("the client left the recording: "+line, maxEvidence)}, true
 		}

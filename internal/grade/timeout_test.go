@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestTimedOutRuns: a run that outlived its time is graded by its observation when the adapter
@@ -15,32 +15,32 @@ import (
 // the client took it.
 func TestTimedOutRuns(t *testing.T) {
 	dir := t.TempDir()
-	transcript := func(name string, recs ...*proxy.Record) []proxy.Entry {
+	entries := func(name string, recs ...*transcript.Record) []transcript.Entry {
 		path := filepath.Join(dir, name+".jsonl")
 		f, _ := os.Create(path)
-		w := proxy.NewTee(f)
+		w := transcript.NewTee(f)
 		for _, r := range recs {
 			w.Write(r)
 		}
 		w.Close()
 		f.Close()
-		e, err := proxy.ReadTranscript(path)
+		e, err := transcript.Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e
 	}
-	init := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")}
-	initAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")}
-	discover := &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}` + "\n")}
-	discoverAnswer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}` + "\n")}
-	call := &proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+	init := &transcript.Record{Dir: transcript.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")}
+	initAnswer := &transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")}
+	discover := &transcript.Record{Dir: transcript.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}` + "\n")}
+	discoverAnswer := &transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}` + "\n")}
+	call := &transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "t", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")}
-	answer := &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
-	exit := func(clientFirst bool) *proxy.Record {
-		return &proxy.Record{Dir: proxy.Event, Event: "server-exit", Detail: map[string]any{"status": 0, "client_closed_first": clientFirst}}
+	answer := &transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` + "\n")}
+	exit := func(clientFirst bool) *transcript.Record {
+		return &transcript.Record{Dir: transcript.Event, Event: "server-exit", Detail: map[string]any{"status": 0, "client_closed_first": clientFirst}}
 	}
-	stderr := &proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("cannot open the database\n")}
+	stderr := &transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("cannot open the database\n")}
 	observed := filepath.Join(dir, "observed")
 	os.WriteFile(observed, []byte(`{"client":"x","returned":{"content":[]}}`+"\n"), 0o644)
 	none := filepath.Join(dir, "none")
@@ -50,28 +50,28 @@ func TestTimedOutRuns(t *testing.T) {
 	for _, c := range []struct {
 		name              string
 		res               Run
-		tr                []proxy.Entry
+		tr                []transcript.Entry
 		outcome, evidence string
 	}{
 		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
-			transcript("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
+			entries("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
 		{"no observation, stuck on initialize", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			transcript("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
+			entries("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
 		{"no observation, stuck on the call", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			transcript("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
+			entries("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
 		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
-			transcript("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
+			entries("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
 		// npx ends with its notices; the line that says why comes before them.
 		{"server exited, its reason before npm's notices", Run{Stdout: crashed, ExitCode: 0},
-			transcript("h", init, &proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("sh: 1: mcp-server-everything: not found\n")},
-				&proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("npm notice New major version of npm available! 10.8.2 -> 11.6.2\n")}, exit(false)),
+			entries("h", init, &transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("sh: 1: mcp-server-everything: not found\n")},
+				&transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("npm notice New major version of npm available! 10.8.2 -> 11.6.2\n")}, exit(false)),
 			ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
 		{"server exited after the client gave up", Run{Stdout: crashed},
-			transcript("e", init, exit(true)), Threw, "Error: EOF"},
+			entries("e", init, exit(true)), Threw, "Error: EOF"},
 		{"server exited after the handshake", Run{Stdout: crashed},
-			transcript("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
+			entries("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
 		{"server exited after a 2026 handshake", Run{Stdout: crashed},
-			transcript("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
+			entries("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if g := SDK(c.res, c.tr); g.Outcome != c.outcome || g.Evidence != c.evidence {

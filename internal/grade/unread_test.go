@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestUnread: a transcript whose answer record was cut short (the proxy killed while writing
@@ -17,13 +17,13 @@ import (
 func TestUnread(t *testing.T) {
 	tee := filepath.Join(t.TempDir(), "tee.jsonl")
 	f, _ := os.Create(tee)
-	w := proxy.NewTee(f)
-	w.Write(&proxy.Record{Dir: proxy.ClientToServer, Match: &proxy.Match{Tool: "t", N: 1, Fires: true},
+	w := transcript.NewTee(f)
+	w.Write(&transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "t", N: 1, Fires: true},
 		Wire: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}` + "\n")})
 	w.Close()
 	f.WriteString(`{"time":"2026-01-01T00:00:00Z","dir":"to-client","wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"res`)
 	f.Close()
-	transcript, err := proxy.ReadTranscript(tee)
+	entries, err := transcript.Read(tee)
 	if err == nil {
 		t.Fatal("a cut record read without an error")
 	}
@@ -36,7 +36,7 @@ func TestUnread(t *testing.T) {
 		{"threw", `{"client":"x","raised":{"class":"E","message":"boom"}}`, Threw, "E: boom; toolscore could not read the run's transcript whole"},
 	} {
 		os.WriteFile(stdout, []byte(c.observation+"\n"), 0o644)
-		g := SDK(Run{Stdout: stdout}, transcript)
+		g := SDK(Run{Stdout: stdout}, entries)
 		if c.name == "returned" && g.Outcome != Altered {
 			t.Fatalf("without the read error the run is %s, want altered (what Unread must undo)", g.Outcome)
 		}

@@ -14,10 +14,10 @@
 // written with it keeps its first bytes, counts and hashes the rest, and its [Excerpt] (prefix,
 // size, SHA-256) stands for it in runs.jsonl; the value itself stays in the file it came from.
 //
-// This is how the grader compares a client's observation with the answer on the wire, the
-// proxy reads back a large message of a transcript, and client reads an adapter's stdout.
+// This is how the grader compares a client's observation with the answer on the wire, package
+// transcript reads back a large message of a transcript, and client reads an adapter's stdout.
 //
 // Files: reader.go ([Reader]), digest.go ([Reader.Digest]), excerpt.go ([Excerpt], [Keeper]).
 //
-// Used by: grade, proxy, client. Uses nothing of toolscore's own.
+// Used by: grade, proxy, transcript, client. Uses nothing of toolscore's own.
 package jsonstream

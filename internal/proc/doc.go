@@ -23,6 +23,6 @@
 // dumpable_linux.go and exited_linux.go ([Exited])
 // (Linux), and their _other twins, which do nothing where the kernel has no such feature (macOS).
 //
-// Used by: backend, install, proxy, client, agent, bridge and the CLI. Uses nothing of
+// Used by: backend, install, proxy, transcript, client, agent, bridge and the CLI. Uses nothing of
 // toolscore's own.
 package proc

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestHTTPMessageOverCapPassesBounded: a server answers the target call with one message far
@@ -61,7 +62,7 @@ func TestHTTPMessageOverCapPassesBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tf.Close()
-			tee := NewTee(tf)
+			tee := transcript.NewTee(tf)
 			f, _ := fault.New("error", nil)
 			p := New(Config{Fault: f, FaultName: "error", Tool: "big", Probability: 1, Schema: AsIs, MaxMessage: limit}, tee)
 			front := httptest.NewServer(p.Handler(Upstream{URL: u}))
@@ -104,13 +105,13 @@ func TestHTTPMessageOverCapPassesBounded(t *testing.T) {
 			if grown := int64(peak) - int64(base); grown > 32<<20 {
 				t.Errorf("the heap grew by %d MiB while a %d MiB message went through, with a cap of %d MiB: not bounded", grown>>20, text>>20, limit>>20)
 			}
-			entries, err := ReadTranscript(teePath)
+			entries, err := transcript.Read(teePath)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var answer *Entry
+			var answer *transcript.Entry
 			for i := range entries {
-				if entries[i].Dir == ServerToClient {
+				if entries[i].Dir == transcript.ServerToClient {
 					answer = &entries[i]
 				}
 			}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // fetchOnce starts a fresh instance of the server, calls one tool with args over raw JSON-RPC
 // and returns its result, so a fault can present a real neighbouring record without touching the
 // client's own session.
-func fetchOnce(ctx context.Context, srv Server, tool string, args json.RawMessage, tee *Tee) (map[string]any, error) {
+func fetchOnce(ctx context.Context, srv Server, tool string, args json.RawMessage, tee *transcript.Tee) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	f, err := startFresh(ctx, srv, "toolscore-decoy")
@@ -23,7 +25,7 @@ func fetchOnce(ctx context.Context, srv Server, tool string, args json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	tee.Write(&Record{Dir: Event, Event: "decoy", Note: "fetched a real record for the fault from a fresh server", Detail: map[string]any{"arguments": args, "result": raw}})
+	tee.Write(&transcript.Record{Dir: transcript.Event, Event: "decoy", Note: "fetched a real record for the fault from a fresh server", Detail: map[string]any{"arguments": args, "result": raw}})
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var result map[string]any

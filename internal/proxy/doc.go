@@ -6,8 +6,8 @@
 // a [Config]), so the client under test talks to the proxy as if it were the server.
 //
 // A [Config] says what to do to the traffic: the fault (from package fault) and its selector
-// (Tool, Probability, Nth, Seed), the [SchemaMode] and the [Protocol] cap. [NewTee] opens the
-// transcript. Then one of two entry points runs the session and returns the server's exit status:
+// (Tool, Probability, Nth, Seed), the [SchemaMode] and the [Protocol] cap. transcript.NewTee
+// opens the transcript. Then one of two entry points runs the session and returns the server's exit status:
 //
 //   - [Run] for stdio: it starts the [Server] command and relays newline-delimited frames
 //     between the client's stdin/stdout and the server's, until the server exits.
@@ -22,14 +22,11 @@
 // A fault may answer the call with a task handle (task-handle): the proxy then keeps the
 // server's result and serves the tasks requests itself (tasks/get, tasks/result, tasks/list,
 // tasks/cancel, tasks/update), in the shape of the session's revision, never forwarding them;
-// [TaskFollowed] reads back how the client followed the task.
+// transcript.TaskFollowed reads back how the client followed the task.
 //
-// The transcript (tee.jsonl) is one [Record] a line: each message's exact bytes and direction
-// (with the selector's [Match] on a target call, and what a fault changed), the server's stderr,
-// and events (the negotiation, the server's exit). It is read back as [Entry] values by
-// [ReadTranscript], or by [ReadForGrading], which keeps only what a grader reads, in bounded
-// memory. [TargetAnswer], [Negotiated], [FirstUnanswered] and [HandshakeExit] answer the grader's
-// questions about it.
+// The transcript (tee.jsonl) is one transcript.Record a line: each message's exact bytes and
+// direction, the server's stderr, and events (the negotiation, the server's exit). Its format,
+// its writer and its readers are package transcript's; the proxy only writes it.
 //
 // Files: proxy.go (the session and the fault), frame.go (stdio framing), process.go (the stdio
 // server process), http.go, http_run.go and sse.go (streamable HTTP), origin.go (the proxy's
@@ -37,9 +34,8 @@
 // schema.go (schema modes, and the faults of the listing), refserver.go (the loopback listener a schema-ref fault's
 // network $ref points at), protocol.go (the revision cap), task.go (the tasks the proxy serves),
 // fresh.go and decoy.go (a fresh server instance the proxy asks on its own behalf), keepbytes.go
-// (answers that are not UTF-8), tee.go (writing the transcript), transcript.go, grading.go and
-// session.go (reading it back and asking it questions), message.go (a frame's envelope).
+// (answers that are not UTF-8).
 //
-// Used by: the CLI's proxy command; the runner (which reads each run's transcript), package grade
-// and package replay (which read transcripts). Uses: fault, jsonrpc, jsonstream, proc, runenv.
+// Used by: the CLI's proxy command, the runner (which starts it), the benchmarks. Uses: fault,
+// jsonrpc (a frame's envelope), jsonstream, proc, runenv, transcript (which it writes).
 package proxy

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // drift is a schema-drift under way in the session: announced to the client when the target call
@@ -59,7 +60,7 @@ func (p *Proxy) startDrift(c *call) {
 }
 
 // dueNotice returns the notification that announces the drift and its record, once, or nil.
-func (p *Proxy) dueNotice() ([]byte, *Record, *drift) {
+func (p *Proxy) dueNotice() ([]byte, *transcript.Record, *drift) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	d := p.drift
@@ -67,7 +68,7 @@ func (p *Proxy) dueNotice() ([]byte, *Record, *drift) {
 		return nil, nil, nil
 	}
 	d.announced = true
-	rec := &Record{Time: time.Now(), Dir: ServerToClient, Wire: listChanged,
+	rec := &transcript.Record{Time: time.Now(), Dir: transcript.ServerToClient, Wire: listChanged,
 		Note:       "made up by the proxy (" + p.cfg.FaultName + "): the server never sent it; tools/list answers from now on rename " + d.from + " to " + d.to + " in the outputSchema of " + d.tool,
 		Introduced: []fault.Introduced{{Path: "method", Value: "notifications/tools/list_changed"}}}
 	if d.from == "" {
@@ -147,7 +148,7 @@ func (d *drift) relistDone() {
 }
 
 // sent is what follows a frame's delivery to the client: a drifted tools/list ends the hold.
-func (p *Proxy) sent(rec *Record) {
+func (p *Proxy) sent(rec *answered) {
 	if rec.relist != nil {
 		rec.relist.relistDone()
 	}
@@ -155,7 +156,7 @@ func (p *Proxy) sent(rec *Record) {
 
 // holdAnswer holds the call's answer until the client listed the tools again after the
 // notification, or the drift's grace ran out, and notes which.
-func (p *Proxy) holdAnswer(ctx context.Context, rec *Record) {
+func (p *Proxy) holdAnswer(ctx context.Context, rec *answered) {
 	d := rec.hold
 	if d == nil {
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 )
 
 // frames splits a stream the way the proxy does: each frame keeps its newline, the last may
@@ -76,7 +77,7 @@ func FuzzServerToClient(f *testing.F) {
 			if bytes.Equal(in[i], out[i]) {
 				continue
 			}
-			env, ok := parseEnvelope(in[i])
+			env, ok := jsonrpc.ParseMessage(in[i])
 			key := idKey(env.ID)
 			if !ok || env.Method != "" || answered[key] || (key != "1" && key != `"2"` && key != "3" && key != "4") {
 				t.Fatalf("%s: frame %d changed though it answers no pending call:\nin  %q\nout %q", name, i, in[i], out[i])
@@ -126,7 +127,7 @@ func FuzzClientToServerCapped(f *testing.F) {
 		}
 		in, out, answered := frames(client), frames(toServer.Bytes()), frames(toClient.Bytes())
 		for _, frame := range in {
-			env, ok := parseEnvelope(frame)
+			env, ok := jsonrpc.ParseMessage(frame)
 			if ok && idKey(env.ID) != "" && cap < modern && modernOnly[env.Method] && json.Valid(frame) {
 				if len(answered) == 0 {
 					t.Fatalf("%s: %q was not answered by the proxy", cap, frame)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Upstream is the streamable HTTP endpoint the proxy relays to.
@@ -46,7 +48,7 @@ type exchange struct {
 	// notice is a message of the proxy's own that goes to the client before the answer (a
 	// schema drift's notification), with its record and the drift it announces.
 	notice    []byte
-	noticeRec *Record
+	noticeRec *transcript.Record
 	drift     *drift
 }
 
@@ -93,15 +95,15 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
-			facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusBadGateway}
+			facts := &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusBadGateway}
 			if ex != nil {
 				facts.Method, facts.Path = ex.method, ex.path
 			}
 			if r.Context().Err() != nil {
-				p.record(&Record{Dir: Event, Event: "client-left", Note: "the client left before its answer: " + err.Error(), HTTP: facts})
+				p.record(&transcript.Record{Dir: transcript.Event, Event: "client-left", Note: "the client left before its answer: " + err.Error(), HTTP: facts})
 				return
 			}
-			p.record(&Record{Dir: Event, Event: "upstream-error", Note: err.Error(), HTTP: facts})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "upstream-error", Note: err.Error(), HTTP: facts})
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
@@ -116,7 +118,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host), swap: newOriginSwap(origins, r.Host)}
-		facts := &HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
+		facts := &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
 		if ex.host != r.Host {
 			facts.UpstreamHost = ex.host
 		}
@@ -125,7 +127,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			// recorded without its body (it may carry a credential), never faulted; only a
 			// revoked credential (http-401) still answers it.
 			ex.other, ex.scope = true, ""
-			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
+			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
 			if ex.fault, _ = p.exchangeFault(ex, nil); ex.fault != nil && ex.fault.Status != 0 {
 				p.answerStatus(w, r, ex, false)
 				return
@@ -134,23 +136,23 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			return
 		}
 		var body []byte
-		var req *Record
+		var req *transcript.Record
 		if r.Method == http.MethodPost {
 			var err error
 			body, err = io.ReadAll(r.Body)
 			r.Body.Close()
 			if err != nil {
-				p.record(&Record{Dir: Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
+				p.record(&transcript.Record{Dir: transcript.Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
 				return
 			}
-			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: body, HTTP: facts}
+			rec := &transcript.Record{Time: time.Now(), Dir: transcript.ClientToServer, Wire: body, HTTP: facts}
 			out, own, ownRec := p.noteRequest(ex.scope, body, rec)
 			p.record(rec)
 			req = rec
 			if own != nil {
 				own = bytes.TrimSuffix(own, []byte("\n"))
 				ownRec.Wire = own
-				ownRec.HTTP = &HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusOK}
+				ownRec.HTTP = &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Status: http.StatusOK}
 				p.record(ownRec)
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Content-Length", strconv.Itoa(len(own)))
@@ -160,7 +162,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(out))
 			r.ContentLength = int64(len(out))
 		} else {
-			p.record(&Record{Time: time.Now(), Dir: Event, Event: "http-request", HTTP: facts})
+			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
 		}
 		var fired bool
 		ex.fault, fired = p.exchangeFault(ex, req)
@@ -169,7 +171,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			p.answerStatus(w, r, ex, fired)
 			return
 		}
-		if env, ok := parseEnvelope(body); ok {
+		if env, ok := jsonrpc.ParseMessage(body); ok {
 			ex.call = idKey(env.ID)
 			switch {
 			case env.Method == "notifications/initialized":
@@ -197,7 +199,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if ex == nil {
 		ex = &exchange{method: resp.Request.Method, path: resp.Request.URL.Path}
 	}
-	facts := &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
+	facts := &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
 	if ex.opened != nil {
 		ex.opened()
 	}
@@ -208,26 +210,26 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		case <-ctx.Done():
 			t.Stop()
 			resp.Body.Close()
-			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the client left while the answer's headers were held back", HTTP: facts})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the client left while the answer's headers were held back", HTTP: facts})
 			return ctx.Err()
 		}
 	}
 	p.swapOrigins(resp, ex)
 	if ex.other {
-		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts})
 		return nil
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	encoded := resp.Header.Get("Content-Encoding") != "" && !strings.EqualFold(resp.Header.Get("Content-Encoding"), "identity")
 	switch {
 	case encoded:
-		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
 	case ct == "application/json":
 		// Read up to the cap: a larger body is passed on as it comes.
 		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(p.maxMessage())+1))
 		if err != nil {
 			resp.Body.Close()
-			p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts, Note: "reading the server's answer: " + err.Error()})
 			return fmt.Errorf("reading the server's answer: %w", err)
 		}
 		if len(body) > p.maxMessage() {
@@ -246,14 +248,14 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		resp.ContentLength = -1
 		resp.Body = &sseRelay{ctx: ctx, p: p, ex: ex, facts: facts, body: resp.Body, lr: newLineReader(resp.Body)}
 	default:
-		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts})
 	}
 	return nil
 }
 
 // withNotice puts the proxy's own message before the answer in body: the one body becomes an
 // SSE stream of both, which every client accepts on a POST.
-func (p *Proxy) withNotice(ctx context.Context, ex *exchange, facts *HTTPFacts, resp *http.Response, body []byte) {
+func (p *Proxy) withNotice(ctx context.Context, ex *exchange, facts *transcript.HTTPFacts, resp *http.Response, body []byte) {
 	var flat bytes.Buffer
 	if json.Compact(&flat, body) != nil {
 		flat.Reset()
@@ -268,20 +270,20 @@ func (p *Proxy) withNotice(ctx context.Context, ex *exchange, facts *HTTPFacts, 
 }
 
 // jsonAnswer records the JSON body of an answer and puts the proxy's rewrite in its place.
-func (p *Proxy) jsonAnswer(ctx context.Context, ex *exchange, facts *HTTPFacts, resp *http.Response, body []byte) error {
+func (p *Proxy) jsonAnswer(ctx context.Context, ex *exchange, facts *transcript.HTTPFacts, resp *http.Response, body []byte) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		p.record(&Record{Dir: Event, Event: "http-response", HTTP: facts})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts})
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return nil
 	}
 	out, rec := p.answer(ctx, ex.scope, body)
-	out = sameEnding(body, out, rec)
+	out = sameEnding(body, out, rec.Record)
 	rec.HTTP = facts
 	if ex.fault != nil && ex.fault.Cut {
 		rec.Note = strings.TrimPrefix(rec.Note+"; the server answered in a JSON body: there is no stream to cut, sent as it is", "; ")
 	}
 	p.holdAnswer(ctx, rec)
-	p.record(rec)
+	p.record(rec.Record)
 	if ctx.Err() != nil {
 		return ctx.Err() // the client left while a latency held the answer
 	}
@@ -302,12 +304,12 @@ func (p *Proxy) holdForStream(ctx context.Context, ex *exchange) {
 	if !got {
 		note = fmt.Sprintf("the proxy held this request %v for the GET stream a client opens after notifications/initialized; none came", held.Round(time.Millisecond))
 	}
-	p.record(&Record{Time: time.Now(), Dir: Event, Event: "held-for-stream", Note: note, HTTP: &HTTPFacts{Method: ex.method, Path: ex.path}})
+	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "held-for-stream", Note: note, HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path}})
 }
 
 // exchangeFault is what the transport fault does to this exchange: nil unless the request is
 // the target call and the fault fires (fired), or its session was expired earlier.
-func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect, fired bool) {
+func (p *Proxy) exchangeFault(ex *exchange, req *transcript.Record) (eff *fault.HTTPEffect, fired bool) {
 	p.mu.Lock()
 	expired := ex.scope != "" && p.expired[ex.scope]
 	revoked := p.revoked
@@ -330,7 +332,7 @@ func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect,
 	}
 	if eff.ExpireSession {
 		if ex.scope == "" {
-			p.record(&Record{Dir: Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "http-fault", Fault: p.cfg.FaultName, Note: "the request carries no session id: there is no session to expire, forwarded as it is"})
 			return nil, false
 		}
 		p.mu.Lock()
@@ -343,7 +345,7 @@ func (p *Proxy) exchangeFault(ex *exchange, req *Record) (eff *fault.HTTPEffect,
 // withdraw forgets the request a POST carried, which the proxy answers itself: the server
 // never sees it, so it is not left unanswered.
 func (p *Proxy) withdraw(scope string, body []byte) {
-	if env, ok := parseEnvelope(body); ok {
+	if env, ok := jsonrpc.ParseMessage(body); ok {
 		p.mu.Lock()
 		delete(p.pending, scopedKey(scope, env.ID))
 		p.mu.Unlock()
@@ -364,7 +366,7 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchang
 	body := http.StatusText(ex.fault.Status) + "\n"
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	rec := &Record{Time: time.Now(), Dir: Event, Event: "http-fault", HTTP: &HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
+	rec := &transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-fault", HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
 	if fired {
 		rec.Fault, rec.Note = p.cfg.FaultName, "the proxy answered the call itself; the server never saw it"
 	} else if ex.fault.Status == http.StatusNotFound {
@@ -397,7 +399,7 @@ func (b *sentBody) Close() error { return nil }
 
 // sameEnding drops the newline the proxy's stdio encoding ends a rewritten message with, where
 // the server's message had none: over HTTP the message is the whole body or event data.
-func sameEnding(server, out []byte, rec *Record) []byte {
+func sameEnding(server, out []byte, rec *transcript.Record) []byte {
 	if bytes.HasSuffix(out, []byte("\n")) && !bytes.HasSuffix(server, []byte("\n")) {
 		out = out[:len(out)-1]
 		if rec.Original != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -41,7 +42,7 @@ const startWait = 30 * time.Second
 // RunHTTP relays streamable HTTP from its own listener to the server until ctx ends or the
 // server it started exits. Once it listens it writes its MCP endpoint URL, and nothing else, to
 // stdout. It returns the server's exit status (0 for an upstream it did not start).
-func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *Tee, stdout, stderr io.Writer) (int, error) {
+func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *transcript.Tee, stdout, stderr io.Writer) (int, error) {
 	var cmd *runningServer
 	up := hr.Upstream
 	p := New(cfg, tee)
@@ -59,7 +60,7 @@ func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *Tee, stdout, stde
 		p.cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) { return listSchemasHTTP(ctx, up) }
 	}
 	if cmd == nil {
-		p.record(&Record{Dir: Event, Event: "start", Detail: map[string]any{
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "start", Detail: map[string]any{
 			"upstream": up.URL.Redacted(), "listen": hr.Listen, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(),
 			"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "protocol": cfg.Protocol.name(), "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
 		}})
@@ -68,7 +69,7 @@ func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *Tee, stdout, stde
 	}
 	stopServer := func(why string) (int, error) {
 		if cmd == nil {
-			p.end(&Record{Dir: Event, Event: "session-end", Note: why})
+			p.end(&transcript.Record{Dir: transcript.Event, Event: "session-end", Note: why})
 			return 0, nil
 		}
 		return cmd.stop(p, why)
@@ -90,10 +91,10 @@ func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *Tee, stdout, stde
 	}
 	select {
 	case <-ctx.Done():
-		p.record(&Record{Dir: Event, Event: "proxy-stopped", Note: "the proxy was told to stop (the run's time ran out, or the sweep was stopped); it stops the server now"})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "proxy-stopped", Note: "the proxy was told to stop (the run's time ran out, or the sweep was stopped); it stops the server now"})
 	case <-exited:
 	case err := <-served:
-		p.record(&Record{Dir: Event, Event: "proxy-stopped", Note: "the proxy's listener failed: " + err.Error()})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "proxy-stopped", Note: "the proxy's listener failed: " + err.Error()})
 	}
 	// Open streams end with the server: Close, not Shutdown, which would wait on a GET stream.
 	_ = srv.Close()
@@ -141,7 +142,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		p.end(&Record{Dir: Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
+		p.end(&transcript.Record{Dir: transcript.Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
 		return nil, 127, fmt.Errorf("starting the server %q: %w", srv.Command[0], err)
 	}
 	s := &runningServer{srv: srv, proc: c.Process, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), exited: make(chan struct{})}
@@ -150,7 +151,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 	for _, o := range []struct {
 		r   *os.File
 		dir string
-	}{{outR, ServerStdout}, {errR, ServerStderr}} {
+	}{{outR, ServerStdout}, {errR, transcript.ServerStderr}} {
 		go func() {
 			defer s.output.Done()
 			defer o.r.Close()
@@ -158,7 +159,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 			for {
 				line, err := lr.next()
 				if len(line) > 0 {
-					p.record(&Record{Dir: o.dir, Wire: line})
+					p.record(&transcript.Record{Dir: o.dir, Wire: line})
 					if stderr != nil {
 						_, _ = stderr.Write(line)
 					}
@@ -184,13 +185,13 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 		select {
 		case <-s.exited:
 			code, detail := exitStatus(s.state, s.waitErr)
-			p.end(&Record{Dir: Event, Event: "server-exit", Note: "the server exited before it accepted connections on " + s.addr, Detail: detail})
+			p.end(&transcript.Record{Dir: transcript.Event, Event: "server-exit", Note: "the server exited before it accepted connections on " + s.addr, Detail: detail})
 			return nil, max(code, 1), fmt.Errorf("the server %q exited before it accepted connections on %s", srv.Command[0], s.addr)
 		case <-ctx.Done():
 			_ = s.proc.Kill()
 			<-s.exited
 			code, detail := exitStatus(s.state, s.waitErr)
-			p.end(&Record{Dir: Event, Event: "server-exit", Note: "the proxy was told to stop before the server accepted connections", Detail: detail})
+			p.end(&transcript.Record{Dir: transcript.Event, Event: "server-exit", Note: "the proxy was told to stop before the server accepted connections", Detail: detail})
 			return nil, max(code, 1), ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
@@ -198,7 +199,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 			_ = s.proc.Kill()
 			<-s.exited
 			code, detail := exitStatus(s.state, s.waitErr)
-			p.end(&Record{Dir: Event, Event: "server-exit", Note: fmt.Sprintf("the server did not accept connections on %s within %v", s.addr, startWait), Detail: detail})
+			p.end(&transcript.Record{Dir: transcript.Event, Event: "server-exit", Note: fmt.Sprintf("the server did not accept connections on %s within %v", s.addr, startWait), Detail: detail})
 			return nil, max(code, 1), fmt.Errorf("the server %q did not accept connections on %s within %v", srv.Command[0], s.addr, startWait)
 		}
 	}
@@ -206,7 +207,7 @@ func startHTTPServer(ctx context.Context, hr HTTPRun, p *Proxy, stderr io.Writer
 
 // start records the session's start, as the stdio proxy does, with where it listens.
 func (s *runningServer) start(p *Proxy, cfg Config, listen string) {
-	p.record(&Record{Dir: Event, Event: "start", Detail: map[string]any{
+	p.record(&transcript.Record{Dir: transcript.Event, Event: "start", Detail: map[string]any{
 		"command": s.srv.Command, "pid": s.proc.Pid, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(), "listen": listen, "upstream": "http://" + s.addr,
 		"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "protocol": cfg.Protocol.name(), "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
 	}})
@@ -218,12 +219,12 @@ func (s *runningServer) stop(p *Proxy, why string) (int, error) {
 	select {
 	case <-s.exited:
 	default:
-		p.record(&Record{Dir: Event, Event: "server-signalled", Note: why + "; sent terminated"})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "server-signalled", Note: why + "; sent terminated"})
 		_ = s.proc.Signal(syscall.SIGTERM)
 		select {
 		case <-s.exited:
 		case <-time.After(StopGrace):
-			p.record(&Record{Dir: Event, Event: "server-signalled", Note: "the server was still running after SIGTERM; sent killed"})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "server-signalled", Note: "the server was still running after SIGTERM; sent killed"})
 			_ = s.proc.Kill()
 			<-s.exited
 		}

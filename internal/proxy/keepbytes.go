@@ -281,6 +281,8 @@ func appendKeeping(b []byte, v any) ([]byte, error) {
 	return append(b, bytes.TrimSuffix(m, []byte{'\n'})...), nil
 }
 
+const hexDigits = "0123456789abcdef"
+
 // appendStringKeeping writes s as encoding/json does with HTML escaping off, but a byte that
 // is not UTF-8 is written as it is rather than as \ufffd.
 func appendStringKeeping(b []byte, s string) []byte {

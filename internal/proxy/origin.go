@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // maxSwapBody bounds the JSON document whose URLs the proxy rewrites (OAuth metadata is small);
@@ -143,9 +145,9 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 	if len(where) == 0 {
 		return
 	}
-	p.record(&Record{Time: time.Now(), Dir: Event, Event: "origin-rewrite",
+	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "origin-rewrite",
 		Note:   "the proxy put its own origin " + ex.swap.to + " in place of the server's in " + strings.Join(where, ", ") + ", so the client sees one origin: a rewrite of the proxy's, not a fault",
 		Detail: map[string]any{"server_origins": ex.swap.from, "proxy_origin": ex.swap.to, "in": where},
-		HTTP:   &HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode},
+		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode},
 	})
 }

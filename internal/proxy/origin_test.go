@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // oauthServer is an OAuth-shaped MCP server: its endpoint asks for a bearer token (401 with a
@@ -55,7 +57,7 @@ func TestOAuthThroughProxyOneOrigin(t *testing.T) {
 	up := oauthServer(t)
 	u, _ := url.Parse(up.URL + "/mcp")
 	var tee bytes.Buffer
-	tw := NewTee(&tee)
+	tw := transcript.NewTee(&tee)
 	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
 	srv := httptest.NewServer(p.Handler(Upstream{URL: u}))
 	defer srv.Close()
@@ -134,7 +136,7 @@ func TestOAuthThroughProxyOneOrigin(t *testing.T) {
 	}
 	var rewrites int
 	for _, line := range bytes.Split(bytes.TrimSpace(tee.Bytes()), []byte("\n")) {
-		var r Record
+		var r transcript.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Grace is how long the server gets to exit on its own after the client closes its end before
@@ -52,7 +53,7 @@ func (s Server) cmd() *exec.Cmd {
 // until the server exits, and returns the server's exit status (128+signal when a signal
 // killed it). The server's stderr is recorded and copied to stderr. The transcript ends with
 // the server's exit, also when ctx is cancelled: the server is then stopped at once.
-func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func Run(ctx context.Context, srv Server, cfg Config, tee *transcript.Tee, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if len(srv.Command) == 0 {
 		return 2, errors.New("no server command given (usage: toolscore proxy [flags] -- CMD [ARGS...])")
 	}
@@ -89,10 +90,10 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	serverOut.Close()
 	serverErrOut.Close()
 	if err != nil {
-		tee.Write(&Record{Dir: Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
+		tee.Write(&transcript.Record{Dir: transcript.Event, Event: "server-start-failed", Note: err.Error(), Detail: map[string]any{"command": srv.Command}})
 		return 127, fmt.Errorf("starting the server %q: %w", srv.Command[0], err)
 	}
-	tee.Write(&Record{Dir: Event, Event: "start", Detail: map[string]any{
+	tee.Write(&transcript.Record{Dir: transcript.Event, Event: "start", Detail: map[string]any{
 		"command": srv.Command, "pid": cmd.Process.Pid, "proxy_pid": os.Getpid(), "pgid": syscall.Getpgrp(),
 		"fault": cfg.FaultName, "tool": cfg.Tool, "schema": cfg.Schema, "protocol": cfg.Protocol.name(), "seed": cfg.Seed, "probability": cfg.Probability, "nth": cfg.Nth,
 	}})
@@ -105,7 +106,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		close(exited)
 	}()
 	send := func(why string, sig syscall.Signal) {
-		p.record(&Record{Dir: Event, Event: "server-signalled", Note: fmt.Sprintf("%s; sent %v", why, sig)})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "server-signalled", Note: fmt.Sprintf("%s; sent %v", why, sig)})
 		_ = cmd.Process.Signal(sig)
 	}
 	// stopAfter stops the server the way an MCP client does (its stdin is closed already):
@@ -132,14 +133,14 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		if err != nil {
 			note = err.Error()
 		}
-		p.record(&Record{Dir: Event, Event: "client-closed", Note: note})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "client-closed", Note: note})
 		_ = toServer.Close()
 		stopAfter("the server was still running after the client closed its end", Grace, syscall.SIGTERM, syscall.SIGKILL)
 	}()
 	go func() {
 		select {
 		case <-ctx.Done():
-			p.record(&Record{Dir: Event, Event: "proxy-stopped", Note: "the proxy was told to stop (the run's time ran out, or the sweep was stopped); it stops the server now"})
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "proxy-stopped", Note: "the proxy was told to stop (the run's time ran out, or the sweep was stopped); it stops the server now"})
 			_ = toServer.Close()
 			send("the proxy was told to stop", syscall.SIGTERM)
 			stopAfter("the server was still running after SIGTERM", StopGrace, syscall.SIGKILL)
@@ -172,7 +173,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 		for {
 			line, err := lr.next()
 			if len(line) > 0 {
-				p.record(&Record{Dir: ServerStderr, Wire: line})
+				p.record(&transcript.Record{Dir: transcript.ServerStderr, Wire: line})
 				if stderr != nil {
 					_, _ = stderr.Write(line)
 				}
@@ -207,7 +208,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *Tee, stdin io.Reader,
 	if err, ok := drained(stop, relayed); ok {
 		relayErr = err
 	} else if ctx.Err() == nil {
-		p.record(&Record{Dir: Event, Event: "server-stdout-held", Note: "the server exited, but a process it started still holds its stdout open; the proxy stopped reading once the client closed its end"})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "server-stdout-held", Note: "the server exited, but a process it started still holds its stdout open; the proxy stopped reading once the client closed its end"})
 	}
 	drained(stop, stderrDone)
 
@@ -225,7 +226,7 @@ func (p *Proxy) serverExit(state *os.ProcessState, waitErr error, clientFirst bo
 		note = fmt.Sprintf("the server exited with %d request(s) unanswered", len(unanswered))
 	}
 	detail["unanswered"] = unanswered
-	p.end(&Record{Dir: Event, Event: "server-exit", Note: note, Detail: detail})
+	p.end(&transcript.Record{Dir: transcript.Event, Event: "server-exit", Note: note, Detail: detail})
 	return code
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Protocol is the newest MCP revision the proxy lets the server show the client, or AsIsProtocol.
@@ -49,7 +51,7 @@ var methodNotFound = map[string]any{"code": -32601, "message": "Method not found
 // capRequest applies the cap to one client request before it is forwarded. It returns the frame
 // to forward, or nil and the proxy's own answer when a server under the cap would not know the
 // method at all. c is the request's pending call, filled with the revision it asks for.
-func (p *Proxy) capRequest(env envelope, frame []byte, rec *Record, c *call) (forward, own []byte, ownRec *Record) {
+func (p *Proxy) capRequest(env jsonrpc.Message, frame []byte, rec *transcript.Record, c *call) (forward, own []byte, ownRec *transcript.Record) {
 	newest := string(p.cfg.Protocol)
 	switch {
 	case p.cfg.Protocol.legacy() && modernOnly[env.Method] && json.Valid(frame):
@@ -57,10 +59,10 @@ func (p *Proxy) capRequest(env envelope, frame []byte, rec *Record, c *call) (fo
 		// Written by hand, in the order the SDKs of that era write it.
 		own = []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"error":{"code":-32601,"message":"Method not found"}}` + "\n")
 		rec.Note = fmt.Sprintf("answered by the proxy, not forwarded: a server offering up to %s does not know %s", newest, env.Method)
-		ownRec = &Record{Dir: ServerToClient, Wire: own, Note: "made up by the proxy: " + env.Method + " under protocol " + newest,
+		ownRec = &transcript.Record{Dir: transcript.ServerToClient, Wire: own, Note: "made up by the proxy: " + env.Method + " under protocol " + newest,
 			Introduced: []fault.Introduced{{Path: "error", Value: methodNotFound}}}
 		if env.Method == "server/discover" {
-			p.record(&Record{Dir: Event, Event: "negotiated", Detail: map[string]any{
+			p.record(&transcript.Record{Dir: transcript.Event, Event: "negotiated", Detail: map[string]any{
 				"method": env.Method, "client_asked": metaString(env.Params), "negotiated": "",
 				"refused": "-32601 Method not found", "by_proxy": true, "protocol": newest,
 			}})
@@ -80,7 +82,7 @@ func (p *Proxy) capRequest(env envelope, frame []byte, rec *Record, c *call) (fo
 		}
 		// The server is asked for the cap itself, so that server and client agree on it: only
 		// rewriting the answer would leave the server speaking a newer revision than the client.
-		if out, ok := withMember(frame, quote(newest), "params", "protocolVersion"); ok {
+		if out, ok := jsonrpc.WithMember(frame, quote(newest), "params", "protocolVersion"); ok {
 			rec.Wire, rec.Original = out, frame
 			rec.Introduced = []fault.Introduced{{Path: "params.protocolVersion", Value: newest, Was: c.asked}}
 			rec.Note = "protocol " + newest + ": the client asked for " + c.asked + ", the server is asked for " + newest
@@ -92,7 +94,7 @@ func (p *Proxy) capRequest(env envelope, frame []byte, rec *Record, c *call) (fo
 
 // initializeAnswer records what an initialize settled, and applies the cap to the answer of a
 // server that chose a newer revision than it was asked for; it returns the new frame, or nil.
-func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *Record) []byte {
+func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *transcript.Record) []byte {
 	var msg struct {
 		Result *struct {
 			ProtocolVersion string `json:"protocolVersion"`
@@ -112,7 +114,7 @@ func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *Record) []byte {
 		if msg.Error != nil {
 			detail["refused"] = msg.Error.String()
 		}
-		p.record(&Record{Dir: Event, Event: "negotiated", Detail: detail})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "negotiated", Detail: detail})
 		return nil
 	}
 	chose := msg.Result.ProtocolVersion
@@ -124,7 +126,7 @@ func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *Record) []byte {
 		if slices.Contains(Revisions, c.sent) && c.sent <= newest {
 			want = c.sent
 		}
-		if b, ok := withMember(frame, quote(want), "result", "protocolVersion"); ok {
+		if b, ok := jsonrpc.WithMember(frame, quote(want), "result", "protocolVersion"); ok {
 			out, got = b, want
 			rec.Wire, rec.Original = out, frame
 			rec.Introduced = []fault.Introduced{{Path: "result.protocolVersion", Value: want, Was: chose}}
@@ -135,7 +137,7 @@ func (p *Proxy) initializeAnswer(c *call, frame []byte, rec *Record) []byte {
 	p.mu.Lock()
 	p.revision = got
 	p.mu.Unlock()
-	p.record(&Record{Dir: Event, Event: "negotiated", Detail: detail})
+	p.record(&transcript.Record{Dir: transcript.Event, Event: "negotiated", Detail: detail})
 	if p.cfg.Protocol.capped() && c.sent < modern && chose < c.sent {
 		p.unavailable(fmt.Sprintf("asked for %s with initialize, the server chose %s: it offers less than protocol %s", c.sent, chose, newest),
 			map[string]any{"method": "initialize", "asked": c.sent, "server_chose": chose})
@@ -175,7 +177,7 @@ func (p *Proxy) discoverAnswer(c *call, frame []byte) {
 	default:
 		why = "the server answered server/discover with neither a result nor an error"
 	}
-	p.record(&Record{Dir: Event, Event: "negotiated", Detail: detail})
+	p.record(&transcript.Record{Dir: transcript.Event, Event: "negotiated", Detail: detail})
 	if string(p.cfg.Protocol) == modern && why != "" {
 		p.unavailable(why, map[string]any{"method": "server/discover", "asked": c.asked})
 	}
@@ -185,7 +187,7 @@ func (p *Proxy) discoverAnswer(c *call, frame []byte) {
 // client against a server that offers less, which the runner must not count as the cap's.
 func (p *Proxy) unavailable(why string, detail map[string]any) {
 	detail["protocol"] = string(p.cfg.Protocol)
-	p.record(&Record{Dir: Event, Event: "protocol-unavailable", Note: why, Detail: detail})
+	p.record(&transcript.Record{Dir: transcript.Event, Event: "protocol-unavailable", Note: why, Detail: detail})
 }
 
 // name is the cap as the transcript records it: "" is as-is.

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Config is what the proxy does to the traffic.
@@ -61,7 +63,7 @@ func (p *Proxy) maxMessage() int {
 // Proxy holds the state of one proxied session.
 type Proxy struct {
 	cfg Config
-	tee *Tee
+	tee *transcript.Tee
 	// order keeps each HTTP session's GET stream ahead of the requests sent after it.
 	order streamOrder
 
@@ -118,7 +120,7 @@ type call struct {
 }
 
 // New returns a proxy for one session; tee may be nil.
-func New(cfg Config, tee *Tee) *Proxy {
+func New(cfg Config, tee *transcript.Tee) *Proxy {
 	if cfg.Fault == nil {
 		cfg.Fault, cfg.FaultName = &fault.Clean{}, "clean"
 	}
@@ -136,7 +138,7 @@ func New(cfg Config, tee *Tee) *Proxy {
 }
 
 // record writes r to the transcript, unless the session has ended.
-func (p *Proxy) record(r *Record) {
+func (p *Proxy) record(r *transcript.Record) {
 	p.endMu.RLock()
 	defer p.endMu.RUnlock()
 	if !p.ended {
@@ -145,7 +147,7 @@ func (p *Proxy) record(r *Record) {
 }
 
 // end writes the session's last record, once the $ref listener (if any) is closed.
-func (p *Proxy) end(r *Record) {
+func (p *Proxy) end(r *transcript.Record) {
 	p.closeRefs()
 	p.endMu.Lock()
 	defer p.endMu.Unlock()
@@ -158,7 +160,7 @@ func (p *Proxy) end(r *Record) {
 // recorded first, a large one (whose record goes to the disk at once) while it is written, so
 // the peer does not wait on the disk. Both are done before the next frame, which keeps the
 // records in order.
-func (p *Proxy) send(to io.Writer, frame []byte, rec *Record) error {
+func (p *Proxy) send(to io.Writer, frame []byte, rec *transcript.Record) error {
 	if len(frame) < 64<<10 {
 		p.record(rec)
 		_, err := to.Write(frame)
@@ -183,7 +185,7 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 	for {
 		frame, err := lr.next()
 		if len(frame) > 0 {
-			rec := &Record{Time: time.Now(), Dir: ClientToServer, Wire: frame}
+			rec := &transcript.Record{Time: time.Now(), Dir: transcript.ClientToServer, Wire: frame}
 			out, own, ownRec := p.noteRequest("", frame, rec)
 			if own != nil {
 				p.record(rec)
@@ -191,7 +193,7 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 			} else if werr != nil {
 				p.record(rec)
 			} else if werr = p.send(to, out, rec); werr != nil {
-				p.record(&Record{Dir: Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
+				p.record(&transcript.Record{Dir: transcript.Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
 			if notice, nrec, d := p.dueNotice(); notice != nil {
 				p.sendClient(toClient, notice, nrec)
@@ -210,8 +212,8 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 // noteRequest notes one client frame and returns the frame to forward, or the proxy's own
 // answer to send the client instead. scope tells apart sessions that may reuse ids (an HTTP
 // session id); stdio has one session, "".
-func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, own []byte, ownRec *Record) {
-	env, ok := parseEnvelope(frame)
+func (p *Proxy) noteRequest(scope string, frame []byte, rec *transcript.Record) (forward, own []byte, ownRec *transcript.Record) {
+	env, ok := jsonrpc.ParseMessage(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
 		return frame, nil, nil
@@ -234,10 +236,10 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 	case "tools/call":
 		var name string
 		var args json.RawMessage
-		members(env.Params, func(key, v []byte) bool {
+		jsonrpc.Members(env.Params, func(key, v []byte) bool {
 			switch string(key) {
 			case `"name"`:
-				name, _ = jsonString(v)
+				name, _ = jsonrpc.Unquote(v)
 			case `"arguments"`:
 				args = v
 			}
@@ -263,7 +265,7 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *Record) (forward, o
 		}
 		p.pending[key] = c
 		p.mu.Unlock()
-		rec.Match = &Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
+		rec.Match = &transcript.Match{Tool: c.tool, N: c.n, Fires: c.fires, Why: why}
 		p.startDrift(c)
 	}
 	return frame, nil, nil
@@ -289,10 +291,10 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 				// The answer waits for the client to list again, which it reads from this stream.
 				go func() {
 					p.holdAnswer(ctx, rec)
-					p.sendClient(to, out, rec)
+					p.sendClient(to, out, rec.Record)
 				}()
 			} else {
-				p.sendClient(to, out, rec)
+				p.sendClient(to, out, rec.Record)
 				p.sent(rec)
 			}
 		}
@@ -307,13 +309,13 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 
 // sendClient writes a frame to the client and records it; once a write has failed, it only
 // records.
-func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *Record) {
+func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *transcript.Record) {
 	p.clientMu.Lock()
 	defer p.clientMu.Unlock()
 	if p.clientErr != nil {
 		p.record(rec)
 	} else if p.clientErr = p.send(to, frame, rec); p.clientErr != nil {
-		p.record(&Record{Dir: Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + p.clientErr.Error()})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + p.clientErr.Error()})
 	}
 }
 
@@ -331,7 +333,7 @@ func (p *Proxy) closeClient(to io.Writer, running bool) {
 		if w := p.waiting(); len(w) > 0 {
 			note += ", with " + strings.Join(w, ", ") + " unanswered"
 		}
-		p.record(&Record{Dir: Event, Event: "server-stdout-closed", Note: note})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "server-stdout-closed", Note: note})
 	}
 	if c, ok := to.(io.Closer); ok && p.clientErr == nil {
 		_ = c.Close()
@@ -356,11 +358,18 @@ func (p *Proxy) waiting() []string {
 	return keys
 }
 
+// answered is the record of one server frame, with the schema drift it waits on (hold) or whose
+// wait its delivery ends (relist): the proxy's own, never written to the transcript.
+type answered struct {
+	*transcript.Record
+	hold, relist *drift
+}
+
 // answer makes the record of one server frame and returns what goes to the client in its place;
 // scope is the session the request was noted in.
-func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte, *Record) {
-	rec := &Record{Time: time.Now(), Dir: ServerToClient, Wire: frame}
-	env, ok := parseEnvelope(frame)
+func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte, *answered) {
+	rec := &answered{Record: &transcript.Record{Time: time.Now(), Dir: transcript.ServerToClient, Wire: frame}}
+	env, ok := jsonrpc.ParseMessage(frame)
 	if !ok {
 		rec.NotJSON = !json.Valid(frame)
 		return frame, rec
@@ -383,13 +392,13 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 	}
 	switch c.method {
 	case "initialize":
-		if out := p.initializeAnswer(c, frame, rec); out != nil {
+		if out := p.initializeAnswer(c, frame, rec.Record); out != nil {
 			return out, rec
 		}
 	case "server/discover":
 		p.discoverAnswer(c, frame)
 	case "tools/list":
-		schemas, out, err := p.rewriteToolsList(ctx, frame, rec)
+		schemas, out, err := p.rewriteToolsList(ctx, frame, rec.Record)
 		p.mu.Lock()
 		for name, s := range schemas {
 			p.schemas[name] = s
@@ -412,7 +421,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 				rec.hold = d
 			}
 			p.mu.Unlock()
-			if out := p.applyFault(ctx, c, env.ID, frame, rec); out != nil {
+			if out := p.applyFault(ctx, c, env.ID, frame, rec.Record); out != nil {
 				return out, rec
 			}
 		}
@@ -422,7 +431,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 
 // applyFault runs the fault on one answer; it returns the frame to send, or nil to send the
 // server's own bytes.
-func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, frame []byte, rec *Record) []byte {
+func (p *Proxy) applyFault(ctx context.Context, c *call, id json.RawMessage, frame []byte, rec *transcript.Record) []byte {
 	rec.Fault = p.cfg.FaultName
 	var msg struct {
 		Result json.RawMessage `json:"result"`

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // refServer is the loopback HTTP listener a fault of the listing (schema-ref) points a network
@@ -17,9 +19,6 @@ type refServer struct {
 	mu   sync.Mutex
 	docs map[string][]byte
 }
-
-// RefFetch is the event of a request to the $ref listener.
-const RefFetch = "schema-ref-fetch"
 
 // serveRef serves doc at path on the session's $ref listener, opening it first if need be, and
 // returns its URL.
@@ -39,7 +38,7 @@ func (p *Proxy) serveRef(path string, doc any) (string, error) {
 		rs.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.fetched(rs, w, r) }), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = rs.srv.Serve(l) }()
 		p.refs = rs
-		p.record(&Record{Dir: Event, Event: "schema-ref-listening", Note: "the proxy serves the $ref of " + p.cfg.FaultName + " at " + rs.base + ", and records every request to it", Detail: map[string]any{"url": rs.base}})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "schema-ref-listening", Note: "the proxy serves the $ref of " + p.cfg.FaultName + " at " + rs.base + ", and records every request to it", Detail: map[string]any{"url": rs.base}})
 	}
 	p.refs.mu.Lock()
 	p.refs.docs[path] = b
@@ -57,9 +56,9 @@ func (p *Proxy) fetched(rs *refServer, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		status = http.StatusNotFound
 	}
-	p.record(&Record{Dir: Event, Event: RefFetch,
+	p.record(&transcript.Record{Dir: transcript.Event, Event: transcript.RefFetch,
 		Note:   "the client fetched the network $ref that " + p.cfg.FaultName + " published",
-		HTTP:   &HTTPFacts{Method: r.Method, Path: r.URL.RequestURI(), Status: status, Header: p.maskHeader(r.Header)},
+		HTTP:   &transcript.HTTPFacts{Method: r.Method, Path: r.URL.RequestURI(), Status: status, Header: p.maskHeader(r.Header)},
 		Detail: map[string]any{"request": r.Method + " " + r.RequestURI + " " + r.Proto, "host": r.Host, "remote": r.RemoteAddr},
 	})
 	if !ok {

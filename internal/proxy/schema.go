@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // SchemaMode says what the proxy does to outputSchema in tools/list results.
@@ -39,7 +40,7 @@ func ParseSchemaMode(s string) (SchemaMode, error) {
 // tools/list response. It returns the tools' declared outputSchemas (the server's, or the
 // manifest's where it inserted one) for the faults to use, and the new frame, or nil when the
 // frame must pass unchanged; what it did is noted on rec.
-func (p *Proxy) rewriteToolsList(ctx context.Context, frame []byte, rec *Record) (map[string]map[string]any, []byte, error) {
+func (p *Proxy) rewriteToolsList(ctx context.Context, frame []byte, rec *transcript.Record) (map[string]map[string]any, []byte, error) {
 	var msg map[string]json.RawMessage
 	if err := json.Unmarshal(frame, &msg); err != nil {
 		return nil, nil, err
@@ -122,7 +123,7 @@ const listStream = 1 << 63
 // puts the schema it returns in its place, noting on rec what it did; it says whether t changed.
 // A cell whose schema mode publishes none (hidden, or as-is without one) leaves it nothing to
 // change, and the note says so.
-func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, i int, t map[string]json.RawMessage, rec *Record) bool {
+func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, i int, t map[string]json.RawMessage, rec *transcript.Record) bool {
 	rec.Fault = p.cfg.FaultName
 	note := func(s string) { rec.Note = strings.TrimPrefix(rec.Note+"; "+s, "; ") }
 	raw, has := t["outputSchema"]
@@ -244,7 +245,7 @@ func (p *Proxy) faultSchema(ctx context.Context, tool string) (map[string]any, s
 		} else {
 			detail["tools"] = slices.Sorted(maps.Keys(p.published))
 		}
-		p.record(&Record{Dir: Event, Event: "schema", Note: "asked the server for its tools/list, for the schema faults to pick from the outputSchema it publishes", Detail: detail})
+		p.record(&transcript.Record{Dir: transcript.Event, Event: "schema", Note: "asked the server for its tools/list, for the schema faults to pick from the outputSchema it publishes", Detail: detail})
 	}
 	why := "the server publishes none for " + tool
 	if p.cfg.Schemas == nil || p.listErr != nil {

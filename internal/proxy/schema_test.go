@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // refSchema has its required fields under a $ref, as the hostile server's ref-schema tool does.
@@ -78,8 +79,8 @@ func TestSchemaFaultOverHTTP(t *testing.T) {
 	defer up.Close()
 	u, _ := http.NewRequest(http.MethodPost, up.URL+"/mcp", nil)
 	f, _ := fault.New("type-swap", nil)
-	var transcript bytes.Buffer
-	tee := NewTee(&transcript)
+	var tr bytes.Buffer
+	tee := transcript.NewTee(&tr)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -130,8 +131,8 @@ func TestSchemaFaultOverHTTP(t *testing.T) {
 	if log != want {
 		t.Errorf("the server saw\n%s\nwant\n%s", log, want)
 	}
-	if !strings.Contains(transcript.String(), `"event":"schema"`) || !strings.Contains(transcript.String(), `"tools":["read"]`) {
-		t.Errorf("the transcript has no schema event naming the tool read:\n%s", transcript.String())
+	if !strings.Contains(tr.String(), `"event":"schema"`) || !strings.Contains(tr.String(), `"tools":["read"]`) {
+		t.Errorf("the transcript has no schema event naming the tool read:\n%s", tr.String())
 	}
 }
 
@@ -162,8 +163,8 @@ func TestFaultSchemaSources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := fault.New("drop-required", nil)
-			var transcript bytes.Buffer
-			tee := NewTee(&transcript)
+			var tr bytes.Buffer
+			tee := transcript.NewTee(&tr)
 			p := New(Config{Fault: f, FaultName: "drop-required", Probability: 1, Seed: 1, Schemas: tc.schemas, OutputSchema: json.RawMessage(tc.manifest)}, tee)
 			client := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}` + "\n"
 			server := `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":1,"b":2,"c":3,"d":4}}}` + "\n"
@@ -181,20 +182,20 @@ func TestFaultSchemaSources(t *testing.T) {
 			if err := tee.Close(); err != nil {
 				t.Fatal(err)
 			}
-			var faulted Record
-			for _, line := range strings.Split(transcript.String(), "\n") {
+			var faulted transcript.Record
+			for _, line := range strings.Split(tr.String(), "\n") {
 				if strings.Contains(line, `"introduced"`) {
 					_ = json.Unmarshal([]byte(line), &faulted)
 				}
 			}
 			if len(faulted.Introduced) != 1 {
-				t.Fatalf("no faulted answer in the transcript:\n%s", transcript.String())
+				t.Fatalf("no faulted answer in the transcript:\n%s", tr.String())
 			}
 			dropped := strings.TrimPrefix(faulted.Introduced[0].Path, "structuredContent.")
 			if tc.dropped != "" && dropped != tc.dropped || !strings.HasPrefix(faulted.Note, tc.note) || tc.note == "" && faulted.Note != "" {
 				t.Errorf("dropped %s, note %q; want %s, a note starting %q", dropped, faulted.Note, tc.dropped, tc.note)
 			}
-			if asked := strings.Contains(transcript.String(), `"event":"schema"`); asked != (tc.schemas != nil) {
+			if asked := strings.Contains(tr.String(), `"event":"schema"`); asked != (tc.schemas != nil) {
 				t.Errorf("schema event: %v, want %v", asked, tc.schemas != nil)
 			}
 		})

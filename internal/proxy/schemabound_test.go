@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestListFaultSchemaBounded: a fault of the listing (schema-ref) is handed the target tool's
@@ -29,7 +30,7 @@ func TestListFaultSchemaBounded(t *testing.T) {
 	}
 	p := New(Config{Fault: f, FaultName: "schema-ref", Tool: "t", Probability: 1, Schema: AsIs}, nil)
 	defer p.closeRefs()
-	p.noteRequest("", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), &Record{})
+	p.noteRequest("", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), &transcript.Record{})
 	out, rec := p.answer(context.Background(), "", frame)
 	if !bytes.Equal(out, frame) {
 		t.Errorf("the listing was rewritten (%d bytes, was %d), want it as the server sent it", len(out), len(frame))

@@ -6,6 +6,9 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // sseRelay is the body of an SSE answer as the client reads it: the server's events one at a
@@ -15,7 +18,7 @@ type sseRelay struct {
 	ctx   context.Context
 	p     *Proxy
 	ex    *exchange
-	facts *HTTPFacts // the response's, recorded with its first event
+	facts *transcript.HTTPFacts // the response's, recorded with its first event
 	body  io.Closer
 	lr    *lineReader
 	out   [][]byte // the bytes of the event being passed on, line by line, not joined: no copy
@@ -23,7 +26,7 @@ type sseRelay struct {
 	// idSent says an event with an id went to the client, which can resume after it.
 	idSent bool
 	// passed is the record of the last message passed on, delivered once the next read comes.
-	passed *Record
+	passed *answered
 	// pass is the event being passed on unread, over the proxy's cap; nil otherwise.
 	pass *passing
 }
@@ -112,21 +115,21 @@ func (s *sseRelay) event() ([][]byte, error) {
 		if cut.EventIDFirst && !s.idSent {
 			note += "; no event with an id went before it, so the client cannot resume"
 		}
-		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts})
+		s.p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts})
 		return nil, io.EOF
 	}
 	if id != "" {
 		s.idSent = true
 	}
 	if !hasData || len(bytes.TrimSpace(data)) == 0 {
-		s.p.record(&Record{Time: time.Now(), Dir: Event, Event: "sse-event", HTTP: facts})
+		s.p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "sse-event", HTTP: facts})
 		return lines, nil
 	}
 	out, rec := s.p.answer(s.ctx, s.ex.scope, data)
-	out = sameEnding(data, out, rec)
+	out = sameEnding(data, out, rec.Record)
 	rec.HTTP = facts
 	s.p.holdAnswer(s.ctx, rec)
-	s.p.record(rec)
+	s.p.record(rec.Record)
 	s.passed = rec
 	if err := s.ctx.Err(); err != nil {
 		return nil, err // the client left while a latency held the answer
@@ -138,8 +141,8 @@ func (s *sseRelay) event() ([][]byte, error) {
 }
 
 // eventFacts are the HTTP facts of the event with id, the response's on the first.
-func (s *sseRelay) eventFacts(id string) *HTTPFacts {
-	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
+func (s *sseRelay) eventFacts(id string) *transcript.HTTPFacts {
+	facts := &transcript.HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
 	if s.facts != nil {
 		facts.Status, facts.Header = s.facts.Status, s.facts.Header
 		s.facts = nil
@@ -153,7 +156,7 @@ func (s *sseRelay) notice() []byte {
 	msg, rec := bytes.TrimSuffix(s.ex.notice, []byte("\n")), s.ex.noticeRec
 	s.ex.notice = nil
 	rec.Wire = msg
-	rec.HTTP = &HTTPFacts{Method: s.ex.method, Path: s.ex.path}
+	rec.HTTP = &transcript.HTTPFacts{Method: s.ex.method, Path: s.ex.path}
 	if s.facts != nil {
 		rec.HTTP.Status, rec.HTTP.Header = s.facts.Status, s.facts.Header
 		s.facts = nil
@@ -165,19 +168,19 @@ func (s *sseRelay) notice() []byte {
 
 // carriesCall says the event's data is the response to the request of this exchange.
 func (s *sseRelay) carriesCall(data []byte) bool {
-	env, ok := parseEnvelope(data)
+	env, ok := jsonrpc.ParseMessage(data)
 	return ok && env.Method == "" && s.ex.call != "" && idKey(env.ID) == s.ex.call
 }
 
 // recordEnd records the end of the server's stream, once, with the response's facts if no event
 // carried them.
 func (s *sseRelay) recordEnd(id, note string) {
-	facts := &HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
+	facts := &transcript.HTTPFacts{Method: s.ex.method, Path: s.ex.path, EventID: id}
 	if s.facts != nil {
 		facts.Status, facts.Header = s.facts.Status, s.facts.Header
 		s.facts = nil
 	}
-	s.p.record(&Record{Dir: Event, Event: "sse-end", Note: note, HTTP: facts})
+	s.p.record(&transcript.Record{Dir: transcript.Event, Event: "sse-end", Note: note, HTTP: facts})
 }
 
 // sseField splits one line of an event into its field's name and value; a comment or the blank

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // sseAnswer is an SSE answer the way some servers write it: CRLF line endings, comments,
@@ -46,7 +47,7 @@ func TestSSELinesKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			var tee bytes.Buffer
-			tw := NewTee(&tee)
+			tw := transcript.NewTee(&tee)
 			p := New(Config{Fault: f, FaultName: name, Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
 			srv := httptest.NewServer(p.Handler(Upstream{URL: u}))
 			defer srv.Close()

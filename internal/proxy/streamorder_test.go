@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // streamServer answers as the TypeScript SDK's server does: a server request it sends on its
@@ -76,7 +78,7 @@ func TestGetStreamAheadOfCall(t *testing.T) {
 			defer upstream.Close()
 			u, _ := url.Parse(upstream.URL + "/mcp")
 			var tee bytes.Buffer
-			tw := NewTee(&tee)
+			tw := transcript.NewTee(&tee)
 			p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
 			srv := httptest.NewServer(p.Handler(Upstream{URL: u}))
 			defer srv.Close()

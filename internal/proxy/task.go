@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // servedTask is a task a fault answered a call with: the proxy keeps the server's real result
@@ -22,7 +24,7 @@ type servedTask struct {
 const relatedTask = "io.modelcontextprotocol/related-task"
 
 // serveTask keeps the server's result of a call a fault answered with a task handle.
-func (p *Proxy) serveTask(t *fault.Task, result json.RawMessage, rec *Record) {
+func (p *Proxy) serveTask(t *fault.Task, result json.RawMessage, rec *transcript.Record) {
 	p.mu.Lock()
 	if p.tasks == nil {
 		p.tasks = map[string]*servedTask{}
@@ -36,7 +38,7 @@ func (p *Proxy) serveTask(t *fault.Task, result json.RawMessage, rec *Record) {
 // specification has a server do: tasks/get says working until the task's Polls-th poll and
 // completed from then on, tasks/result gives the server's result. It returns nil for any other
 // request, which goes on to the server.
-func (p *Proxy) taskRequest(env envelope, rec *Record) (own []byte, ownRec *Record) {
+func (p *Proxy) taskRequest(env jsonrpc.Message, rec *transcript.Record) (own []byte, ownRec *transcript.Record) {
 	if _, ok := p.cfg.Fault.(*fault.TaskHandle); !ok || !strings.HasPrefix(env.Method, "tasks/") {
 		return nil, nil
 	}
@@ -119,7 +121,7 @@ func (p *Proxy) taskRequest(env envelope, rec *Record) (own []byte, ownRec *Reco
 		own = []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"result":` + strings.TrimSuffix(string(result), "\n") + "}\n")
 	}
 	rec.Note = fmt.Sprintf("answered by the proxy, not forwarded: %s of task %q (%s)", env.Method, params.TaskID, p.cfg.FaultName)
-	ownRec = &Record{Dir: ServerToClient, Wire: own, Detail: detail,
+	ownRec = &transcript.Record{Dir: transcript.ServerToClient, Wire: own, Detail: detail,
 		Note: fmt.Sprintf("made up by the proxy: %s of task %q: %s", env.Method, params.TaskID, said)}
 	return own, ownRec
 }
@@ -130,7 +132,7 @@ func withRelatedTask(result json.RawMessage, id string) json.RawMessage {
 	tie, _ := json.Marshal(map[string]any{"taskId": id})
 	member := []byte(`"` + relatedTask + `":` + string(tie))
 	if meta, ok := objectMember(result, "_meta"); ok {
-		if out, ok := withMember(result, insertMember(meta, member), "_meta"); ok {
+		if out, ok := jsonrpc.WithMember(result, insertMember(meta, member), "_meta"); ok {
 			return out
 		}
 		return result
@@ -141,8 +143,8 @@ func withRelatedTask(result json.RawMessage, id string) json.RawMessage {
 // objectMember is the raw value of b's member key, when it is an object.
 func objectMember(b []byte, key string) ([]byte, bool) {
 	var out []byte
-	members(b, func(k, v []byte) bool {
-		if s, ok := jsonString(k); ok && s == key && len(v) > 0 && v[0] == '{' {
+	jsonrpc.Members(b, func(k, v []byte) bool {
+		if s, ok := jsonrpc.Unquote(k); ok && s == key && len(v) > 0 && v[0] == '{' {
 			out = v
 		}
 		return true
@@ -164,51 +166,4 @@ func insertMember(b, member []byte) []byte {
 	out := append([]byte(nil), b[:i+1]...)
 	out = append(append(out, member...), sep...)
 	return append(out, b[i+1:]...)
-}
-
-// TaskFollowed says how the client followed the task the target call was answered with, from
-// the proxy's answers to its tasks requests: id is "" when the answer was no task handle; got
-// is the last answer that carried the task's result (nil when none did); said is a line for
-// the evidence.
-func TaskFollowed(entries []Entry, answer *Entry) (id string, got *Entry, said string) {
-	if answer == nil {
-		return "", nil, ""
-	}
-	d, _ := answer.Detail.(map[string]any)
-	id, _ = d["task"].(string)
-	if id == "" {
-		return "", nil, ""
-	}
-	var steps []string
-	polls := 0
-	for i := range entries {
-		e := &entries[i]
-		d, _ := e.Detail.(map[string]any)
-		m, _ := d["method"].(string)
-		if e.Dir != ServerToClient || m == "" || d["task"] != id || e.Time.Before(answer.Time) {
-			continue
-		}
-		step := m
-		if n, ok := d["poll"].(json.Number); ok {
-			step = "tasks/get " + n.String()
-			if v, err := n.Int64(); err == nil {
-				polls = int(v)
-			}
-		}
-		if s, _ := d["status"].(string); s != "" {
-			step += " " + s
-		}
-		steps = append(steps, step)
-		if d["result"] == true {
-			got = e
-		}
-	}
-	if len(steps) == 0 {
-		return id, nil, fmt.Sprintf("the call was answered with task %s, which the client never asked about (no tasks/get, no tasks/result)", id)
-	}
-	said = fmt.Sprintf("the call was answered with task %s; the client polled it %d time(s): %s", id, polls, strings.Join(steps, ", "))
-	if got == nil {
-		said += "; the task's result never went to it"
-	}
-	return id, got, said
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // TestTaskServedAndGraded drives the proxy's own code for a task-handle session: the handle in
@@ -23,7 +24,7 @@ func TestTaskServedAndGraded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tee := NewTee(f)
+	tee := transcript.NewTee(f)
 	th, err := fault.New("task-handle", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,11 +33,11 @@ func TestTaskServedAndGraded(t *testing.T) {
 	ctx := context.Background()
 	server := func(frame string) []byte {
 		out, rec := p.answer(ctx, "", []byte(frame+"\n"))
-		p.record(rec)
+		p.record(rec.Record)
 		return out
 	}
 	client := func(frame string) []byte {
-		rec := &Record{Dir: ClientToServer, Wire: []byte(frame + "\n")}
+		rec := &transcript.Record{Dir: transcript.ClientToServer, Wire: []byte(frame + "\n")}
 		fwd, own, ownRec := p.noteRequest("", rec.Wire, rec)
 		p.record(rec)
 		if own != nil {
@@ -73,12 +74,12 @@ func TestTaskServedAndGraded(t *testing.T) {
 	}
 	tee.Close()
 	f.Close()
-	entries, err := ReadForGrading(path)
+	entries, err := transcript.ReadForGrading(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, answer := TargetAnswer(entries)
-	gotID, delivered, said := TaskFollowed(entries, answer)
+	_, answer := transcript.TargetAnswer(entries)
+	gotID, delivered, said := transcript.TaskFollowed(entries, answer)
 	if gotID != id || delivered == nil || !strings.Contains(string(delivered.Wire), `"text":"real"`) {
 		t.Errorf("task %q, delivered %v", gotID, delivered)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // seenRequest is one request as the echo server got it.
@@ -59,7 +61,7 @@ func TestHTTPRequestsReachServerAsSent(t *testing.T) {
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL + "/mcp")
 	var tee bytes.Buffer
-	tw := NewTee(&tee)
+	tw := transcript.NewTee(&tee)
 	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
 	srv := httptest.NewServer(p.Handler(Upstream{URL: u}))
 	defer srv.Close()
@@ -131,13 +133,13 @@ func TestHTTPRequestsReachServerAsSent(t *testing.T) {
 		}
 	}
 	var recs []struct {
-		Event string     `json:"event"`
-		HTTP  *HTTPFacts `json:"http"`
+		Event string                `json:"event"`
+		HTTP  *transcript.HTTPFacts `json:"http"`
 	}
 	for _, line := range bytes.Split(bytes.TrimSpace(tee.Bytes()), []byte("\n")) {
 		var r struct {
-			Event string     `json:"event"`
-			HTTP  *HTTPFacts `json:"http"`
+			Event string                `json:"event"`
+			HTTP  *transcript.HTTPFacts `json:"http"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatal(err)

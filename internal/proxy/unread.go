@@ -7,7 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/jsonstream"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // This file is what the proxy does with a message from an HTTP server larger than it reads
@@ -21,16 +23,16 @@ func unreadNote(limit int) string {
 
 // passedUnread finishes the record of a message passed on unread: head, its first bytes, may
 // name the id of a request the proxy waits on, which is then answered, its fault not applied.
-func (p *Proxy) passedUnread(scope string, head []byte, rec *Record, note string) {
+func (p *Proxy) passedUnread(scope string, head []byte, rec *transcript.Record, note string) {
 	rec.Note = unreadNote(p.maxMessage())
 	var id json.RawMessage
 	method := ""
-	members(head, func(key, v []byte) bool { // the head is cut short: the members before the cut
+	jsonrpc.Members(head, func(key, v []byte) bool { // the head is cut short: the members before the cut
 		switch string(key) {
 		case `"id"`:
 			id = v
 		case `"method"`:
-			method, _ = jsonString(v)
+			method, _ = jsonrpc.Unquote(v)
 		}
 		return true
 	})
@@ -85,8 +87,8 @@ func (b *unreadBody) Close() error {
 }
 
 // unreadJSON passes on a JSON body whose first bytes, head, are over the cap.
-func (p *Proxy) unreadJSON(ex *exchange, facts *HTTPFacts, head []byte, body io.ReadCloser) io.ReadCloser {
-	rec := &Record{Time: time.Now(), Dir: ServerToClient, HTTP: facts}
+func (p *Proxy) unreadJSON(ex *exchange, facts *transcript.HTTPFacts, head []byte, body io.ReadCloser) io.ReadCloser {
+	rec := &transcript.Record{Time: time.Now(), Dir: transcript.ServerToClient, HTTP: facts}
 	return &unreadBody{
 		r: io.MultiReader(bytes.NewReader(head), body), body: body,
 		keep: jsonstream.NewKeeper(jsonstream.KeepLimit),
@@ -99,7 +101,7 @@ func (p *Proxy) unreadJSON(ex *exchange, facts *HTTPFacts, head []byte, body io.
 
 // passing is an SSE event over the cap, being passed on as it comes.
 type passing struct {
-	rec  *Record
+	rec  *transcript.Record
 	keep *jsonstream.Keeper // the event's data
 	// lineStart says the next piece starts a line, inData that the line being passed is data.
 	lineStart, inData, hadData bool
@@ -107,8 +109,8 @@ type passing struct {
 
 // startPassing begins passing on the event whose lines so far (the last one cut short) are
 // lines, with data its data so far; it returns them for the client.
-func (s *sseRelay) startPassing(lines [][]byte, data []byte, hasData bool, facts *HTTPFacts, err error) ([][]byte, error) {
-	ps := &passing{rec: &Record{Time: time.Now(), Dir: ServerToClient, HTTP: facts}, keep: jsonstream.NewKeeper(jsonstream.KeepLimit), hadData: hasData}
+func (s *sseRelay) startPassing(lines [][]byte, data []byte, hasData bool, facts *transcript.HTTPFacts, err error) ([][]byte, error) {
+	ps := &passing{rec: &transcript.Record{Time: time.Now(), Dir: transcript.ServerToClient, HTTP: facts}, keep: jsonstream.NewKeeper(jsonstream.KeepLimit), hadData: hasData}
 	ps.keep.Write(data)
 	last := lines[len(lines)-1]
 	name, _ := sseField(last)

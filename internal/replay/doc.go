@@ -27,6 +27,6 @@
 //
 // Used by: the CLI's `toolscore replay` command, which a replayed sweep (toolscore run
 // --replay) starts as the server behind a clean proxy, so the replayed run records a
-// transcript of its own; the grader, for [Diverged]. Uses: package proxy to read the
-// transcript.
+// transcript of its own; the grader, for [Diverged]. Uses: package transcript to read the
+// recording, and jsonrpc to match its messages.
 package replay

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // HTTPPath is the path of the MCP endpoint the replayer serves over streamable HTTP.
@@ -136,8 +137,8 @@ func (h *httpPlay) post(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	m, ok := proxy.ParseMessage(body)
-	if !ok || m.Method == "" || proxy.IDKey(m.ID) == "" {
+	m, ok := jsonrpc.ParseMessage(body)
+	if !ok || m.Method == "" || jsonrpc.IDKey(m.ID) == "" {
 		select {
 		case h.in <- input{line: body}:
 			h.setSession(w)
@@ -306,7 +307,7 @@ func (h *httpPlay) setSession(w http.ResponseWriter) {
 }
 
 // writeStatus answers with the recorded status of a fault of the HTTP exchange and its headers.
-func (h *httpPlay) writeStatus(w http.ResponseWriter, facts *proxy.HTTPFacts) {
+func (h *httpPlay) writeStatus(w http.ResponseWriter, facts *transcript.HTTPFacts) {
 	h.setSession(w)
 	for name, vs := range facts.Header {
 		if name != "Content-Length" && name != "Content-Type" {

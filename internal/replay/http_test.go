@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // over is a record of an http cell's transcript: the message and how it travelled.
-func over(r *proxy.Record, facts proxy.HTTPFacts) *proxy.Record {
+func over(r *transcript.Record, facts transcript.HTTPFacts) *transcript.Record {
 	r.Wire = []byte(strings.TrimSuffix(string(r.Wire), "\n"))
 	r.HTTP = &facts
 	return r
@@ -78,9 +78,9 @@ func post(t *testing.T, url, body string) (*http.Response, string) {
 // proxy's own 429 answers its request with its Retry-After; and a request the recording lacks
 // gets the divergence error in a JSON body, and stderr its line.
 func TestListenAnswersAsRecorded(t *testing.T) {
-	posted := proxy.HTTPFacts{Method: "POST", Path: "/mcp"}
-	jsonAnswer := proxy.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"S1"}}}
-	sseAnswer := proxy.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"text/event-stream"}}, EventID: "e1"}
+	posted := transcript.HTTPFacts{Method: "POST", Path: "/mcp"}
+	jsonAnswer := transcript.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"S1"}}}
+	sseAnswer := transcript.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"text/event-stream"}}, EventID: "e1"}
 	s := recording(t,
 		over(in(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`), posted),
 		over(out(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`), jsonAnswer),
@@ -88,7 +88,7 @@ func TestListenAnswersAsRecorded(t *testing.T) {
 		over(in(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), posted),
 		over(out(`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`), sseAnswer),
 		over(in(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t"}}`), posted),
-		&proxy.Record{Dir: proxy.Event, Event: "http-fault", HTTP: &proxy.HTTPFacts{Method: "POST", Path: "/mcp", Status: 429, Header: map[string][]string{"Retry-After": {"1"}}}},
+		&transcript.Record{Dir: transcript.Event, Event: "http-fault", HTTP: &transcript.HTTPFacts{Method: "POST", Path: "/mcp", Status: 429, Header: map[string][]string{"Retry-After": {"1"}}}},
 	)
 	url, stderr := listen(t, s)
 
@@ -121,20 +121,20 @@ func TestListenAnswersAsRecorded(t *testing.T) {
 // that stream: the GET is refused at once, never left open, and stderr says so as a divergence;
 // a resumption the recording holds opens its stream.
 func TestListenResumesOnlyAsRecorded(t *testing.T) {
-	posted := proxy.HTTPFacts{Method: "POST", Path: "/mcp"}
-	answer := proxy.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}}}
-	resumed := proxy.HTTPFacts{Method: "GET", Path: "/mcp", Header: map[string][]string{"Last-Event-Id": {"e1"}}}
-	steps := []*proxy.Record{
+	posted := transcript.HTTPFacts{Method: "POST", Path: "/mcp"}
+	answer := transcript.HTTPFacts{Method: "POST", Path: "/mcp", Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}}}
+	resumed := transcript.HTTPFacts{Method: "GET", Path: "/mcp", Header: map[string][]string{"Last-Event-Id": {"e1"}}}
+	steps := []*transcript.Record{
 		over(in(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`), posted),
 		over(out(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`), answer),
 	}
 	for _, c := range []struct {
 		name     string
-		records  []*proxy.Record
+		records  []*transcript.Record
 		diverged bool
 	}{
 		{"the recorded client did not resume", steps, true},
-		{"the recorded client resumed", append(steps, &proxy.Record{Dir: proxy.Event, Event: "http-request", HTTP: &resumed}), false},
+		{"the recorded client resumed", append(steps, &transcript.Record{Dir: transcript.Event, Event: "http-request", HTTP: &resumed}), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url, stderr := listen(t, recording(t, c.records...))

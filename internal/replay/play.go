@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Diverged starts the line the replayer writes on stderr when the client sends a request the
@@ -141,7 +142,7 @@ func (p *player) emitDue(now bool) (wait time.Duration, exit *int, err error) {
 	steps := p.s.steps
 	for ; p.next < len(steps); p.next++ {
 		st := steps[p.next]
-		if st.dir == proxy.ClientToServer {
+		if st.dir == transcript.ClientToServer {
 			continue
 		}
 		ready, at := p.due(p.next)
@@ -158,8 +159,8 @@ func (p *player) emitDue(now bool) (wait time.Duration, exit *int, err error) {
 		if st.answers >= 0 {
 			req := steps[st.answers]
 			to = req.from
-			if !st.httpOnly() && proxy.IDKey(req.liveID) != proxy.IDKey(st.msg.ID) { // the recorded spelling, 3.0, stays
-				if f, ok := proxy.WithID(frame, req.liveID); ok {
+			if !st.httpOnly() && jsonrpc.IDKey(req.liveID) != jsonrpc.IDKey(st.msg.ID) { // the recorded spelling, 3.0, stays
+				if f, ok := jsonrpc.WithID(frame, req.liveID); ok {
 					frame = f
 				}
 			}
@@ -184,7 +185,7 @@ func (p *player) due(i int) (bool, time.Time) {
 		return true, req.matchedAt.Add(st.at.Sub(req.at))
 	}
 	// The first client step not yet come: everything before it has.
-	for p.waiting < len(steps) && (steps[p.waiting].dir != proxy.ClientToServer || steps[p.waiting].matched) {
+	for p.waiting < len(steps) && (steps[p.waiting].dir != transcript.ClientToServer || steps[p.waiting].matched) {
 		p.waiting++
 	}
 	if p.waiting < i {
@@ -200,11 +201,11 @@ func (p *player) due(i int) (bool, time.Time) {
 // receive matches one message from the client to the recording.
 func (p *player) receive(msg input) error {
 	line := msg.line
-	m, ok := proxy.ParseMessage(line)
+	m, ok := jsonrpc.ParseMessage(line)
 	kind := notJSON
 	switch {
 	case !ok:
-	case m.Method != "" && proxy.IDKey(m.ID) != "":
+	case m.Method != "" && jsonrpc.IDKey(m.ID) != "":
 		kind = request
 	case m.Method != "":
 		kind = notification
@@ -228,7 +229,7 @@ func (p *player) receive(msg input) error {
 	expected := "no further request (the recorded client made no more)"
 	var next *step
 	for _, st := range p.s.steps {
-		if st.dir == proxy.ClientToServer && !st.matched && st.kind == request {
+		if st.dir == transcript.ClientToServer && !st.matched && st.kind == request {
 			if next == nil || (st.msg.Method == m.Method && next.msg.Method != m.Method) {
 				next = st
 			}
@@ -258,7 +259,7 @@ func (p *player) receive(msg input) error {
 func (p *player) missing() {
 	n, first := 0, ""
 	for _, st := range p.s.steps {
-		if st.dir == proxy.ClientToServer && !st.matched {
+		if st.dir == transcript.ClientToServer && !st.matched {
 			if n == 0 {
 				first = shown(st.msg, st.kind, st.wire)
 			}
@@ -272,14 +273,14 @@ func (p *player) missing() {
 
 // shown is a message as a divergence names it: its kind, method and parameters, on one line
 // and cut short.
-func shown(m proxy.Message, kind string, wire []byte) string {
+func shown(m jsonrpc.Message, kind string, wire []byte) string {
 	var s string
 	switch kind {
 	case notJSON:
 		b, _ := json.Marshal(string(wire)) // quoted: no raw newline or control character
 		s = "a line that is not JSON: " + string(b)
 	case response:
-		s = "a response to id " + proxy.IDKey(m.ID)
+		s = "a response to id " + jsonrpc.IDKey(m.ID)
 	default:
 		s = m.Method
 		if p := canonicalParams(m.Params, false); p != "" {

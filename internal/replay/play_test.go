@@ -10,18 +10,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // recording writes a transcript of records, each a given time after the first, and loads it.
-func recording(t *testing.T, recs ...*proxy.Record) *Script {
+func recording(t *testing.T, recs ...*transcript.Record) *Script {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tee.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tee := proxy.NewTee(f)
+	tee := transcript.NewTee(f)
 	start := time.Now()
 	for i, r := range recs {
 		if r.Time.IsZero() {
@@ -40,11 +40,11 @@ func recording(t *testing.T, recs ...*proxy.Record) *Script {
 	return s
 }
 
-func in(wire string) *proxy.Record {
-	return &proxy.Record{Dir: proxy.ClientToServer, Wire: []byte(wire + "\n")}
+func in(wire string) *transcript.Record {
+	return &transcript.Record{Dir: transcript.ClientToServer, Wire: []byte(wire + "\n")}
 }
-func out(wire string) *proxy.Record {
-	return &proxy.Record{Dir: proxy.ServerToClient, Wire: []byte(wire + "\n")}
+func out(wire string) *transcript.Record {
+	return &transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(wire + "\n")}
 }
 
 // session plays s to a client over real pipes: send writes a line, next reads one.
@@ -150,9 +150,9 @@ func TestPlayDivergence(t *testing.T) {
 func TestPlayKeepsDelaysAndExit(t *testing.T) {
 	start := time.Now()
 	s := recording(t,
-		&proxy.Record{Time: start, Dir: proxy.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")},
-		&proxy.Record{Time: start.Add(300 * time.Millisecond), Dir: proxy.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")},
-		&proxy.Record{Time: start.Add(301 * time.Millisecond), Dir: proxy.Event, Event: "server-exit", Detail: map[string]any{"status": 3}},
+		&transcript.Record{Time: start, Dir: transcript.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")},
+		&transcript.Record{Time: start.Add(300 * time.Millisecond), Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")},
+		&transcript.Record{Time: start.Add(301 * time.Millisecond), Dir: transcript.Event, Event: "server-exit", Detail: map[string]any{"status": 3}},
 	)
 	c := play(t, s)
 	sent := time.Now()

@@ -8,7 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 )
 
 // Kinds of a recorded message.
@@ -34,11 +35,11 @@ func (st *step) httpOnly() bool {
 // step is one recorded message, or the server's exit, in the order the proxy saw it.
 type step struct {
 	n    int    // the transcript record's number among the steps, from 1
-	dir  string // proxy.ClientToServer, proxy.ServerToClient, or exitStep
+	dir  string // transcript.ClientToServer, transcript.ServerToClient, or exitStep
 	kind string
 	at   time.Time
 	wire []byte
-	msg  proxy.Message
+	msg  jsonrpc.Message
 	key  string // a client message's match key
 	// answers is the index of the request step a response answers; -1 for none.
 	answers int
@@ -46,7 +47,7 @@ type step struct {
 	lastIn int
 	status int // the server's exit status, for an exit step
 	// http is how the message travelled over streamable HTTP; nil on stdio.
-	http *proxy.HTTPFacts
+	http *transcript.HTTPFacts
 
 	matched   bool      // a client step: the live client sent it
 	matchedAt time.Time // when it did
@@ -74,7 +75,7 @@ type Script struct {
 // Load reads the transcript at path into a script. A transcript with records that cannot be
 // read (a run cut short) loads with what could be read, and warn says so.
 func Load(path string) (s *Script, warn error, err error) {
-	entries, bad := proxy.ReadTranscript(path)
+	entries, bad := transcript.Read(path)
 	if entries == nil && bad != nil {
 		return nil, nil, fmt.Errorf("reading the transcript %s: %w", path, bad)
 	}
@@ -86,8 +87,8 @@ func Load(path string) (s *Script, warn error, err error) {
 		e := &entries[i]
 		overHTTP = overHTTP || e.HTTP != nil
 		switch e.Dir {
-		case proxy.ClientToServer, proxy.ServerToClient:
-		case proxy.Event:
+		case transcript.ClientToServer, transcript.ServerToClient:
+		case transcript.Event:
 			// Over HTTP the proxy is stopped, the client never closes a pipe: a server that
 			// exits after that was stopped with it.
 			if e.Event == "client-closed" || e.Event == "proxy-stopped" && overHTTP {
@@ -132,18 +133,18 @@ func Load(path string) (s *Script, warn error, err error) {
 		}
 		st := &step{n: len(s.steps) + 1, dir: e.Dir, at: e.Time, wire: wire, answers: -1, lastIn: lastIn, http: e.HTTP}
 		var ok bool
-		st.msg, ok = proxy.ParseMessage(wire)
+		st.msg, ok = jsonrpc.ParseMessage(wire)
 		switch {
 		case !ok:
 			st.kind = notJSON
-		case st.msg.Method != "" && proxy.IDKey(st.msg.ID) != "":
+		case st.msg.Method != "" && jsonrpc.IDKey(st.msg.ID) != "":
 			st.kind = request
 		case st.msg.Method != "":
 			st.kind = notification
 		default:
 			st.kind = response
 		}
-		if e.Dir == proxy.ClientToServer {
+		if e.Dir == transcript.ClientToServer {
 			st.key = matchKey(st.msg, st.kind, wire)
 			lastIn = len(s.steps)
 			s.byKey[st.key] = append(s.byKey[st.key], lastIn)
@@ -158,10 +159,10 @@ func Load(path string) (s *Script, warn error, err error) {
 
 // requestOf is the last recorded client request with id, if it has no answer yet; -1 for none.
 func (s *Script) requestOf(id json.RawMessage, answered map[int]bool) int {
-	key := proxy.IDKey(id)
+	key := jsonrpc.IDKey(id)
 	for i := len(s.steps) - 1; i >= 0; i-- {
 		st := s.steps[i]
-		if st.dir == proxy.ClientToServer && st.kind == request && proxy.IDKey(st.msg.ID) == key {
+		if st.dir == transcript.ClientToServer && st.kind == request && jsonrpc.IDKey(st.msg.ID) == key {
 			if answered[i] {
 				return -1
 			}
@@ -174,11 +175,11 @@ func (s *Script) requestOf(id json.RawMessage, answered map[int]bool) int {
 // httpStep is the step a recorded event of the HTTP exchange plays as, if any: a fault's
 // status answering the request before it, an event id a client may resume from, or a stream
 // cut before the answer it was to carry.
-func (s *Script) httpStep(e *proxy.Entry, answered map[int]bool, lastIn int) *step {
+func (s *Script) httpStep(e *transcript.Entry, answered map[int]bool, lastIn int) *step {
 	if e.HTTP == nil {
 		return nil
 	}
-	st := &step{n: len(s.steps) + 1, dir: proxy.ServerToClient, at: e.Time, answers: -1, lastIn: lastIn, http: e.HTTP}
+	st := &step{n: len(s.steps) + 1, dir: transcript.ServerToClient, at: e.Time, answers: -1, lastIn: lastIn, http: e.HTTP}
 	switch {
 	case e.Event == "http-fault" && validStatus(e.HTTP.Status):
 		st.kind = httpStatus
@@ -210,14 +211,14 @@ func validStatus(code int) bool {
 // lastUnanswered is the last recorded client request with no answer yet; -1 for none.
 func (s *Script) lastUnanswered(answered map[int]bool) int {
 	for i := len(s.steps) - 1; i >= 0; i-- {
-		if st := s.steps[i]; st.dir == proxy.ClientToServer && st.kind == request && !answered[i] {
+		if st := s.steps[i]; st.dir == transcript.ClientToServer && st.kind == request && !answered[i] {
 			return i
 		}
 	}
 	return -1
 }
 
-func readWire(e *proxy.Entry) ([]byte, error) {
+func readWire(e *transcript.Entry) ([]byte, error) {
 	if e.Large == nil {
 		return e.Wire, nil
 	}
@@ -233,12 +234,12 @@ func readWire(e *proxy.Entry) ([]byte, error) {
 // the id, _meta (progress tokens live there) or the ids a cancellation names. A handshake
 // (initialize, server/discover) is matched by its method alone: its parameters name the client
 // and its version, and one session has one.
-func matchKey(m proxy.Message, kind string, wire []byte) string {
+func matchKey(m jsonrpc.Message, kind string, wire []byte) string {
 	switch kind {
 	case notJSON:
 		return kind + " " + string(wire)
 	case response:
-		return kind + " " + proxy.IDKey(m.ID)
+		return kind + " " + jsonrpc.IDKey(m.ID)
 	}
 	if m.Method == "initialize" || m.Method == "server/discover" {
 		return kind + " " + m.Method

@@ -31,6 +31,6 @@
 // what they hold (the plan and its jobs, resuming, choosing the backend, image servers, replay,
 // masking secrets).
 //
-// Uses: scenario, backend, client, proxy, grade, tally, outdir, replay. Used by: the CLI
+// Uses: scenario, backend, client, proxy, transcript, grade, tally, outdir, replay. Used by: the CLI
 // (cmd/toolscore) and the Action (package action).
 package runner

@@ -22,7 +22,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/tally"
@@ -336,8 +336,8 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	}
 	// A client that started the server more than once left a transcript per session: the run is
 	// graded on, and its record names, the one that carried its call.
-	tee := proxy.GradedSession(filepath.Join(dir, record.TeeFile))
-	if _, err := proxy.EndWithout(tee, noExitWhy(res, spec.Timeout),
+	tee := transcript.GradedSession(filepath.Join(dir, record.TeeFile))
+	if _, err := transcript.EndWithout(tee, noExitWhy(res, spec.Timeout),
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); noRoom(err) {
 		// The run's transcript could not be written, nor, likely, anything of the run's: what the
 		// client did is unknown, and the disk is ours.
@@ -347,25 +347,25 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
 	// missing transcript is a run whose proxy never started: nothing was on the wire.
-	transcript, terr := proxy.ReadForGrading(tee)
+	entries, terr := transcript.ReadForGrading(tee)
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
-	n := proxy.Negotiated(transcript)
+	n := transcript.Negotiated(entries)
 	var g grade.Grade
 	ok := false
 	if o.Source() == SourceRecording {
-		g, n, ok = o.replayGrade(dir, transcript, n)
+		g, n, ok = o.replayGrade(dir, entries, n)
 	}
 	if !ok {
-		g, ok = grade.Protocol(n, transcript)
+		g, ok = grade.Protocol(n, entries)
 	}
 	switch {
 	case ok:
 	case j.Client.Descriptor.Agent:
-		g = grade.Agent(gradeRun(res), transcript, j.Cell.Tool.Truth)
+		g = grade.Agent(gradeRun(res), entries, j.Cell.Tool.Truth)
 	default:
-		g = grade.SDK(gradeRun(res), transcript)
+		g = grade.SDK(gradeRun(res), entries)
 	}
 	if terr != nil {
 		g = grade.Unread(g, terr)

@@ -1,4 +1,4 @@
-package proxy
+package transcript
 
 import (
 	"bytes"
@@ -11,11 +11,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/record"
 )
 
-// What ReadTranscript keeps in memory: a message up to keepMessage, while the kept ones add up
+// What Read keeps in memory: a message up to keepMessage, while the kept ones add up
 // to no more than keepTotal; any other is read from the file again when it is needed, so a
 // 48 MiB answer (or a flood of messages) costs a buffer, not a copy.
 const (
@@ -29,7 +30,7 @@ const (
 type Entry struct {
 	Record
 	Large *jsonstream.Excerpt
-	env   envelope // of a large message, worked out as it was read
+	env   jsonrpc.Message // of a large message, worked out as it was read
 	envOK bool
 	file  string // where a large message is: the string at offset at of file
 	at    int64
@@ -37,11 +38,11 @@ type Entry struct {
 	lent  bool // Wire is the reader's buffer, until own copies it
 }
 
-// ReadTranscript reads a tee file back, sorted by time (the order things happened). A record
+// Read reads a tee file back, sorted by time (the order things happened). A record
 // that cannot be read (one cut short when the proxy was killed in the middle of writing it) is
 // passed over, from its start to the end of its line, and the first such is the error returned
 // with every record that could be read.
-func ReadTranscript(path string) ([]Entry, error) {
+func Read(path string) ([]Entry, error) {
 	var out []Entry
 	t := &reading{path: path}
 	bad := t.scan(func(e *Entry) {
@@ -110,7 +111,7 @@ func lineAfter(f *os.File, start int64) (int64, bool) {
 	}
 }
 
-// reading is the state of ReadTranscript: how much it kept, and a buffer for each message's first
+// reading is the state of Read: how much it kept, and a buffer for each message's first
 // bytes, grown as needed and used again.
 type reading struct {
 	path string
@@ -269,9 +270,10 @@ func (t *reading) readHead(r io.Reader) (int, error) {
 	}
 }
 
-// streamEnvelope is parseEnvelope for a message read as a stream: only the id and the method.
-// Like parseEnvelope it takes any object, keeping what it found before a part that is not JSON.
-func streamEnvelope(r io.Reader) (env envelope, ok bool) {
+// streamEnvelope is jsonrpc.ParseMessage for a message read as a stream: only the id and the
+// method. Like ParseMessage it takes any object, keeping what it found before a part that is not
+// JSON.
+func streamEnvelope(r io.Reader) (env jsonrpc.Message, ok bool) {
 	d := jsonstream.NewReader(r)
 	c, err := d.Peek()
 	if err != nil || c != '{' {
@@ -336,30 +338,11 @@ func (e *Entry) OpenWire() (io.ReadCloser, error) {
 	}{s, f}, nil
 }
 
-func (e *Entry) envelope() (envelope, bool) {
+func (e *Entry) envelope() (jsonrpc.Message, bool) {
 	if e.Large != nil {
 		return e.env, e.envOK
 	}
-	return parseEnvelope(e.Wire)
-}
-
-// TargetAnswer finds the last target tools/call the client made and the answer the proxy sent
-// for it; answer is nil when none came (the server died, or hung).
-func TargetAnswer(entries []Entry) (request, answer *Entry) {
-	for i := range entries {
-		e := &entries[i]
-		if e.Dir == ClientToServer && e.Match != nil {
-			request, answer = e, nil
-		}
-		if request != nil && answer == nil && e.Dir == ServerToClient {
-			if env, ok := e.envelope(); ok && env.Method == "" {
-				if req, _ := request.envelope(); idKey(req.ID) == idKey(env.ID) {
-					answer = e
-				}
-			}
-		}
-	}
-	return request, answer
+	return jsonrpc.ParseMessage(e.Wire)
 }
 
 // EndWithout appends to the transcript at path an event saying why it holds no record of the
@@ -398,50 +381,4 @@ func EndWithout(path, why string, detail map[string]any) (bool, error) {
 	tee := NewTee(f)
 	tee.Write(&Record{Dir: Event, Event: "no-server-exit", Note: why, Detail: detail})
 	return true, tee.Close()
-}
-
-// Negotiation is what a session's handshakes settled, as its transcript records it.
-type Negotiation struct {
-	// Protocol is the cap the proxy enforced: a revision, or as-is.
-	Protocol string
-	// Method is the handshake that settled the revision (initialize or server/discover), or the
-	// last one tried when none did; "" when the client made none.
-	Method      string
-	ClientAsked string
-	// Version is the revision the client was given; "" when no handshake settled one.
-	Version string
-	// Unavailable says why the server could not offer Protocol; "" when nothing showed it.
-	Unavailable string
-}
-
-// Negotiated reads what the handshakes of a transcript settled: the last one that gave the
-// client a revision, as a 2026-07-28 client that falls back to initialize makes two.
-func Negotiated(entries []Entry) Negotiation {
-	n := Negotiation{Protocol: string(AsIsProtocol)}
-	str := func(d map[string]any, k string) string {
-		s, _ := d[k].(string)
-		return s
-	}
-	for _, e := range entries {
-		d, _ := e.Detail.(map[string]any)
-		switch e.Event {
-		case "start":
-			if p := str(d, "protocol"); p != "" {
-				n.Protocol = p
-			}
-		case "negotiated":
-			method, got := str(d, "method"), str(d, "negotiated")
-			if method == "" { // a transcript from before server/discover was recorded
-				method, got = "initialize", str(d, "server_chose")
-			}
-			if got != "" || n.Version == "" {
-				n.Method, n.ClientAsked, n.Version = method, str(d, "client_asked"), got
-			}
-		case "protocol-unavailable":
-			if n.Unavailable == "" {
-				n.Unavailable = e.Note
-			}
-		}
-	}
-	return n
 }

@@ -1,4 +1,4 @@
-package proxy
+package transcript
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func TestReadForGradingFlood(t *testing.T) {
 	}
 	f.Close()
 
-	all, err := ReadTranscript(path)
+	all, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

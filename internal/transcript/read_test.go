@@ -1,4 +1,4 @@
-package proxy
+package transcript
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func TestReadTranscriptLarge(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	entries, err := ReadTranscript(path)
+	entries, err := Read(path)
 	runtime.ReadMemStats(&after)
 	if err != nil || len(entries) != 4 {
 		t.Fatalf("%d entries, %v", len(entries), err)
@@ -95,7 +95,7 @@ func TestReadTranscriptCutRecord(t *testing.T) {
 	tee = NewTee(f)
 	tee.Write(&Record{Dir: ServerToClient, Wire: big})
 	tee.Close()
-	entries, err := ReadTranscript(path)
+	entries, err := Read(path)
 	if err == nil {
 		t.Error("a cut record read without an error")
 	}
@@ -131,7 +131,7 @@ func TestNegotiatedReadsOlderTranscripts(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := ReadTranscript(path)
+	entries, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestReadTranscriptNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	entries, err := ReadTranscript(path)
+	entries, err := Read(path)
 	if err != nil || len(entries) != 3 {
 		t.Fatalf("%d entries, %v", len(entries), err)
 	}
@@ -181,7 +181,7 @@ func TestReadTranscriptNumbers(t *testing.T) {
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, err = ReadTranscript(path)
+	entries, err = Read(path)
 	if err == nil || !strings.Contains(err.Error(), `transcript record 2: its "fault" does not decode`) || len(entries) != 3 {
 		t.Fatalf("%d entries, error %v", len(entries), err)
 	}

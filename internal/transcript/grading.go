@@ -1,6 +1,10 @@
-package proxy
+package transcript
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+)
 
 // What ReadForGrading keeps of the records a server (or a client) can repeat without end: the
 // first and the last lines of the server's stderr, the first frames that are not JSON-RPC, the
@@ -17,7 +21,7 @@ const (
 // and read by no grader.
 var perMessage = map[string]bool{"http-request": true, "http-response": true, "sse-event": true}
 
-// ReadForGrading reads a transcript as ReadTranscript does, sorted by time, in one pass that
+// ReadForGrading reads a transcript as Read does, sorted by time, in one pass that
 // keeps only what grading a run reads: every event but the per-message ones, the handshakes,
 // tools/list, the last target calls and the first answer to each, the first and last lines of
 // the server's stderr, the first frames that are not JSON-RPC. Everything else (a flood of notifications, say) is read and passed over,
@@ -74,7 +78,7 @@ func (g *grading) add(t *reading, e *Entry) {
 		}
 	case ClientToServer:
 		env, ok := e.envelope()
-		key := idKey(env.ID)
+		key := jsonrpc.IDKey(env.ID)
 		if !ok {
 			g.addNoise(t, e)
 		}
@@ -99,7 +103,7 @@ func (g *grading) add(t *reading, e *Entry) {
 		g.asked[key] = true
 	case ServerToClient:
 		env, ok := e.envelope()
-		key := idKey(env.ID)
+		key := jsonrpc.IDKey(env.ID)
 		if !ok {
 			g.addNoise(t, e)
 		}

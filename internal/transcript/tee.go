@@ -1,4 +1,4 @@
-package proxy
+package transcript
 
 import (
 	"bufio"
@@ -20,6 +20,9 @@ const (
 	ServerStderr   = "stderr"
 	Event          = "event"
 )
+
+// RefFetch is the event of a request to the $ref listener of a schema-ref fault.
+const RefFetch = "schema-ref-fetch"
 
 // Record is one line of the transcript: a message on the wire, a line of the server's stderr,
 // or an event the proxy saw (start, negotiation, a fault decision, the server's exit).
@@ -44,8 +47,6 @@ type Record struct {
 	// Excerpt stands for a message too large for the proxy to read, passed on unread: its first
 	// bytes, size and sha256, in place of Wire.
 	Excerpt *jsonstream.Excerpt `json:"excerpt,omitempty"`
-	// hold is the schema drift the answer waits on; relist the one a tools/list answer ends.
-	hold, relist *drift
 }
 
 // HTTPFacts are the HTTP exchange a record's message travelled in, credentials masked.

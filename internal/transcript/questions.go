@@ -1,12 +1,33 @@
-package proxy
+package transcript
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/proc"
 )
+
+// TargetAnswer finds the last target tools/call the client made and the answer the proxy sent
+// for it; answer is nil when none came (the server died, or hung).
+func TargetAnswer(entries []Entry) (request, answer *Entry) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Dir == ClientToServer && e.Match != nil {
+			request, answer = e, nil
+		}
+		if request != nil && answer == nil && e.Dir == ServerToClient {
+			if env, ok := e.envelope(); ok && env.Method == "" {
+				if req, _ := request.envelope(); jsonrpc.IDKey(req.ID) == jsonrpc.IDKey(env.ID) {
+					answer = e
+				}
+			}
+		}
+	}
+	return request, answer
+}
 
 // Waited is a request of the client that the server never answered, as a transcript shows it.
 type Waited struct {
@@ -25,7 +46,7 @@ func FirstUnanswered(entries []Entry) *Waited {
 			continue
 		}
 		env, ok := e.envelope()
-		key := idKey(env.ID)
+		key := jsonrpc.IDKey(env.ID)
 		if !ok || key == "" {
 			continue
 		}
@@ -99,8 +120,8 @@ func HandshakeExit(entries []Entry) string {
 		switch {
 		case e.Dir == ClientToServer && (env.Method == "initialize" || env.Method == "server/discover"):
 			// A 2026-07-28 session may open with server/discover alone.
-			asked[idKey(env.ID)] = true
-		case e.Dir == ServerToClient && env.Method == "" && asked[idKey(env.ID)]:
+			asked[jsonrpc.IDKey(env.ID)] = true
+		case e.Dir == ServerToClient && env.Method == "" && asked[jsonrpc.IDKey(env.ID)]:
 			return "" // the handshake was answered
 		}
 	}
@@ -127,10 +148,57 @@ func ToolsListed(entries []Entry) time.Time {
 		}
 		switch {
 		case e.Dir == ClientToServer && env.Method == "tools/list":
-			asked[idKey(env.ID)] = true
-		case e.Dir == ServerToClient && env.Method == "" && asked[idKey(env.ID)]:
+			asked[jsonrpc.IDKey(env.ID)] = true
+		case e.Dir == ServerToClient && env.Method == "" && asked[jsonrpc.IDKey(env.ID)]:
 			return e.Time
 		}
 	}
 	return time.Time{}
+}
+
+// TaskFollowed says how the client followed the task the target call was answered with, from
+// the proxy's answers to its tasks requests: id is "" when the answer was no task handle; got
+// is the last answer that carried the task's result (nil when none did); said is a line for
+// the evidence.
+func TaskFollowed(entries []Entry, answer *Entry) (id string, got *Entry, said string) {
+	if answer == nil {
+		return "", nil, ""
+	}
+	d, _ := answer.Detail.(map[string]any)
+	id, _ = d["task"].(string)
+	if id == "" {
+		return "", nil, ""
+	}
+	var steps []string
+	polls := 0
+	for i := range entries {
+		e := &entries[i]
+		d, _ := e.Detail.(map[string]any)
+		m, _ := d["method"].(string)
+		if e.Dir != ServerToClient || m == "" || d["task"] != id || e.Time.Before(answer.Time) {
+			continue
+		}
+		step := m
+		if n, ok := d["poll"].(json.Number); ok {
+			step = "tasks/get " + n.String()
+			if v, err := n.Int64(); err == nil {
+				polls = int(v)
+			}
+		}
+		if s, _ := d["status"].(string); s != "" {
+			step += " " + s
+		}
+		steps = append(steps, step)
+		if d["result"] == true {
+			got = e
+		}
+	}
+	if len(steps) == 0 {
+		return id, nil, fmt.Sprintf("the call was answered with task %s, which the client never asked about (no tasks/get, no tasks/result)", id)
+	}
+	said = fmt.Sprintf("the call was answered with task %s; the client polled it %d time(s): %s", id, polls, strings.Join(steps, ", "))
+	if got == nil {
+		said += "; the task's result never went to it"
+	}
+	return id, got, said
 }

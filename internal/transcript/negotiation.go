@@ -1,0 +1,48 @@
+package transcript
+
+// Negotiation is what a session's handshakes settled, as its transcript records it.
+type Negotiation struct {
+	// Protocol is the cap the proxy enforced: a revision, or as-is.
+	Protocol string
+	// Method is the handshake that settled the revision (initialize or server/discover), or the
+	// last one tried when none did; "" when the client made none.
+	Method      string
+	ClientAsked string
+	// Version is the revision the client was given; "" when no handshake settled one.
+	Version string
+	// Unavailable says why the server could not offer Protocol; "" when nothing showed it.
+	Unavailable string
+}
+
+// Negotiated reads what the handshakes of a transcript settled: the last one that gave the
+// client a revision, as a 2026-07-28 client that falls back to initialize makes two.
+func Negotiated(entries []Entry) Negotiation {
+	// "as-is" is how the proxy names no cap (proxy.AsIsProtocol), for a transcript that names none.
+	n := Negotiation{Protocol: "as-is"}
+	str := func(d map[string]any, k string) string {
+		s, _ := d[k].(string)
+		return s
+	}
+	for _, e := range entries {
+		d, _ := e.Detail.(map[string]any)
+		switch e.Event {
+		case "start":
+			if p := str(d, "protocol"); p != "" {
+				n.Protocol = p
+			}
+		case "negotiated":
+			method, got := str(d, "method"), str(d, "negotiated")
+			if method == "" { // a transcript from before server/discover was recorded
+				method, got = "initialize", str(d, "server_chose")
+			}
+			if got != "" || n.Version == "" {
+				n.Method, n.ClientAsked, n.Version = method, str(d, "client_asked"), got
+			}
+		case "protocol-unavailable":
+			if n.Unavailable == "" {
+				n.Unavailable = e.Note
+			}
+		}
+	}
+	return n
+}
