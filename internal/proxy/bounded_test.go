@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
+	"hash"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -131,4 +133,106 @@ func TestHTTPMessageOverCapPassesBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endlessLine is a server's stdout of one JSON line of text bytes of text, made as it is read.
+type endlessLine struct {
+	head, tail []byte
+	text, n    int
+}
+
+func (e *endlessLine) Read(p []byte) (int, error) {
+	switch {
+	case len(e.head) > 0:
+		n := copy(p, e.head)
+		e.head = e.head[n:]
+		return n, nil
+	case e.n < e.text:
+		n := min(len(p), e.text-e.n)
+		for i := range p[:n] {
+			p[i] = 'a'
+		}
+		e.n += n
+		return n, nil
+	case len(e.tail) > 0:
+		n := copy(p, e.tail)
+		e.tail = e.tail[n:]
+		return n, nil
+	}
+	return 0, io.EOF
+}
+
+// TestStdioLineOverCapPassesBounded: a stdio server answers the target call with one line far
+// past the cap (128 MiB against 1 MiB). As over HTTP, the proxy passes it on byte for byte and
+// holds about its cap, not the line, and the transcript keeps an excerpt and says what it did.
+func TestStdioLineOverCapPassesBounded(t *testing.T) {
+	const limit, text = 1 << 20, 128 << 20
+	head := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`
+	tail := `"}]}}` + "\n"
+	teePath := filepath.Join(t.TempDir(), "tee.jsonl")
+	tf, err := os.Create(teePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	tee := transcript.NewTee(tf)
+	f, _ := fault.New("error", nil)
+	p := New(Config{Fault: f, FaultName: "error", Tool: "big", Probability: 1, Schema: AsIs, MaxMessage: limit}, tee)
+	if err := p.ClientToServer(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n"), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	got := &peakWriter{h: sha256.New()}
+	if err := p.ServerToClient(context.Background(), &endlessLine{head: []byte(head), tail: []byte(tail), text: text}, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := tee.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := sha256.New()
+	io.Copy(want, &endlessLine{head: []byte(head), tail: []byte(tail), text: text})
+	if !bytes.Equal(got.h.Sum(nil), want.Sum(nil)) {
+		t.Errorf("the client got %d bytes that are not the server's %d", got.n, len(head)+text+len(tail))
+	}
+	if grown := int64(got.peak) - int64(base); grown > 32<<20 {
+		t.Errorf("the heap grew by %d MiB while a %d MiB line went through, with a cap of %d MiB: not bounded", grown>>20, text>>20, limit>>20)
+	}
+	entries, err := transcript.Read(teePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer *transcript.Entry
+	for i := range entries {
+		if entries[i].Dir == transcript.ServerToClient {
+			answer = &entries[i]
+		}
+	}
+	switch {
+	case answer == nil:
+		t.Fatal("the transcript has no record of the answer")
+	case answer.Excerpt == nil || answer.Large == nil || answer.Large.Bytes < text || !strings.HasPrefix(answer.Large.Prefix, `{"jsonrpc":"2.0","id":1`):
+		t.Errorf("the answer's record keeps %+v, want an excerpt of the line", answer.Excerpt)
+	case !strings.Contains(answer.Note, "passed on as it came") || !strings.Contains(answer.Note, "tools/call (id 1)") || answer.Fault != "error":
+		t.Errorf("the answer's record says %q (fault %q), want that it passed unread, not faulted", answer.Note, answer.Fault)
+	}
+}
+
+// peakWriter hashes what it is given and notes the heap's peak as it goes.
+type peakWriter struct {
+	h          hash.Hash
+	n, peak, i uint64
+}
+
+func (w *peakWriter) Write(b []byte) (int, error) {
+	w.h.Write(b)
+	w.n += uint64(len(b))
+	if w.i++; w.i%64 == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.peak = max(w.peak, ms.HeapAlloc)
+	}
+	return len(b), nil
 }

@@ -43,13 +43,13 @@ type Config struct {
 	// HTTP) for every tool's outputSchema, by name, for the faults that pick from it; nil when
 	// the proxy cannot ask (then the session's tools/list stands in).
 	Schemas func(ctx context.Context) (map[string]map[string]any, error)
-	// MaxMessage is the largest message from the server the proxy reads whole over HTTP (to
-	// apply the schema mode and the fault); a larger one is passed on as it comes, unread. 0 is
-	// DefaultMaxMessage.
+	// MaxMessage is the largest message from the server the proxy reads whole, over stdio or
+	// HTTP (to apply the schema mode and the fault); a larger one is passed on as it comes,
+	// unread. 0 is DefaultMaxMessage.
 	MaxMessage int
 }
 
-// DefaultMaxMessage bounds what the proxy holds of one message from an HTTP server: a server
+// DefaultMaxMessage bounds what the proxy holds of one message from a server: a server
 // that streams one without end costs the proxy this much, not all it sends.
 const DefaultMaxMessage = 64 << 20
 
@@ -284,7 +284,12 @@ func spared(f fault.Fault, n int) bool {
 func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer) error {
 	lr := newLineReader(from)
 	for {
-		frame, err := lr.next()
+		frame, cut, err := lr.nextUpTo(p.maxMessage())
+		if cut {
+			// A line past the cap is passed on as it comes: the proxy holds no more of it.
+			err = p.passLine(lr, frame, err, to)
+			frame = nil
+		}
 		if len(frame) > 0 {
 			out, rec := p.answer(ctx, "", frame)
 			if rec.hold != nil {

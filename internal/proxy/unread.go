@@ -12,8 +12,8 @@ import (
 	"github.com/toolscore/toolscore/internal/transcript"
 )
 
-// This file is what the proxy does with a message from an HTTP server larger than it reads
-// whole (Config.MaxMessage): it passes it on as it comes, byte for byte, neither the schema mode
+// This file is what the proxy does with a message from a server larger than it reads whole
+// (Config.MaxMessage), a stdio line or an HTTP body or event: it passes it on as it comes, byte for byte, neither the schema mode
 // nor a fault applied, and records an excerpt of it once it ends.
 
 // unreadNote says in the transcript what became of such a message.
@@ -164,4 +164,35 @@ func (s *sseRelay) endPassing(note string) {
 	s.pass = nil
 	ps.rec.Excerpt = ps.keep.Excerpt()
 	s.p.passedUnread(s.ex.scope, []byte(ps.keep.Head(jsonstream.KeepLimit)), ps.rec, note)
+}
+
+// passLine passes on a stdio line from the server whose first bytes, head, are over the cap: the
+// rest as it comes, piece by piece, to the client (while it reads), and records the line once it
+// ends. It returns the stream's error, rerr if the head already met it.
+func (p *Proxy) passLine(lr *lineReader, head []byte, rerr error, to io.Writer) error {
+	rec := &transcript.Record{Time: time.Now(), Dir: transcript.ServerToClient}
+	keep := jsonstream.NewKeeper(jsonstream.KeepLimit)
+	pass := func(b []byte) {
+		keep.Write(b)
+		p.clientMu.Lock()
+		defer p.clientMu.Unlock()
+		if p.clientErr == nil {
+			_, p.clientErr = to.Write(b)
+		}
+	}
+	pass(head)
+	b := head
+	for rerr == nil && !bytes.HasSuffix(b, []byte("\n")) {
+		b, rerr = lr.piece()
+		pass(b)
+	}
+	note := ""
+	if rerr != nil && rerr != io.EOF {
+		note = "reading the server: " + rerr.Error()
+	} else if !bytes.HasSuffix(b, []byte("\n")) {
+		note = "the server's stdout ended in the middle of it"
+	}
+	rec.Excerpt = keep.Excerpt()
+	p.passedUnread("", []byte(keep.Head(jsonstream.KeepLimit)), rec, note)
+	return rerr
 }
