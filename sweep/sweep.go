@@ -329,8 +329,8 @@ func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
 	n, runs, evidence := 0, 0, ""
 	for _, c := range r.Cells {
 		runs += c.Runs
-		n += c.Outcome[grade.ServerExited]
-		if ex, ok := c.Examples[grade.ServerExited]; ok && evidence == "" {
+		n += c.Outcome[string(grade.ServerExited)]
+		if ex, ok := c.Examples[string(grade.ServerExited)]; ok && evidence == "" {
 			evidence = ex.Evidence
 		}
 	}

@@ -10,23 +10,23 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/grade"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
 // replayRuns reads an output directory's runs.jsonl by client, fault, schema, protocol and run.
-func replayRuns(t *testing.T, dir string) map[string]runner.RunRecord {
+func replayRuns(t *testing.T, dir string) map[string]record.Run {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs := map[string]runner.RunRecord{}
+	recs := map[string]record.Run{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}

@@ -19,13 +19,14 @@
 // [Unread] then notes when the transcript could not be read whole. Each gives a [Grade]: the
 // outcome, one line of evidence, the answer's wire bytes (or an excerpt of a large one), and
 // for an agent the model's view and the answer's grade. The runner embeds it in the run's
-// record in runs.jsonl; [Outcomes] lists every outcome a run can get.
+// record in runs.jsonl. The outcomes and the grade are package record's ([record.Outcomes]
+// lists every outcome a run can get), grade names them as it grades.
 //
 // Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
 // protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]), listing.go (the notes on a network $ref fetched
 // and on a hung run's CPU time).
 //
-// Used by: the runner (package runner), and the Action for [Outcomes]. Uses: proxy (the
-// transcript), client (the observation), fault ([fault.Introduced]), jsonstream, replay (the
-// divergence line).
+// Used by: the runner (package runner). Uses: record (the grade, its outcomes and the
+// observation it holds), proxy (the transcript), client (reading the observation), jsonstream,
+// replay (the divergence line).
 package grade

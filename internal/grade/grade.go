@@ -9,46 +9,34 @@ import (
 	"math"
 	"strings"
 
-	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
-// Outcomes of an SDK-level client, as DESIGN.md names them.
+// Grade is one run's outcome and the evidence for it: the record's (record.Grade), which the
+// runner keeps in the run's line of runs.jsonl.
+type Grade = record.Grade
+
+// The outcomes the grader gives, record's (record.Outcomes lists them).
 const (
-	Passed   = "passed"     // returned what was on the wire
-	Altered  = "altered"    // returned something else
-	Threw    = "threw"      // the library raised
-	RPCError = "rpc-error"  // the library reported the JSON-RPC error that was on the wire
-	Hung     = "hung"       // no answer before the run's timeout
-	Crashed  = "crashed"    // the adapter died or printed no observation
-	OOM      = "oom-killed" // the cell ran out of memory and the kernel killed it
-	// ServerExited is the server's failure, not the client's: it exited before it answered the
-	// handshake, so no client could do anything with it.
-	ServerExited = "server-exited"
+	Passed       = record.Passed
+	Altered      = record.Altered
+	Threw        = record.Threw
+	RPCError     = record.RPCError
+	Hung         = record.Hung
+	Crashed      = record.Crashed
+	OOM          = record.OOM
+	ServerExited = record.ServerExited
+	Rejected     = record.Rejected
+	NoCall       = record.NoCall
+	NotReady     = record.NotReady
+	Unavailable  = record.Unavailable
+	Unsupported  = record.Unsupported
+	Diverged     = record.Diverged
 )
-
-// Grade is one run's outcome and the evidence for it.
-type Grade struct {
-	Outcome string `json:"outcome"`
-	// Evidence is one line a person reads: the exception text, or what differed.
-	Evidence string `json:"evidence,omitempty"`
-	// Wire is the answer exactly as the proxy sent it to the client, when there was one; an
-	// answer over jsonstream.KeepLimit is stood for by WireLarge instead (prefix, size and
-	// SHA-256 of its exact bytes, newline included, as the transcript holds them).
-	Wire      string              `json:"wire,omitempty"`
-	WireLarge *jsonstream.Excerpt `json:"wire_large,omitempty"`
-	// Introduced lists the values the fault put on the wire.
-	Introduced  []fault.Introduced  `json:"introduced,omitempty"`
-	Observation *client.Observation `json:"observation,omitempty"`
-	// For an agent (grade.Agent): the kind of the model's view, the answer's grade, and whether
-	// the answer named a problem.
-	ModelView string `json:"model_view,omitempty"`
-	Answer    string `json:"answer,omitempty"`
-	Flagged   bool   `json:"flagged,omitempty"`
-}
 
 // maxEvidence bounds the evidence line, which every report and results.json example repeats.
 const maxEvidence = 2000
@@ -58,7 +46,7 @@ const maxEvidence = 2000
 func SDK(res Run, transcript []proxy.Entry) Grade {
 	var g Grade
 	request, answer := proxy.TargetAnswer(transcript)
-	wire := g.noteWire(answer, false)
+	wire := noteWire(&g, answer, false)
 	// A task handle on the wire (the task-handle fault): the client is judged on the task's
 	// result, which the proxy gave only to a client that asked for it.
 	task, delivered, followed := proxy.TaskFollowed(transcript, answer)
@@ -104,7 +92,7 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 			g.Outcome = RPCError
 		}
 	case obs.Handed != nil:
-		g.Outcome, g.Evidence = g.handed(request != nil, answer, obs.Handed)
+		g.Outcome, g.Evidence = handed(&g, request != nil, answer, obs.Handed)
 	case wire.result == nil:
 		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
@@ -135,8 +123,8 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 
 // handed grades what a framework handed its model as an agent's model view is graded, against
 // the wire's result read whole (a framework's text is bounded, so the result is too, in practice).
-func (g *Grade) handed(called bool, answer *proxy.Entry, v *client.ModelView) (string, string) {
-	w := g.noteWire(answer, true)
+func handed(g *Grade, called bool, answer *proxy.Entry, v *record.ModelView) (record.Outcome, string) {
+	w := noteWire(g, answer, true)
 	if carried, ok := carriedFault(v, g.Introduced); ok {
 		v.CarriedFault = &carried
 	}
@@ -169,7 +157,7 @@ type wireAnswer struct {
 // noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
 // as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
 // whose grader decodes it.
-func (g *Grade) noteWire(answer *proxy.Entry, raw bool) (w wireAnswer) {
+func noteWire(g *Grade, answer *proxy.Entry, raw bool) (w wireAnswer) {
 	if answer == nil {
 		return w
 	}

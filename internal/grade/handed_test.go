@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestSDKHanded: a framework that hands its model a text or an error value instead of returning
@@ -19,7 +20,11 @@ func TestSDKHanded(t *testing.T) {
 	dir := t.TempDir()
 	transcript := func(result string) []proxy.Entry { return callOfT(t, dir, result) }
 	ok := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
-	for _, c := range []struct{ name, result, handed, outcome, evidence string }{
+	for _, c := range []struct {
+		name, result, handed string
+		outcome              record.Outcome
+		evidence             string
+	}{
 		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, Passed, ""},
 		{"the structured JSON", ok, `{"kind":"structured","excerpt":"{\"n\": 1}"}`, Passed, ""},
 		{"other words", ok, `{"kind":"text","excerpt":"n is 2"}`, Altered, "the model got the text"},
@@ -86,8 +91,9 @@ func TestLargeHandedRecord(t *testing.T) {
 	wire := `{"content":[{"type":"text","text":"` + big + `"}]}`
 	tr := callOfT(t, dir, wire)
 	for _, c := range []struct {
-		name, line, outcome string
-		agent               bool
+		name, line string
+		outcome    record.Outcome
+		agent      bool
 	}{
 		{"handed, the wire's text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"}}}`, Passed, false},
 		{"handed, other text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"y` + big + `"}}`, Altered, false},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestListingEvidence: a run under schema-ref says in its evidence whether the client fetched
@@ -42,10 +43,11 @@ func TestListingEvidence(t *testing.T) {
 	agentNone := filepath.Join(dir, "agent")
 	os.WriteFile(agentNone, []byte(`{"client":"x","agent":{"model_view":{"kind":"none"},"answer":"?"}}`+"\n"), 0o644)
 	for _, c := range []struct {
-		name              string
-		res               Run
-		tr                []proxy.Entry
-		outcome, evidence string
+		name     string
+		res      Run
+		tr       []proxy.Entry
+		outcome  record.Outcome
+		evidence string
 	}{
 		{"fetched twice", Run{Stdout: passed}, transcript("a", listening, fetch, fetch, call, answer), Passed,
 			`the client fetched the network $ref 2 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`},

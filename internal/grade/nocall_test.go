@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestRaisedWithoutCall: an adapter that reports a raised error while the wire holds no
@@ -30,7 +31,7 @@ func TestRaisedWithoutCall(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		records  []*proxy.Record // nil: no transcript at all (the adapter never started the proxy)
-		outcome  string
+		outcome  record.Outcome
 		evidence string
 	}{
 		{"no transcript", nil, Crashed, noCall},

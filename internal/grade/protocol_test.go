@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 func TestProtocol(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		n        proxy.Negotiation
-		outcome  string // "" when the handshake decides nothing
+		outcome  record.Outcome // "" when the handshake decides nothing
 		evidence string
 	}{
 		{"measured", proxy.Negotiation{Protocol: "2025-11-25", Method: "initialize", ClientAsked: "2025-11-25", Version: "2025-11-25"}, "", ""},

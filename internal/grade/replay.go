@@ -8,11 +8,6 @@ import (
 	"github.com/toolscore/toolscore/internal/replay"
 )
 
-// Diverged is the outcome of a replayed run whose client sent a request the recording does not
-// hold: it measured the client against something else than the recorded server, so the recorded
-// fault is not what it met.
-const Diverged = "diverged"
-
 // Replayed grades a run played against a recording (toolscore run --replay) by its divergence
 // alone, when it diverged: the evidence is the replayer's own account, from the server's stderr
 // in the transcript. Only a replayed run may be graded so: there the replayer is the only

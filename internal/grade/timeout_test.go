@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestTimedOutRuns: a run that outlived its time is graded by its observation when the adapter
@@ -48,10 +49,11 @@ func TestTimedOutRuns(t *testing.T) {
 	crashed := filepath.Join(dir, "threw")
 	os.WriteFile(crashed, []byte(`{"client":"x","raised":{"class":"Error","message":"EOF"}}`+"\n"), 0o644)
 	for _, c := range []struct {
-		name              string
-		res               Run
-		tr                []proxy.Entry
-		outcome, evidence string
+		name     string
+		res      Run
+		tr       []proxy.Entry
+		outcome  record.Outcome
+		evidence string
 	}{
 		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
 			transcript("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestUnread: a transcript whose answer record was cut short (the proxy killed while writing
@@ -29,7 +30,9 @@ func TestUnread(t *testing.T) {
 	}
 	stdout := filepath.Join(t.TempDir(), "stdout")
 	for _, c := range []struct {
-		name, observation, outcome, evidence string
+		name, observation string
+		outcome           record.Outcome
+		evidence          string
 	}{
 		{"returned", `{"client":"x","returned":{"content":[]}}`, Crashed,
 			"toolscore could not read the run's transcript whole (transcript record 2: "},
