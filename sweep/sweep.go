@@ -15,13 +15,13 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	// The agents register themselves as clients: a manifest that names one loads wherever
 	// Load is called, not only in toolscore's own binary.
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent"
 	"github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -329,8 +329,8 @@ func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
 	n, runs, evidence := 0, 0, ""
 	for _, c := range r.Cells {
 		runs += c.Runs
-		n += c.Outcome[string(grade.ServerExited)]
-		if ex, ok := c.Examples[string(grade.ServerExited)]; ok && evidence == "" {
+		n += c.Outcome[string(record.ServerExited)]
+		if ex, ok := c.Examples[string(record.ServerExited)]; ok && evidence == "" {
 			evidence = ex.Evidence
 		}
 	}
@@ -338,7 +338,7 @@ func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
 		return false
 	}
 	fmt.Fprintf(stderr, "warning: the server exited before answering the handshake in %d of %d runs (%s): %s\n",
-		n, runs, grade.ServerExited, report.Plain(evidence))
+		n, runs, record.ServerExited, report.Plain(evidence))
 	return n == runs
 }
 

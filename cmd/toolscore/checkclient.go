@@ -153,10 +153,10 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 			lines = append(lines, client.Lacks(obs, agent)...)
 		}
 	}
-	if g.Outcome == grade.ServerExited {
+	if g.Outcome == record.ServerExited {
 		lines = append(lines, "the ledger exited before it answered: "+said(g.Evidence))
 	}
-	if len(lines) == 0 && (g.Outcome == grade.Crashed || g.Outcome == grade.Hung) {
+	if len(lines) == 0 && (g.Outcome == record.Crashed || g.Outcome == record.Hung) {
 		// What the grader holds against the run, should the reading above have missed it.
 		lines = append(lines, "graded "+string(g.Outcome)+": "+said(g.Evidence))
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -113,7 +112,7 @@ func TestReplayedSweep(t *testing.T) {
 		t.Fatalf("%d runs, want 16", len(recs))
 	}
 	for k, r := range recs {
-		if r.Outcome != grade.Diverged || !strings.Contains(r.Evidence, `got tools/call {"arguments":{"account_id":"ACC-4476"}`) ||
+		if r.Outcome != record.Diverged || !strings.Contains(r.Evidence, `got tools/call {"arguments":{"account_id":"ACC-4476"}`) ||
 			!strings.Contains(r.Evidence, `expected request #`) {
 			t.Errorf("%s: %s %q, want diverged with the replayer's account", k, r.Outcome, r.Evidence)
 		}

@@ -176,10 +176,10 @@ func TestTaskHandlePolled(t *testing.T) {
 						outcome  record.Outcome
 						evidence string
 					}{
-						{`{"client":"x","returned":` + string(handle) + `}`, false, grade.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result; "},
-						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, grade.Threw, "McpError: invalid result; "},
-						{``, true, grade.Hung, "no observation within"},
-						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]record.Outcome{true: grade.Passed, false: grade.Altered}[polls], ""},
+						{`{"client":"x","returned":` + string(handle) + `}`, false, record.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result; "},
+						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, record.Threw, "McpError: invalid result; "},
+						{``, true, record.Hung, "no observation within"},
+						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]record.Outcome{true: record.Passed, false: record.Altered}[polls], ""},
 					} {
 						out := filepath.Join(t.TempDir(), "stdout")
 						os.WriteFile(out, []byte(c.stdout+"\n"), 0o644)
@@ -258,15 +258,15 @@ func resultOf(t *testing.T, frame []byte) map[string]any {
 func taskHandleWant(client, schema string) record.Outcome {
 	switch {
 	case client == "raw", strings.HasPrefix(client, "go-sdk/"), client == "ts-sdk/call":
-		return grade.Altered
+		return record.Altered
 	case client == "ts-sdk/list-then-call":
-		return map[string]record.Outcome{"hidden": grade.Altered, "published": grade.Threw}[schema]
+		return map[string]record.Outcome{"hidden": record.Altered, "published": record.Threw}[schema]
 	case client == "claude-code", client == "codex":
 		return "rejected"
 	case client == "gemini-cli":
-		return map[string]record.Outcome{"hidden": grade.Altered, "published": "rejected"}[schema]
+		return map[string]record.Outcome{"hidden": record.Altered, "published": "rejected"}[schema]
 	}
-	return grade.Threw // mcp-go, ts-client-v2, python-sdk
+	return record.Threw // mcp-go, ts-client-v2, python-sdk
 }
 
 // TestTaskHandleOnDocker runs task-handle through the clients of the study on the docker

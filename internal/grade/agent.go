@@ -39,13 +39,13 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 	gone := proxy.HandshakeExit(transcript)
 	switch {
 	case res.OOMKilled:
-		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
+		g.Outcome, g.Evidence = record.OOM, "the cell ran out of memory and was killed"
 		return g
 	case res.Err == nil && gone != "":
-		g.Outcome, g.Evidence = ServerExited, gone
+		g.Outcome, g.Evidence = record.ServerExited, gone
 		return g
 	case res.TimedOut && (obs == nil || perr != nil || obs.Agent == nil):
-		g.Outcome = Hung
+		g.Outcome = record.Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU)
 		if request != nil || proxy.FirstUnanswered(transcript) != nil {
 			g.Evidence += stuck(transcript, answer)
@@ -55,10 +55,10 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		}
 		return g
 	case res.Err != nil:
-		g.Outcome, g.Evidence = Crashed, res.Err.Error()
+		g.Outcome, g.Evidence = record.Crashed, res.Err.Error()
 		return g
 	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
-		g.Outcome = Crashed
+		g.Outcome = record.Crashed
 		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
 		if perr != nil && res.ExitCode == 0 {
 			g.Evidence = perr.Error()
@@ -68,7 +68,7 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		}
 		return g
 	case obs.Agent == nil:
-		g.Outcome, g.Evidence = Crashed, `the adapter reported no model view ("agent"), only an SDK client's observation: it is not an agent adapter`
+		g.Outcome, g.Evidence = record.Crashed, `the adapter reported no model view ("agent"), only an SDK client's observation: it is not an agent adapter`
 		return g
 	}
 	a := obs.Agent
@@ -85,13 +85,13 @@ func Agent(res Run, transcript []proxy.Entry, truth []string) (g Grade) {
 		wireResult = taskResultRaw(delivered)
 	}
 	g.Outcome, g.Evidence = agentOutcome(request != nil, answer != nil, wireResult, wireError, v)
-	if g.Outcome == NoCall {
+	if g.Outcome == record.NoCall {
 		if why := notReady(res, a, transcript); why != "" {
-			g.Outcome, g.Evidence = NotReady, why
+			g.Outcome, g.Evidence = record.NotReady, why
 		}
 	}
-	if task != "" && delivered == nil && g.Outcome == Passed {
-		g.Outcome, g.Evidence = Altered, "the model got no more than the task handle carries, not the task's result"
+	if task != "" && delivered == nil && g.Outcome == record.Passed {
+		g.Outcome, g.Evidence = record.Altered, "the model got no more than the task handle carries, not the task's result"
 	}
 	if followed != "" {
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
@@ -148,66 +148,66 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 	}
 	switch {
 	case !called && v.Block == nil && v.BlockLarge == nil:
-		return NoCall, "the tool was never called and the model got no tool result"
+		return record.NoCall, "the tool was never called and the model got no tool result"
 	case !called:
 		if v.Kind == record.ViewError {
-			return Rejected, "the agent refused the call before it reached the server: " + v.Excerpt
+			return record.Rejected, "the agent refused the call before it reached the server: " + v.Excerpt
 		}
-		return Altered, "the tool was never called on the wire, yet " + said
+		return record.Altered, "the tool was never called on the wire, yet " + said
 	case !answered:
 		if v.Kind == record.ViewError {
-			return Rejected, "the server never answered; the agent told the model: " + v.Excerpt
+			return record.Rejected, "the server never answered; the agent told the model: " + v.Excerpt
 		}
-		return Altered, "the server never answered, yet " + said
+		return record.Altered, "the server never answered, yet " + said
 	case wireError != nil:
 		if v.Kind == record.ViewError {
-			return RPCError, "the agent passed the JSON-RPC error on as an error: " + v.Excerpt
+			return record.RPCError, "the agent passed the JSON-RPC error on as an error: " + v.Excerpt
 		}
-		return Altered, "the wire had a JSON-RPC error, but " + said
+		return record.Altered, "the wire had a JSON-RPC error, but " + said
 	}
 	var wire payload
 	if err := decode(wireResult, &wire); err != nil {
-		return Altered, "the wire result is not a JSON object: " + err.Error()
+		return record.Altered, "the wire result is not a JSON object: " + err.Error()
 	}
 	texts := wireTexts(wire.Content)
 	if wire.IsError {
 		if v.Kind == record.ViewError {
-			return Passed, ""
+			return record.Passed, ""
 		}
-		return Altered, "the wire result had isError, but " + said
+		return record.Altered, "the wire result had isError, but " + said
 	}
 	// An excerpt too large to keep (an adapter that did not cut it) is compared by its digest.
 	if x := v.ExcerptLarge; x != nil && (v.Kind == record.ViewText || v.Kind == record.ViewStructured) {
 		if sameLarge(x, wireResult, texts) {
-			return Passed, ""
+			return record.Passed, ""
 		}
-		return Altered, fmt.Sprintf("the model got %s of %d bytes (%s…) that is neither a text of the wire's nor its structuredContent, byte for byte", v.Kind, x.Bytes, brief(x.Prefix))
+		return record.Altered, fmt.Sprintf("the model got %s of %d bytes (%s…) that is neither a text of the wire's nor its structuredContent, byte for byte", v.Kind, x.Bytes, brief(x.Prefix))
 	}
 	switch v.Kind {
 	case record.ViewError:
-		return Rejected, v.Excerpt
+		return record.Rejected, v.Excerpt
 	case record.ViewStructured:
 		var got any
 		if err := decode(json.RawMessage(v.Excerpt), &got); err == nil {
 			if wire.StructuredContent != nil && reflect.DeepEqual(got, wire.StructuredContent) {
-				return Passed, ""
+				return record.Passed, ""
 			}
 			for _, t := range texts {
 				var tv any
 				if decode(json.RawMessage(t), &tv) == nil && reflect.DeepEqual(got, tv) {
-					return Passed, ""
+					return record.Passed, ""
 				}
 			}
 		}
-		return Altered, "the model got JSON " + brief(v.Excerpt) + " where the wire had structuredContent " + brief(wire.StructuredContent)
+		return record.Altered, "the model got JSON " + brief(v.Excerpt) + " where the wire had structuredContent " + brief(wire.StructuredContent)
 	case record.ViewText:
 		joined := strings.TrimSpace(strings.Join(texts, "\n"))
 		if joined != "" && strings.TrimSpace(v.Excerpt) == joined {
-			return Passed, ""
+			return record.Passed, ""
 		}
 		for _, t := range texts {
 			if strings.TrimSpace(t) == strings.TrimSpace(v.Excerpt) {
-				return Passed, ""
+				return record.Passed, ""
 			}
 		}
 		// structuredContent that is a number, a string or a boolean (scalar-structured) reads
@@ -219,27 +219,27 @@ func agentOutcome(called, answered bool, wireResult, wireError json.RawMessage, 
 				return strings.TrimSpace(t) == scalarText(s) || decode(json.RawMessage(t), &got) == nil && reflect.DeepEqual(got, s)
 			}
 			if isScalar(v.Excerpt) {
-				return Passed, ""
+				return record.Passed, ""
 			}
 			// The text blocks, a blank line, then structuredContent (Copilot CLI's one tool
 			// message): both parts as the wire had them.
 			ex := strings.TrimSpace(v.Excerpt)
 			if i := strings.LastIndex(ex, "\n\n"); i >= 0 && strings.TrimSpace(ex[:i]) == joined && isScalar(ex[i+2:]) {
-				return Passed, ""
+				return record.Passed, ""
 			}
 		}
 		if len(texts) == 0 {
-			return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had no text content"
+			return record.Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had no text content"
 		}
-		return Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had " + brief(texts)
+		return record.Altered, "the model got the text " + brief(v.Excerpt) + " where the wire had " + brief(texts)
 	default: // none
 		if len(texts) == 0 && wire.StructuredContent == nil {
-			return Passed, ""
+			return record.Passed, ""
 		}
 		if len(texts) == 0 {
-			return Altered, "the model got nothing usable where the wire had structuredContent " + brief(wire.StructuredContent)
+			return record.Altered, "the model got nothing usable where the wire had structuredContent " + brief(wire.StructuredContent)
 		}
-		return Altered, "the model got nothing usable where the wire had content " + brief(wire.Content)
+		return record.Altered, "the model got nothing usable where the wire had content " + brief(wire.Content)
 	}
 }
 

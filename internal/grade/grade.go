@@ -20,24 +20,6 @@ import (
 // runner keeps in the run's line of runs.jsonl.
 type Grade = record.Grade
 
-// The outcomes the grader gives, record's (record.Outcomes lists them).
-const (
-	Passed       = record.Passed
-	Altered      = record.Altered
-	Threw        = record.Threw
-	RPCError     = record.RPCError
-	Hung         = record.Hung
-	Crashed      = record.Crashed
-	OOM          = record.OOM
-	ServerExited = record.ServerExited
-	Rejected     = record.Rejected
-	NoCall       = record.NoCall
-	NotReady     = record.NotReady
-	Unavailable  = record.Unavailable
-	Unsupported  = record.Unsupported
-	Diverged     = record.Diverged
-)
-
 // maxEvidence bounds the evidence line, which every report and results.json example repeats.
 const maxEvidence = 2000
 
@@ -62,16 +44,16 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil || obs.Handed != nil)
 	switch {
 	case res.OOMKilled:
-		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
+		g.Outcome, g.Evidence = record.OOM, "the cell ran out of memory and was killed"
 	case res.Err == nil && gone != "":
-		g.Outcome, g.Evidence = ServerExited, gone
+		g.Outcome, g.Evidence = record.ServerExited, gone
 	case res.TimedOut && !observed:
-		g.Outcome = Hung
+		g.Outcome = record.Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU) + stuck(transcript, answer)
 	case res.Err != nil:
-		g.Outcome, g.Evidence = Crashed, res.Err.Error()
+		g.Outcome, g.Evidence = record.Crashed, res.Err.Error()
 	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
-		g.Outcome = Crashed
+		g.Outcome = record.Crashed
 		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
 		if perr != nil && res.ExitCode == 0 {
 			g.Evidence = perr.Error()
@@ -82,38 +64,38 @@ func SDK(res Run, transcript []proxy.Entry) Grade {
 	case !observed:
 		// The only observation ReadObservation takes without an SDK outcome is an agent's: the
 		// adapter broke the contract of the client it is declared as, which is its own failure.
-		g.Outcome = Crashed
+		g.Outcome = record.Crashed
 		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
 	case obs.Raised != nil && request == nil && !wireExplains(transcript):
-		g.Outcome, g.Evidence = Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
+		g.Outcome, g.Evidence = record.Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
 	case obs.Raised != nil:
-		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
+		g.Outcome, g.Evidence = record.Threw, obs.Raised.Class+": "+obs.Raised.Text()
 		if wire.rpcError != nil {
-			g.Outcome = RPCError
+			g.Outcome = record.RPCError
 		}
 	case obs.Handed != nil:
 		g.Outcome, g.Evidence = handed(&g, request != nil, answer, obs.Handed)
 	case wire.result == nil:
-		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
+		g.Outcome, g.Evidence = record.Altered, "the client returned a result, but none was on the wire"
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
-		g.Outcome = Passed
+		g.Outcome = record.Passed
 	case task != "" && differs(got, *wire.result) == "":
-		g.Outcome, g.Evidence = Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result"
+		g.Outcome, g.Evidence = record.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result"
 	case task != "" && delivered == nil:
-		g.Outcome, g.Evidence = Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
+		g.Outcome, g.Evidence = record.Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
 	case task != "":
-		g.Outcome, g.Evidence = Altered, differs(got, taskResult(delivered))
+		g.Outcome, g.Evidence = record.Altered, differs(got, taskResult(delivered))
 	default:
 		if diff := differs(got, *wire.result); diff != "" {
-			g.Outcome, g.Evidence = Altered, diff
+			g.Outcome, g.Evidence = record.Altered, diff
 		} else {
-			g.Outcome = Passed
+			g.Outcome = record.Passed
 		}
 	}
 	if followed != "" {
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
 	}
-	if res.TimedOut && g.Outcome != Hung && g.Outcome != ServerExited {
+	if res.TimedOut && g.Outcome != record.Hung && g.Outcome != record.ServerExited {
 		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
 	}

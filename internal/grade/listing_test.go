@@ -49,12 +49,12 @@ func TestListingEvidence(t *testing.T) {
 		outcome  record.Outcome
 		evidence string
 	}{
-		{"fetched twice", Run{Stdout: passed}, transcript("a", listening, fetch, fetch, call, answer), Passed,
+		{"fetched twice", Run{Stdout: passed}, transcript("a", listening, fetch, fetch, call, answer), record.Passed,
 			`the client fetched the network $ref 2 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`},
-		{"never fetched", Run{Stdout: passed}, transcript("b", listening, call, answer), Passed,
+		{"never fetched", Run{Stdout: passed}, transcript("b", listening, call, answer), record.Passed,
 			"the client never fetched the network $ref in the listing it got"},
-		{"no $ref published", Run{Stdout: passed}, transcript("c", call, answer), Passed, ""},
-		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, transcript("d", listening, call, answer), Hung,
+		{"no $ref published", Run{Stdout: passed}, transcript("c", call, answer), record.Passed, ""},
+		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, transcript("d", listening, call, answer), record.Hung,
 			"no observation within 10s; it used 9.87s of CPU; the client never fetched the network $ref in the listing it got"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestListingEvidence(t *testing.T) {
 		})
 	}
 	g := Agent(Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 2e9}, transcript("e", listening, fetch, call, answer), nil)
-	if want := `no observation within 10s; it used 2s of CPU; the client fetched the network $ref 1 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`; g.Outcome != Hung || g.Evidence != want {
+	if want := `no observation within 10s; it used 2s of CPU; the client fetched the network $ref 1 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`; g.Outcome != record.Hung || g.Evidence != want {
 		t.Errorf("Agent: %s (%s), want hung (%s)", g.Outcome, g.Evidence, want)
 	}
 }

@@ -34,12 +34,12 @@ func TestRaisedWithoutCall(t *testing.T) {
 		outcome  record.Outcome
 		evidence string
 	}{
-		{"no transcript", nil, Crashed, noCall},
-		{"only the proxy's own events", []*proxy.Record{start, stopped}, Crashed, noCall},
-		{"a listing the library refused", []*proxy.Record{start, initialize, initialized, list, listed, stopped}, Threw, "ToolError: the tool failed"},
-		{"the handshake unanswered", []*proxy.Record{start, initialize, stopped}, Threw, "ToolError: the tool failed"},
-		{"the server closed its end", []*proxy.Record{start, closed, stopped}, Threw, "ToolError: the tool failed"},
-		{"the call's error", []*proxy.Record{start, initialize, initialized, call, rpcErr, stopped}, RPCError, "ToolError: the tool failed"},
+		{"no transcript", nil, record.Crashed, noCall},
+		{"only the proxy's own events", []*proxy.Record{start, stopped}, record.Crashed, noCall},
+		{"a listing the library refused", []*proxy.Record{start, initialize, initialized, list, listed, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the handshake unanswered", []*proxy.Record{start, initialize, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the server closed its end", []*proxy.Record{start, closed, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the call's error", []*proxy.Record{start, initialize, initialized, call, rpcErr, stopped}, record.RPCError, "ToolError: the tool failed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -65,7 +65,7 @@ func TestRaisedWithoutCall(t *testing.T) {
 				t.Errorf("%s (%s), want %s (%s)", g.Outcome, g.Evidence, c.outcome, c.evidence)
 			}
 			// A transcript that could not be read whole may have held what explains the raise.
-			if g = Unread(g, errors.New("cut")); c.outcome == Crashed && (g.Outcome != Threw || !strings.HasPrefix(g.Evidence, "ToolError: the tool failed; toolscore could not read")) {
+			if g = Unread(g, errors.New("cut")); c.outcome == record.Crashed && (g.Outcome != record.Threw || !strings.HasPrefix(g.Evidence, "ToolError: the tool failed; toolscore could not read")) {
 				t.Errorf("with the transcript unread: %s (%s), want threw", g.Outcome, g.Evidence)
 			}
 		})

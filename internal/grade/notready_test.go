@@ -23,10 +23,10 @@ func TestNotReady(t *testing.T) {
 		calls   int // entries of transcript() kept: 2 lists, 0 lists nothing
 		want    record.Outcome
 	}{
-		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, NotReady},
-		{"asked with the server never listing", listed, false, 0, NotReady},
-		{"asked after the listing", listed.Add(time.Second), false, 2, NoCall},
-		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, NoCall},
+		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, record.NotReady},
+		{"asked with the server never listing", listed, false, 0, record.NotReady},
+		{"asked after the listing", listed.Add(time.Second), false, 2, record.NoCall},
+		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, record.NoCall},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -46,7 +46,7 @@ func TestNotReady(t *testing.T) {
 			if g.Outcome != c.want {
 				t.Errorf("graded %s (%s); want %s", g.Outcome, g.Evidence, c.want)
 			}
-			if c.want == NotReady && g.Evidence == "" {
+			if c.want == record.NotReady && g.Evidence == "" {
 				t.Error("no evidence")
 			}
 		})

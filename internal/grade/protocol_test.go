@@ -18,9 +18,9 @@ func TestProtocol(t *testing.T) {
 		{"measured", proxy.Negotiation{Protocol: "2025-11-25", Method: "initialize", ClientAsked: "2025-11-25", Version: "2025-11-25"}, "", ""},
 		{"server short of the cap", proxy.Negotiation{Protocol: "2026-07-28", Method: "server/discover", ClientAsked: "2026-07-28",
 			Unavailable: "the server refused server/discover (-32601 Method not found): it offers no 2026-07-28"},
-			Unavailable, "protocol 2026-07-28: the server refused server/discover"},
+			record.Unavailable, "protocol 2026-07-28: the server refused server/discover"},
 		{"client stops at an older revision", proxy.Negotiation{Protocol: "2024-11-05", Method: "initialize", ClientAsked: "2025-11-25", Version: "2024-11-05"},
-			Unsupported, "the client asked for 2025-11-25 in initialize, was offered 2024-11-05, and made no call"},
+			record.Unsupported, "the client asked for 2025-11-25 in initialize, was offered 2024-11-05, and made no call"},
 		{"no handshake at all", proxy.Negotiation{Protocol: "as-is"}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

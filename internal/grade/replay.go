@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/replay"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Replayed grades a run played against a recording (toolscore run --replay) by its divergence
@@ -17,7 +18,7 @@ func Replayed(transcript []proxy.Entry) (Grade, bool) {
 		e := &transcript[i]
 		if e.Dir == proxy.ServerStderr && bytes.HasPrefix(e.Wire, []byte(replay.Diverged)) {
 			line := strings.TrimSpace(string(e.Wire[len(replay.Diverged):]))
-			return Grade{Outcome: Diverged, Evidence: clip("the client left the recording: "+line, maxEvidence)}, true
+			return Grade{Outcome: record.Diverged, Evidence: clip("the client left the recording: "+line, maxEvidence)}, true
 		}
 	}
 	return Grade{}, false

@@ -56,24 +56,24 @@ func TestTimedOutRuns(t *testing.T) {
 		evidence string
 	}{
 		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
-			transcript("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
+			transcript("a", init, initAnswer, call, answer), record.Passed, "the adapter printed its observation but had not exited after 10s"},
 		{"no observation, stuck on initialize", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			transcript("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
+			transcript("b", init), record.Hung, "no observation within 10s; the server never answered initialize (id 1)"},
 		{"no observation, stuck on the call", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			transcript("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
+			transcript("c", init, initAnswer, call), record.Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
 		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
-			transcript("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
+			transcript("d", init, stderr, exit(false)), record.ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
 		// npx ends with its notices; the line that says why comes before them.
 		{"server exited, its reason before npm's notices", Run{Stdout: crashed, ExitCode: 0},
 			transcript("h", init, &proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("sh: 1: mcp-server-everything: not found\n")},
 				&proxy.Record{Dir: proxy.ServerStderr, Wire: []byte("npm notice New major version of npm available! 10.8.2 -> 11.6.2\n")}, exit(false)),
-			ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
+			record.ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
 		{"server exited after the client gave up", Run{Stdout: crashed},
-			transcript("e", init, exit(true)), Threw, "Error: EOF"},
+			transcript("e", init, exit(true)), record.Threw, "Error: EOF"},
 		{"server exited after the handshake", Run{Stdout: crashed},
-			transcript("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
+			transcript("f", init, initAnswer, call, exit(false)), record.Threw, "Error: EOF"},
 		{"server exited after a 2026 handshake", Run{Stdout: crashed},
-			transcript("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
+			transcript("g", discover, discoverAnswer, call, exit(false)), record.Threw, "Error: EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if g := SDK(c.res, c.tr); g.Outcome != c.outcome || g.Evidence != c.evidence {

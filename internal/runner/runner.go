@@ -280,7 +280,7 @@ const maxAlone = 32
 // not ready.
 func loadMayMake(outcome record.Outcome) bool {
 	switch outcome {
-	case grade.Hung, grade.Crashed, grade.ServerExited, grade.NoCall, grade.NotReady:
+	case record.Hung, record.Crashed, record.ServerExited, record.NoCall, record.NotReady:
 		return true
 	}
 	return false
@@ -533,7 +533,7 @@ func (o Options) adapterCommand(self string, c Client) []string {
 // crashedRun records a run that could not even be set up.
 func crashedRun(j Job, rel string, err error) record.Run {
 	return record.Run{
-		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
+		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: record.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
 	}
 }
 

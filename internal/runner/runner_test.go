@@ -61,7 +61,7 @@ func TestShardArithmetic(t *testing.T) {
 // runs.jsonl, read back as a resumed sweep or report reads it.
 func TestCountedRecord(t *testing.T) {
 	rec := record.Run{Cell: record.Cell{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Run: 2, Negotiated: "2025-11-25",
-		Grade: grade.Grade{Outcome: grade.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
+		Grade: grade.Grade{Outcome: record.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
 			Observation: &record.Observation{Library: "lib 1.0"}}, Millis: 12, Tee: "runs/x/run-2/tee.jsonl"}
 	line, _ := json.Marshal(rec)
 	var read record.Run
