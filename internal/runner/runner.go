@@ -113,9 +113,9 @@ type Progress interface {
 }
 
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
-// cancelled midway (then Interrupted is set and the rest are not run).
+// cancelled midway (then Interrupted is set and the rest are not run). The expectations are
+// not checked here: the sweep checks them (tally.Check) and gives the verdict (report.Decide).
 func Run(ctx context.Context, o Options) (*tally.Results, error) {
-	sc := o.Scenario
 	// Run directories are handed to processes that start in them, so a relative --out would
 	// point nowhere: the local backend's proxy could not find its tee.
 	abs, err := filepath.Abs(o.Out)
@@ -264,7 +264,6 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
-	res.Expectations = tally.Check(sc, res)
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
