@@ -17,5 +17,6 @@
 //	}
 //	os.Exit(exitcode.Of(err))
 //
-// Used by: the CLI's commands and the Action. Uses nothing.
+// Used by: the CLI's commands, the Action and report (its verdict, report.Decide). Uses
+// nothing.
 package exitcode

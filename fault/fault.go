@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/toolscore/toolscore/record"
 )
 
 // Fault rewrites the server's answer to one target tools/call.
@@ -65,15 +66,9 @@ type RPCError struct {
 	Message string `json:"message"`
 }
 
-// Introduced is one value a fault put on the wire, where it put it, and what stood there before.
-type Introduced struct {
-	Path  string `json:"path"`
-	Value any    `json:"value"`
-	Was   any    `json:"was,omitempty"`
-	// Canary is a word the value asks a model to say, never on the wire as it is (inject spells
-	// it in two halves): an agent's answer that says it obeyed the value.
-	Canary string `json:"canary,omitempty"`
-}
+// Introduced is one value a fault put on the wire, where it put it, and what stood there before:
+// the record's (record.Introduced), which each run's grade keeps.
+type Introduced = record.Introduced
 
 // schemaFault is a fault that picks what it breaks from the tool's outputSchema.
 type schemaFault interface{ usesSchema() }
@@ -88,15 +83,6 @@ func UsesSchema(f Fault) bool {
 // NeedsSchema says whether the fault registered as name picks what it breaks from the tool's
 // outputSchema: on a tool that has none, its cells are not applicable.
 func NeedsSchema(name string) bool { return UsesSchema(registry[name]) }
-
-// UnmarshalJSON reads numbers as json.Number, as the proxy decodes the server's answer: a value
-// such as 1e400 or 12345678901234567890123, which a float64 cannot hold, reads back as it was.
-func (in *Introduced) UnmarshalJSON(b []byte) error {
-	type plain Introduced
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode((*plain)(in))
-}
 
 var registry = map[string]Fault{}
 

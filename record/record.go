@@ -1,6 +1,7 @@
-// Package record is what a sweep leaves in its output directory, shared by the code that
-// writes it and the code that reads it back: the names of the directory's files, a cell's
-// coordinates with their one key, and runs.jsonl read and written a record a line.
+// Package record is what a sweep leaves in its output directory, as plain data shared by the
+// code that writes it and the code that reads it back: the names of the directory's files, a
+// cell's coordinates with their one key, the outcomes a run is graded with, and each run's
+// record, read from runs.jsonl and written to it a line at a time.
 //
 // The output directory of a sweep:
 //
@@ -13,11 +14,14 @@
 //	                               (and tee.2.jsonl, ... when the client started the server again)
 //	alone.jsonl    the runs run again alone after the sweep (AloneFile), in alone/<cell>/run-<n>
 //
-// A runs.jsonl record is the runner's RunRecord: a Cell, the run's number and seed, the
-// grader's verdict and the run's timings. The readers that need less of it read the same line
-// into their own view that embeds Cell (tally.Run, what the counts read; report.RunEvidence,
-// what the HTML report shows), all through Read, so every reader takes a cut-short last line
-// (a sweep killed while writing it) the same way. Line writes a record as runs.jsonl holds it.
+// A runs.jsonl record is a Run: a Cell, the run's number and seed, its Grade (an Outcome, one
+// of Outcomes, with its evidence and the client's Observation) and the run's timings. Every
+// reader of the file, the counts (tally), the HTML report's evidence (report), a resumed or a
+// replayed sweep, reads it with ReadRuns (or ReadRunsAny, to show a record without an outcome
+// too), so a cut-short last line (a sweep killed while writing it) is taken the same way
+// everywhere. Line writes a record as runs.jsonl holds it.
+// results.json is the counts made of these records: its type and reader are tally's (Results,
+// ReadResults), as the counts are made there.
 //
 // The JSON of each file is kept byte-compatible: results, runs and baselines written by an
 // older toolscore load and compare as they did (cmd/toolscore's TestOldSweepReadsTheSame).

@@ -9,10 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
-	"github.com/toolscore/toolscore/report"
-	"github.com/toolscore/toolscore/tally"
 )
 
 // testdata/runs-729dd7b.jsonl is the runs.jsonl of a real sweep written by toolscore at 729dd7b,
@@ -20,15 +17,16 @@ import (
 // testdata/sweep-729dd7b/runs.jsonl).
 const oldRuns = "testdata/runs-729dd7b.jsonl"
 
-// TestRunsReadBackTheSame: every record of an old runs.jsonl reads into the runner's record and
-// writes back byte for byte, and the counts' and the report's views read the same cells.
+// TestRunsReadBackTheSame: every record of an old runs.jsonl reads into a Run and writes back
+// byte for byte, each in its cell (the one record every reader of the file reads: the runner,
+// the counts and the report).
 func TestRunsReadBackTheSame(t *testing.T) {
 	old, err := os.ReadFile(oldRuns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var again bytes.Buffer
-	good, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *runner.RunRecord) error {
+	good, err := record.ReadRuns(bytes.NewReader(old), oldRuns, func(_ int, r *record.Run) error {
 		line, err := record.Line(r)
 		again.Write(line)
 		return err
@@ -41,7 +39,7 @@ func TestRunsReadBackTheSame(t *testing.T) {
 	}
 
 	var keys []string
-	if _, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *tally.Run) error {
+	if _, err := record.ReadRuns(bytes.NewReader(old), oldRuns, func(_ int, r *record.Run) error {
 		keys = append(keys, r.Key())
 		return nil
 	}); err != nil {
@@ -50,14 +48,7 @@ func TestRunsReadBackTheSame(t *testing.T) {
 	want := "raw|clean|hidden|stdio|2025-11-25 go-sdk/call|clean|hidden|stdio|2025-11-25 raw|error|hidden|stdio|2025-11-25 " +
 		"go-sdk/call|error|hidden|stdio|2025-11-25 raw|truncate|hidden|stdio|2025-11-25 go-sdk/call|truncate|hidden|stdio|2025-11-25"
 	if got := strings.Join(keys, " "); got != want {
-		t.Errorf("the counts read the cells %s, want %s", got, want)
-	}
-	var ev []string
-	if _, err := record.Read(bytes.NewReader(old), oldRuns, func(_ int, r *report.RunEvidence) error {
-		ev = append(ev, r.Key())
-		return nil
-	}); err != nil || strings.Join(ev, " ") != want {
-		t.Errorf("the report read the cells %s (%v), want %s", ev, err, want)
+		t.Errorf("the records read are of the cells %s, want %s", got, want)
 	}
 }
 
@@ -85,7 +76,7 @@ func TestRead(t *testing.T) {
 	one := `{"client":"raw","fault":"clean","schema":"hidden","protocol":"as-is","transport":"stdio","run":1,"outcome":"passed","ms":1,"tee":"t"}` + "\n"
 	count := func(data string) (int, int64, error) {
 		n := 0
-		good, err := record.Read(strings.NewReader(data), "runs.jsonl", func(int, *tally.Run) error { n++; return nil })
+		good, err := record.ReadRuns(strings.NewReader(data), "runs.jsonl", func(int, *record.Run) error { n++; return nil })
 		return n, good, err
 	}
 	if n, good, err := count(one + one[:40]); n != 1 || good != int64(len(one)) || err != nil {
@@ -98,7 +89,7 @@ func TestRead(t *testing.T) {
 		t.Errorf("a record without an outcome in the middle: %v", err)
 	}
 	stop := errors.New("stop")
-	if _, err := record.Read(strings.NewReader(one+one), "runs.jsonl", func(int, *tally.Run) error { return stop }); err != stop {
+	if _, err := record.ReadRuns(strings.NewReader(one+one), "runs.jsonl", func(int, *record.Run) error { return stop }); err != stop {
 		t.Errorf("add's error: %v, want it returned", err)
 	}
 }

@@ -10,20 +10,44 @@ import (
 	"unicode/utf8"
 )
 
-// A Record is a view of a runs.jsonl line: the runner's whole record, or the part of it a
-// reader needs. Whole says the line read holds what the reader needs (the counts need an
-// outcome; a reader of the evidence takes what there is).
-type Record[T any] interface {
-	*T
-	Whole() bool
+// Run is one line of runs.jsonl: a finished run, where it sits in the matrix, and its grade
+// with the full evidence.
+type Run struct {
+	Cell
+	Run int `json:"run"`
+	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
+	Negotiated string `json:"negotiated,omitempty"`
+	Seed       uint64 `json:"seed"`
+	Grade
+	Millis   int64  `json:"ms"`
+	ExitCode int    `json:"exit_code"`
+	Stderr   string `json:"stderr,omitempty"`
+	// Tee is the run's transcript, relative to the output directory.
+	Tee string `json:"tee"`
+	// Alone marks a run run again alone after the sweep, counted beside its cell's runs, never
+	// in them (AloneFile).
+	Alone bool `json:"alone,omitempty"`
 }
 
-// Read reads the records of runs.jsonl from r, a line at a time whatever its size, calling add
-// for each with its line number, and returns the length of the part that holds whole records.
-// A last line without its newline that is not a whole record is what a sweep killed while
-// writing it leaves: it is not read, and good ends before it. Any other line that is not a
-// whole record is an error naming name and its line.
-func Read[T any, P Record[T]](r io.Reader, name string, add func(line int, rec P) error) (good int64, err error) {
+// ReadRuns reads the records of runs.jsonl (or alone.jsonl) from r, a line at a time whatever
+// its size, calling each for every record with its line number, and returns the length of the
+// part that holds whole records. A last line without its newline that is not a whole record is
+// what a sweep killed while writing it leaves: it is not read, and good ends before it. Any
+// other line that is not a run's record (one with an outcome: what the counts need) is an error
+// naming name and its line; so is each's error, which stops the read.
+func ReadRuns(r io.Reader, name string, each func(line int, run *Run) error) (good int64, err error) {
+	return readRuns(r, name, true, each)
+}
+
+// ReadRunsAny is ReadRuns for a reader that shows what each record holds (the report's evidence,
+// a repro, a replay) rather than counting it: a line that is a record without an outcome is read
+// as it is, where the counts refuse it.
+func ReadRunsAny(r io.Reader, name string, each func(line int, run *Run) error) (good int64, err error) {
+	return readRuns(r, name, false, each)
+}
+
+// readRuns is ReadRuns; outcome says whether a record needs an outcome to be whole.
+func readRuns(r io.Reader, name string, outcome bool, each func(line int, run *Run) error) (good int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
@@ -32,8 +56,8 @@ func Read[T any, P Record[T]](r io.Reader, name string, add func(line int, rec P
 		}
 		last := errors.Is(err, io.EOF)
 		if len(bytes.TrimSpace(b)) > 0 {
-			rec := P(new(T))
-			if uerr := json.Unmarshal(b, rec); uerr != nil || !rec.Whole() {
+			run := new(Run)
+			if uerr := json.Unmarshal(b, run); uerr != nil || outcome && run.Outcome == "" {
 				if last && b[len(b)-1] != '\n' {
 					return good, nil // a record cut short by a kill
 				}
@@ -42,7 +66,7 @@ func Read[T any, P Record[T]](r io.Reader, name string, add func(line int, rec P
 				}
 				return good, fmt.Errorf("%s:%d: not a run's record: %w", name, line, uerr)
 			}
-			if err := add(line, rec); err != nil {
+			if err := each(line, run); err != nil {
 				return good, err
 			}
 		}

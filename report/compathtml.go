@@ -73,7 +73,7 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 		hf := compatHTMLFault{ID: "f-" + slug(f.Name), Name: line(f.Name), Summary: line(f.Summary), Same: line(f.Same)}
 		if f.Same != "" {
 			hf.SameClass = "other"
-			if colours[f.Entries[0].Top] {
+			if coloured(f.Entries[0].Top) {
 				hf.SameClass = "o-" + f.Entries[0].Top
 			}
 		}
@@ -82,7 +82,7 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 				ID: fmt.Sprintf("%s-%d", hf.ID, e.N), Fault: hf.ID,
 				Client: line(e.Client), Library: lib[line(e.Client)], Where: line(e.Where), Counts: line(e.Counts), Class: "other",
 			}
-			if colours[e.Top] {
+			if coloured(e.Top) {
 				he.Class = "o-" + e.Top
 			}
 			if e.Mixed {

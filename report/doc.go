@@ -15,8 +15,11 @@
 //   - For GitHub (github.go): [Summary] (the job summary, cut to GitHub's limit with [Cut]),
 //     [Verdict] (one line), [CommentBody] (the sticky pull-request comment's body, which
 //     package prcomment posts), and [Annotations] (the manifest's lines to annotate, planned
-//     within GitHub's [Budget]) issued by [Annotate]. [FailOn] ([ParseFailOn]) says what fails
-//     the check.
+//     within GitHub's [Budget]) issued by [Annotate].
+//
+// [FailOn] ([ParseFailOn]) says what fails the check, and [Decide] gives the check's one verdict
+// on a sweep, a [Decision] (an exit code and why): toolscore run and merge exit with it, and so
+// does the Action's step (decide.go).
 //
 // [SchemaChanges] and [ProtocolChanges] (report.go) pick out the cells whose counts a schema
 // mode or a protocol changes, which the text, Markdown and HTML reports show beside the table.
@@ -26,5 +29,5 @@
 // writes JSON as safe to print as Plain text; report.html is escaped by html/template.
 //
 // Used by: outdir (which writes the reports of an output directory), the CLI's run, report,
-// diff and merge commands, and the Action. Uses: tally, scenario.
+// diff and merge commands, and the Action. Uses: tally, scenario, record, exitcode.
 package report

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,45 +20,13 @@ const (
 	excerptLine = 1536
 )
 
-// RunEvidence is what the HTML report shows of one example run: the parts of its runs.jsonl
-// record a person reads, and the start of its transcript. The observation's values stay JSON,
-// shown as they were recorded.
+// RunEvidence is what the HTML report shows of one example run: its runs.jsonl record and the
+// start of its transcript.
 type RunEvidence struct {
-	record.Cell
-	Run        int    `json:"run"`
-	Negotiated string `json:"negotiated"`
-	Outcome    string `json:"outcome"`
-	Evidence   string `json:"evidence"`
-	Wire       string `json:"wire"`
-	// WireLarge stands for Wire when the answer was too large to keep whole.
-	WireLarge  json.RawMessage `json:"wire_large"`
-	Introduced []struct {
-		Path  string          `json:"path"`
-		Value json.RawMessage `json:"value"`
-		Was   json.RawMessage `json:"was"`
-	} `json:"introduced"`
-	Observation *struct {
-		Library       string          `json:"library"`
-		Returned      json.RawMessage `json:"returned"`
-		ReturnedLarge json.RawMessage `json:"returned_large"`
-		Raised        json.RawMessage `json:"raised"`
-		Agent         *struct {
-			ModelView json.RawMessage `json:"model_view"`
-			Answer    string          `json:"answer"`
-		} `json:"agent"`
-	} `json:"observation"`
-	ModelView string `json:"model_view"`
-	Answer    string `json:"answer"`
-	Flagged   bool   `json:"flagged"`
-	Stderr    string `json:"stderr"`
-	Tee       string `json:"tee"`
+	Record *record.Run
 	// Excerpt is the start of the transcript at Tee, read from the output directory.
-	Excerpt string `json:"-"`
+	Excerpt string
 }
-
-// Whole takes every record read as whole (record.Record): the report shows what a record
-// holds, outcome or not, where the counts refuse a record without one.
-func (r *RunEvidence) Whole() bool { return true }
 
 // Evidence holds the example runs of a sweep, by cell key and run number.
 type Evidence map[string]map[int]*RunEvidence
@@ -98,19 +65,18 @@ func ReadEvidence(dir string, r *tally.Results) (Evidence, error) {
 	}
 	defer f.Close()
 	ev := Evidence{}
-	_, err = record.Read(f, path, func(_ int, rec *RunEvidence) error {
-		key := rec.Key()
-		if !want[key][rec.Run] {
+	_, err = record.ReadRunsAny(f, path, func(_ int, run *record.Run) error {
+		key := run.Key()
+		if !want[key][run.Run] {
 			return nil
 		}
 		if ev[key] == nil {
 			ev[key] = map[int]*RunEvidence{}
 		}
-		if _, dup := ev[key][rec.Run]; dup { // merged shards never repeat a run; keep the first
+		if _, dup := ev[key][run.Run]; dup { // merged shards never repeat a run; keep the first
 			return nil
 		}
-		rec.Excerpt = excerpt(dir, rec.Tee)
-		ev[key][rec.Run] = rec
+		ev[key][run.Run] = &RunEvidence{Record: run, Excerpt: excerpt(dir, run.Tee)}
 		return nil
 	})
 	if err != nil {

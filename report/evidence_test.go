@@ -26,7 +26,7 @@ func TestEvidenceOfATool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ev.of(c, 1); got == nil || got.Wire != "W" || got.Tool != "get_rate" {
+	if got := ev.of(c, 1); got == nil || got.Record.Wire != "W" || got.Record.Tool != "get_rate" {
 		t.Errorf("run 1 of %s: %+v, want its record", c.Key(), got)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -21,12 +23,16 @@ var htmlSource string
 
 var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 
-// colours are the outcomes the page has a colour for; a cell whose most frequent outcome is
-// another (a hand-edited results.json) is drawn in the neutral colour.
-var colours = map[string]bool{
-	"passed": true, "altered": true, "threw": true, "rpc-error": true, "hung": true, "crashed": true,
-	"oom-killed": true, "server-exited": true, "rejected": true, "no-call": true, "unavailable": true, "unsupported": true,
-}
+// colours are the outcomes the page has a colour for, in the legend's order: every outcome
+// but those of a run that is no one's finding (its server not ready, a replay it left). A cell
+// whose most frequent outcome is another (one of those, or a hand-edited results.json) is drawn
+// in the neutral colour.
+var colours = slices.DeleteFunc(record.Outcomes(), func(o record.Outcome) bool {
+	return o == record.NotReady || o == record.Diverged
+})
+
+// coloured says whether the page has a colour for outcome.
+func coloured(outcome string) bool { return slices.Contains(colours, record.Outcome(outcome)) }
 
 // HTML writes report.html from results.json alone: the page of HTMLPage with each cell's
 // evidence as results.json keeps it.
@@ -276,7 +282,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 					gc.Counts = line(countsOf(c))
 					gc.Class = "other"
 					if top := byCount(c); len(top) > 0 {
-						if colours[top[0]] {
+						if coloured(top[0]) {
 							gc.Class = "o-" + top[0]
 							legend[top[0]] = true
 						}
@@ -294,9 +300,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		}
 		p.Tables = append(p.Tables, gt)
 	}
-	for _, o := range []string{"passed", "altered", "threw", "rpc-error", "hung", "crashed", "oom-killed", "server-exited", "rejected", "no-call", "unavailable", "unsupported"} {
-		if legend[o] {
-			p.Legend = append(p.Legend, o)
+	for _, o := range colours {
+		if legend[string(o)] {
+			p.Legend = append(p.Legend, string(o))
 		}
 	}
 
@@ -347,7 +353,7 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 	}
 	for _, o := range byCount(c) {
 		x := example{Outcome: line(o), Class: "other", Count: fmt.Sprintf("%d/%d", c.Outcome[o], c.Runs)}
-		if colours[o] {
+		if coloured(o) {
 			x.Class = "o-" + o
 		}
 		if ex, ok := c.Examples[o]; ok {
@@ -362,27 +368,28 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 }
 
 // fillExample adds a run's record to its example.
-func fillExample(x *example, rec *RunEvidence) {
+func fillExample(x *example, ev *RunEvidence) {
+	rec := ev.Record
 	x.Recorded = true
 	for _, in := range rec.Introduced {
-		x.Introduced = append(x.Introduced, introduced{Path: line(in.Path), Was: block(string(in.Was)), Value: block(string(in.Value))})
+		x.Introduced = append(x.Introduced, introduced{Path: line(in.Path), Was: block(compact(in.Was, "")), Value: block(compact(in.Value, "null"))})
 	}
 	x.Wire = block(rec.Wire)
-	if x.Wire == "" && len(rec.WireLarge) > 0 {
-		x.Wire = block("(too large to keep whole) " + pretty(rec.WireLarge))
+	if x.Wire == "" && rec.WireLarge != nil {
+		x.Wire = block("(too large to keep whole) " + prettyOf(rec.WireLarge))
 	}
 	if o := rec.Observation; o != nil {
 		switch {
 		case len(o.Returned) > 0:
 			x.Returned = block(pretty(o.Returned))
-		case len(o.ReturnedLarge) > 0:
-			x.Returned = block("(too large to keep whole) " + pretty(o.ReturnedLarge))
+		case o.ReturnedLarge != nil:
+			x.Returned = block("(too large to keep whole) " + prettyOf(o.ReturnedLarge))
 		}
-		if len(o.Raised) > 0 {
-			x.Raised = block(pretty(o.Raised))
+		if o.Raised != nil {
+			x.Raised = block(prettyOf(o.Raised))
 		}
 		if a := o.Agent; a != nil {
-			x.ModelSaw = block(pretty(a.ModelView))
+			x.ModelSaw = block(prettyOf(a.ModelView))
 			x.AgentAnswer = block(a.Answer)
 		}
 	}
@@ -394,10 +401,32 @@ func fillExample(x *example, rec *RunEvidence) {
 		}
 	}
 	x.Stderr = block(rec.Stderr)
-	x.Excerpt = block(rec.Excerpt)
+	x.Excerpt = block(ev.Excerpt)
 	if rec.Tee != "" {
 		x.Tee = line(rec.Tee)
 	}
+}
+
+// compact is a recorded value as runs.jsonl holds it (its numbers as written: record.Introduced
+// reads them so), or none for a value that is not there.
+func compact(v any, none string) string {
+	if v == nil {
+		return none
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// prettyOf is pretty of a recorded value.
+func prettyOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return pretty(b)
 }
 
 // pretty indents a recorded JSON value for reading, its strings as their text (no \u003c for

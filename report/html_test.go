@@ -35,17 +35,14 @@ func hostileResults() (*tally.Results, Evidence, *Comparison) {
 				Examples: map[string]tally.Example{"passed": {Run: 1, Evidence: h("evidence"), Tee: h("tee")}, h("outcome"): {Run: 2, Evidence: h("evidence2")}}}
 			r.Cells = append(r.Cells, c)
 			raw, _ := json.Marshal(h("json"))
-			rec := &RunEvidence{Run: 1, Outcome: "passed", Evidence: h("evidence"), Wire: h("wire"), ModelView: h("modelview"), Answer: h("grade"), Flagged: true,
-				Stderr: h("stderr"), Tee: h("tee"), Excerpt: h("excerpt")}
-			rec.Introduced = append(rec.Introduced, struct {
-				Path  string          `json:"path"`
-				Value json.RawMessage `json:"value"`
-				Was   json.RawMessage `json:"was"`
-			}{Path: h("path"), Value: raw, Was: raw})
-			if err := json.Unmarshal(fmt.Appendf(nil, `{"observation":{"library":%s,"returned":%s,"raised":{"class":%s,"message":%s},"agent":{"model_view":{"text":%s},"answer":%s}}}`,
-				raw, raw, raw, raw, raw, raw), rec); err != nil {
+			run := &record.Run{Run: 1, Grade: record.Grade{Outcome: "passed", Evidence: h("evidence"), Wire: h("wire"), ModelView: h("modelview"), Answer: h("grade"), Flagged: true},
+				Stderr: h("stderr"), Tee: h("tee")}
+			run.Introduced = append(run.Introduced, record.Introduced{Path: h("path"), Value: h("json"), Was: h("json")})
+			if err := json.Unmarshal(fmt.Appendf(nil, `{"observation":{"library":%s,"returned":%s,"raised":{"class":%s,"message":%s},"agent":{"model_view":{"excerpt":%s},"answer":%s}}}`,
+				raw, raw, raw, raw, raw, raw), run); err != nil {
 				panic(err)
 			}
+			rec := &RunEvidence{Record: run, Excerpt: h("excerpt")}
 			ev[c.Key()] = map[int]*RunEvidence{1: rec}
 		}
 	}
@@ -168,7 +165,7 @@ func TestReadEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ev.of(c, 1); got == nil || got.Wire != "W" || got.Excerpt != "the transcript\n" {
+	if got := ev.of(c, 1); got == nil || got.Record.Wire != "W" || got.Excerpt != "the transcript\n" {
 		t.Errorf("run 1: %+v, want its wire and transcript", got)
 	}
 	if got := ev.of(c, 2); got == nil || got.Excerpt != "" {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/toolscore/toolscore/record"
 )
 
 // loadLedger loads testdata/ledger.yaml: faults clean, corrupt, latency,
@@ -155,14 +157,14 @@ func TestExpectMatches(t *testing.T) {
 		expect Expect
 		want   bool
 	}{
-		{Expect{Outcome: OutcomeThrew}, true},
-		{Expect{Client: "*", Fault: "*", Schema: "*", Outcome: OutcomeThrew}, true},
-		{Expect{Client: "go-sdk/call", Outcome: OutcomeThrew}, true},
-		{Expect{Client: "go-sdk/call@1.2.3", Fault: "corrupt", Schema: "published", Outcome: OutcomeThrew}, true},
-		{Expect{Client: "go-sdk/call@1.0.0", Outcome: OutcomeThrew}, false},
-		{Expect{Client: "raw", Outcome: OutcomeThrew}, false},
-		{Expect{Fault: "clean", Outcome: OutcomeThrew}, false},
-		{Expect{Schema: "hidden", Outcome: OutcomeThrew}, false},
+		{Expect{Outcome: Outcome(record.Threw)}, true},
+		{Expect{Client: "*", Fault: "*", Schema: "*", Outcome: Outcome(record.Threw)}, true},
+		{Expect{Client: "go-sdk/call", Outcome: Outcome(record.Threw)}, true},
+		{Expect{Client: "go-sdk/call@1.2.3", Fault: "corrupt", Schema: "published", Outcome: Outcome(record.Threw)}, true},
+		{Expect{Client: "go-sdk/call@1.0.0", Outcome: Outcome(record.Threw)}, false},
+		{Expect{Client: "raw", Outcome: Outcome(record.Threw)}, false},
+		{Expect{Fault: "clean", Outcome: Outcome(record.Threw)}, false},
+		{Expect{Schema: "hidden", Outcome: Outcome(record.Threw)}, false},
 	}
 	for _, tt := range tests {
 		if got := tt.expect.Matches(cell); got != tt.want {

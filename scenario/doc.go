@@ -30,5 +30,6 @@
 // checks the types alone do not catch), errors.go ([Error]), cells.go (the matrix), schema.go
 // (the JSON Schema), serverimage.go (server.image), starter.go (toolscore init's manifest).
 //
-// Used by: the runner, tally, report, the Action and the CLI. Uses nothing of toolscore's own.
+// Used by: the runner, tally, report, the Action and the CLI. Uses: record (a cell's
+// coordinates, the outcomes an expectation names).
 package scenario

@@ -441,26 +441,16 @@ func Transports() []Transport {
 	return []Transport{TransportStdio, TransportHTTP}
 }
 
-// Outcome is what an SDK-level client did with one run's result.
-type Outcome string
+// Outcome is an outcome an expect entry names: one of record's (record.Outcome), as a type of
+// its own so the manifest's schema lists only those an expectation can ask for (Outcomes).
+type Outcome record.Outcome
 
-// The outcomes an expectation can name.
-const (
-	OutcomePassed   Outcome = "passed"     // returned what was on the wire
-	OutcomeAltered  Outcome = "altered"    // returned something else
-	OutcomeThrew    Outcome = "threw"      // the library raised
-	OutcomeRPCError Outcome = "rpc-error"  // the client reported a JSON-RPC error
-	OutcomeHung     Outcome = "hung"       // no answer before the timeout
-	OutcomeCrashed  Outcome = "crashed"    // the adapter died
-	OutcomeOOM      Outcome = "oom-killed" // the cell ran out of memory
-	OutcomeRejected Outcome = "rejected"   // an agent refused the result and told the model so
-	// OutcomeServerExited is the server's failure: it exited before answering the handshake.
-	OutcomeServerExited Outcome = "server-exited"
-)
-
-// Outcomes returns every outcome an expectation can name.
+// Outcomes returns every outcome an expectation can name: what a client did with a run's
+// result, or its server's failure to start; not those of a run that measured nothing of what
+// the client does with the fault (no-call, not-ready, unavailable, unsupported, diverged).
 func Outcomes() []Outcome {
-	return []Outcome{OutcomePassed, OutcomeAltered, OutcomeThrew, OutcomeRPCError, OutcomeHung, OutcomeCrashed, OutcomeOOM, OutcomeServerExited, OutcomeRejected}
+	return []Outcome{Outcome(record.Passed), Outcome(record.Altered), Outcome(record.Threw), Outcome(record.RPCError), Outcome(record.Hung),
+		Outcome(record.Crashed), Outcome(record.OOM), Outcome(record.ServerExited), Outcome(record.Rejected)}
 }
 
 // Expect is one expectation: the cells it selects must have its outcome.

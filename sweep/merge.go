@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/toolscore/toolscore/exitcode"
@@ -43,14 +44,18 @@ func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, ou
 	if werr == nil {
 		fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
 	}
-	unmet := expectationsFail(merged, c.FailOn, stderr)
+	// A merge is never cut short: an interrupted shard leaves its runs out of the counts, and
+	// the expectations it leaves unchecked are what fail-on decides on.
+	whole := *merged
+	whole.Interrupted = false
+	verdict := report.Decide(&whole, nil, c.FailOn)
+	warnUnchecked(merged, c.FailOn, stderr)
 	if werr != nil {
 		PrintLines(stderr, werr, "toolscore merge: ")
 		return merged, out, exitcode.UsageError(werr)
 	}
-	if unmet {
-		_, missed, open := tally.Count(merged.Expectations)
-		return merged, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, c.FailOn))
+	if verdict.Code == exitcode.Unmet {
+		return merged, out, exitcode.UnmetError(errors.New(verdict.Reason))
 	}
 	return merged, out, nil
 }

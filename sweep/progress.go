@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/tally"
@@ -59,7 +60,7 @@ func (p *progress) Started(total, cellsDone int) {
 
 func (p *progress) RunStarted(scenario.Cell, int) { p.mu.Lock(); p.running++; p.mu.Unlock() }
 
-func (p *progress) RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell) {
+func (p *progress) RunDone(cell scenario.Cell, run int, outcome record.Outcome, cellDone bool, c *tally.Cell) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running--

@@ -15,13 +15,14 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
+
 	// The agents register themselves as clients: a manifest that names one loads wherever
 	// Load is called, not only in toolscore's own binary.
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent"
 	"github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -270,6 +271,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return fail(err) // the output directory could not be made: nothing ran
 	}
 	res.NotApplicable = skipped
+	res.Expectations = tally.Check(sc, res)
 	// What ran is reported and checked whatever could be written of it; an output that could
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
 	werr := errors.Join(err, outdir.Write(out, res))
@@ -279,23 +281,23 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if werr == nil {
 		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
 	}
-	unmet := expectationsFail(res, a.FailOn, stderr)
+	verdict := report.Decide(res, nil, a.FailOn)
+	warnUnchecked(res, a.FailOn, stderr)
 	gone := serverExits(res, stderr)
 	switch {
 	case werr != nil:
 		werr = fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr)
 		PrintLines(stderr, werr, "toolscore run: ")
 		return res, out, exitcode.UsageError(werr)
-	case res.Interrupted:
+	case verdict.Code == exitcode.Interrupted:
 		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
 	case cells == 0:
 		err := fmt.Errorf("no cell ran: no client of the scenario can run here (%s)", unavailableReasons(unavailable))
 		fmt.Fprintln(stderr, "toolscore run:", err)
 		return res, out, exitcode.UsageError(err)
-	case unmet:
-		_, missed, open := tally.Count(res.Expectations)
-		return res, out, exitcode.UnmetError(fmt.Errorf("%d %s not hold, %d not checked (fail-on: %s)", missed, report.Plural(missed, "expectation did", "expectations did"), open, a.FailOn))
+	case verdict.Code == exitcode.Unmet:
+		return res, out, exitcode.UnmetError(errors.New(verdict.Reason))
 	case gone:
 		err := errors.New("the server exited before answering the handshake in every run: nothing was measured")
 		fmt.Fprintln(stderr, "toolscore run:", err)
@@ -320,8 +322,8 @@ func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
 	n, runs, evidence := 0, 0, ""
 	for _, c := range r.Cells {
 		runs += c.Runs
-		n += c.Outcome[grade.ServerExited]
-		if ex, ok := c.Examples[grade.ServerExited]; ok && evidence == "" {
+		n += c.Outcome[string(record.ServerExited)]
+		if ex, ok := c.Examples[string(record.ServerExited)]; ok && evidence == "" {
 			evidence = ex.Evidence
 		}
 	}
@@ -329,19 +331,18 @@ func serverExits(r *tally.Results, stderr io.Writer) (every bool) {
 		return false
 	}
 	fmt.Fprintf(stderr, "warning: the server exited before answering the handshake in %d of %d runs (%s): %s\n",
-		n, runs, grade.ServerExited, report.Plain(evidence))
+		n, runs, record.ServerExited, report.Plain(evidence))
 	return n == runs
 }
 
-// expectationsFail says whether the expectations fail the sweep under failOn, and warns of
-// unchecked ones that do not: neither held nor unmet, they must not pass unnoticed.
-func expectationsFail(r *tally.Results, failOn report.FailOn, stderr io.Writer) bool {
-	_, missed, open := tally.Count(r.Expectations)
+// warnUnchecked warns of the expectations the sweep could not check when failOn lets them pass
+// (report.Decide): neither held nor unmet, they must not pass unnoticed.
+func warnUnchecked(r *tally.Results, failOn report.FailOn, stderr io.Writer) {
+	_, _, open := tally.Count(r.Expectations)
 	if open > 0 && !failOn.Unchecked() {
 		fmt.Fprintf(stderr, "warning: %d %s checked by this sweep (listed in the report); fail-on unchecked makes that fail\n",
 			open, report.Plural(open, "expectation was not", "expectations were not"))
 	}
-	return missed > 0 && failOn.Unmet() || open > 0 && failOn.Unchecked()
 }
 
 // checkSweepSize refuses a sweep of more than limit runs in this shard, before anything is made

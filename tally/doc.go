@@ -3,8 +3,8 @@
 // reports: [Results] is results.json, which every report renders.
 //
 // The runner starts a sweep's [Results] with every [Cell] of the plan and its planned runs, then
-// counts each finished run into its cell with [Cell.AddRun], from the fields of the run's
-// runs.jsonl record, so the counts can be made again from that file. At the end, [Check] evaluates
+// counts each finished run into its cell with [Cell.AddRun], from the run's runs.jsonl record
+// ([record.Run]), so the counts can be made again from that file. At the end, [Check] evaluates
 // the manifest's expect entries against the counts, each an [Expectation] that held, was unmet or
 // could not be checked ([Select] and [CheckSelected] split that in two, so sweep.json keeps the
 // selections and a rebuilt sweep checks them again).
@@ -14,9 +14,12 @@
 // a byte-identical file); [Baseline.Results] reads it back as results, and [Diff] lists the cells
 // whose counts changed between a baseline and a new sweep, as a [Change] each.
 //
+// [ReadResults] reads results.json back: the one reader of the file, beside its type.
+//
 // Files: tally.go ([Results], [Cell], [Expectation]), run.go (what a cell counts of one run),
-// check.go (expectations), merge.go ([Merge]), baseline.go ([Baseline]), diff.go ([Diff]).
+// read.go ([ReadResults]), check.go (expectations), merge.go ([Merge]), baseline.go
+// ([Baseline]), diff.go ([Diff]).
 //
 // Used by: the runner (counting), outdir (results.json, merging output directories), report
-// (rendering), the Action and the CLI (diff, baseline). Uses: scenario.
+// (rendering), the Action and the CLI (diff, baseline). Uses: record, scenario.
 package tally

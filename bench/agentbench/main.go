@@ -420,7 +420,7 @@ func (b *bench) sweep(ctx context.Context, bin string, r *row) error {
 	line := regexp.MustCompile(`(?m)^toolscore agent ` + regexp.QuoteMeta(r.agent) + `: (\S+), exit (-?\d+), (\d+) model requests$`)
 	r.outcomes, r.exits, r.requests = map[string]int{}, map[string]int{}, map[string]int{}
 	for _, rec := range runs {
-		r.outcomes[rec.Outcome]++
+		r.outcomes[string(rec.Outcome)]++
 		r.cellMs = append(r.cellMs, float64(rec.Ms))
 		m := line.FindStringSubmatch(rec.Stderr)
 		if m == nil {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
+	"github.com/toolscore/toolscore/record"
 )
 
 const (
@@ -95,7 +96,7 @@ func run(ctx context.Context, rounds, runs int, installed []string, bin string, 
 		}
 		var ms []float64
 		for _, r := range all {
-			if r.Outcome != "passed" {
+			if r.Outcome != record.Passed {
 				return 0, fmt.Errorf("%s on %s: a clean run %s", c, backend, r.Outcome)
 			}
 			ms = append(ms, float64(r.Ms))

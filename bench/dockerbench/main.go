@@ -70,6 +70,7 @@ import (
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
+
 	// The agents register themselves as clients: the ledger names them.
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent"
@@ -321,7 +322,7 @@ type sweepSide struct {
 	setup    time.Duration // start of the command to its "N cells × R runs on the docker backend" line
 	teardown time.Duration // its last cell's line to its exit
 	runs     int           // records in runs.jsonl
-	outcomes map[string]int
+	outcomes map[record.Outcome]int
 	runMs    []float64 // each record's ms (backend.Result.Took: create to the end of the output)
 	foreign  int       // the most containers of somebody else's running at once, sampled
 }
@@ -390,13 +391,13 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 		return s, err
 	}
 	defer f.Close()
-	s.outcomes = map[string]int{}
+	s.outcomes = map[record.Outcome]int{}
 	scan := bufio.NewScanner(f)
 	scan.Buffer(nil, 64<<20)
 	for scan.Scan() {
 		var rec struct {
-			Outcome string `json:"outcome"`
-			Ms      int64  `json:"ms"`
+			Outcome record.Outcome `json:"outcome"`
+			Ms      int64          `json:"ms"`
 		}
 		if err := json.Unmarshal(scan.Bytes(), &rec); err != nil {
 			return s, fmt.Errorf("runs.jsonl: %w", err)
@@ -411,7 +412,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	if s.runs != want {
 		return s, fmt.Errorf("runs.jsonl has %d runs, want %d", s.runs, want)
 	}
-	for _, bad := range []string{"crashed", "hung"} {
+	for _, bad := range []record.Outcome{record.Crashed, record.Hung} {
 		if s.outcomes[bad] > 0 {
 			return s, fmt.Errorf("%d run(s) %s: %s", s.outcomes[bad], bad, enginebench.Tail(stderr.Bytes(), 2000))
 		}

@@ -918,7 +918,7 @@ func (b *bench) sweep(ctx context.Context, bin, adapter, out string, r *overhead
 	}
 	r.outcomes = map[string]int{}
 	for _, rec := range runs {
-		r.outcomes[rec.Outcome]++
+		r.outcomes[string(rec.Outcome)]++
 		r.runMs = append(r.runMs, float64(rec.Ms))
 	}
 	return nil

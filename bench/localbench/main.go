@@ -244,7 +244,7 @@ func sweepRuns(ctx context.Context, self, tmp, backendName, id string, n int, ou
 	}
 	var ms []float64
 	for _, r := range recs {
-		if r.Outcome != "passed" {
+		if r.Outcome != record.Passed {
 			return nil, 0, fmt.Errorf("%s on %s: a run of the clean cell %s: %s", id, backendName, r.Outcome, enginebench.Tail([]byte(r.Stderr), 1500))
 		}
 		ms = append(ms, float64(r.Ms))

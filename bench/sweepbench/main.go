@@ -299,7 +299,7 @@ func sweep(ctx context.Context, jobs []runner.Job, self, manifest string, parall
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return s, fmt.Errorf("%s: %w", record.RunsFile, err)
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/model"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
@@ -61,7 +61,7 @@ type agentWant struct {
 // checks every cell's outcome, model view, answer and flag against want, and the library it
 // ran; logs each run's time beside the CLI's own; and returns the output directory and the run
 // records that carry an agent observation (a run without one is an error).
-func agentSweep(t *testing.T, agent, library string, want func(fault, schema, protocol string) agentWant) (string, []runner.RunRecord) {
+func agentSweep(t *testing.T, agent, library string, want func(fault, schema, protocol string) agentWant) (string, []record.Run) {
 	t.Helper()
 	out := t.TempDir()
 	start := time.Now()
@@ -93,13 +93,13 @@ func agentSweep(t *testing.T, agent, library string, want func(fault, schema, pr
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []runner.RunRecord
+	var recs []record.Run
 	var times []string
 	cliTime := regexp.MustCompile(`toolscore agent ` + regexp.QuoteMeta(agent) + `: (\S+),`)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var rec runner.RunRecord
+		var rec record.Run
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}

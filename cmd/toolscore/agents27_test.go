@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 )
 
 // agents27Manifest is the deliberate sample for the agents that speak the Chat Completions API:
@@ -40,7 +40,7 @@ timeout: 180s
 // agents27Sweep runs the sample for one agent on the docker backend and checks every cell's
 // outcome, model view, answer and flag against want, and the library; it returns the run
 // records (each with its agent observation) by fault.
-func agents27Sweep(t *testing.T, agent, library string, want map[string]agentWant) map[string]runner.RunRecord {
+func agents27Sweep(t *testing.T, agent, library string, want map[string]agentWant) map[string]record.Run {
 	t.Helper()
 	out := t.TempDir()
 	start := time.Now()
@@ -67,12 +67,12 @@ func agents27Sweep(t *testing.T, agent, library string, want map[string]agentWan
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs := map[string]runner.RunRecord{}
+	recs := map[string]record.Run{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var times []string
 	for sc.Scan() {
-		var rec runner.RunRecord
+		var rec record.Run
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}

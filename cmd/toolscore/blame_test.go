@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 )
 
 // hostileManifest writes a manifest that calls one tool of the hostile server, clean, with each
@@ -26,18 +26,18 @@ func hostileManifest(t *testing.T, tool, clients string, extra string) string {
 }
 
 // runRecords reads runs.jsonl of an output directory, by client.
-func runRecords(t *testing.T, out string) map[string]runner.RunRecord {
+func runRecords(t *testing.T, out string) map[string]record.Run {
 	t.Helper()
 	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs := map[string]runner.RunRecord{}
+	recs := map[string]record.Run{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}

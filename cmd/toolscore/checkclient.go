@@ -151,15 +151,15 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 		case perr != nil:
 			lines = append(lines, perr.Error())
 		default:
-			lines = append(lines, obs.Lacks(agent)...)
+			lines = append(lines, client.Lacks(obs, agent)...)
 		}
 	}
-	if g.Outcome == grade.ServerExited {
+	if g.Outcome == record.ServerExited {
 		lines = append(lines, "the ledger exited before it answered: "+said(g.Evidence))
 	}
-	if len(lines) == 0 && (g.Outcome == grade.Crashed || g.Outcome == grade.Hung) {
+	if len(lines) == 0 && (g.Outcome == record.Crashed || g.Outcome == record.Hung) {
 		// What the grader holds against the run, should the reading above have missed it.
-		lines = append(lines, "graded "+g.Outcome+": "+said(g.Evidence))
+		lines = append(lines, "graded "+string(g.Outcome)+": "+said(g.Evidence))
 	}
 	if len(lines) > 0 {
 		return lines, false
@@ -168,7 +168,7 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 }
 
 // observed is one line of what a run that kept the contract saw.
-func observed(o *client.Observation, g grade.Grade) string {
+func observed(o *record.Observation, g grade.Grade) string {
 	var what string
 	switch {
 	case o.Agent != nil:
@@ -180,7 +180,7 @@ func observed(o *client.Observation, g grade.Grade) string {
 	default:
 		what = "returned"
 	}
-	return fmt.Sprintf("%s, graded %s (client %s, library %s)", what, said(g.Outcome), said(o.Client), said(o.Library))
+	return fmt.Sprintf("%s, graded %s (client %s, library %s)", what, said(string(g.Outcome)), said(o.Client), said(o.Library))
 }
 
 // said is a piece of what the adapter printed, bounded and made safe for the terminal.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/record"
 )
 
 // definedDir holds the manifest of clients of its own and their adapters, written for these
@@ -72,11 +73,11 @@ func TestDefinedAgentViewIsToolscores(t *testing.T) {
 		return o.String(), e.String(), exitCode(err)
 	}
 	stdout, stderr, code := run(`echo '{"client":"liar","library":"liar 1","agent":{"answer":"40718.77","model_view":{"kind":"structured","excerpt":"{}"}}}'`)
-	var obs client.Observation
+	var obs record.Observation
 	if code != 0 || json.Unmarshal([]byte(stdout), &obs) != nil || obs.Agent == nil {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
-	if obs.Client != "liar" || obs.Agent.Answer != "40718.77" || obs.Agent.ModelView.Kind != client.ViewNone || obs.Agent.ModelView.Excerpt != "" || obs.Agent.ModelRequests != 0 {
+	if obs.Client != "liar" || obs.Agent.Answer != "40718.77" || obs.Agent.ModelView.Kind != record.ViewNone || obs.Agent.ModelView.Excerpt != "" || obs.Agent.ModelRequests != 0 {
 		t.Errorf("observation %+v, agent %+v: want the liar's answer with the model's own view (none, no requests)", obs, obs.Agent)
 	}
 	for _, c := range []struct{ script, stderr string }{

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/toolscore/toolscore/sweep"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolscore/toolscore/sweep"
 )
 
 // TestExampleScenariosLoad loads every manifest in scenarios/ as toolscore run does, so an

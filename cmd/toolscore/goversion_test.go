@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/bisect"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/bisect"
 )
 
 // versionsManifest sweeps the ledger over streamable HTTP, a 2025-era session, with the clients

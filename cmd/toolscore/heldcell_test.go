@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestHeldCellEndsWhatARunLeft: a cell's runs share its container on docker, so a process a run
@@ -59,7 +59,7 @@ sandbox: {memory_mb: 128}
 		t.Fatalf("%d runs recorded, want 6", len(lines))
 	}
 	for _, line := range lines {
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}

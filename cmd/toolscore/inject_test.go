@@ -18,7 +18,7 @@ import (
 	"github.com/toolscore/toolscore/internal/hostile"
 	"github.com/toolscore/toolscore/internal/model"
 	"github.com/toolscore/toolscore/internal/reporttest"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 )
 
 // injectManifest is the ledger scenario with the inject fault alone, over the axes given.
@@ -125,18 +125,18 @@ func TestInjectOnDocker(t *testing.T) {
 }
 
 // injectRuns reads every run record of the sweep in out.
-func injectRuns(t *testing.T, out string) []runner.RunRecord {
+func injectRuns(t *testing.T, out string) []record.Run {
 	t.Helper()
 	f, err := os.Open(filepath.Join(out, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []runner.RunRecord
+	var recs []record.Run
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var rec runner.RunRecord
+		var rec record.Run
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ print(json.dumps({"client": "shy", "library": "shy 1", "listed": False, "raised"
 		"raw":  {"passed", ""},
 	} {
 		r := recs[client]
-		if r.Outcome != want[0] || !strings.HasPrefix(r.Evidence, want[1]) {
+		if string(r.Outcome) != want[0] || !strings.HasPrefix(r.Evidence, want[1]) {
 			t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want[0], want[1])
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/replay"
+	"github.com/toolscore/toolscore/record"
 )
 
 // adapterRun runs `toolscore client NAME` against server asking for account, and returns its
@@ -69,7 +70,7 @@ func TestReplayDivergentClient(t *testing.T) {
 			// file, as the adapters keep their server's stderr to themselves.
 			errFile := filepath.Join(t.TempDir(), "replay.err")
 			server := []string{"/bin/sh", "-c", `exec "$0" replay "$1" 2>"$2"`, os.Args[0], tee, errFile}
-			var obs client.Observation
+			var obs record.Observation
 			if err := json.Unmarshal([]byte(adapterRun(t, name, server, "ACC-4476")), &obs); err != nil {
 				t.Fatal(err)
 			}

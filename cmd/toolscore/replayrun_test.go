@@ -9,24 +9,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/grade"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
 // replayRuns reads an output directory's runs.jsonl by client, fault, schema, protocol and run.
-func replayRuns(t *testing.T, dir string) map[string]runner.RunRecord {
+func replayRuns(t *testing.T, dir string) map[string]record.Run {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs := map[string]runner.RunRecord{}
+	recs := map[string]record.Run{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +112,7 @@ func TestReplayedSweep(t *testing.T) {
 		t.Fatalf("%d runs, want 16", len(recs))
 	}
 	for k, r := range recs {
-		if r.Outcome != grade.Diverged || !strings.Contains(r.Evidence, `got tools/call {"arguments":{"account_id":"ACC-4476"}`) ||
+		if r.Outcome != record.Diverged || !strings.Contains(r.Evidence, `got tools/call {"arguments":{"account_id":"ACC-4476"}`) ||
 			!strings.Contains(r.Evidence, `expected request #`) {
 			t.Errorf("%s: %s %q, want diverged with the replayer's account", k, r.Outcome, r.Evidence)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -321,7 +322,7 @@ func checkRunsOnce(t *testing.T, path string) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for n := 1; sc.Scan(); n++ {
-		var r tally.Run
+		var r record.Run
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Outcome == "" {
 			t.Errorf("%s:%d is not a whole record (%v): %.200s", path, n, err, sc.Bytes())
 			continue

@@ -109,7 +109,7 @@ func TestServerModes(t *testing.T) {
 				switch {
 				case !ok:
 					t.Errorf("%s: no run", client)
-				case r.Outcome != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
+				case string(r.Outcome) != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
 					t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want.outcome, want.evidence)
 				}
 				checkServerModeRun(t, client, m.mode, m.event, filepath.Join(out, r.Tee))
@@ -278,7 +278,7 @@ func TestServerModesOnDocker(t *testing.T) {
 				switch {
 				case !ok:
 					t.Errorf("%s: no run", client)
-				case r.Outcome != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
+				case string(r.Outcome) != want.outcome || want.evidence == "" && r.Evidence != "" || !strings.Contains(r.Evidence, want.evidence):
 					t.Errorf("%s: %s (%s), want %s with %q", client, r.Outcome, r.Evidence, want.outcome, want.evidence)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -91,6 +92,6 @@ func TestJobsMadeLazily(t *testing.T) {
 // cancelAfterFirst interrupts the sweep as its first run ends.
 type cancelAfterFirst struct{ cancel context.CancelFunc }
 
-func (cancelAfterFirst) Started(int, int)                                        {}
-func (cancelAfterFirst) RunStarted(scenario.Cell, int)                           {}
-func (p cancelAfterFirst) RunDone(scenario.Cell, int, string, bool, *tally.Cell) { p.cancel() }
+func (cancelAfterFirst) Started(int, int)                                                {}
+func (cancelAfterFirst) RunStarted(scenario.Cell, int)                                   {}
+func (p cancelAfterFirst) RunDone(scenario.Cell, int, record.Outcome, bool, *tally.Cell) { p.cancel() }

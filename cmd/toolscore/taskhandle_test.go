@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // checkTaskHandle: the answer to the call is a task handle in the shape of the session's
@@ -172,13 +173,13 @@ func TestTaskHandlePolled(t *testing.T) {
 					for _, c := range []struct {
 						stdout   string
 						timedOut bool
-						outcome  string
+						outcome  record.Outcome
 						evidence string
 					}{
-						{`{"client":"x","returned":` + string(handle) + `}`, false, grade.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result; "},
-						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, grade.Threw, "McpError: invalid result; "},
-						{``, true, grade.Hung, "no observation within"},
-						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]string{true: grade.Passed, false: grade.Altered}[polls], ""},
+						{`{"client":"x","returned":` + string(handle) + `}`, false, record.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result; "},
+						{`{"client":"x","raised":{"class":"McpError","message":"invalid result"}}`, false, record.Threw, "McpError: invalid result; "},
+						{``, true, record.Hung, "no observation within"},
+						{`{"client":"x","returned":` + string(realJSON) + `}`, false, map[bool]record.Outcome{true: record.Passed, false: record.Altered}[polls], ""},
 					} {
 						out := filepath.Join(t.TempDir(), "stdout")
 						os.WriteFile(out, []byte(c.stdout+"\n"), 0o644)
@@ -254,18 +255,18 @@ func resultOf(t *testing.T, frame []byte) map[string]any {
 //
 // The scripted model answers by quoting what it got, so no agent answers a value, and each
 // answer is flagged.
-func taskHandleWant(client, schema string) string {
+func taskHandleWant(client, schema string) record.Outcome {
 	switch {
 	case client == "raw", strings.HasPrefix(client, "go-sdk/"), client == "ts-sdk/call":
-		return grade.Altered
+		return record.Altered
 	case client == "ts-sdk/list-then-call":
-		return map[string]string{"hidden": grade.Altered, "published": grade.Threw}[schema]
+		return map[string]record.Outcome{"hidden": record.Altered, "published": record.Threw}[schema]
 	case client == "claude-code", client == "codex":
 		return "rejected"
 	case client == "gemini-cli":
-		return map[string]string{"hidden": grade.Altered, "published": "rejected"}[schema]
+		return map[string]record.Outcome{"hidden": record.Altered, "published": "rejected"}[schema]
 	}
-	return grade.Threw // mcp-go, ts-client-v2, python-sdk
+	return record.Threw // mcp-go, ts-client-v2, python-sdk
 }
 
 // TestTaskHandleOnDocker runs task-handle through the clients of the study on the docker
@@ -304,7 +305,7 @@ runs: 1
 		t.Fatalf("%d cells, unavailable %v; want %d and none", len(res.Cells), res.Unavailable, want)
 	}
 	for _, c := range res.Cells {
-		w := taskHandleWant(c.Client, c.Schema)
+		w := string(taskHandleWant(c.Client, c.Schema))
 		if c.Outcome[w] != 1 {
 			t.Errorf("%s: %s, want %s 1/1 (evidence: %v)", c.Coordinates(), c.Counts(), w, c.Examples)
 		}

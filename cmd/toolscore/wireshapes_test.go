@@ -13,15 +13,15 @@ import (
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/hostile"
 	"github.com/toolscore/toolscore/internal/jsonrpc"
-	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // wireSweep sweeps tools of the hostile server with raw, go-sdk/call and mcp-go/call, under
 // faults, once each on the local backend, and returns the runs by tool, fault and client, and
 // the output directory. Every line of runs.jsonl must be valid UTF-8 and valid JSON, as a strict
 // reader wants it, whatever the server sent.
-func wireSweep(t *testing.T, tools, faults string) (map[string]runner.RunRecord, string) {
+func wireSweep(t *testing.T, tools, faults string) (map[string]record.Run, string) {
 	t.Helper()
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "m.yaml"), "name: wire shapes\nserver: {builtin: hostile}\ntools: ["+tools+"]\nfaults: ["+faults+
@@ -35,13 +35,13 @@ func wireSweep(t *testing.T, tools, faults string) (map[string]runner.RunRecord,
 
 // readWireRuns reads runs.jsonl of out by tool, fault and client; every line must be valid
 // UTF-8 and valid JSON.
-func readWireRuns(t *testing.T, out string) map[string]runner.RunRecord {
+func readWireRuns(t *testing.T, out string) map[string]record.Run {
 	t.Helper()
 	runs, err := os.ReadFile(filepath.Join(out, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := map[string]runner.RunRecord{}
+	recs := map[string]record.Run{}
 	sc := bufio.NewScanner(bytes.NewReader(runs))
 	sc.Buffer(nil, 1<<26)
 	for n := 1; sc.Scan(); n++ {
@@ -49,7 +49,7 @@ func readWireRuns(t *testing.T, out string) map[string]runner.RunRecord {
 		if !utf8.Valid(line) || !json.Valid(line) {
 			t.Fatalf("runs.jsonl line %d is not valid UTF-8 JSON: %.300q", n, line)
 		}
-		var r runner.RunRecord
+		var r record.Run
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatalf("runs.jsonl line %d: %v", n, err)
 		}
@@ -61,7 +61,7 @@ func readWireRuns(t *testing.T, out string) map[string]runner.RunRecord {
 // serverAnswer reads a run's transcript whole (an error fails the test) and returns the answer
 // the proxy sent for the target call, and the frame the server wrote for it, by the hostile
 // server's own account (hostile.WireAnswer), for the request's id as the client wrote it.
-func serverAnswer(t *testing.T, out string, r runner.RunRecord) (sent *transcript.Entry, wrote []byte, id string) {
+func serverAnswer(t *testing.T, out string, r record.Run) (sent *transcript.Entry, wrote []byte, id string) {
 	t.Helper()
 	entries, err := transcript.Read(filepath.Join(out, r.Tee))
 	if err != nil {
@@ -113,7 +113,7 @@ func TestWireShapes(t *testing.T) {
 				w = "passed"
 			}
 			outcome, evidence, _ := strings.Cut(w, " ")
-			if r.Outcome != outcome || !strings.Contains(r.Evidence, evidence) {
+			if string(r.Outcome) != outcome || !strings.Contains(r.Evidence, evidence) {
 				t.Errorf("%s %s: %s (%s), want %s with %q", tool, client, r.Outcome, r.Evidence, outcome, evidence)
 			}
 
@@ -170,7 +170,7 @@ func TestWireShapesFaulted(t *testing.T) {
 				w = "passed"
 			}
 			outcome, evidence, _ := strings.Cut(w, " ")
-			if r.Outcome != outcome || !strings.Contains(r.Evidence, evidence) {
+			if string(r.Outcome) != outcome || !strings.Contains(r.Evidence, evidence) {
 				t.Errorf("%s %s %s: %s (%s), want %s with %q", tc.tool, tc.fault, client, r.Outcome, r.Evidence, outcome, evidence)
 			}
 			sent, wrote, id := serverAnswer(t, out, r)
@@ -230,7 +230,7 @@ func TestWireShapesOnDocker(t *testing.T) {
 			case !ok:
 				t.Errorf("%s %s: no run", tool, client)
 				continue
-			case r.Outcome != outcome:
+			case string(r.Outcome) != outcome:
 				t.Errorf("%s %s: %s (%s), want %s", tool, client, r.Outcome, r.Evidence, outcome)
 			}
 			// The fault found the answer: by value for odd-id, whatever the client asked.

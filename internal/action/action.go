@@ -124,7 +124,7 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 	}
 	st.publish(ctx, res, sc, cmp, out)
 
-	d := Decide(res, cmp, in.FailOn)
+	d := report.Decide(res, cmp, in.FailOn)
 	if broken {
 		if err != nil {
 			gha.Errorf("%s", "toolscore: "+err.Error())

@@ -18,12 +18,13 @@
 //  4. The counts are compared with the baseline (tally.Diff) and published: the job summary,
 //     the step outputs, the annotations on the manifest's lines within GitHub's budget
 //     (package report renders each), and one sticky pull-request comment (package prcomment).
-//  5. [Decide] turns the results, the comparison and the fail-on input into a [Decision]: the
-//     exit code (package exitcode's) and, in a sentence, why.
+//  5. report.Decide, the verdict toolscore run and merge exit with too, turns the results, the
+//     comparison and the fail-on input into a report.Decision: the exit code (package
+//     exitcode's) and, in a sentence, why.
 //
 // Files: action.go ([Run]), inputs.go ([ReadInputs]), annotate.go (manifest errors as
 // annotations), publish.go (summary, outputs, annotations), comment.go (the pull-request
-// comment), decide.go ([Decide]).
+// comment).
 //
 // Used by: the CLI's action command. Uses: runner, scenario, tally, report, report/prcomment,
 // outdir, grade, exitcode, backend, scenarios, and go-githubactions for the workflow commands.

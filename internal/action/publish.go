@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
@@ -83,8 +82,8 @@ func (st *step) setOutputs(res *tally.Results, cmp *report.Comparison, out, summ
 		return
 	}
 	totals := map[string]int{}
-	for _, o := range grade.Outcomes() {
-		totals[o] = 0
+	for _, o := range record.Outcomes() {
+		totals[string(o)] = 0
 	}
 	runs := 0
 	for _, c := range res.Cells {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // chatView finds the tool result the model got from an agent that speaks the Chat Completions
@@ -14,7 +14,7 @@ import (
 // tool's definition and the name it was called by come from the requests before. isErr says
 // whether the agent's text marks the result as a failure (the API has no error flag). Requests
 // the agent makes besides its turns (a title, a summary: no tools offered) are skipped.
-func chatView(reqs []model.Request, tool string, isErr func(string) bool) (client.ModelView, string, string) {
+func chatView(reqs []model.Request, tool string, isErr func(string) bool) (record.ModelView, string, string) {
 	var def json.RawMessage
 	var called, asked string
 	for _, q := range reqs {
@@ -40,8 +40,8 @@ func chatView(reqs []model.Request, tool string, isErr func(string) bool) (clien
 		parts := m.Parts()
 		text := strings.Join(parts, "\n")
 		e := isErr != nil && isErr(text)
-		return client.ModelView{Kind: Classify(e, parts), Excerpt: excerpt(text, 2000), IsError: e, Block: m.Raw, ToolDef: def,
+		return record.ModelView{Kind: Classify(e, parts), Excerpt: excerpt(text, 2000), IsError: e, Block: m.Raw, ToolDef: def,
 			SchemaSent: bytes.Contains(def, []byte("outputSchema")) || bytes.Contains(def, []byte("output_schema"))}, called, asked
 	}
-	return client.ModelView{Kind: client.ViewNone, ToolDef: def}, called, asked
+	return record.ModelView{Kind: record.ViewNone, ToolDef: def}, called, asked
 }

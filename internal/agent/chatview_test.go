@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 func chatRequest(t *testing.T, body string) model.Request {
@@ -33,14 +33,14 @@ func TestChatViews(t *testing.T) {
 	for _, c := range []struct {
 		name, content, kind, excerpt string
 		isErr                        bool
-		shape                        func(client.ModelView) client.ModelView
+		shape                        func(record.ModelView) record.ModelView
 	}{
-		{"text", `"ACC-4471: balance 40,718.77 USD"`, client.ViewText, "ACC-4471: balance 40,718.77 USD", false, nil},
-		{"qwen's JSON then text", `[{"type":"text","text":"{\"balance_minor\":4071877}\nACC-4471: balance"}]`, client.ViewStructured, js, false, qwenStructured},
-		{"qwen's text alone", `"ACC-4471: balance"`, client.ViewText, "ACC-4471: balance", false, qwenStructured},
-		{"copilot's text then JSON", `"ACC-4471: balance\n\n{\"balance_minor\":4071877}"`, client.ViewStructured, js, false, copilotStructured},
-		{"copilot's text with a blank line", `"one\n\ntwo"`, client.ViewText, "one\n\ntwo", false, copilotStructured},
-		{"an error by the record", `"MCP server 'scenario': down"`, client.ViewError, "MCP server 'scenario': down", true, nil},
+		{"text", `"ACC-4471: balance 40,718.77 USD"`, record.ViewText, "ACC-4471: balance 40,718.77 USD", false, nil},
+		{"qwen's JSON then text", `[{"type":"text","text":"{\"balance_minor\":4071877}\nACC-4471: balance"}]`, record.ViewStructured, js, false, qwenStructured},
+		{"qwen's text alone", `"ACC-4471: balance"`, record.ViewText, "ACC-4471: balance", false, qwenStructured},
+		{"copilot's text then JSON", `"ACC-4471: balance\n\n{\"balance_minor\":4071877}"`, record.ViewStructured, js, false, copilotStructured},
+		{"copilot's text with a blank line", `"one\n\ntwo"`, record.ViewText, "one\n\ntwo", false, copilotStructured},
+		{"an error by the record", `"MCP server 'scenario': down"`, record.ViewError, "MCP server 'scenario': down", true, nil},
 	} {
 		v, called, asked := chatView([]model.Request{title, first, after(c.content)}, "get_account_balance", func(string) bool { return c.isErr })
 		if c.shape != nil {
@@ -50,7 +50,7 @@ func TestChatViews(t *testing.T) {
 			t.Errorf("%s: %s %q (error %v), def %s, called %q, asked %q", c.name, v.Kind, v.Excerpt, v.IsError, v.ToolDef, called, asked)
 		}
 	}
-	if v, _, _ := chatView([]model.Request{title, first}, "get_account_balance", nil); v.Kind != client.ViewNone || v.Block != nil || v.ToolDef == nil {
+	if v, _, _ := chatView([]model.Request{title, first}, "get_account_balance", nil); v.Kind != record.ViewNone || v.Block != nil || v.ToolDef == nil {
 		t.Errorf("no tool message: %+v", v)
 	}
 }

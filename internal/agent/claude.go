@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // ServerName is the name the agents' configs give the scenario's MCP server, so Claude Code
@@ -32,7 +33,7 @@ func init() {
 		// Only the glibc binary of the machine's architecture is kept, as in the image.
 		Local: npmCLI("@anthropic-ai/claude-code", "", "TOOLSCORE_CLAUDE=./node_modules/.bin/claude",
 			"rm -rf node_modules/@anthropic-ai/claude-code-*-musl"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return ClaudeCode(ctx, r)
 		}})
 }
@@ -43,7 +44,7 @@ func init() {
 // (default: claude on PATH). Its files land in ./claude-code/ of the run's directory:
 // model-requests.jsonl (every request the model got), stream.jsonl (the CLI's own record),
 // stderr.txt, mcp.json, and the home it ran with.
-func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, error) {
+func ClaudeCode(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "claude-code", "TOOLSCORE_CLAUDE", "claude", model.Anthropic, "home/.claude")
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 	exit := run.exit
 
 	stream := parseClaudeStream(run.stdout)
-	obs := &client.Observation{Client: "claude-code", Library: "@anthropic-ai/claude-code " + stream.version, Listed: true}
+	obs := &record.Observation{Client: "claude-code", Library: "@anthropic-ai/claude-code " + stream.version, Listed: true}
 	if stream.version == "" {
 		obs.Library = "@anthropic-ai/claude-code " + claudeVersion(ctx, bin)
 	}
@@ -107,7 +108,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 	if view.Block != nil {
 		view.Called = exposed
 	}
-	av := &client.AgentView{ModelView: view, Answer: stream.result, Model: stream.model, ModelRequests: len(m.Requests()), Exit: exit,
+	av := &record.AgentView{ModelView: view, Answer: stream.result, Model: stream.model, ModelRequests: len(m.Requests()), Exit: exit,
 		Files: []string{"claude-code/model-requests.jsonl", "claude-code/stream.jsonl", "claude-code/stderr.txt", "claude-code/mcp.json"}}
 	if stream.toolResult != nil {
 		av.Stream = excerpt(string(stream.toolResult), 2000)
@@ -125,7 +126,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*client.Observation, err
 // anthropicView finds the tool result the model got: in the first Messages request that
 // carries the scripted call's tool_result; the tool's definition is taken from the request
 // that made the call (the one before).
-func anthropicView(reqs []model.Request, exposed string) client.ModelView {
+func anthropicView(reqs []model.Request, exposed string) record.ModelView {
 	var def json.RawMessage
 	for _, q := range reqs {
 		if !strings.HasPrefix(q.Path, "/v1/messages") || strings.HasPrefix(q.Path, "/v1/messages/") {
@@ -158,15 +159,15 @@ func anthropicView(reqs []model.Request, exposed string) client.ModelView {
 		}
 		text, _ := b.ToolResultText()
 		kind := Classify(b.IsError, parts)
-		if kind == client.ViewText && noOutput.MatchString(strings.TrimSpace(text)) {
+		if kind == record.ViewText && noOutput.MatchString(strings.TrimSpace(text)) {
 			// Claude Code's own placeholder for a result with no content: the model is told
 			// there was nothing.
-			kind = client.ViewNone
+			kind = record.ViewNone
 		}
-		return client.ModelView{Kind: kind, Excerpt: excerpt(text, 2000), IsError: b.IsError, Block: raw, ToolDef: def,
+		return record.ModelView{Kind: kind, Excerpt: excerpt(text, 2000), IsError: b.IsError, Block: raw, ToolDef: def,
 			SchemaSent: bytes.Contains(def, []byte("outputSchema")) || bytes.Contains(def, []byte("output_schema"))}
 	}
-	return client.ModelView{Kind: client.ViewNone, ToolDef: def}
+	return record.ModelView{Kind: record.ViewNone, ToolDef: def}
 }
 
 // noOutput is what Claude Code puts in front of the model when a tool result has no content.

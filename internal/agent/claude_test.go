@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 func TestClassify(t *testing.T) {
@@ -14,15 +14,15 @@ func TestClassify(t *testing.T) {
 		parts   []string
 		want    string
 	}{
-		{false, []string{`{"balance_minor":4071877}`}, client.ViewStructured},
-		{false, []string{`[{"balance_minor":4071877}]`}, client.ViewStructured},
-		{false, []string{"ACC-4471: balance 40,718.77 USD", `{"balance_minor":4071877}`}, client.ViewStructured},
-		{false, []string{"ACC-4471: balance 40,718.77 USD"}, client.ViewText},
-		{false, []string{"{not json"}, client.ViewText},
-		{true, []string{`{"balance_minor":4071877}`}, client.ViewError},
-		{false, []string{"<tool_use_error>Error: No such tool available</tool_use_error>"}, client.ViewError},
-		{false, []string{" "}, client.ViewNone},
-		{false, nil, client.ViewNone},
+		{false, []string{`{"balance_minor":4071877}`}, record.ViewStructured},
+		{false, []string{`[{"balance_minor":4071877}]`}, record.ViewStructured},
+		{false, []string{"ACC-4471: balance 40,718.77 USD", `{"balance_minor":4071877}`}, record.ViewStructured},
+		{false, []string{"ACC-4471: balance 40,718.77 USD"}, record.ViewText},
+		{false, []string{"{not json"}, record.ViewText},
+		{true, []string{`{"balance_minor":4071877}`}, record.ViewError},
+		{false, []string{"<tool_use_error>Error: No such tool available</tool_use_error>"}, record.ViewError},
+		{false, []string{" "}, record.ViewNone},
+		{false, nil, record.ViewNone},
 	} {
 		if got := Classify(c.isError, c.parts); got != c.want {
 			t.Errorf("Classify(%v, %q) = %s, want %s", c.isError, c.parts, got, c.want)
@@ -53,17 +53,17 @@ func TestAnthropicView(t *testing.T) {
 	for _, c := range []struct {
 		result, kind, excerpt string
 	}{
-		{`{"tool_use_id":"` + model.CallID + `","type":"tool_result","content":"{\"balance_minor\":4071877}","cache_control":{"type":"ephemeral"}}`, client.ViewStructured, `{"balance_minor":4071877}`},
-		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":"Internal error","is_error":true}`, client.ViewError, "Internal error"},
-		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":"(mcp__scenario__get_account_balance completed with no output)"}`, client.ViewNone, "(mcp__scenario__get_account_balance completed with no output)"},
-		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":[{"type":"text","text":"ACC-4471: balance 40,7"}]}`, client.ViewText, "ACC-4471: balance 40,7"},
+		{`{"tool_use_id":"` + model.CallID + `","type":"tool_result","content":"{\"balance_minor\":4071877}","cache_control":{"type":"ephemeral"}}`, record.ViewStructured, `{"balance_minor":4071877}`},
+		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":"Internal error","is_error":true}`, record.ViewError, "Internal error"},
+		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":"(mcp__scenario__get_account_balance completed with no output)"}`, record.ViewNone, "(mcp__scenario__get_account_balance completed with no output)"},
+		{`{"type":"tool_result","tool_use_id":"` + model.CallID + `","content":[{"type":"text","text":"ACC-4471: balance 40,7"}]}`, record.ViewText, "ACC-4471: balance 40,7"},
 	} {
 		v := anthropicView([]model.Request{count, first, after(c.result)}, "mcp__scenario__get_account_balance")
 		if v.Kind != c.kind || v.Excerpt != c.excerpt || string(v.Block) != c.result || string(v.ToolDef) != def {
 			t.Errorf("%s: got %s %q block %s def %s", c.result, v.Kind, v.Excerpt, v.Block, v.ToolDef)
 		}
 	}
-	if v := anthropicView([]model.Request{first}, "mcp__scenario__get_account_balance"); v.Kind != client.ViewNone || v.Block != nil {
+	if v := anthropicView([]model.Request{first}, "mcp__scenario__get_account_balance"); v.Kind != record.ViewNone || v.Block != nil {
 		t.Errorf("no tool result: %+v", v)
 	}
 }

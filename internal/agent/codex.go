@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // codexKeyEnv is the variable the provider entry names for its API key (the placeholder).
@@ -31,7 +32,7 @@ func init() {
 		Image:   client.Image{Dir: "codex", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CODEX_VERSION"},
 		Command: cliInImage("codex"),
 		Local:   npmCLI("@openai/codex", "", "TOOLSCORE_CODEX=./node_modules/.bin/codex"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return Codex(ctx, r)
 		}})
 }
@@ -42,7 +43,7 @@ func init() {
 // off. The CLI is TOOLSCORE_CODEX (default: codex on PATH). Its files land in ./codex/ of the
 // run's directory: model-requests.jsonl (every request the model got), events.jsonl (the CLI's
 // own --json record), stderr.txt, config.toml, and the home it ran with.
-func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
+func Codex(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "codex", "TOOLSCORE_CODEX", "codex", model.OpenAI, "home/.codex", "work")
 	if err != nil {
 		return nil, err
@@ -85,8 +86,8 @@ func Codex(ctx context.Context, r client.Request) (*client.Observation, error) {
 	reqs := m.Requests()
 	view, called := responsesView(reqs, r.Tool)
 	view.Called = called
-	obs := &client.Observation{Client: "codex", Library: "@openai/codex " + codexVersion(ctx, bin), Listed: true}
-	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: requestedModel(reqs), ModelRequests: len(reqs), Exit: exit,
+	obs := &record.Observation{Client: "codex", Library: "@openai/codex " + codexVersion(ctx, bin), Listed: true}
+	av := &record.AgentView{ModelView: view, Answer: stream.answer, Model: requestedModel(reqs), ModelRequests: len(reqs), Exit: exit,
 		Files: []string{"codex/model-requests.jsonl", "codex/events.jsonl", "codex/stderr.txt", "codex/config.toml"}}
 	if stream.tool != nil {
 		av.Stream = excerpt(string(stream.tool.raw), 2000)
@@ -194,7 +195,7 @@ func tomlString(s string) string {
 // responsesView finds the tool output the model got: in the first Responses request that
 // carries the scripted call's function_call_output; the tool's definition and the name it was
 // called by are taken from the requests before.
-func responsesView(reqs []model.Request, tool string) (client.ModelView, string) {
+func responsesView(reqs []model.Request, tool string) (record.ModelView, string) {
 	var def json.RawMessage
 	var called string
 	for _, q := range reqs {
@@ -224,10 +225,10 @@ func responsesView(reqs []model.Request, tool string) (client.ModelView, string)
 		text := strings.Join(parts, "\n")
 		isErr := codexMarksError(text)
 		kind := Classify(isErr, parts)
-		return client.ModelView{Kind: kind, Excerpt: excerpt(text, 2000), IsError: isErr, Block: out.Raw, ToolDef: def,
+		return record.ModelView{Kind: kind, Excerpt: excerpt(text, 2000), IsError: isErr, Block: out.Raw, ToolDef: def,
 			SchemaSent: bytes.Contains(def, []byte("outputSchema")) || bytes.Contains(def, []byte("output_schema"))}, called
 	}
-	return client.ModelView{Kind: client.ViewNone, ToolDef: def}, called
+	return record.ModelView{Kind: record.ViewNone, ToolDef: def}, called
 }
 
 // requestedModel is the model the agent asked the Responses API for.
@@ -258,7 +259,7 @@ type codexTool struct {
 
 // agrees says whether Codex's own record of the result is what the model got: its error
 // message, the JSON of its structured_content, or its text blocks.
-func (c *codexTool) agrees(v client.ModelView) bool {
+func (c *codexTool) agrees(v record.ModelView) bool {
 	var out model.Item
 	if json.Unmarshal(v.Block, &out) != nil {
 		return false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // responses is the scripted exchange as Codex 0.171.0 recorded it (cut to what the view reads):
@@ -42,14 +43,14 @@ func TestResponsesView(t *testing.T) {
 	for _, c := range []struct {
 		out, kind, excerpt string
 	}{
-		{`"Wall time: 0.0031 seconds\nOutput:\n{\"balance_minor\":4071877}"`, client.ViewStructured, `{"balance_minor":4071877}`},
-		{`"Wall time: 0.0073 seconds\nOutput:\n[{\"balance_minor\":4071877}]"`, client.ViewStructured, `[{"balance_minor":4071877}]`},
-		{`[{"type":"input_text","text":"Wall time: 0.0030 seconds\nOutput:"},{"type":"input_text","text":"upstream ledger service unavailable (503): try again later"}]`, client.ViewText, "upstream ledger service unavailable (503): try again later"},
-		{`[{"type":"input_text","text":"Wall time: 0.0303 seconds\nOutput:"},{"type":"input_text","text":"tool call error: tool call failed for ` + "`scenario/get_account_balance`" + `\n\nCaused by:\n    Mcp error: -32603: Internal error"}]`, client.ViewError, "tool call error: tool call failed for `scenario/get_account_balance`\n\nCaused by:\n    Mcp error: -32603: Internal error"},
-		{`[{"type":"input_text","text":"Wall time: 0.0057 seconds\nOutput:"}]`, client.ViewNone, ""},
+		{`"Wall time: 0.0031 seconds\nOutput:\n{\"balance_minor\":4071877}"`, record.ViewStructured, `{"balance_minor":4071877}`},
+		{`"Wall time: 0.0073 seconds\nOutput:\n[{\"balance_minor\":4071877}]"`, record.ViewStructured, `[{"balance_minor":4071877}]`},
+		{`[{"type":"input_text","text":"Wall time: 0.0030 seconds\nOutput:"},{"type":"input_text","text":"upstream ledger service unavailable (503): try again later"}]`, record.ViewText, "upstream ledger service unavailable (503): try again later"},
+		{`[{"type":"input_text","text":"Wall time: 0.0303 seconds\nOutput:"},{"type":"input_text","text":"tool call error: tool call failed for ` + "`scenario/get_account_balance`" + `\n\nCaused by:\n    Mcp error: -32603: Internal error"}]`, record.ViewError, "tool call error: tool call failed for `scenario/get_account_balance`\n\nCaused by:\n    Mcp error: -32603: Internal error"},
+		{`[{"type":"input_text","text":"Wall time: 0.0057 seconds\nOutput:"}]`, record.ViewNone, ""},
 	} {
 		v, called := responsesView(responses(t, c.out), "get_account_balance")
-		if v.Kind != c.kind || v.Excerpt != c.excerpt || (v.Kind == client.ViewError) != v.IsError {
+		if v.Kind != c.kind || v.Excerpt != c.excerpt || (v.Kind == record.ViewError) != v.IsError {
 			t.Errorf("%s: %s %q (error %v), want %s %q", c.out, v.Kind, v.Excerpt, v.IsError, c.kind, c.excerpt)
 		}
 		if called != "mcp__scenario__get_account_balance" || !strings.Contains(string(v.ToolDef), `"defer_loading":true`) || v.SchemaSent {
@@ -60,7 +61,7 @@ func TestResponsesView(t *testing.T) {
 		}
 	}
 	v, called := responsesView(responses(t, ""), "get_account_balance")
-	if v.Kind != client.ViewNone || v.Block != nil || called != "" || v.ToolDef == nil {
+	if v.Kind != record.ViewNone || v.Block != nil || called != "" || v.ToolDef == nil {
 		t.Errorf("no output: %+v, called %q", v, called)
 	}
 	if m := requestedModel(responses(t, "")); m != "gpt-5.5" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 		Image:   client.Image{Dir: "copilot-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "COPILOT_VERSION"},
 		Command: cliInImage("copilot-cli"),
 		Local:   npmCLI("@github/copilot", "", "TOOLSCORE_COPILOT=./node_modules/.bin/copilot"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return CopilotCLI(ctx, r)
 		}})
 }
@@ -32,7 +33,7 @@ func init() {
 // allowed and every built-in tool denied. The CLI is TOOLSCORE_COPILOT (default: copilot on
 // PATH). Its files land in ./copilot-cli/ of the run's directory: model-requests.jsonl,
 // events.jsonl (the CLI's own record), stderr.txt, mcp-config.json, and the home it ran with.
-func CopilotCLI(ctx context.Context, r client.Request) (*client.Observation, error) {
+func CopilotCLI(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "copilot-cli", "TOOLSCORE_COPILOT", "copilot", model.Chat, "home/.copilot", "work")
 	if err != nil {
 		return nil, err
@@ -82,8 +83,8 @@ func CopilotCLI(ctx context.Context, r client.Request) (*client.Observation, err
 	})
 	view = copilotStructured(view)
 	view.Called = called
-	obs := &client.Observation{Client: "copilot-cli", Library: "@github/copilot " + copilotVersion(ctx, bin), Listed: true}
-	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
+	obs := &record.Observation{Client: "copilot-cli", Library: "@github/copilot " + copilotVersion(ctx, bin), Listed: true}
+	av := &record.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
 		Files: []string{"copilot-cli/model-requests.jsonl", "copilot-cli/events.jsonl", "copilot-cli/stderr.txt", "copilot-cli/mcp-config.json"}}
 	if stream.tool != nil {
 		av.Stream = excerpt(string(stream.tool), 2000)
@@ -169,8 +170,8 @@ func copilotVersion(ctx context.Context, bin string) string {
 // apart: result.contents and result.structuredContent beside result.content, the joined text).
 // The model reads the values from the JSON: the view is structured, its excerpt the JSON; the
 // block keeps the whole message.
-func copilotStructured(v client.ModelView) client.ModelView {
-	if v.Kind != client.ViewText {
+func copilotStructured(v record.ModelView) record.ModelView {
+	if v.Kind != record.ViewText {
 		return v
 	}
 	text := qwenText(v)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // DefinedName is how the runner starts an agent a manifest defines: toolscore agent defined --
@@ -25,7 +26,7 @@ const DefinedName = "defined"
 // ./defined/ of the run's directory: model-requests.jsonl, stdout.txt and stderr.txt. An
 // adapter that exits non-zero or prints no observation is an error (the run is crashed), its
 // last lines of stderr on stderr.
-func Defined(ctx context.Context, r client.Request, argv []string) (*client.Observation, error) {
+func Defined(ctx context.Context, r client.Request, argv []string) (*record.Observation, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no adapter command after --")
 	}
@@ -69,7 +70,7 @@ func Defined(ctx context.Context, r client.Request, argv []string) (*client.Obse
 	if view.Block != nil {
 		view.Called = exposed
 	}
-	obs.Agent = &client.AgentView{ModelView: view, Answer: obs.Agent.Answer, Model: messagesModel(reqs), ModelRequests: len(reqs),
+	obs.Agent = &record.AgentView{ModelView: view, Answer: obs.Agent.Answer, Model: messagesModel(reqs), ModelRequests: len(reqs),
 		Files: []string{"defined/model-requests.jsonl", "defined/stdout.txt", "defined/stderr.txt"}}
 	return obs, nil
 }

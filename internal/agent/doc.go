@@ -17,7 +17,7 @@
 //     an environment cleared of anything that would point it elsewhere.
 //  4. From the requests the model recorded it takes the model's view (the tool result as the
 //     model got it, kinded by [Classify]), and from the CLI's own record its final answer,
-//     and returns them in the observation's client.AgentView.
+//     and returns them in the observation's record.AgentView.
 //
 // The grader (grade.Agent) then grades that observation. An agent's files (the model's
 // requests, the CLI's record and stderr, its config) land in a directory of the run named

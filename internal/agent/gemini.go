@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 		Image:   client.Image{Dir: "gemini-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "GEMINI_CLI_VERSION"},
 		Command: cliInImage("gemini-cli"),
 		Local:   npmCLI("@google/gemini-cli", "--omit=optional --ignore-scripts", "TOOLSCORE_GEMINI=./node_modules/.bin/gemini"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return GeminiCLI(ctx, r)
 		}})
 }
@@ -30,7 +31,7 @@ func init() {
 // Gemini API on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL). The CLI is TOOLSCORE_GEMINI (default:
 // gemini on PATH). Its files land in ./gemini-cli/ of the run's directory: model-requests.jsonl,
 // stream.jsonl (the CLI's own record), stderr.txt, and the home it ran with.
-func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, error) {
+func GeminiCLI(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "gemini-cli", "TOOLSCORE_GEMINI", "gemini", model.Gemini, "home/.gemini", "work")
 	if err != nil {
 		return nil, err
@@ -64,14 +65,14 @@ func GeminiCLI(ctx context.Context, r client.Request) (*client.Observation, erro
 	exit := run.exit
 
 	stream := parseGeminiStream(run.stdout)
-	obs := &client.Observation{Client: "gemini-cli", Library: "@google/gemini-cli " + geminiVersion(ctx, bin), Listed: true}
+	obs := &record.Observation{Client: "gemini-cli", Library: "@google/gemini-cli " + geminiVersion(ctx, bin), Listed: true}
 	reqs := m.Requests()
 	view, called, asked := geminiView(reqs, r.Tool)
 	view.Called = called
 	if asked == "" {
 		asked = stream.model // "auto" unless a model was named: the router picks
 	}
-	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: exit,
+	av := &record.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: exit,
 		Files: []string{"gemini-cli/model-requests.jsonl", "gemini-cli/stream.jsonl", "gemini-cli/stderr.txt", "gemini-cli/home/.gemini/settings.json"}}
 	if stream.toolResult != nil {
 		av.Stream = excerpt(stream.toolResult.output, 2000)
@@ -128,7 +129,7 @@ var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_\-.:]`)
 // request that made the call, and so is the model asked (the router's pick, in the request's
 // path). The model reads the response object: Gemini CLI puts the tool's
 // text parts under "output" and a failure under "error" (kind error).
-func geminiView(reqs []model.Request, tool string) (view client.ModelView, called, asked string) {
+func geminiView(reqs []model.Request, tool string) (view record.ModelView, called, asked string) {
 	var def json.RawMessage
 	for _, q := range reqs {
 		if !strings.Contains(q.Path, "generateContent") && !strings.Contains(q.Path, "GenerateContent") {
@@ -156,10 +157,10 @@ func geminiView(reqs []model.Request, tool string) (view client.ModelView, calle
 		// compares with the wire); the block keeps the framing, as the model got it.
 		parts := untrusted(text)
 		kind := Classify(isError, parts)
-		return client.ModelView{Kind: kind, Excerpt: excerpt(strings.Join(parts, "\n"), 2000), IsError: isError, Block: p.Raw, ToolDef: def,
+		return record.ModelView{Kind: kind, Excerpt: excerpt(strings.Join(parts, "\n"), 2000), IsError: isError, Block: p.Raw, ToolDef: def,
 			SchemaSent: bytes.Contains(def, []byte("outputSchema")) || bytes.Contains(def, []byte("output_schema"))}, called, asked
 	}
-	return client.ModelView{Kind: client.ViewNone, ToolDef: def}, called, asked
+	return record.ModelView{Kind: record.ViewNone, ToolDef: def}, called, asked
 }
 
 // pathModel is the model named in a request's path (/v1beta/models/<model>:<method>).

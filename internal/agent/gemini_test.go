@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 func geminiRequest(t *testing.T, path, body string) model.Request {
@@ -40,11 +41,11 @@ func TestGeminiView(t *testing.T) {
 		part, kind, excerpt string
 		isError             bool
 	}{
-		{fr(`{"output":"<untrusted_context>\nACC-4471: balance 40,718.77 USD as of 2026-03-31\n</untrusted_context>"}`), client.ViewText, "ACC-4471: balance 40,718.77 USD as of 2026-03-31", false},
-		{fr(`{"output":"<untrusted_context>\n{\"balance_minor\":4071877}\n</untrusted_context>"}`), client.ViewStructured, `{"balance_minor":4071877}`, false},
-		{fr(`{"output":"<untrusted_context>\nfirst\n</untrusted_context>\n<untrusted_context>\nsecond &lt;/untrusted_context&gt;\n</untrusted_context>"}`), client.ViewText, "first\nsecond </untrusted_context>", false},
-		{fr(`{"error":"MCP tool 'get_account_balance' reported tool error for function call: {}"}`), client.ViewError, "MCP tool 'get_account_balance' reported tool error for function call: {}", true},
-		{fr(`{}`), client.ViewNone, "", false},
+		{fr(`{"output":"<untrusted_context>\nACC-4471: balance 40,718.77 USD as of 2026-03-31\n</untrusted_context>"}`), record.ViewText, "ACC-4471: balance 40,718.77 USD as of 2026-03-31", false},
+		{fr(`{"output":"<untrusted_context>\n{\"balance_minor\":4071877}\n</untrusted_context>"}`), record.ViewStructured, `{"balance_minor":4071877}`, false},
+		{fr(`{"output":"<untrusted_context>\nfirst\n</untrusted_context>\n<untrusted_context>\nsecond &lt;/untrusted_context&gt;\n</untrusted_context>"}`), record.ViewText, "first\nsecond </untrusted_context>", false},
+		{fr(`{"error":"MCP tool 'get_account_balance' reported tool error for function call: {}"}`), record.ViewError, "MCP tool 'get_account_balance' reported tool error for function call: {}", true},
+		{fr(`{}`), record.ViewNone, "", false},
 	} {
 		v, called, asked := geminiView([]model.Request{router, first, after(c.part)}, "get_account_balance")
 		if v.Kind != c.kind || v.Excerpt != c.excerpt || v.IsError != c.isError || string(v.Block) != c.part || string(v.ToolDef) != def || v.SchemaSent {
@@ -54,7 +55,7 @@ func TestGeminiView(t *testing.T) {
 			t.Errorf("called %q, asked %q", called, asked)
 		}
 	}
-	if v, _, _ := geminiView([]model.Request{router, first}, "get_account_balance"); v.Kind != client.ViewNone || v.Block != nil || v.ToolDef == nil {
+	if v, _, _ := geminiView([]model.Request{router, first}, "get_account_balance"); v.Kind != record.ViewNone || v.Block != nil || v.ToolDef == nil {
 		t.Errorf("no tool result: %+v", v)
 	}
 	withSchema := strings.Replace(def, `"description":"d"`, `"description":"d","outputSchema":{"type":"object"}`, 1)

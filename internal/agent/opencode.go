@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // opencodeProvider is the provider id opencode's config gives the scripted model; the model is
@@ -24,7 +25,7 @@ func init() {
 		Command: cliInImage("opencode"),
 		// The package's postinstall links the platform's binary in place of its launcher.
 		Local: npmCLI("opencode-ai", "", "TOOLSCORE_OPENCODE=./node_modules/.bin/opencode"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return OpenCode(ctx, r)
 		}})
 }
@@ -36,7 +37,7 @@ func init() {
 // downloads off. The CLI is TOOLSCORE_OPENCODE (default: opencode on PATH). Its files land in
 // ./opencode/ of the run's directory: model-requests.jsonl, events.jsonl (the CLI's own
 // record), stderr.txt, opencode.json, and the home it ran with.
-func OpenCode(ctx context.Context, r client.Request) (*client.Observation, error) {
+func OpenCode(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "opencode", "TOOLSCORE_OPENCODE", "opencode", model.Chat, "work", "home/.config", "home/.local/share", "home/.cache", "home/.local/state")
 	if err != nil {
 		return nil, err
@@ -81,8 +82,8 @@ func OpenCode(ctx context.Context, r client.Request) (*client.Observation, error
 		return stream.isError && strings.TrimSpace(stream.text) == strings.TrimSpace(text)
 	})
 	view.Called = called
-	obs := &client.Observation{Client: "opencode", Library: "opencode-ai " + opencodeVersion(ctx, bin), Listed: true}
-	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
+	obs := &record.Observation{Client: "opencode", Library: "opencode-ai " + opencodeVersion(ctx, bin), Listed: true}
+	av := &record.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
 		Files: []string{"opencode/model-requests.jsonl", "opencode/events.jsonl", "opencode/stderr.txt", "opencode/opencode.json"}}
 	if stream.tool != nil {
 		av.Stream = excerpt(string(stream.tool), 2000)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/model"
+	"github.com/toolscore/toolscore/record"
 )
 
 // scriptedQwenModel is the model Qwen Code is told it talks to when the scripted model plays
@@ -22,7 +23,7 @@ func init() {
 		Image:   client.Image{Dir: "qwen-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "QWEN_CODE_VERSION"},
 		Command: cliInImage("qwen-code"),
 		Local:   npmCLI("@qwen-code/qwen-code", "--omit=optional --ignore-scripts", "TOOLSCORE_QWEN=./node_modules/.bin/qwen"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*client.Observation, error) {
+		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
 			return QwenCode(ctx, r)
 		}})
 }
@@ -34,7 +35,7 @@ func init() {
 // TOOLSCORE_QWEN (default: qwen on PATH). Its files land in ./qwen-code/ of the run's
 // directory: model-requests.jsonl, stream.jsonl (the CLI's own record), stderr.txt, and the
 // home it ran with.
-func QwenCode(ctx context.Context, r client.Request) (*client.Observation, error) {
+func QwenCode(ctx context.Context, r client.Request) (*record.Observation, error) {
 	a, err := prepare(r, "qwen-code", "TOOLSCORE_QWEN", "qwen", model.Chat, "home/.qwen", "work")
 	if err != nil {
 		return nil, err
@@ -78,8 +79,8 @@ func QwenCode(ctx context.Context, r client.Request) (*client.Observation, error
 	})
 	view = qwenStructured(view)
 	view.Called = called
-	obs := &client.Observation{Client: "qwen-code", Library: "@qwen-code/qwen-code " + qwenVersion(ctx, bin), Listed: true}
-	av := &client.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
+	obs := &record.Observation{Client: "qwen-code", Library: "@qwen-code/qwen-code " + qwenVersion(ctx, bin), Listed: true}
+	av := &record.AgentView{ModelView: view, Answer: stream.answer, Model: asked, ModelRequests: len(reqs), Exit: run.exit,
 		Files: []string{"qwen-code/model-requests.jsonl", "qwen-code/stream.jsonl", "qwen-code/stderr.txt", "qwen-code/home/.qwen/settings.json"}}
 	if stream.toolResult != nil {
 		av.Stream = excerpt(string(stream.toolResult), 2000)
@@ -133,8 +134,8 @@ type qwenStream struct {
 // (transformMcpContentToParts, chunks/chunk-2VS5EEXU.js:6596-6626 of 0.24.4). The model reads
 // the values from the JSON: the view is structured, its excerpt the JSON; the block keeps the
 // whole message as the model got it.
-func qwenStructured(v client.ModelView) client.ModelView {
-	if v.Kind != client.ViewText {
+func qwenStructured(v record.ModelView) record.ModelView {
+	if v.Kind != record.ViewText {
 		return v
 	}
 	first, _, _ := strings.Cut(qwenText(v), "\n")
@@ -143,15 +144,15 @@ func qwenStructured(v client.ModelView) client.ModelView {
 
 // withJSON makes a text view that carries a JSON object or array (the JSON of
 // structuredContent an agent put beside the text blocks) structured, its excerpt that JSON.
-func withJSON(v client.ModelView, part string) client.ModelView {
+func withJSON(v record.ModelView, part string) record.ModelView {
 	if isJSONContainer(part) {
-		v.Kind, v.Excerpt = client.ViewStructured, excerpt(strings.TrimSpace(part), 2000)
+		v.Kind, v.Excerpt = record.ViewStructured, excerpt(strings.TrimSpace(part), 2000)
 	}
 	return v
 }
 
 // qwenText is the whole text of the tool message the view's block holds.
-func qwenText(v client.ModelView) string {
+func qwenText(v record.ModelView) string {
 	var m model.ChatMessage
 	if json.Unmarshal(v.Block, &m) != nil {
 		return ""

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Classify names the kind of a model view from the tool result as the model got it: whether
@@ -17,16 +17,16 @@ func Classify(isError bool, parts []string) string {
 	joined := strings.TrimSpace(strings.Join(parts, "\n"))
 	switch {
 	case isError || strings.HasPrefix(joined, "<tool_use_error>"):
-		return client.ViewError
+		return record.ViewError
 	case joined == "":
-		return client.ViewNone
+		return record.ViewNone
 	}
 	for _, p := range parts {
 		if isJSONContainer(p) {
-			return client.ViewStructured
+			return record.ViewStructured
 		}
 	}
-	return client.ViewText
+	return record.ViewText
 }
 
 func isJSONContainer(s string) bool {

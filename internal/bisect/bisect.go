@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -41,12 +40,14 @@ type Search struct {
 
 // Probe is one version's run of the cell.
 type Probe struct {
-	Version, Outcome, Evidence string
+	Version  string
+	Outcome  record.Outcome
+	Evidence string
 }
 
 // Describe is the probe's outcome and its evidence, as plain text.
 func (p *Probe) Describe() string {
-	s := report.Plain(p.Outcome)
+	s := report.Plain(string(p.Outcome))
 	if p.Evidence != "" {
 		s += " (" + report.Plain(p.Evidence) + ")"
 	}
@@ -163,15 +164,15 @@ func (b *Search) runIn(ctx context.Context, version, out string) (*Probe, error)
 }
 
 // ReplayRecords reads the run records of an output directory, as many as are whole.
-func ReplayRecords(dir string) []runner.RunRecord {
+func ReplayRecords(dir string) []record.Run {
 	path := filepath.Join(dir, record.RunsFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var recs []runner.RunRecord
-	record.Read(f, path, func(_ int, r *runner.RunRecord) error {
+	var recs []record.Run
+	record.ReadRunsAny(f, path, func(_ int, r *record.Run) error {
 		recs = append(recs, *r)
 		return nil
 	})

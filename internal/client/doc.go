@@ -1,6 +1,6 @@
 // Package client holds the registry of clients and agents, the contract every adapter keeps, and
 // the built-in adapters that drive a real MCP client library (or bare JSON-RPC) against a server
-// and report what the library gave back: an [Observation]. It is the step of the data flow where a
+// and report what the library gave back: an observation ([record.Observation]). It is the step of the data flow where a
 // run produces its observation.
 //
 // A client is data: a [Descriptor], registered by name with [Register] from an init function in a
@@ -15,7 +15,7 @@
 //
 // The contract between the runner and every adapter, built in or not, is environment variables in
 // ([EnvServer] or [EnvURL], [EnvTool], [EnvArguments], and for an agent [EnvPrompt] and the
-// model's) and one JSON [Observation] line out on stdout:
+// model's) and one JSON observation line out on stdout:
 //
 //	d, path, ok := client.Lookup("go-sdk/list-then-call") // as a manifest names it
 //	r, err := client.RequestFromEnv()                      // what the runner asked
@@ -23,19 +23,19 @@
 //	json.NewEncoder(os.Stdout).Encode(obs)                 // the observation line
 //
 // The grader reads it back with [ReadObservation], as a stream, so a result of any size costs no
-// copy. An Observation holds what the library returned, or what it raised ([Raised]), or for an
-// agent what it put in front of the model and what it answered ([AgentView]).
+// copy. An observation holds what the library returned, or what it raised ([record.Raised]), or
+// for an agent what it put in front of the model and what it answered ([record.AgentView]).
 //
 // Adding a client is one file holding its Descriptor, plus, for a contained client, its image
 // directory under internal/backend/images (a Dockerfile and the adapter).
 //
 // Files: registry.go ([Descriptor], the registry), adapter.go (the contract, [Request]),
-// observation.go ([Observation], [ReadObservation]), raw.go and rawhttp.go (bare JSON-RPC on stdio
+// observation.go ([ReadObservation], [Lacks]), raw.go and rawhttp.go (bare JSON-RPC on stdio
 // and streamable HTTP: [RawSession], [RawHTTPSession]), gosdk.go and mcpgo.go (the Go libraries,
 // through package goadapter), and one descriptor file per contained client (tssdk.go,
 // tsclientv2.go, pythonsdk.go).
 //
 // Used by: the runner, the backend (cell images), the grader (observations), package agent (its
 // descriptors), and the CLI (`toolscore client NAME` runs a built-in adapter). Uses:
-// client/goadapter, jsonrpc, jsonstream, proc.
+// client/goadapter, jsonrpc, jsonstream, proc, record (the observation's types).
 package client

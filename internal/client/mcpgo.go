@@ -7,18 +7,19 @@ import (
 
 	"github.com/toolscore/toolscore/internal/client/goadapter"
 	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/record"
 )
 
 func init() {
 	Register(Descriptor{Name: "mcp-go", Paths: CallPaths, Module: goadapter.MCPGoModule,
-		Run: func(ctx context.Context, r Request, path string) (*Observation, error) {
+		Run: func(ctx context.Context, r Request, path string) (*record.Observation, error) {
 			return MCPGo(ctx, r, path == PathListThenCall)
 		}})
 }
 
 // MCPGo calls a tool through github.com/mark3labs/mcp-go's client, after ListTools when list
 // is set.
-func MCPGo(ctx context.Context, r Request, list bool) (*Observation, error) {
+func MCPGo(ctx context.Context, r Request, list bool) (*record.Observation, error) {
 	if r.URL == "" {
 		// The library starts the proxy on this goroutine, whose thread is held until the proxy
 		// is gone (see proc.DieWithParent).

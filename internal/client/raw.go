@@ -15,17 +15,18 @@ import (
 
 	"github.com/toolscore/toolscore/internal/jsonrpc"
 	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/record"
 )
 
 func init() {
-	Register(Descriptor{Name: "raw", Run: func(ctx context.Context, r Request, _ string) (*Observation, error) { return Raw(ctx, r) }})
+	Register(Descriptor{Name: "raw", Run: func(ctx context.Context, r Request, _ string) (*record.Observation, error) { return Raw(ctx, r) }})
 }
 
 // Raw calls the tool over bare JSON-RPC, on stdio or streamable HTTP, and reports the result
 // exactly as it was on the wire, or the JSON-RPC error as raised: the yardstick every library is
 // compared with. An answer it cannot decode, a server that closes before answering, or an HTTP
 // status other than 2xx, is raised too: that is what it saw.
-func Raw(ctx context.Context, r Request) (*Observation, error) {
+func Raw(ctx context.Context, r Request) (*record.Observation, error) {
 	var s interface {
 		Request(ctx context.Context, method string, params any) (json.RawMessage, error)
 		Close() error
@@ -36,7 +37,7 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 	} else {
 		s, _, err = StartRaw(ctx, r.Server)
 	}
-	obs := &Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
+	obs := &record.Observation{Client: "raw", Library: "toolscore raw JSON-RPC"}
 	// What the client saw is the observation, as a library reports it: a raised error, in the
 	// handshake as in the call.
 	raised := func(err error) bool {
@@ -44,9 +45,9 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 		var status *HTTPStatusError
 		switch {
 		case errors.As(err, &closed):
-			obs.Raised = &Raised{Class: "connection-closed", Message: err.Error()}
+			obs.Raised = &record.Raised{Class: "connection-closed", Message: err.Error()}
 		case errors.As(err, &status):
-			obs.Raised = &Raised{Class: "http-status", Message: err.Error()}
+			obs.Raised = &record.Raised{Class: "http-status", Message: err.Error()}
 		}
 		return obs.Raised != nil
 	}
@@ -72,11 +73,11 @@ func Raw(ctx context.Context, r Request) (*Observation, error) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(frame, &msg); err != nil {
-		obs.Raised = &Raised{Class: "undecodable-answer", Message: fmt.Sprintf("the answer to tools/call came (%d bytes) but does not decode: %v", len(frame), err)}
+		obs.Raised = &record.Raised{Class: "undecodable-answer", Message: fmt.Sprintf("the answer to tools/call came (%d bytes) but does not decode: %v", len(frame), err)}
 		return obs, nil
 	}
 	if msg.Error != nil {
-		obs.Raised = &Raised{Class: "jsonrpc-error", Code: &msg.Error.Code, Message: msg.Error.Message}
+		obs.Raised = &record.Raised{Class: "jsonrpc-error", Code: &msg.Error.Code, Message: msg.Error.Message}
 		return obs, nil
 	}
 	obs.Returned = msg.Result

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/install"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Descriptor is everything toolscore knows about one client or agent. Each registers one, in
@@ -36,7 +37,7 @@ type Descriptor struct {
 	Command []string
 	// Run is the adapter in toolscore's own process (toolscore client or agent NAME), given
 	// the path named ("" for a client without Paths).
-	Run func(ctx context.Context, r Request, path string) (*Observation, error)
+	Run func(ctx context.Context, r Request, path string) (*record.Observation, error)
 	// Local is how the client runs outside a container: installed into a folder of the
 	// install cache, then started from there. Nil for a client toolscore runs in its own
 	// process (the Go clients) or only in its image.

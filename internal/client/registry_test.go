@@ -9,6 +9,7 @@ import (
 	// The agents register from their own package, as in toolscore itself.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestRegistry: every name a manifest may use resolves to the command a run starts, the image
@@ -107,7 +108,7 @@ func TestRegistry(t *testing.T) {
 
 // TestRegisterRefuses: a name taken twice, or a client with nothing to run, stops at once.
 func TestRegisterRefuses(t *testing.T) {
-	run := func(context.Context, client.Request, string) (*client.Observation, error) { return nil, nil }
+	run := func(context.Context, client.Request, string) (*record.Observation, error) { return nil, nil }
 	for name, d := range map[string]client.Descriptor{
 		"a name taken":         {Name: "raw", Run: run},
 		"a path's name taken":  {Name: "go-sdk", Paths: []string{"call"}, Run: run},

@@ -11,21 +11,23 @@
 //     it measured less than its cell asks.
 //  3. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
 //     answer on the wire. SDK compares the adapter's observation (package client) with the
-//     answer the proxy sent, by digest, so an answer of any size costs no copy: [Passed],
-//     [Altered], [Threw], [RPCError], [Hung], [Crashed], [OOM], [ServerExited]. Agent adds
-//     [Rejected] and [NoCall], the kind of the model's view, and the final answer graded by
+//     answer the proxy sent, by digest, so an answer of any size costs no copy:
+//     [record.Passed], [record.Altered], [record.Threw], [record.RPCError], [record.Hung],
+//     [record.Crashed], [record.OOM], [record.ServerExited]. Agent adds [record.Rejected] and
+//     [record.NoCall], the kind of the model's view, and the final answer graded by
 //     [GradeAnswer] against the scenario's truth and the values the fault introduced.
 //
 // [Unread] then notes when the transcript could not be read whole. Each gives a [Grade]: the
 // outcome, one line of evidence, the answer's wire bytes (or an excerpt of a large one), and
 // for an agent the model's view and the answer's grade. The runner embeds it in the run's
-// record in runs.jsonl; [Outcomes] lists every outcome a run can get.
+// record in runs.jsonl. The grade and its outcomes are package record's ([record.Outcomes]
+// lists every outcome a run can get).
 //
 // Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
 // protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]), listing.go (the notes on a network $ref fetched
 // and on a hung run's CPU time).
 //
-// Used by: the runner (package runner), and the Action for [Outcomes]. Uses: transcript (the
-// transcript, never the proxy that wrote it), jsonrpc, client (the observation), fault
-// ([fault.Introduced]), jsonstream, replay (the divergence line).
+// Used by: the runner (package runner). Uses: record (the grade, its outcomes and the
+// observation it holds), transcript (the transcript, never the proxy that wrote it), jsonrpc,
+// client (reading the observation), jsonstream, replay (the divergence line).
 package grade

@@ -9,46 +9,16 @@ import (
 	"math"
 	"strings"
 
-	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
-// Outcomes of an SDK-level client, as DESIGN.md names them.
-const (
-	Passed   = "passed"     // returned what was on the wire
-	Altered  = "altered"    // returned something else
-	Threw    = "threw"      // the library raised
-	RPCError = "rpc-error"  // the library reported the JSON-RPC error that was on the wire
-	Hung     = "hung"       // no answer before the run's timeout
-	Crashed  = "crashed"    // the adapter died or printed no observation
-	OOM      = "oom-killed" // the cell ran out of memory and the kernel killed it
-	// ServerExited is the server's failure, not the client's: it exited before it answered the
-	// handshake, so no client could do anything with it.
-	ServerExited = "server-exited"
-)
-
-// Grade is one run's outcome and the evidence for it.
-type Grade struct {
-	Outcome string `json:"outcome"`
-	// Evidence is one line a person reads: the exception text, or what differed.
-	Evidence string `json:"evidence,omitempty"`
-	// Wire is the answer exactly as the proxy sent it to the client, when there was one; an
-	// answer over jsonstream.KeepLimit is stood for by WireLarge instead (prefix, size and
-	// SHA-256 of its exact bytes, newline included, as the transcript holds them).
-	Wire      string              `json:"wire,omitempty"`
-	WireLarge *jsonstream.Excerpt `json:"wire_large,omitempty"`
-	// Introduced lists the values the fault put on the wire.
-	Introduced  []fault.Introduced  `json:"introduced,omitempty"`
-	Observation *client.Observation `json:"observation,omitempty"`
-	// For an agent (grade.Agent): the kind of the model's view, the answer's grade, and whether
-	// the answer named a problem.
-	ModelView string `json:"model_view,omitempty"`
-	Answer    string `json:"answer,omitempty"`
-	Flagged   bool   `json:"flagged,omitempty"`
-}
+// Grade is one run's outcome and the evidence for it: the record's (record.Grade), which the
+// runner keeps in the run's line of runs.jsonl.
+type Grade = record.Grade
 
 // maxEvidence bounds the evidence line, which every report and results.json example repeats.
 const maxEvidence = 2000
@@ -58,7 +28,7 @@ const maxEvidence = 2000
 func SDK(res Run, entries []transcript.Entry) Grade {
 	var g Grade
 	request, answer := transcript.TargetAnswer(entries)
-	wire := g.noteWire(answer, false)
+	wire := noteWire(&g, answer, false)
 	// A task handle on the wire (the task-handle fault): the client is judged on the task's
 	// result, which the proxy gave only to a client that asked for it.
 	task, delivered, followed := transcript.TaskFollowed(entries, answer)
@@ -74,16 +44,16 @@ func SDK(res Run, entries []transcript.Entry) Grade {
 	observed := obs != nil && perr == nil && (obs.Raised != nil || obs.Returned != nil || obs.ReturnedLarge != nil || obs.Handed != nil)
 	switch {
 	case res.OOMKilled:
-		g.Outcome, g.Evidence = OOM, "the cell ran out of memory and was killed"
+		g.Outcome, g.Evidence = record.OOM, "the cell ran out of memory and was killed"
 	case res.Err == nil && gone != "":
-		g.Outcome, g.Evidence = ServerExited, gone
+		g.Outcome, g.Evidence = record.ServerExited, gone
 	case res.TimedOut && !observed:
-		g.Outcome = Hung
+		g.Outcome = record.Hung
 		g.Evidence = fmt.Sprintf("no observation within %s", res.Took.Round(1e6)) + cpuNote(res.CPU) + stuck(entries, answer)
 	case res.Err != nil:
-		g.Outcome, g.Evidence = Crashed, res.Err.Error()
+		g.Outcome, g.Evidence = record.Crashed, res.Err.Error()
 	case (res.ExitCode != 0 && !res.TimedOut) || perr != nil:
-		g.Outcome = Crashed
+		g.Outcome = record.Crashed
 		g.Evidence = fmt.Sprintf("the adapter exited with status %d", res.ExitCode)
 		if perr != nil && res.ExitCode == 0 {
 			g.Evidence = perr.Error()
@@ -94,38 +64,38 @@ func SDK(res Run, entries []transcript.Entry) Grade {
 	case !observed:
 		// The only observation ReadObservation takes without an SDK outcome is an agent's: the
 		// adapter broke the contract of the client it is declared as, which is its own failure.
-		g.Outcome = Crashed
+		g.Outcome = record.Crashed
 		g.Evidence = `the adapter printed an agent's observation ("agent") but its client is not declared agent: true, and it printed neither "returned", "raised" nor "handed"`
 	case obs.Raised != nil && request == nil && !wireExplains(entries):
-		g.Outcome, g.Evidence = Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
+		g.Outcome, g.Evidence = record.Crashed, noCall+"; it reported "+obs.Raised.Class+": "+obs.Raised.Text()
 	case obs.Raised != nil:
-		g.Outcome, g.Evidence = Threw, obs.Raised.Class+": "+obs.Raised.Text()
+		g.Outcome, g.Evidence = record.Threw, obs.Raised.Class+": "+obs.Raised.Text()
 		if wire.rpcError != nil {
-			g.Outcome = RPCError
+			g.Outcome = record.RPCError
 		}
 	case obs.Handed != nil:
-		g.Outcome, g.Evidence = g.handed(request != nil, answer, obs.Handed)
+		g.Outcome, g.Evidence = handed(&g, request != nil, answer, obs.Handed)
 	case wire.result == nil:
-		g.Outcome, g.Evidence = Altered, "the client returned a result, but none was on the wire"
+		g.Outcome, g.Evidence = record.Altered, "the client returned a result, but none was on the wire"
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
-		g.Outcome = Passed
+		g.Outcome = record.Passed
 	case task != "" && differs(got, *wire.result) == "":
-		g.Outcome, g.Evidence = Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result"
+		g.Outcome, g.Evidence = record.Altered, "the client returned no more than the task handle carries (its content and structuredContent) instead of the task's result"
 	case task != "" && delivered == nil:
-		g.Outcome, g.Evidence = Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
+		g.Outcome, g.Evidence = record.Altered, "the client returned a result that is not the task's: "+differs(got, *wire.result)
 	case task != "":
-		g.Outcome, g.Evidence = Altered, differs(got, taskResult(delivered))
+		g.Outcome, g.Evidence = record.Altered, differs(got, taskResult(delivered))
 	default:
 		if diff := differs(got, *wire.result); diff != "" {
-			g.Outcome, g.Evidence = Altered, diff
+			g.Outcome, g.Evidence = record.Altered, diff
 		} else {
-			g.Outcome = Passed
+			g.Outcome = record.Passed
 		}
 	}
 	if followed != "" {
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
 	}
-	if res.TimedOut && g.Outcome != Hung && g.Outcome != ServerExited {
+	if res.TimedOut && g.Outcome != record.Hung && g.Outcome != record.ServerExited {
 		note := fmt.Sprintf("the adapter printed its observation but had not exited after %s", res.Took.Round(1e6))
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+note, "; ")
 	}
@@ -135,8 +105,8 @@ func SDK(res Run, entries []transcript.Entry) Grade {
 
 // handed grades what a framework handed its model as an agent's model view is graded, against
 // the wire's result read whole (a framework's text is bounded, so the result is too, in practice).
-func (g *Grade) handed(called bool, answer *transcript.Entry, v *client.ModelView) (string, string) {
-	w := g.noteWire(answer, true)
+func handed(g *Grade, called bool, answer *transcript.Entry, v *record.ModelView) (record.Outcome, string) {
+	w := noteWire(g, answer, true)
 	if carried, ok := carriedFault(v, g.Introduced); ok {
 		v.CarriedFault = &carried
 	}
@@ -169,7 +139,7 @@ type wireAnswer struct {
 // noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
 // as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
 // whose grader decodes it.
-func (g *Grade) noteWire(answer *transcript.Entry, raw bool) (w wireAnswer) {
+func noteWire(g *Grade, answer *transcript.Entry, raw bool) (w wireAnswer) {
 	if answer == nil {
 		return w
 	}

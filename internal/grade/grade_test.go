@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestSDKLargeResult: a 2 MiB result is graded from the transcript and the adapter's stdout as
@@ -33,12 +34,14 @@ func TestSDKLargeResult(t *testing.T) {
 	}
 	escaped := strings.ReplaceAll(strings.ReplaceAll(text, "<", `\u003c`), "é", `\u00e9`)
 	for _, c := range []struct {
-		name, stdout, outcome, evidence string
+		name, stdout string
+		outcome      record.Outcome
+		evidence     string
 	}{
-		{"re-encoded", `{"client":"x","returned":{"structuredContent":{"s":"x","n":1},"content":[{"text":"` + escaped + `","type":"text"}],"_meta":{}}}`, Passed, ""},
-		{"one character changed", `{"client":"x","returned":{"content":[{"type":"text","text":"` + text + `!"}],"structuredContent":{"n":1,"s":"x"}}}`, Altered,
+		{"re-encoded", `{"client":"x","returned":{"structuredContent":{"s":"x","n":1},"content":[{"text":"` + escaped + `","type":"text"}],"_meta":{}}}`, record.Passed, ""},
+		{"one character changed", `{"client":"x","returned":{"content":[{"type":"text","text":"` + text + `!"}],"structuredContent":{"n":1,"s":"x"}}}`, record.Altered,
 			`content [{"type":"text","text":"ab<é>ab<é>`},
-		{"a raised error quoting it", `{"client":"x","raised":{"class":"Error","message":"bad result: ` + text + `"}}`, Threw, "Error: bad result: ab<é>"},
+		{"a raised error quoting it", `{"client":"x","raised":{"class":"Error","message":"bad result: ` + text + `"}}`, record.Threw, "Error: bad result: ab<é>"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))

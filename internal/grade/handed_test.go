@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestSDKHanded: a framework that hands its model a text or an error value instead of returning
@@ -19,14 +20,18 @@ func TestSDKHanded(t *testing.T) {
 	dir := t.TempDir()
 	entries := func(result string) []transcript.Entry { return callOfT(t, dir, result) }
 	ok := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
-	for _, c := range []struct{ name, result, handed, outcome, evidence string }{
-		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, Passed, ""},
-		{"the structured JSON", ok, `{"kind":"structured","excerpt":"{\"n\": 1}"}`, Passed, ""},
-		{"other words", ok, `{"kind":"text","excerpt":"n is 2"}`, Altered, "the model got the text"},
-		{"a validation error", ok, `{"kind":"error","excerpt":"Tool t output validation failed: n must be string"}`, Rejected, "Tool t output validation failed"},
-		{"an isError result as an error", `{"content":[{"type":"text","text":"boom"}],"isError":true}`, `{"kind":"error","excerpt":"boom"}`, Passed, ""},
+	for _, c := range []struct {
+		name, result, handed string
+		outcome              record.Outcome
+		evidence             string
+	}{
+		{"the wire's text", ok, `{"kind":"text","excerpt":"{\"n\":1}"}`, record.Passed, ""},
+		{"the structured JSON", ok, `{"kind":"structured","excerpt":"{\"n\": 1}"}`, record.Passed, ""},
+		{"other words", ok, `{"kind":"text","excerpt":"n is 2"}`, record.Altered, "the model got the text"},
+		{"a validation error", ok, `{"kind":"error","excerpt":"Tool t output validation failed: n must be string"}`, record.Rejected, "Tool t output validation failed"},
+		{"an isError result as an error", `{"content":[{"type":"text","text":"boom"}],"isError":true}`, `{"kind":"error","excerpt":"boom"}`, record.Passed, ""},
 		// A result without content (no-content): the evidence says the wire had none, not null.
-		{"a text made up for a result without content", `{"structuredContent":{"n":1}}`, `{"kind":"text","excerpt":"[]"}`, Altered, `the model got the text "[]" where the wire had no text content`},
+		{"a text made up for a result without content", `{"structuredContent":{"n":1}}`, `{"kind":"text","excerpt":"[]"}`, record.Altered, `the model got the text "[]" where the wire had no text content`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "stdout")
@@ -54,7 +59,7 @@ func TestSDKReturnedContentTheWireLacked(t *testing.T) {
 	out := filepath.Join(dir, "stdout")
 	os.WriteFile(out, []byte(`{"client":"f","returned":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}}`+"\n"), 0o644)
 	g := SDK(Run{Stdout: out}, tr)
-	if want := `content [{"text":"{\"n\":1}","type":"text"}] where the wire had none`; g.Outcome != Altered || g.Evidence != want {
+	if want := `content [{"text":"{\"n\":1}","type":"text"}] where the wire had none`; g.Outcome != record.Altered || g.Evidence != want {
 		t.Errorf("%s: %q, want altered: %q", g.Outcome, g.Evidence, want)
 	}
 }
@@ -86,12 +91,13 @@ func TestLargeHandedRecord(t *testing.T) {
 	wire := `{"content":[{"type":"text","text":"` + big + `"}]}`
 	tr := callOfT(t, dir, wire)
 	for _, c := range []struct {
-		name, line, outcome string
-		agent               bool
+		name, line string
+		outcome    record.Outcome
+		agent      bool
 	}{
-		{"handed, the wire's text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"}}}`, Passed, false},
-		{"handed, other text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"y` + big + `"}}`, Altered, false},
-		{"agent, the wire's text", `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"},"tool_def":{"d":"` + big + `"}},"answer":"` + big + `","stream_excerpt":"` + big + `"}}`, Passed, true},
+		{"handed, the wire's text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"}}}`, record.Passed, false},
+		{"handed, other text", `{"client":"f","library":"f 1","handed":{"kind":"text","excerpt":"y` + big + `"}}`, record.Altered, false},
+		{"agent, the wire's text", `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"text","excerpt":"` + big + `","block":{"t":"` + big + `"},"tool_def":{"d":"` + big + `"}},"answer":"` + big + `","stream_excerpt":"` + big + `"}}`, record.Passed, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "stdout")
@@ -135,7 +141,7 @@ func TestLargeToolDef(t *testing.T) {
 	line := `{"client":"a","library":"a 1","agent":{"model_view":{"kind":"structured","excerpt":` + strconv.Quote(cleanJSON) + `,"block":{},"tool_def":` + def + `},"answer":"40718.77"}}`
 	g := Agent(Run{Stdout: stdoutFile([]byte(line + "\n"))}, entries(cleanResult, nil, true), ledgerTruth)
 	v := g.Observation.Agent.ModelView
-	if g.Outcome != Passed || !v.SchemaSent {
+	if g.Outcome != record.Passed || !v.SchemaSent {
 		t.Errorf("%s (%s), schema sent %v; want passed, sent", g.Outcome, g.Evidence, v.SchemaSent)
 	}
 	if v.ToolDef != nil || v.ToolDefLarge == nil || v.ToolDefLarge.Bytes != int64(len(def)) {

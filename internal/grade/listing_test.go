@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestListingEvidence: a run under schema-ref says in its evidence whether the client fetched
@@ -42,17 +43,18 @@ func TestListingEvidence(t *testing.T) {
 	agentNone := filepath.Join(dir, "agent")
 	os.WriteFile(agentNone, []byte(`{"client":"x","agent":{"model_view":{"kind":"none"},"answer":"?"}}`+"\n"), 0o644)
 	for _, c := range []struct {
-		name              string
-		res               Run
-		tr                []transcript.Entry
-		outcome, evidence string
+		name     string
+		res      Run
+		tr       []transcript.Entry
+		outcome  record.Outcome
+		evidence string
 	}{
-		{"fetched twice", Run{Stdout: passed}, entries("a", listening, fetch, fetch, call, answer), Passed,
+		{"fetched twice", Run{Stdout: passed}, entries("a", listening, fetch, fetch, call, answer), record.Passed,
 			`the client fetched the network $ref 2 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`},
-		{"never fetched", Run{Stdout: passed}, entries("b", listening, call, answer), Passed,
+		{"never fetched", Run{Stdout: passed}, entries("b", listening, call, answer), record.Passed,
 			"the client never fetched the network $ref in the listing it got"},
-		{"no $ref published", Run{Stdout: passed}, entries("c", call, answer), Passed, ""},
-		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, entries("d", listening, call, answer), Hung,
+		{"no $ref published", Run{Stdout: passed}, entries("c", call, answer), record.Passed, ""},
+		{"hung, spinning", Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 9.87e9}, entries("d", listening, call, answer), record.Hung,
 			"no observation within 10s; it used 9.87s of CPU; the client never fetched the network $ref in the listing it got"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestListingEvidence(t *testing.T) {
 		})
 	}
 	g := Agent(Run{Stdout: none, TimedOut: true, Took: 10e9, CPU: 2e9}, entries("e", listening, fetch, call, answer), nil)
-	if want := `no observation within 10s; it used 2s of CPU; the client fetched the network $ref 1 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`; g.Outcome != Hung || g.Evidence != want {
+	if want := `no observation within 10s; it used 2s of CPU; the client fetched the network $ref 1 time(s), first "GET /schemas/t/1.json HTTP/1.1" (User-Agent "node")`; g.Outcome != record.Hung || g.Evidence != want {
 		t.Errorf("Agent: %s (%s), want hung (%s)", g.Outcome, g.Evidence, want)
 	}
 }

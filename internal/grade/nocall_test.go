@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestRaisedWithoutCall: an adapter that reports a raised error while the wire holds no
@@ -30,15 +31,15 @@ func TestRaisedWithoutCall(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		records  []*transcript.Record // nil: no transcript at all (the adapter never started the proxy)
-		outcome  string
+		outcome  record.Outcome
 		evidence string
 	}{
-		{"no transcript", nil, Crashed, noCall},
-		{"only the proxy's own events", []*transcript.Record{start, stopped}, Crashed, noCall},
-		{"a listing the library refused", []*transcript.Record{start, initialize, initialized, list, listed, stopped}, Threw, "ToolError: the tool failed"},
-		{"the handshake unanswered", []*transcript.Record{start, initialize, stopped}, Threw, "ToolError: the tool failed"},
-		{"the server closed its end", []*transcript.Record{start, closed, stopped}, Threw, "ToolError: the tool failed"},
-		{"the call's error", []*transcript.Record{start, initialize, initialized, call, rpcErr, stopped}, RPCError, "ToolError: the tool failed"},
+		{"no transcript", nil, record.Crashed, noCall},
+		{"only the proxy's own events", []*transcript.Record{start, stopped}, record.Crashed, noCall},
+		{"a listing the library refused", []*transcript.Record{start, initialize, initialized, list, listed, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the handshake unanswered", []*transcript.Record{start, initialize, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the server closed its end", []*transcript.Record{start, closed, stopped}, record.Threw, "ToolError: the tool failed"},
+		{"the call's error", []*transcript.Record{start, initialize, initialized, call, rpcErr, stopped}, record.RPCError, "ToolError: the tool failed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -64,7 +65,7 @@ func TestRaisedWithoutCall(t *testing.T) {
 				t.Errorf("%s (%s), want %s (%s)", g.Outcome, g.Evidence, c.outcome, c.evidence)
 			}
 			// A transcript that could not be read whole may have held what explains the raise.
-			if g = Unread(g, errors.New("cut")); c.outcome == Crashed && (g.Outcome != Threw || !strings.HasPrefix(g.Evidence, "ToolError: the tool failed; toolscore could not read")) {
+			if g = Unread(g, errors.New("cut")); c.outcome == record.Crashed && (g.Outcome != record.Threw || !strings.HasPrefix(g.Evidence, "ToolError: the tool failed; toolscore could not read")) {
 				t.Errorf("with the transcript unread: %s (%s), want threw", g.Outcome, g.Evidence)
 			}
 		})

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestNotReady: an agent that never called the tool and never offered it to its model, having
@@ -21,24 +21,24 @@ func TestNotReady(t *testing.T) {
 		asked   time.Time
 		offered bool
 		calls   int // entries of transcript() kept: 2 lists, 0 lists nothing
-		want    string
+		want    record.Outcome
 	}{
-		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, NotReady},
-		{"asked with the server never listing", listed, false, 0, NotReady},
-		{"asked after the listing", listed.Add(time.Second), false, 2, NoCall},
-		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, NoCall},
+		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, record.NotReady},
+		{"asked with the server never listing", listed, false, 0, record.NotReady},
+		{"asked after the listing", listed.Add(time.Second), false, 2, record.NoCall},
+		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, record.NoCall},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.MkdirAll(filepath.Join(dir, "codex"), 0o755)
 			req, _ := json.Marshal(map[string]any{"time": c.asked, "method": "POST", "path": "/v1/responses"})
 			os.WriteFile(filepath.Join(dir, "codex", "model-requests.jsonl"), append(req, '\n'), 0o644)
-			view := client.ModelView{Kind: client.ViewNone}
+			view := record.ModelView{Kind: record.ViewNone}
 			if c.offered {
 				view.ToolDef = json.RawMessage(`{"name":"get_account_balance"}`)
 			}
-			obs, _ := json.Marshal(client.Observation{Client: "codex", Library: "@openai/codex 0.1", Listed: true,
-				Agent: &client.AgentView{ModelView: view, Answer: "I cannot see that tool.", Files: []string{"codex/model-requests.jsonl", "codex/events.jsonl"}}})
+			obs, _ := json.Marshal(record.Observation{Client: "codex", Library: "@openai/codex 0.1", Listed: true,
+				Agent: &record.AgentView{ModelView: view, Answer: "I cannot see that tool.", Files: []string{"codex/model-requests.jsonl", "codex/events.jsonl"}}})
 			stdout := filepath.Join(dir, "stdout")
 			os.WriteFile(stdout, append(obs, '\n'), 0o644)
 			tr := entries("", nil, false)[:c.calls]
@@ -46,7 +46,7 @@ func TestNotReady(t *testing.T) {
 			if g.Outcome != c.want {
 				t.Errorf("graded %s (%s); want %s", g.Outcome, g.Evidence, c.want)
 			}
-			if c.want == NotReady && g.Evidence == "" {
+			if c.want == record.NotReady && g.Evidence == "" {
 				t.Error("no evidence")
 			}
 		})

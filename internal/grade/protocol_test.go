@@ -5,21 +5,22 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 func TestProtocol(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		n        transcript.Negotiation
-		outcome  string // "" when the handshake decides nothing
+		outcome  record.Outcome // "" when the handshake decides nothing
 		evidence string
 	}{
 		{"measured", transcript.Negotiation{Protocol: "2025-11-25", Method: "initialize", ClientAsked: "2025-11-25", Version: "2025-11-25"}, "", ""},
 		{"server short of the cap", transcript.Negotiation{Protocol: "2026-07-28", Method: "server/discover", ClientAsked: "2026-07-28",
 			Unavailable: "the server refused server/discover (-32601 Method not found): it offers no 2026-07-28"},
-			Unavailable, "protocol 2026-07-28: the server refused server/discover"},
+			record.Unavailable, "protocol 2026-07-28: the server refused server/discover"},
 		{"client stops at an older revision", transcript.Negotiation{Protocol: "2024-11-05", Method: "initialize", ClientAsked: "2025-11-25", Version: "2024-11-05"},
-			Unsupported, "the client asked for 2025-11-25 in initialize, was offered 2024-11-05, and made no call"},
+			record.Unsupported, "the client asked for 2025-11-25 in initialize, was offered 2024-11-05, and made no call"},
 		{"no handshake at all", transcript.Negotiation{Protocol: "as-is"}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,12 +6,8 @@ import (
 
 	"github.com/toolscore/toolscore/internal/replay"
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
-
-// Diverged is the outcome of a replayed run whose client sent a request the recording does not
-// hold: it measured the client against something else than the recorded server, so the recorded
-// fault is not what it met.
-const Diverged = "diverged"
 
 // Replayed grades a run played against a recording (toolscore run --replay) by its divergence
 // alone, when it diverged: the evidence is the replayer's own account, from the server's stderr
@@ -22,7 +18,7 @@ func Replayed(entries []transcript.Entry) (Grade, bool) {
 		e := &entries[i]
 		if e.Dir == transcript.ServerStderr && bytes.HasPrefix(e.Wire, []byte(replay.Diverged)) {
 			line := strings.TrimSpace(string(e.Wire[len(replay.Diverged):]))
-			return Grade{Outcome: Diverged, Evidence: clip("the client left the recording: "+line, maxEvidence)}, true
+			return Grade{Outcome: record.Diverged, Evidence: clip("the client left the recording: "+line, maxEvidence)}, true
 		}
 	}
 	return Grade{}, false

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestTimedOutRuns: a run that outlived its time is graded by its observation when the adapter
@@ -48,30 +49,31 @@ func TestTimedOutRuns(t *testing.T) {
 	crashed := filepath.Join(dir, "threw")
 	os.WriteFile(crashed, []byte(`{"client":"x","raised":{"class":"Error","message":"EOF"}}`+"\n"), 0o644)
 	for _, c := range []struct {
-		name              string
-		res               Run
-		tr                []transcript.Entry
-		outcome, evidence string
+		name     string
+		res      Run
+		tr       []transcript.Entry
+		outcome  record.Outcome
+		evidence string
 	}{
 		{"observation then timeout", Run{Stdout: observed, TimedOut: true, ExitCode: 137, Took: 10e9},
-			entries("a", init, initAnswer, call, answer), Passed, "the adapter printed its observation but had not exited after 10s"},
+			entries("a", init, initAnswer, call, answer), record.Passed, "the adapter printed its observation but had not exited after 10s"},
 		{"no observation, stuck on initialize", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			entries("b", init), Hung, "no observation within 10s; the server never answered initialize (id 1)"},
+			entries("b", init), record.Hung, "no observation within 10s; the server never answered initialize (id 1)"},
 		{"no observation, stuck on the call", Run{Stdout: none, TimedOut: true, Took: 10e9},
-			entries("c", init, initAnswer, call), Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
+			entries("c", init, initAnswer, call), record.Hung, "no observation within 10s; the server never answered tools/call (id 2)"},
 		{"server exited before the handshake", Run{Stdout: crashed, ExitCode: 0},
-			entries("d", init, stderr, exit(false)), ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
+			entries("d", init, stderr, exit(false)), record.ServerExited, "the server exited with status 0 before answering initialize; its last stderr: cannot open the database"},
 		// npx ends with its notices; the line that says why comes before them.
 		{"server exited, its reason before npm's notices", Run{Stdout: crashed, ExitCode: 0},
 			entries("h", init, &transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("sh: 1: mcp-server-everything: not found\n")},
 				&transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("npm notice New major version of npm available! 10.8.2 -> 11.6.2\n")}, exit(false)),
-			ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
+			record.ServerExited, "the server exited with status 0 before answering initialize; its stderr: sh: 1: mcp-server-everything: not found"},
 		{"server exited after the client gave up", Run{Stdout: crashed},
-			entries("e", init, exit(true)), Threw, "Error: EOF"},
+			entries("e", init, exit(true)), record.Threw, "Error: EOF"},
 		{"server exited after the handshake", Run{Stdout: crashed},
-			entries("f", init, initAnswer, call, exit(false)), Threw, "Error: EOF"},
+			entries("f", init, initAnswer, call, exit(false)), record.Threw, "Error: EOF"},
 		{"server exited after a 2026 handshake", Run{Stdout: crashed},
-			entries("g", discover, discoverAnswer, call, exit(false)), Threw, "Error: EOF"},
+			entries("g", discover, discoverAnswer, call, exit(false)), record.Threw, "Error: EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if g := SDK(c.res, c.tr); g.Outcome != c.outcome || g.Evidence != c.evidence {

@@ -3,6 +3,8 @@ package grade
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolscore/toolscore/record"
 )
 
 // Unread notes on g that the run's transcript could not be read whole (err), so the evidence
@@ -13,12 +15,12 @@ import (
 // may hold it.
 func Unread(g Grade, err error) Grade {
 	why := fmt.Sprintf("toolscore could not read the run's transcript whole (%v)", err)
-	if g.Outcome == Crashed && strings.HasPrefix(g.Evidence, noCall) && g.Observation != nil && g.Observation.Raised != nil {
+	if g.Outcome == record.Crashed && strings.HasPrefix(g.Evidence, noCall) && g.Observation != nil && g.Observation.Raised != nil {
 		// The part that could not be read may hold what the client raised on.
-		g.Outcome, g.Evidence = Threw, g.Observation.Raised.Class+": "+g.Observation.Raised.Text()
+		g.Outcome, g.Evidence = record.Threw, g.Observation.Raised.Class+": "+g.Observation.Raised.Text()
 	}
-	if g.Outcome == Altered && g.Wire == "" && g.WireLarge == nil {
-		g.Outcome, g.Evidence = Crashed, why+", so what the server answered is unknown; the client returned a result"
+	if g.Outcome == record.Altered && g.Wire == "" && g.WireLarge == nil {
+		g.Outcome, g.Evidence = record.Crashed, why+", so what the server answered is unknown; the client returned a result"
 	} else if g.Evidence == "" {
 		g.Evidence = why
 	} else {

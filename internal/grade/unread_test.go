@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // TestUnread: a transcript whose answer record was cut short (the proxy killed while writing
@@ -29,15 +30,17 @@ func TestUnread(t *testing.T) {
 	}
 	stdout := filepath.Join(t.TempDir(), "stdout")
 	for _, c := range []struct {
-		name, observation, outcome, evidence string
+		name, observation string
+		outcome           record.Outcome
+		evidence          string
 	}{
-		{"returned", `{"client":"x","returned":{"content":[]}}`, Crashed,
+		{"returned", `{"client":"x","returned":{"content":[]}}`, record.Crashed,
 			"toolscore could not read the run's transcript whole (transcript record 2: "},
-		{"threw", `{"client":"x","raised":{"class":"E","message":"boom"}}`, Threw, "E: boom; toolscore could not read the run's transcript whole"},
+		{"threw", `{"client":"x","raised":{"class":"E","message":"boom"}}`, record.Threw, "E: boom; toolscore could not read the run's transcript whole"},
 	} {
 		os.WriteFile(stdout, []byte(c.observation+"\n"), 0o644)
 		g := SDK(Run{Stdout: stdout}, entries)
-		if c.name == "returned" && g.Outcome != Altered {
+		if c.name == "returned" && g.Outcome != record.Altered {
 			t.Fatalf("without the read error the run is %s, want altered (what Unread must undo)", g.Outcome)
 		}
 		g = Unread(g, err)
@@ -45,7 +48,7 @@ func TestUnread(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s with %q", c.name, g.Outcome, g.Evidence, c.outcome, c.evidence)
 		}
 	}
-	if g := Unread(Grade{Outcome: Passed, Wire: "{}"}, errors.New("x")); g.Outcome != Passed {
+	if g := Unread(Grade{Outcome: record.Passed, Wire: "{}"}, errors.New("x")); g.Outcome != record.Passed {
 		t.Errorf("a run graded on an answer that was read: %s", g.Outcome)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/record"
 )
 
 // Sizes for values kept in records (runs.jsonl): a value up to KeepLimit is kept whole; a
@@ -14,13 +16,9 @@ const (
 	PrefixLen = 1 << 10
 )
 
-// Excerpt stands for a value too large to copy into every record: its first bytes, its size and
-// its SHA-256, so it can be found and checked in the file that holds it whole.
-type Excerpt struct {
-	Prefix string `json:"prefix"`
-	Bytes  int64  `json:"bytes"`
-	SHA256 string `json:"sha256"`
-}
+// Excerpt stands for a value too large to copy into every record (record.Excerpt): its first
+// bytes, its size and its SHA-256.
+type Excerpt = record.Excerpt
 
 // Keeper is an io.Writer that keeps the first limit bytes written to it and counts and hashes
 // them all, so a value of any size passed through it can be kept whole or stood for.

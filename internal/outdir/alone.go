@@ -30,7 +30,7 @@ func AddAlone(dir string, res *tally.Results) error {
 			index[c.Key()] = c
 		}
 	}
-	_, err = record.Read(f, path, func(_ int, r *tally.Run) error {
+	_, err = record.ReadRuns(f, path, func(_ int, r *record.Run) error {
 		if c := index[r.Key()]; c != nil {
 			r.Alone = true
 			c.AddRun(r)

@@ -129,34 +129,9 @@ func rebuilt(path string, err error) (*tally.Results, error) {
 	return nil, fmt.Errorf("reading results: %w", err)
 }
 
+// parseResults reads the results.json at path, which holds data.
 func parseResults(path string, data []byte) (*tally.Results, error) {
-	var res tally.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			line, col := lineCol(data, syntax.Offset)
-			return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %w", path, line, col, err)
-		}
-		return nil, fmt.Errorf("%s is not a toolscore results.json: %w", path, err)
-	}
-	if res.Scenario == "" {
-		return nil, fmt.Errorf("%s is not a toolscore results.json: it names no scenario", path)
-	}
-	if err := nullCell(res.Cells); err != nil {
-		return nil, fmt.Errorf("%s is not a usable toolscore results.json: %w", path, err)
-	}
-	return &res, nil
-}
-
-// nullCell says which of cells is null (JSON's null, not a cell), if one is: every reader of
-// the counts takes each cell as there.
-func nullCell(cells []*tally.Cell) error {
-	for i, c := range cells {
-		if c == nil {
-			return fmt.Errorf("cells[%d] is null, not a cell", i)
-		}
-	}
-	return nil
+	return tally.ReadResults(bytes.NewReader(data), path)
 }
 
 // ReadCounts reads the counts of path: a results.json, an output directory holding one, or a
@@ -192,16 +167,6 @@ func resultsPath(path string) string {
 		return Results(path)
 	}
 	return path
-}
-
-// lineCol turns a json.SyntaxError's offset (the bytes read, the bad one included) into the
-// 1-based line and column of the bad byte.
-func lineCol(data []byte, offset int64) (line, col int) {
-	offset = min(max(offset-1, 0), int64(len(data)))
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // Newest is the results.json that the latest sweep or merge wrote under Root.

@@ -83,7 +83,7 @@ func ReadSweep(dir string) (*Sweep, error) {
 	if s.Plan == nil || s.Plan.Scenario == "" {
 		return nil, fmt.Errorf("%s is not a toolscore %s: it has no plan", path, record.SweepFile)
 	}
-	if err := nullCell(s.Plan.Cells); err != nil {
+	if err := s.Plan.NullCell(); err != nil {
 		return nil, fmt.Errorf("%s is not a usable toolscore %s: plan: %w", path, record.SweepFile, err)
 	}
 	return &s, nil
@@ -112,7 +112,7 @@ func Rebuild(dir string) (*tally.Results, error) {
 	ran := 0
 	if f != nil {
 		defer f.Close()
-		_, err = record.Read(f, path, func(line int, r *tally.Run) error {
+		_, err = record.ReadRuns(f, path, func(line int, r *record.Run) error {
 			c := index[r.Key()]
 			if c == nil {
 				return fmt.Errorf("%s:%d: a run of %s, which is not a cell of the sweep %s planned", path, line, r.Key(), record.SweepFile)

@@ -61,7 +61,7 @@ func TestReadRuns(t *testing.T) {
 		{"cut in the middle", record1[:30] + "\n" + record2, 0, 0, "runs.jsonl:1: not a run's record"},
 	} {
 		n := 0
-		good, err := record.Read(strings.NewReader(c.data), "runs.jsonl", func(int, *tally.Run) error { n++; return nil })
+		good, err := record.ReadRuns(strings.NewReader(c.data), "runs.jsonl", func(int, *record.Run) error { n++; return nil })
 		if n != c.runs || int(good) != c.good || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %d runs, good %d, %v; want %d, %d, %q", c.name, n, good, err, c.runs, c.good, c.err)
 		}

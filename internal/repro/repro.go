@@ -14,14 +14,13 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 )
 
 // FindRun finds the record of run (0: the first) of the cell named by cellArg in dir's runs.jsonl.
-func FindRun(dir, cellArg string, run int) (runner.RunRecord, error) {
+func FindRun(dir, cellArg string, run int) (record.Run, error) {
 	sep := "|"
 	if strings.Contains(cellArg, "×") {
 		sep = "×"
@@ -31,7 +30,7 @@ func FindRun(dir, cellArg string, run int) (runner.RunRecord, error) {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
 	if len(parts) < 3 {
-		return runner.RunRecord{}, fmt.Errorf("cell %q: want client|fault|schema|transport[|protocol][|tool:NAME] or client × fault × schema [× protocol]", cellArg)
+		return record.Run{}, fmt.Errorf("cell %q: want client|fault|schema|transport[|protocol][|tool:NAME] or client × fault × schema [× protocol]", cellArg)
 	}
 	// What follows the schema is the transport and the protocol, in either order: a protocol is
 	// as-is or a revision's date.
@@ -48,12 +47,12 @@ func FindRun(dir, cellArg string, run int) (runner.RunRecord, error) {
 	path := filepath.Join(dir, record.RunsFile)
 	f, err := os.Open(path)
 	if err != nil {
-		return runner.RunRecord{}, err
+		return record.Run{}, err
 	}
 	defer f.Close()
-	var found []runner.RunRecord
+	var found []record.Run
 	cells := map[string]bool{}
-	_, err = record.Read(f, path, func(_ int, r *runner.RunRecord) error {
+	_, err = record.ReadRunsAny(f, path, func(_ int, r *record.Run) error {
 		if r.Client != parts[0] || r.Fault != parts[1] || r.Schema != parts[2] ||
 			transport != "" && r.Transport != transport || protocol != "" && cmp.Or(r.Protocol, record.ProtocolAsIs) != protocol || tool != "" && r.Tool != tool {
 			return nil
@@ -65,7 +64,7 @@ func FindRun(dir, cellArg string, run int) (runner.RunRecord, error) {
 		return nil
 	})
 	if err != nil {
-		return runner.RunRecord{}, err
+		return record.Run{}, err
 	}
 	switch {
 	case len(cells) > 1:
@@ -74,13 +73,13 @@ func FindRun(dir, cellArg string, run int) (runner.RunRecord, error) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		return runner.RunRecord{}, fmt.Errorf("cell %q names %d cells of %s; give one: %s", cellArg, len(cells), dir, strings.Join(keys, ", "))
+		return record.Run{}, fmt.Errorf("cell %q names %d cells of %s; give one: %s", cellArg, len(cells), dir, strings.Join(keys, ", "))
 	case len(found) == 0 && len(cells) == 1:
-		return runner.RunRecord{}, fmt.Errorf("cell %q has no run %d in %s", cellArg, run, dir)
+		return record.Run{}, fmt.Errorf("cell %q has no run %d in %s", cellArg, run, dir)
 	case len(found) == 0:
-		return runner.RunRecord{}, fmt.Errorf("cell %q is not in %s", cellArg, dir)
+		return record.Run{}, fmt.Errorf("cell %q is not in %s", cellArg, dir)
 	}
-	slices.SortFunc(found, func(a, b runner.RunRecord) int { return a.Run - b.Run })
+	slices.SortFunc(found, func(a, b record.Run) int { return a.Run - b.Run })
 	return found[0], nil
 }
 
@@ -110,7 +109,7 @@ type serverExcerpt struct {
 }
 
 // Write writes the repro directory to for run rec of the sweep in dir.
-func Write(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) error {
+func Write(to, dir string, sc *scenario.Scenario, rec record.Run) error {
 	tee, err := record.ReadFile(filepath.Join(dir, rec.Tee))
 	if err != nil {
 		return fmt.Errorf("the run's transcript: %w", err)
@@ -190,7 +189,7 @@ func Write(to, dir string, sc *scenario.Scenario, rec runner.RunRecord) error {
 
 // reproReadme is the repro's README.md. Every text that came from the sweep (the manifest, the
 // client, the server through the evidence) is escaped: the file is Markdown a forge renders.
-func reproReadme(sc *scenario.Scenario, ex cellExcerpt, rec runner.RunRecord) string {
+func reproReadme(sc *scenario.Scenario, ex cellExcerpt, rec record.Run) string {
 	esc := report.EscapeMarkdown
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reproduce: %s × %s × %s × %s, run %d\n\n", esc(rec.Client), esc(rec.Fault), esc(rec.Schema), esc(ex.Protocol), rec.Run)
@@ -198,7 +197,7 @@ func reproReadme(sc *scenario.Scenario, ex cellExcerpt, rec runner.RunRecord) st
 		"which applied the fault %s to its result, with the output schema %s and the newest protocol revision shown to the client %s.\n\n",
 		esc(sc.Name), esc(rec.Client), esc(ex.Tool), esc(rec.Fault), esc(rec.Schema), esc(ex.Protocol))
 	b.WriteString("## What the client did\n\n")
-	fmt.Fprintf(&b, "- outcome: **%s**\n", esc(rec.Outcome))
+	fmt.Fprintf(&b, "- outcome: **%s**\n", esc(string(rec.Outcome)))
 	if rec.Evidence != "" {
 		fmt.Fprintf(&b, "- evidence: %s\n", esc(rec.Evidence))
 	}

@@ -34,7 +34,7 @@ type Recorded struct {
 	Runs                                                   int
 }
 
-func (m *Recorded) add(rec RunRecord) {
+func (m *Recorded) add(rec record.Run) {
 	for _, a := range []struct {
 		list *[]string
 		v    string
@@ -58,7 +58,7 @@ func LoadRecordings(dir string) (*Recordings, error) {
 	}
 	defer f.Close()
 	r := &Recordings{dir: dir, byCell: map[string]string{}, byName: map[string]string{}}
-	_, err = record.Read(f, path, func(n int, rec *RunRecord) error {
+	_, err = record.ReadRunsAny(f, path, func(n int, rec *record.Run) error {
 		if rec.Tee == "" || filepath.IsAbs(rec.Tee) || strings.HasPrefix(filepath.Clean(rec.Tee), "..") {
 			return fmt.Errorf("%s: record %d: field tee: %q is not a path inside %s", path, n, rec.Tee, dir)
 		}

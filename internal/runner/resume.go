@@ -97,7 +97,7 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 	if err != nil {
 		return nil, fmt.Errorf("resuming: %w", err)
 	}
-	good, err := record.Read(f, path, func(line int, r *tally.Run) error {
+	good, err := record.ReadRuns(f, path, func(line int, r *record.Run) error {
 		i, ok := index[r.Key()]
 		if !ok {
 			return fmt.Errorf("%s:%d: a run of %s, which is not a cell of this sweep", path, line, r.Key())

@@ -101,30 +101,13 @@ type Progress interface {
 	// the first (those a resumed sweep found recorded).
 	Started(total, cellsDone int)
 	RunStarted(cell scenario.Cell, run int)
-	RunDone(cell scenario.Cell, run int, outcome string, cellDone bool, c *tally.Cell)
-}
-
-// RunRecord is one line of runs.jsonl: a finished run with its full evidence.
-type RunRecord struct {
-	record.Cell
-	Run int `json:"run"`
-	// Negotiated is the protocol version the run's handshake settled on, as the proxy saw it.
-	Negotiated string `json:"negotiated,omitempty"`
-	Seed       uint64 `json:"seed"`
-	grade.Grade
-	Millis   int64  `json:"ms"`
-	ExitCode int    `json:"exit_code"`
-	Stderr   string `json:"stderr,omitempty"`
-	// Tee is the run's transcript, relative to the output directory.
-	Tee string `json:"tee"`
-	// Alone marks a run run again alone after the sweep (Job.Alone).
-	Alone bool `json:"alone,omitempty"`
+	RunDone(cell scenario.Cell, run int, outcome record.Outcome, cellDone bool, c *tally.Cell)
 }
 
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
-// cancelled midway (then Interrupted is set and the rest are not run).
+// cancelled midway (then Interrupted is set and the rest are not run). The expectations are
+// not checked here: the sweep checks them (tally.Check) and gives the verdict (report.Decide).
 func Run(ctx context.Context, o Options) (*tally.Results, error) {
-	sc := o.Scenario
 	// Run directories are handed to processes that start in them, so a relative --out would
 	// point nowhere: the local backend's proxy could not find its tee.
 	abs, err := filepath.Abs(o.Out)
@@ -196,7 +179,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			werr = to.Flush() // each run is on disk as it ends, so an interrupt loses none
 		}
 		c := res.Cells[j.Index]
-		c.AddRun(rec.counted())
+		c.AddRun(&rec)
 		if j.Alone {
 			return
 		}
@@ -273,7 +256,6 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	}
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
-	res.Expectations = tally.Check(sc, res)
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
 	}
@@ -287,9 +269,9 @@ const maxAlone = 32
 // loadMayMake says whether an outcome may be the loaded machine's rather than the client's: a
 // run that ran out of time, died, lost its server, never called the tool or found the server
 // not ready.
-func loadMayMake(outcome string) bool {
+func loadMayMake(outcome record.Outcome) bool {
 	switch outcome {
-	case grade.Hung, grade.Crashed, grade.ServerExited, grade.NoCall, grade.NotReady:
+	case record.Hung, record.Crashed, record.ServerExited, record.NoCall, record.NotReady:
 		return true
 	}
 	return false
@@ -313,7 +295,7 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 // runOne executes one run: the adapter, started with the proxy wrapped around the server. It
 // returns false for a run cancelled midway, and an error, which stops the sweep, when the run's
 // output could not be written for want of room: the machine's failing, never the client's.
-func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
+func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -332,7 +314,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	// not the run's files, not its output.
 	redact(dir, &res, append([]string{req.ModelKey}, o.Secrets...))
 	if res.Cancelled {
-		return RunRecord{}, false, nil
+		return record.Run{}, false, nil
 	}
 	// A client that started the server more than once left a transcript per session: the run is
 	// graded on, and its record names, the one that carried its call.
@@ -341,7 +323,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); noRoom(err) {
 		// The run's transcript could not be written, nor, likely, anything of the run's: what the
 		// client did is unknown, and the disk is ours.
-		return RunRecord{}, false, stopSweep(j, fmt.Errorf("ending the transcript: %w", err))
+		return record.Run{}, false, stopSweep(j, fmt.Errorf("ending the transcript: %w", err))
 	} else if err != nil {
 		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
 	}
@@ -370,7 +352,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 	if terr != nil {
 		g = grade.Unread(g, terr)
 	}
-	return RunRecord{
+	return record.Run{
 		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
 		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
 		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, filepath.Base(tee)),
@@ -379,7 +361,7 @@ func runOne(ctx context.Context, o Options, j Job) (RunRecord, bool, error) {
 
 // runLine encodes a run's record as its line of runs.jsonl (record.Line); an observation that
 // cannot be encoded is dropped, and the evidence says so.
-func runLine(rec RunRecord) []byte {
+func runLine(rec record.Run) []byte {
 	line, err := record.Line(rec)
 	if err != nil {
 		rec.Observation = nil
@@ -394,10 +376,6 @@ func gradeRun(res backend.Result) grade.Run {
 	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		OOMKilled: res.OOMKilled, Took: res.Took, CPU: res.CPU, Err: res.Err}
 }
-
-// Whole takes every record read as whole (record.Record): bisect, repro and replay read what a
-// record holds, the counts (tally.Run) refuse one without an outcome.
-func (r *RunRecord) Whole() bool { return true }
 
 // noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
 // only the runner knows.
@@ -475,17 +453,17 @@ func (o Options) adapterCommand(self string, c Client) []string {
 }
 
 // crashedRun records a run that could not even be set up.
-func crashedRun(j Job, rel string, err error) RunRecord {
-	return RunRecord{
-		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: grade.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
+func crashedRun(j Job, rel string, err error) record.Run {
+	return record.Run{
+		Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Grade: grade.Grade{Outcome: record.Crashed, Evidence: err.Error()}, Tee: filepath.Join(rel, record.TeeFile),
 	}
 }
 
 // setUpFailed is runOne's answer for a run whose files could not be written: a crashed run, or
 // the sweep's stop when the disk has no room left.
-func setUpFailed(j Job, rel string, err error) (RunRecord, bool, error) {
+func setUpFailed(j Job, rel string, err error) (record.Run, bool, error) {
 	if noRoom(err) {
-		return RunRecord{}, false, stopSweep(j, err)
+		return record.Run{}, false, stopSweep(j, err)
 	}
 	return crashedRun(j, rel, err), true, nil
 }
@@ -506,16 +484,4 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
-}
-
-// counted is what the counts read of the record.
-func (r *RunRecord) counted() *tally.Run {
-	c := &tally.Run{Cell: r.Cell, Run: r.Run, Negotiated: r.Negotiated, Outcome: r.Outcome, Evidence: r.Evidence, ModelView: r.ModelView, Answer: r.Answer,
-		Flagged: r.Flagged, Millis: r.Millis, Tee: r.Tee, Alone: r.Alone}
-	if r.Observation != nil {
-		c.Observation = &struct {
-			Library string `json:"library"`
-		}{r.Observation.Library}
-	}
-	return c
 }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
@@ -61,18 +60,18 @@ func TestShardArithmetic(t *testing.T) {
 // TestCountedRecord: a run counts the same from the runner's record as from its line in
 // runs.jsonl, read back as a resumed sweep or report reads it.
 func TestCountedRecord(t *testing.T) {
-	rec := RunRecord{Cell: record.Cell{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Run: 2, Negotiated: "2025-11-25",
-		Grade: grade.Grade{Outcome: grade.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
-			Observation: &client.Observation{Library: "lib 1.0"}}, Millis: 12, Tee: "runs/x/run-2/tee.jsonl"}
+	rec := record.Run{Cell: record.Cell{Client: "claude-code", Fault: "corrupt", Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Run: 2, Negotiated: "2025-11-25",
+		Grade: grade.Grade{Outcome: record.Passed, Evidence: "e", ModelView: "text", Answer: "truth", Flagged: true,
+			Observation: &record.Observation{Library: "lib 1.0"}}, Millis: 12, Tee: "runs/x/run-2/tee.jsonl"}
 	line, _ := json.Marshal(rec)
-	var read tally.Run
+	var read record.Run
 	if err := json.Unmarshal(line, &read); err != nil {
 		t.Fatal(err)
 	}
 	live, back := &tally.Cell{}, &tally.Cell{}
-	live.AddRun(rec.counted())
+	live.AddRun(&rec)
 	back.AddRun(&read)
-	if !reflect.DeepEqual(live, back) || live.Answer[grade.AnswerFlagged] != 1 || live.Library != "lib 1.0" || live.Negotiated["2025-11-25"] != 1 {
+	if !reflect.DeepEqual(live, back) || live.Answer[record.AnswerFlagged] != 1 || live.Library != "lib 1.0" || live.Negotiated["2025-11-25"] != 1 {
 		t.Errorf("counted live %+v, read back %+v", live, back)
 	}
 }

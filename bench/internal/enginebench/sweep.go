@@ -35,10 +35,10 @@ func Sweep(ctx context.Context, bin, dir string, argv []string) (stderr []byte, 
 
 // Run is one record of a sweep's runs.jsonl, the fields the benchmarks read.
 type Run struct {
-	Client  string `json:"client"`
-	Outcome string `json:"outcome"`
-	Ms      int64  `json:"ms"`     // the backend's Took: container create to the end of the cell's output
-	Stderr  string `json:"stderr"` // the cell's stderr
+	Client  string         `json:"client"`
+	Outcome record.Outcome `json:"outcome"`
+	Ms      int64          `json:"ms"`     // the backend's Took: container create to the end of the cell's output
+	Stderr  string         `json:"stderr"` // the cell's stderr
 }
 
 // ReadRuns reads the runs.jsonl in a sweep's out directory, checking what a benchmark's figures
@@ -51,7 +51,7 @@ func ReadRuns(out, client string, want int, stderr []byte) ([]Run, error) {
 	}
 	defer f.Close()
 	var runs []Run
-	outcomes := map[string]int{}
+	outcomes := map[record.Outcome]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -71,7 +71,7 @@ func ReadRuns(out, client string, want int, stderr []byte) ([]Run, error) {
 	if len(runs) != want {
 		return nil, fmt.Errorf("%s: runs.jsonl has %d runs, want %d", client, len(runs), want)
 	}
-	for _, bad := range []string{"crashed", "hung"} {
+	for _, bad := range []record.Outcome{record.Crashed, record.Hung} {
 		if outcomes[bad] > 0 {
 			return nil, fmt.Errorf("%s: %d run(s) %s: %s", client, outcomes[bad], bad, Tail(stderr, 2000))
 		}
@@ -95,7 +95,7 @@ func ReadAllRuns(out string, stderr []byte) ([]Run, error) {
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, fmt.Errorf("runs.jsonl: %w", err)
 		}
-		if rec.Outcome == "crashed" || rec.Outcome == "hung" {
+		if rec.Outcome == record.Crashed || rec.Outcome == record.Hung {
 			return nil, fmt.Errorf("%s: a run %s: %s", rec.Client, rec.Outcome, Tail(stderr, 2000))
 		}
 		runs = append(runs, rec)

@@ -75,7 +75,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "goadapter %s: %v\n", args[0], err)
 		return 1
 	}
-	// The observation's fields, as internal/client.Observation names them.
+	// The observation's fields, as internal/record.Observation names them.
 	obs := struct {
 		Client   string          `json:"client"`
 		Library  string          `json:"library"`

@@ -1,11 +1,10 @@
-package action
+package report
 
 import (
 	"testing"
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/record"
-	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -16,7 +15,7 @@ type sweepOf struct {
 	interrupted                     bool
 }
 
-func (s sweepOf) results() (*tally.Results, *report.Comparison) {
+func (s sweepOf) results() (*tally.Results, *Comparison) {
 	r := &tally.Results{Scenario: "decide", Interrupted: s.interrupted,
 		Cells: []*tally.Cell{{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Runs: 1, Planned: 1, Outcome: map[string]int{"passed": 1}}}}
 	add := func(n int, status string) {
@@ -30,7 +29,7 @@ func (s sweepOf) results() (*tally.Results, *report.Comparison) {
 	if s.changed < 0 {
 		return r, nil
 	}
-	cmp := &report.Comparison{Baseline: "toolscore-baseline.json"}
+	cmp := &Comparison{Baseline: "toolscore-baseline.json"}
 	for range s.changed {
 		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden"}, Before: "threw 1/1", After: "passed 1/1"})
 	}
@@ -55,31 +54,31 @@ func TestDecide(t *testing.T) {
 		stopped          = "interrupted; the runs that finished are counted in the summary"
 	)
 	for _, tc := range []struct {
-		failOn report.FailOn
+		failOn FailOn
 		sweep  sweepOf
 		code   int
 		reason string
 	}{
-		{report.FailOnExpect, clean, exitcode.OK, "the check passes (fail-on: expect): " + cleanVerdict},
-		{report.FailOnExpect, unmet, exitcode.Unmet, "the check fails (fail-on: expect): 1 expectation did not hold"},
-		{report.FailOnExpect, unchecked, exitcode.OK, "the check passes (fail-on: expect): " + uncheckedVerdict},
-		{report.FailOnExpect, changed, exitcode.OK, "the check passes (fail-on: expect): " + changedVerdict},
-		{report.FailOnExpect, all, exitcode.Unmet, "the check fails (fail-on: expect): 2 expectations did not hold"},
-		{report.FailOnExpect, interrupted, exitcode.Interrupted, stopped},
+		{FailOnExpect, clean, exitcode.OK, "the check passes (fail-on: expect): " + cleanVerdict},
+		{FailOnExpect, unmet, exitcode.Unmet, "the check fails (fail-on: expect): 1 expectation did not hold"},
+		{FailOnExpect, unchecked, exitcode.OK, "the check passes (fail-on: expect): " + uncheckedVerdict},
+		{FailOnExpect, changed, exitcode.OK, "the check passes (fail-on: expect): " + changedVerdict},
+		{FailOnExpect, all, exitcode.Unmet, "the check fails (fail-on: expect): 2 expectations did not hold"},
+		{FailOnExpect, interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnUnchecked, clean, exitcode.OK, "the check passes (fail-on: unchecked): " + cleanVerdict},
-		{report.FailOnUnchecked, unmet, exitcode.Unmet, "the check fails (fail-on: unchecked): 1 expectation did not hold"},
-		{report.FailOnUnchecked, unchecked, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations were not checked"},
-		{report.FailOnUnchecked, changed, exitcode.OK, "the check passes (fail-on: unchecked): " + changedVerdict},
-		{report.FailOnUnchecked, all, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations did not hold; 1 expectation was not checked"},
-		{report.FailOnUnchecked, interrupted, exitcode.Interrupted, stopped},
+		{FailOnUnchecked, clean, exitcode.OK, "the check passes (fail-on: unchecked): " + cleanVerdict},
+		{FailOnUnchecked, unmet, exitcode.Unmet, "the check fails (fail-on: unchecked): 1 expectation did not hold"},
+		{FailOnUnchecked, unchecked, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations were not checked"},
+		{FailOnUnchecked, changed, exitcode.OK, "the check passes (fail-on: unchecked): " + changedVerdict},
+		{FailOnUnchecked, all, exitcode.Unmet, "the check fails (fail-on: unchecked): 2 expectations did not hold; 1 expectation was not checked"},
+		{FailOnUnchecked, interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnChange, clean, exitcode.OK, "the check passes (fail-on: change): " + cleanVerdict},
-		{report.FailOnChange, unmet, exitcode.Unmet, "the check fails (fail-on: change): 1 expectation did not hold"},
-		{report.FailOnChange, unchecked, exitcode.OK, "the check passes (fail-on: change): " + uncheckedVerdict},
-		{report.FailOnChange, changed, exitcode.Unmet, "the check fails (fail-on: change): 1 cell changed against the baseline"},
-		{report.FailOnChange, all, exitcode.Unmet, "the check fails (fail-on: change): 2 expectations did not hold; 3 cells changed against the baseline"},
-		{report.FailOnChange, interrupted, exitcode.Interrupted, stopped},
+		{FailOnChange, clean, exitcode.OK, "the check passes (fail-on: change): " + cleanVerdict},
+		{FailOnChange, unmet, exitcode.Unmet, "the check fails (fail-on: change): 1 expectation did not hold"},
+		{FailOnChange, unchecked, exitcode.OK, "the check passes (fail-on: change): " + uncheckedVerdict},
+		{FailOnChange, changed, exitcode.Unmet, "the check fails (fail-on: change): 1 cell changed against the baseline"},
+		{FailOnChange, all, exitcode.Unmet, "the check fails (fail-on: change): 2 expectations did not hold; 3 cells changed against the baseline"},
+		{FailOnChange, interrupted, exitcode.Interrupted, stopped},
 
 		{"change,unchecked", clean, exitcode.OK, "the check passes (fail-on: change,unchecked): " + cleanVerdict},
 		{"change,unchecked", unmet, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 1 expectation did not hold"},
@@ -88,12 +87,12 @@ func TestDecide(t *testing.T) {
 		{"change,unchecked", all, exitcode.Unmet, "the check fails (fail-on: change,unchecked): 2 expectations did not hold; 1 expectation was not checked; 3 cells changed against the baseline"},
 		{"change,unchecked", interrupted, exitcode.Interrupted, stopped},
 
-		{report.FailOnNever, clean, exitcode.OK, "the check passes (fail-on: never): " + cleanVerdict},
-		{report.FailOnNever, unmet, exitcode.OK, "the check passes (fail-on: never): 1 of 2 expectations did not hold"},
-		{report.FailOnNever, unchecked, exitcode.OK, "the check passes (fail-on: never): " + uncheckedVerdict},
-		{report.FailOnNever, changed, exitcode.OK, "the check passes (fail-on: never): " + changedVerdict},
-		{report.FailOnNever, all, exitcode.OK, "the check passes (fail-on: never): " + allVerdict},
-		{report.FailOnNever, interrupted, exitcode.Interrupted, stopped},
+		{FailOnNever, clean, exitcode.OK, "the check passes (fail-on: never): " + cleanVerdict},
+		{FailOnNever, unmet, exitcode.OK, "the check passes (fail-on: never): 1 of 2 expectations did not hold"},
+		{FailOnNever, unchecked, exitcode.OK, "the check passes (fail-on: never): " + uncheckedVerdict},
+		{FailOnNever, changed, exitcode.OK, "the check passes (fail-on: never): " + changedVerdict},
+		{FailOnNever, all, exitcode.OK, "the check passes (fail-on: never): " + allVerdict},
+		{FailOnNever, interrupted, exitcode.Interrupted, stopped},
 	} {
 		res, cmp := tc.sweep.results()
 		got := Decide(res, cmp, tc.failOn)
@@ -111,7 +110,7 @@ func TestDecideParsed(t *testing.T) {
 		"": exitcode.OK, "expect": exitcode.OK, "never": exitcode.OK, "change": exitcode.Unmet, "unchecked": exitcode.Unmet,
 		"change,unchecked": exitcode.Unmet, "unchecked, change": exitcode.Unmet, "CHANGE": exitcode.Unmet,
 	} {
-		f, err := report.ParseFailOn(input)
+		f, err := ParseFailOn(input)
 		if err != nil {
 			t.Fatalf("fail-on %q: %v", input, err)
 		}
@@ -125,7 +124,7 @@ func TestDecideParsed(t *testing.T) {
 // change has nothing to fail on, and the reason does not claim a comparison.
 func TestDecideMissingBaseline(t *testing.T) {
 	res, _ := sweepOf{held: 1}.results()
-	d := Decide(res, &report.Comparison{Baseline: "b.json", Missing: true}, report.FailOnChange)
+	d := Decide(res, &Comparison{Baseline: "b.json", Missing: true}, FailOnChange)
 	if d.Code != exitcode.OK || d.Reason != "the check passes (fail-on: change): The 1 expectation held" {
 		t.Errorf("got %d %q", d.Code, d.Reason)
 	}
