@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -486,5 +487,46 @@ func TestReadmeManifestLoads(t *testing.T) {
 	_, stderr, code := toolscore(t, dir, "run", path, "--backend", "local", "--out", filepath.Join(dir, "out"))
 	if code != 2 || !strings.Contains(stderr, `the server command "my-mcp-server" cannot be started`) {
 		t.Errorf("toolscore run on the README's manifest: exit %d, want 2 at the server check only:\n%s", code, stderr)
+	}
+}
+
+// TestLayoutMatchesPackages: CONTRIBUTING's layout table names every package `go list ./...`
+// finds (a row's path or a folder above it), and every path it names exists: the map of the
+// code cannot fall behind the code.
+func TestLayoutMatchesPackages(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(docsRoot, "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "| path | what it holds |")
+	if !ok {
+		t.Fatal("CONTRIBUTING.md has no layout table (| path | what it holds |)")
+	}
+	var rows []string
+	for _, line := range strings.Split(table, "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		first := strings.SplitN(line, "|", 3)[1]
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(first, -1) {
+			rows = append(rows, strings.TrimSuffix(m[1], "/"))
+		}
+	}
+	for _, r := range rows {
+		if _, err := os.Stat(filepath.Join(docsRoot, r)); err != nil {
+			t.Errorf("the layout table names %s, which is not there", r)
+		}
+	}
+	cmd := exec.Command("go", "list", "./...")
+	cmd.Dir = docsRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/toolscore/toolscore"), "/")
+		if !slices.ContainsFunc(rows, func(r string) bool { return rel == r || strings.HasPrefix(rel, r+"/") }) {
+			t.Errorf("CONTRIBUTING's layout table does not name the package %s", rel)
+		}
 	}
 }
