@@ -35,13 +35,20 @@ func startEverything(t *testing.T) string {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("npm install %s: %v\n%s", everythingPackage, err, out)
 	}
+	return serveEverything(t, "node", dir)
+}
+
+// serveEverything serves server-everything, installed under dir, over streamable HTTP with node
+// on a free loopback port (its PORT variable), and returns the server's address.
+func serveEverything(t *testing.T, node, dir string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("node", filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp")
+	cmd := exec.Command(node, filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
