@@ -130,8 +130,12 @@ async function providerFor(name) {
       return crossAppAccessProvider();
     case "auth/pre-registration":
       return new BrowserlessProvider({ clientInformation: { client_id: context.client_id, client_secret: context.client_secret } });
-    default:
+    case "auth/basic-cimd":
+      // The client ID the scenario expects; nothing fetches it there. Elsewhere the client
+      // registers, so that no scenario's server goes to fetch this document off the machine.
       return new BrowserlessProvider({ clientMetadataUrl: "https://conformance-test.local/client-metadata.json" });
+    default:
+      return new BrowserlessProvider();
   }
 }
 
