@@ -36,7 +36,7 @@ type conformanceCheck struct {
 // fs.globSync; the machine may have an older Node).
 type conformanceKit struct {
 	install string // npm ci's directory, in the user's cache
-	dir     string // node_modules (a link to install's), client.mjs and via-proxy.mjs
+	dir     string // node_modules (a link to install's) and the scripts of testdata/conformance
 	node    string
 }
 
@@ -55,7 +55,7 @@ func TestConformanceThroughProxy(t *testing.T) {
 }
 
 // installConformance installs testdata/conformance's lockfile with npm ci into the user's cache,
-// once per lockfile, and lays client.mjs and via-proxy.mjs beside its node_modules in a temp dir.
+// once per lockfile, and lays the scripts beside its node_modules in a temp dir.
 func installConformance(t *testing.T) conformanceKit {
 	t.Helper()
 	npm, err := exec.LookPath("npm")
@@ -109,7 +109,7 @@ func installConformance(t *testing.T) conformanceKit {
 	if err := os.Symlink(filepath.Join(installed, "node_modules"), filepath.Join(kit.dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"client.mjs", "via-proxy.mjs"} {
+	for _, f := range []string{"client.mjs", "via-proxy.mjs", "rebinding-server.mjs"} {
 		copyFile(t, filepath.Join(src, f), filepath.Join(kit.dir, f))
 	}
 	return kit
@@ -142,6 +142,19 @@ func conformanceServer(t *testing.T, kit conformanceKit) {
 	}
 	sameChecks(t, want, got, true, nil)
 	t.Logf("server scenarios: %d checks directly (%s), %d through the proxy (%s)", len(want), countStatuses(want), len(got), countStatuses(got))
+
+	// The rebinding scenario again, against a server that has the protection: it passes
+	// directly, and through the proxy only if the proxy relays the Host the client sent.
+	addr = serveOnPort(t, "rebinding-server.mjs", kit.node, filepath.Join(kit.dir, "rebinding-server.mjs"))
+	_, port, _ = strings.Cut(addr, ":")
+	direct = "http://localhost:" + port + "/mcp"
+	proxied = startHTTPProxyUpstream(t, direct, "--fault", "clean", "--schema", "as-is")
+	want = runConformance(t, kit, nil, "server", "--scenario", "dns-rebinding-protection", "--url", direct)
+	got = runConformance(t, kit, nil, "server", "--scenario", "dns-rebinding-protection", "--url", proxied.url)
+	if len(want) != 2 || countStatuses(want) != "2 SUCCESS" {
+		t.Fatalf("dns-rebinding-protection against rebinding-server.mjs directly: %v, want its 2 checks passed", want)
+	}
+	sameChecks(t, want, got, true, nil)
 }
 
 // conformanceClient: every client scenario the suite lists, with client.mjs directly and with
