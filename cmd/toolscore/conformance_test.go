@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -99,7 +98,8 @@ func installConformance(t *testing.T) conformanceKit {
 		if out, err := ci.CombinedOutput(); err != nil {
 			needNPM(t, "npm ci of testdata/conformance: "+err.Error()+"\n"+string(out))
 		}
-		if err := os.Rename(tmp, installed); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Rename(tmp, installed); err != nil {
+			// Another test's install of the same lockfile may have got there first.
 			if _, statErr := os.Stat(filepath.Join(installed, "node_modules")); statErr != nil {
 				t.Fatalf("putting the conformance install in place: %v", err)
 			}

@@ -172,8 +172,13 @@ async function authorized(step, reopen) {
   }
 }
 
+// The elicitation scenario's server asks its question on the GET stream the client opens after
+// initializing: its tool is called straight after connect, as an agent that knows it would,
+// which leaves that stream the least time to reach the server before the call does.
+const callFirst = { "elicitation-sep1034-client-defaults": "test_client_elicitation_defaults" }[scenario];
+
 await authorized(open, true);
-const { tools } = await authorized(() => client.listTools());
+const tools = callFirst ? [{ name: callFirst }] : (await authorized(() => client.listTools())).tools;
 const args = { add_numbers: { a: 5, b: 3 } };
 for (const tool of tools) {
   await authorized(() => client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} }));
