@@ -35,13 +35,27 @@ func startEverything(t *testing.T) string {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("npm install %s: %v\n%s", everythingPackage, err, out)
 	}
+	return serveEverything(t, "node", dir)
+}
+
+// serveEverything serves server-everything, installed under dir, over streamable HTTP with node
+// on a free loopback port, and returns the server's address.
+func serveEverything(t *testing.T, node, dir string) string {
+	t.Helper()
+	return serveOnPort(t, "server-everything", node, filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp")
+}
+
+// serveOnPort starts the server name, CMD ARGS, with a free loopback port in its PORT variable,
+// stops it when the test ends, and returns its address once it listens there.
+func serveOnPort(t *testing.T, name, cmdName string, args ...string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("node", filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp")
+	cmd := exec.Command(cmdName, args...)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -59,7 +73,7 @@ func startEverything(t *testing.T) string {
 			return addr
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %s: %s", addr, logs.String())
+			t.Fatalf("%s did not listen on %s: %s", name, addr, logs.String())
 		}
 	}
 }
