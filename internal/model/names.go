@@ -56,6 +56,15 @@ func QwenName(prefix, tool string) string {
 	return s + suffix
 }
 
+// CopilotName is the name GitHub Copilot CLI 1.0.102 gives an MCP tool, <server>-<tool>, as
+// running it shows (its MCP layer is in the native part of its executable, whose source does not
+// ship): math.add is <server>-math-add, every character outside [A-Za-z0-9_-] taken to become
+// "-" as the dot does, and the name is cut at 64 characters, with no hash or mark.
+func CopilotName(prefix, tool string) string {
+	n := prefix + replaceOutsideBy(tool, "_-", "-")
+	return n[:min(len(n), 64)]
+}
+
 // codexHashLen is the length of the hash Codex puts at the end of a name it had to shorten or
 // tell apart from another: "_" and the first 12 hex digits of a SHA-1
 // (callable_name_hash_suffix, codex-rs/codex-mcp/src/tools.rs).
@@ -67,7 +76,9 @@ const codexHashLen = 13
 // on the version) replaced by "_", cut short, then "_" and 12 hex digits of a SHA-1 of the
 // tool's whole identity, which only Codex knows (fit_callable_parts_with_hash and
 // unique_callable_parts, codex-rs/codex-mcp/src/tools.rs). What is left of the name must begin
-// the tool's.
+// the tool's. Codex 0.171.0, the version its cell pins, does neither, as its cell shows: it
+// offers mcp__<server>__<tool> with every character outside [A-Za-z0-9_] replaced by "_", the
+// hyphen too (get-sum is mcp__<server>__get_sum), and a long name whole.
 func codexShortened(n, prefix, tool string) bool {
 	if len(n) < len(prefix)+codexHashLen+1 || n[len(n)-codexHashLen] != '_' || !isHex(n[len(n)-codexHashLen+1:]) {
 		return false
@@ -87,7 +98,7 @@ func madeOf(n, tool string) int {
 		}
 		p := n[:i]
 		if SanitizedName(p, tool) == n || p+replaceOutside(tool, "_") == n || GeminiName(p, tool) == n || QwenName(p, tool) == n ||
-			codexShortened(n, p, tool) {
+			CopilotName(p, tool) == n || codexShortened(n, p, tool) {
 			return i
 		}
 	}
@@ -97,16 +108,19 @@ func madeOf(n, tool string) int {
 // replaceOutside replaces every character of s but ASCII letters, digits and those of keep by
 // "_": one for each UTF-16 code unit, as the JavaScript CLIs' regular expressions do (Codex's
 // Rust puts one for a character outside the BMP where they put two).
-func replaceOutside(s, keep string) string {
+func replaceOutside(s, keep string) string { return replaceOutsideBy(s, keep, "_") }
+
+// replaceOutsideBy is replaceOutside with by in place of "_".
+func replaceOutsideBy(s, keep, by string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r < 0x80 && (isLetter(byte(r)) || r >= '0' && r <= '9' || strings.ContainsRune(keep, r)):
 			b.WriteRune(r)
 		case r >= 0x10000:
-			b.WriteString("__")
+			b.WriteString(by + by)
 		default:
-			b.WriteByte('_')
+			b.WriteString(by)
 		}
 	}
 	return b.String()
