@@ -87,17 +87,17 @@ func codexShortened(n, prefix, tool string) bool {
 	return strings.HasPrefix(replaceOutside(tool, "_-"), kept) || strings.HasPrefix(replaceOutside(tool, "_"), kept)
 }
 
-// madeOf finds the prefix behind which one of the agents made n of tool: all of n before a
-// separator (or nothing), with the rest what the CLI makes of the tool (a Codex that keeps no
-// hyphen either, as some of its versions' sanitize_responses_api_tool_name do, included). It
-// returns the prefix's length, the shortest that fits, or -1.
+// madeOf finds the prefix behind which an agent made n of tool: all of n before a separator
+// (or nothing), with the rest the tool as it is or what one of the CLIs makes of it (Codex
+// 0.171.0's, which keeps no hyphen, included). It returns the prefix's length, the shortest that
+// fits, or -1.
 func madeOf(n, tool string) int {
 	for i := 0; i < len(n); i++ {
 		if i > 0 && !strings.ContainsRune("_-.:/", rune(n[i-1])) {
 			continue
 		}
 		p := n[:i]
-		if SanitizedName(p, tool) == n || p+replaceOutside(tool, "_") == n || GeminiName(p, tool) == n || QwenName(p, tool) == n ||
+		if p+tool == n || SanitizedName(p, tool) == n || p+replaceOutside(tool, "_") == n || GeminiName(p, tool) == n || QwenName(p, tool) == n ||
 			CopilotName(p, tool) == n || codexShortened(n, p, tool) {
 			return i
 		}

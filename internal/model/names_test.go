@@ -72,6 +72,9 @@ func TestExposedUnderEveryAgentsName(t *testing.T) {
 		{[]string{"mcp__s__get_sum", "mcp__s__sum"}, "sum", "mcp__s__sum"},
 		{[]string{"mcp__s__math.add", "mcp__s__add"}, "add", "mcp__s__add"},
 		{[]string{"scenario_get-sum", "scenario_sum"}, "sum", "scenario_sum"},
+		// An agent that keeps the name as it is, behind any separator.
+		{[]string{"scenario_get balance", "scenario_get_balance"}, "get balance", "scenario_get balance"},
+		{[]string{"srv/get-sum"}, hyphened, "srv/get-sum"},
 		// A hash alone is no name of a tool, and another tool's name cut short is not this one's.
 		{[]string{"mcp__scenario___4f0c1e9a22b7"}, long, ""},
 		{[]string{"mcp__scenario__" + "product_of_two_numbers_with_a_long_n" + "_4f0c1e9a22b7"}, long, ""},
