@@ -26,7 +26,7 @@ func chatView(reqs []model.Request, tool string, isErr func(string) bool) (recor
 			continue
 		}
 		if def == nil {
-			if n := model.ChatExposed(cr.ToolNames(), tool); n != "" {
+			if n := model.Exposed(cr.ToolNames(), tool); n != "" {
 				def, called, asked = cr.ToolDef(n), n, cr.Model
 			}
 		}

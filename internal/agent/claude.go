@@ -52,7 +52,8 @@ func ClaudeCode(ctx context.Context, r client.Request) (*record.Observation, err
 	defer a.close()
 	bin, dir, home, m := a.bin, a.dir, a.home, a.model
 
-	exposed := "mcp__" + ServerName + "__" + r.Tool
+	// The name Claude Code gives the tool: a dot in it is "_" (model.SanitizedName).
+	exposed := model.SanitizedName("mcp__"+ServerName+"__", r.Tool)
 	server := map[string]any{"type": "http", "url": r.URL}
 	if r.URL == "" {
 		server = map[string]any{"type": "stdio", "command": r.Server[0], "args": r.Server[1:]}

@@ -211,13 +211,8 @@ func responsesView(reqs []model.Request, tool string) (record.ModelView, string)
 		}
 		out := rr.FindCallOutput(model.ResponsesCallID)
 		if out == nil {
-			if def == nil {
-				for _, n := range rr.ToolNames() {
-					if n == tool || strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) {
-						def = rr.ToolDef(n)
-						break
-					}
-				}
+			if n := model.Exposed(rr.ToolNames(), tool); def == nil && n != "" {
+				def = rr.ToolDef(n)
 			}
 			continue
 		}

@@ -117,12 +117,10 @@ func geminiSettings(r client.Request) map[string]any {
 }
 
 // geminiToolName is the name Gemini CLI gives an MCP tool of the scenario's server:
-// mcp_<server>_<tool>, characters outside [A-Za-z0-9_.:-] replaced by "_".
+// mcp_<server>_<tool>, mended as model.GeminiName says (a long one cut short).
 func geminiToolName(tool string) string {
-	return "mcp_" + ServerName + "_" + invalidName.ReplaceAllString(tool, "_")
+	return model.GeminiName("mcp_"+ServerName+"_", tool)
 }
-
-var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_\-.:]`)
 
 // geminiView finds the tool result the model got: the functionResponse answering the scripted
 // call in the first generateContent request that carries it; the declaration is taken from the
@@ -143,7 +141,7 @@ func geminiView(reqs []model.Request, tool string) (view record.ModelView, calle
 			continue
 		}
 		if def == nil {
-			if n := model.GeminiExposed(gr.ToolNames(), tool); n != "" {
+			if n := model.Exposed(gr.ToolNames(), tool); n != "" {
 				def, called = gr.ToolDef(n), n
 				asked = pathModel(q.Path)
 			}

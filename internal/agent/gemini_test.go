@@ -159,6 +159,11 @@ func TestGeminiSettings(t *testing.T) {
 	if n := geminiToolName("get balance/v2"); n != "mcp_scenario_get_balance_v2" {
 		t.Errorf("geminiToolName: %q", n)
 	}
+	// tools.core must name a long tool as the CLI cut it: its deny of every tool not named ranks
+	// above the trusted server's allow (bundle/chunk-JDPZ4CE3.js:366153-366160, 365918-365919).
+	if n := geminiToolName("sum_of_two_numbers_with_a_name_longer_than_sixty_four_characters_in_all"); n != "mcp_scenario_sum_of_two_number...n_sixty_four_characters_in_all" {
+		t.Errorf("geminiToolName of a long name: %q", n)
+	}
 }
 
 // TestGeminiSettingsHTTP: on the http transport the server is an httpUrl (streamable HTTP), trusted.

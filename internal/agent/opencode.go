@@ -128,7 +128,7 @@ func opencodeConfig(r client.Request, baseURL, mdl string) map[string]any {
 		}},
 		"enabled_providers": []string{opencodeProvider},
 		"mcp":               map[string]any{ServerName: server},
-		"permission":        map[string]any{"*": "deny", ServerName + "_" + r.Tool: "allow"},
+		"permission":        map[string]any{"*": "deny", model.SanitizedName(ServerName+"_", r.Tool): "allow"},
 		"tools":             map[string]any{"*": false, ServerName + "_*": true},
 		"lsp":               false, "formatter": false,
 	}

@@ -223,20 +223,6 @@ func (r *ChatRequest) ToolDef(name string) json.RawMessage {
 	return nil
 }
 
-// ChatExposed is the name under which a Chat Completions agent exposes the scenario's tool:
-// the tool itself, a prefixed name (mcp__<server>__<tool>, <server>_<tool>, <server>-<tool>...).
-func ChatExposed(names []string, tool string) string {
-	if n := exposedName(names, tool); n != "" {
-		return n
-	}
-	for _, n := range names {
-		if strings.HasSuffix(n, "_"+tool) || strings.HasSuffix(n, "-"+tool) {
-			return n
-		}
-	}
-	return ""
-}
-
 // seen reads the request into the script's form: the scripted call's tool message (the API
 // has no error flag on it; an agent that marks errors does so in the text, which is quoted with
 // the rest); else the tool, under the name the agent exposes it by.
@@ -244,7 +230,7 @@ func (r *ChatRequest) seen(tool string) seen {
 	if m := r.FindToolMessage(ChatCallID); m != nil {
 		return seen{Result: &result{Text: strings.Join(m.Parts(), "\n")}}
 	}
-	if q := ChatExposed(r.ToolNames(), tool); q != "" {
+	if q := exposedName(r.ToolNames(), tool); q != "" {
 		return seen{Tool: q}
 	}
 	return seen{}

@@ -226,7 +226,7 @@ func TestChatOtherRoutes(t *testing.T) {
 		t.Errorf("responses path: %d", resp.StatusCode)
 	}
 	// A name the agent gives with a single underscore (<server>_<tool>) is found too.
-	if n := ChatExposed([]string{"bash", "scenario_get_account_balance"}, "get_account_balance"); n != "scenario_get_account_balance" {
+	if n := Exposed([]string{"bash", "scenario_get_account_balance"}, "get_account_balance"); n != "scenario_get_account_balance" {
 		t.Errorf("exposed %q", n)
 	}
 }

@@ -228,7 +228,7 @@ func (r *GeminiRequest) seen(tool string) seen {
 		text, isError := p.FunctionResponse.Output()
 		return seen{Result: &result{Text: text, IsError: isError}}
 	}
-	return seen{Tool: GeminiExposed(r.ToolNames(), tool)}
+	return seen{Tool: exposedName(r.ToolNames(), tool)}
 }
 
 // geminiCandidate is the step as a candidate's content: the functionCall, or the text.
@@ -238,20 +238,6 @@ func geminiCandidate(st step) map[string]any {
 			map[string]any{"functionCall": map[string]any{"id": GeminiCallID, "name": st.Tool, "args": st.Input}}}}
 	}
 	return map[string]any{"role": "model", "parts": []any{map[string]any{"text": st.Text}}}
-}
-
-// GeminiExposed is the name Gemini CLI declares the tool under: exposedName's, or its own
-// mcp_<server>_<tool>.
-func GeminiExposed(names []string, tool string) string {
-	if n := exposedName(names, tool); n != "" {
-		return n
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n, "mcp_") && strings.HasSuffix(n, "_"+tool) {
-			return n
-		}
-	}
-	return ""
 }
 
 // jsonFor answers a JSON-mode request with a value of the schema it gives: the router's

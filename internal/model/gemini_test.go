@@ -236,8 +236,8 @@ func TestGeminiWithoutTheTool(t *testing.T) {
 		{[]string{"get_account_balance"}, "get_account_balance"},
 		{[]string{"mcp_scenario_list_accounts", "account_balance"}, ""},
 	} {
-		if got := GeminiExposed(c.names, "get_account_balance"); got != c.want {
-			t.Errorf("GeminiExposed(%v) = %q, want %q", c.names, got, c.want)
+		if got := Exposed(c.names, "get_account_balance"); got != c.want {
+			t.Errorf("Exposed(%v) = %q, want %q", c.names, got, c.want)
 		}
 	}
 }

@@ -87,18 +87,21 @@ func outTokens(st step) int {
 	return len(st.Text)/4 + 1
 }
 
-// exposedName finds the name under which the agent exposes tool: the tool itself, or a
-// prefixed name ending in "__"+tool or "."+tool (mcp__<server>__<tool>, <server>.<tool>...).
+// exposedName finds the name under which the agent exposes tool: the tool itself, the tool
+// behind a prefix (mcp__<server>__<tool>, <server>.<tool>, <server>_<tool>...), or the name one
+// of the agent CLIs makes of the tool behind a prefix (madeOf: its characters replaced, the name
+// cut short, a hash added). Where several names fit, the one with the shortest prefix is the
+// tool's: for the tool sum, mcp__s__sum and not mcp__s__get_sum.
 func exposedName(names []string, tool string) string {
+	best, bestPrefix := "", -1
 	for _, n := range names {
-		if n == tool {
-			return n
+		if p := madeOf(n, tool); p >= 0 && (bestPrefix < 0 || p < bestPrefix) {
+			best, bestPrefix = n, p
 		}
 	}
-	for _, n := range names {
-		if strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool) {
-			return n
-		}
-	}
-	return ""
+	return best
 }
+
+// Exposed is the name under which an agent offers its model the scenario's tool, among the
+// names of the tools it offers (see exposedName), or "".
+func Exposed(names []string, tool string) string { return exposedName(names, tool) }
