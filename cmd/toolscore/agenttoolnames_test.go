@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
-	"github.com/toolscore/toolscore/internal/runner"
+	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
 )
 
 // toolNamesImageTag is the image server the agents' tool-name sweep builds from
@@ -87,7 +87,7 @@ func TestAgentToolNamesOnDocker(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var rec runner.RunRecord
+		var rec record.Run
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestAgentToolNamesOnDocker(t *testing.T) {
 // wireCalls lists the tool each tools/call request of the transcript at path names.
 func wireCalls(t *testing.T, path string) []string {
 	t.Helper()
-	entries, err := proxy.ReadTranscript(path)
+	entries, err := transcript.Read(path)
 	if err != nil {
 		t.Errorf("reading %s: %v", path, err)
 	}
@@ -126,7 +126,7 @@ func wireCalls(t *testing.T, path string) []string {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		if e.Dir == proxy.ClientToServer && json.Unmarshal(e.Wire, &m) == nil && m.Method == "tools/call" {
+		if e.Dir == transcript.ClientToServer && json.Unmarshal(e.Wire, &m) == nil && m.Method == "tools/call" {
 			names = append(names, m.Params.Name)
 		}
 	}
