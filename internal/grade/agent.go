@@ -1,12 +1,13 @@
 package grade
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -668,14 +669,16 @@ func leafValues(v any) []string {
 }
 
 // notReady says why a run whose agent never called the tool was the server's unreadiness, or
-// "": the model was never offered the tool, and the agent asked it before the server had
-// answered tools/list (codex under load asks its model while its MCP servers still start).
+// "": the model was never offered the tool, and the agent's last request to it came before the
+// server had answered tools/list (codex under load asks its model while its MCP servers still
+// start). The last, not the first: opencode asks for a title before its servers are up, then
+// asks again once they are, and a no-call after that is its own.
 func notReady(res Run, a *record.AgentView, entries []transcript.Entry) string {
 	v := &a.ModelView
 	if v.ToolDef != nil || v.ToolDefLarge != nil || len(a.Files) == 0 || !strings.HasSuffix(a.Files[0], "model-requests.jsonl") {
 		return ""
 	}
-	asked, ok := firstRequest(filepath.Join(filepath.Dir(res.Stdout), a.Files[0]))
+	asked, ok := lastRequest(filepath.Join(filepath.Dir(res.Stdout), a.Files[0]))
 	if !ok {
 		return ""
 	}
@@ -690,19 +693,39 @@ func notReady(res Run, a *record.AgentView, entries []transcript.Entry) string {
 	return ""
 }
 
-// firstRequest is the time of the first request in an agent's model-requests.jsonl.
-func firstRequest(path string) (time.Time, bool) {
+// lastRequest is the time of the last request in an agent's model-requests.jsonl. Each line
+// starts with its time (model.Request): only that is read, the rest of a line, which may be a
+// request of any size, skipped.
+func lastRequest(path string) (time.Time, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return time.Time{}, false
 	}
 	defer f.Close()
-	var first struct {
-		Time time.Time `json:"time"`
+	r := bufio.NewReaderSize(f, 4096)
+	var last time.Time
+	for {
+		line, err := r.ReadSlice('\n')
+		head := line
+		for errors.Is(err, bufio.ErrBufferFull) { // a long line: skip to its end
+			_, err = r.ReadSlice('\n')
+		}
+		if t, ok := requestTime(head); ok && t.After(last) {
+			last = t
+		}
+		if err != nil {
+			return last, !last.IsZero()
+		}
 	}
-	// Only its time is read: the line may be a large request, whose rest is skipped.
-	if err := json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&first); err != nil || first.Time.IsZero() {
+}
+
+// requestTime is the time a line of model-requests.jsonl starts with.
+func requestTime(line []byte) (time.Time, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"time":"`))
+	end := bytes.IndexByte(rest, '"')
+	if !ok || end < 0 {
 		return time.Time{}, false
 	}
-	return first.Time, true
+	t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
+	return t, err == nil
 }

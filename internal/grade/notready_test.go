@@ -18,21 +18,33 @@ func TestNotReady(t *testing.T) {
 	listed := time.Unix(1, 0) // transcript() answers tools/list at 1 s
 	for _, c := range []struct {
 		name    string
-		asked   time.Time
+		asked   []time.Time // the agent's requests to its model, in order
 		offered bool
 		calls   int // entries of transcript() kept: 2 lists, 0 lists nothing
 		want    record.Outcome
 	}{
-		{"asked before the listing", listed.Add(-700 * time.Millisecond), false, 2, record.NotReady},
-		{"asked with the server never listing", listed, false, 0, record.NotReady},
-		{"asked after the listing", listed.Add(time.Second), false, 2, record.NoCall},
-		{"offered the tool, did not call it", listed.Add(-time.Second), true, 2, record.NoCall},
+		{"asked before the listing", at(listed.Add(-700 * time.Millisecond)), false, 2, record.NotReady},
+		{"asked twice, both before the listing", at(listed.Add(-900*time.Millisecond), listed.Add(-700*time.Millisecond)), false, 2, record.NotReady},
+		{"asked with the server never listing", at(listed), false, 0, record.NotReady},
+		{"asked after the listing", at(listed.Add(time.Second)), false, 2, record.NoCall},
+		// opencode asks its model for a title, with no tool, before its MCP servers are up, then
+		// asks again once they are: the second request is where the tool could have been.
+		{"a title first, then asked after the listing", at(listed.Add(-time.Second), listed.Add(time.Second)), false, 2, record.NoCall},
+		{"offered the tool, did not call it", at(listed.Add(-time.Second)), true, 2, record.NoCall},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.MkdirAll(filepath.Join(dir, "codex"), 0o755)
-			req, _ := json.Marshal(map[string]any{"time": c.asked, "method": "POST", "path": "/v1/responses"})
-			os.WriteFile(filepath.Join(dir, "codex", "model-requests.jsonl"), append(req, '\n'), 0o644)
+			var reqs []byte
+			for _, t := range c.asked {
+				// A line as model.Request writes it: its time first.
+				req, _ := json.Marshal(struct {
+					Time         time.Time `json:"time"`
+					Method, Path string
+				}{t, "POST", "/v1/responses"})
+				reqs = append(append(reqs, req...), '\n')
+			}
+			os.WriteFile(filepath.Join(dir, "codex", "model-requests.jsonl"), reqs, 0o644)
 			view := record.ModelView{Kind: record.ViewNone}
 			if c.offered {
 				view.ToolDef = json.RawMessage(`{"name":"get_account_balance"}`)
@@ -52,3 +64,5 @@ func TestNotReady(t *testing.T) {
 		})
 	}
 }
+
+func at(t ...time.Time) []time.Time { return t }
