@@ -15,9 +15,8 @@ import (
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/proxy"
-	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -80,9 +79,12 @@ flags:`)
 	broken := false
 	for _, r := range contractRuns {
 		name := r.fault + ", " + r.schema
-		lines, ok := checkRun(ctx, self, filepath.Join(tmp, r.fault), sc.Calls()[0], r.fault, r.schema, absArgs(command), *agent, *timeout)
+		lines, ok, err := checkRun(ctx, self, filepath.Join(tmp, r.fault), sc.Calls()[0], r.fault, r.schema, absArgs(command), *agent, *timeout)
 		if ctx.Err() != nil {
 			return exitcode.Failed(ctx.Err())
+		}
+		if err != nil {
+			return exitcode.Failed(fmt.Errorf("check-client: the %s run: %w", name, err))
 		}
 		for _, l := range lines {
 			// Each line quotes the adapter: it reaches the terminal as the reports' text does.
@@ -99,8 +101,9 @@ flags:`)
 }
 
 // checkRun runs the adapter once in dir with the proxy set for fault and schema, and returns
-// what it observed (ok) or where its output breaks the contract.
-func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, schema string, command []string, agent bool, timeout time.Duration) (lines []string, ok bool) {
+// what it observed (ok) or where its output breaks the contract; its error is the machine's
+// (no room for the run's transcript), not the adapter's.
+func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, schema string, command []string, agent bool, timeout time.Duration) (lines []string, ok bool, err error) {
 	pf := proxy.DefaultFlags()
 	pf.Fault, pf.Tool, pf.Schema, pf.Tee = fault, tool.Name, schema, filepath.Join(dir, record.TeeFile)
 	pf.Command = []string{self, "ledger"}
@@ -108,25 +111,20 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	if agent {
 		req.Prompt = tool.Prompt
 	}
-	res := backend.Local{Binary: self}.Run(ctx, backend.Spec{Dir: dir, Client: "check-client", Cell: fault + "/" + schema, Run: 1,
-		Command: command, Env: req.Env(), Timeout: timeout})
+	spec := backend.Spec{Dir: dir, Client: "check-client", Cell: fault + "/" + schema, Run: 1,
+		Command: command, Env: req.Env(), Timeout: timeout}
+	// The run goes the way each run of a sweep goes, from its spec to its grade.
+	ran, err := execute.Run(ctx, backend.Local{Binary: self}, execute.Job{Spec: spec, Agent: agent, Truth: tool.Truth})
+	res, g := ran.Result, ran.Record.Grade
 	if res.Cancelled {
-		return nil, false
+		return nil, false, nil
 	}
 	if res.Err != nil {
-		return []string{"the adapter could not be started: " + res.Err.Error()}, false
+		return []string{"the adapter could not be started: " + res.Err.Error()}, false, nil
 	}
-	tee := transcript.GradedSession(pf.Tee)
-	_, _ = transcript.EndWithout(tee, "the check's run ended", nil)
-	entries, _ := transcript.ReadForGrading(tee)
-	run := grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Took: res.Took, CPU: res.CPU}
-	var g grade.Grade
-	if agent {
-		g = grade.Agent(run, entries, tool.Truth)
-	} else {
-		g = grade.SDK(run, entries)
+	if err != nil {
+		return nil, false, err
 	}
-
 	// The same reading of stdout as the grader's, for what it finds wrong with the line.
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	switch {
@@ -162,13 +160,13 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 		lines = append(lines, "graded "+string(g.Outcome)+": "+said(g.Evidence))
 	}
 	if len(lines) > 0 {
-		return lines, false
+		return lines, false, nil
 	}
-	return []string{observed(obs, g)}, true
+	return []string{observed(obs, g)}, true, nil
 }
 
 // observed is one line of what a run that kept the contract saw.
-func observed(o *record.Observation, g grade.Grade) string {
+func observed(o *record.Observation, g record.Grade) string {
 	var what string
 	switch {
 	case o.Agent != nil:

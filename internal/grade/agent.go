@@ -31,10 +31,15 @@ import (
 // outcome: passed, rejected, altered, rpc-error, or hung and crashed as for SDK clients), the
 // kind of the model's view and whether it carried the fault, and the final answer against the
 // scenario's truth and the values the fault introduced (from the transcript).
-func Agent(res Run, entries []transcript.Entry, truth []string) (g Grade) {
+func Agent(res Run, entries []transcript.Entry, truth []string) Grade {
+	return agent(res, entries, truth, nil)
+}
+
+// agent is Agent with, for a replayed run, the recording's answer (see noteWire).
+func agent(res Run, entries []transcript.Entry, truth []string, recorded *transcript.Entry) (g Grade) {
 	defer func() { g.Evidence = clip(withNote(g.Evidence, refNote(entries)), maxEvidence) }()
 	request, answer := transcript.TargetAnswer(entries)
-	wire := noteWire(&g, answer, true)
+	wire := noteWire(&g, answer, recorded, true)
 	wireResult, wireError := wire.resultRaw, wire.rpcError
 	obs, perr := client.ReadObservation(res.Stdout, nil)
 	g.Observation = obs

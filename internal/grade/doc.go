@@ -2,11 +2,14 @@
 // over the wire) into an outcome with its evidence: the step between observations and counts.
 // It is pure: it reads what a finished run left and runs nothing.
 //
-// The runner grades each run once it has ended and its transcript has been read back (with
-// transcript.ReadForGrading), trying these in order:
+// A run is graded once it has ended and its transcript has been read back (with
+// transcript.ReadForGrading): package execute hands [Input] (the run, its transcript and, for a
+// replayed run, its recording) to [Input.Grade], which tries these in order:
 //
 //  1. [Replayed], for a run played against a recording: "diverged" when its client left the
-//     recording (the replayer's own line on the server's stderr says where).
+//     recording (the replayer's own line on the server's stderr says where). One that kept to
+//     it is graded on by the steps below with the recording's negotiation and the values its
+//     answer's fault introduced, which the replay's clean proxy cannot know.
 //  2. [Protocol]: "unavailable" or "unsupported" when the handshake alone decided the run, so
 //     it measured less than its cell asks.
 //  3. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
@@ -19,15 +22,17 @@
 //
 // [Unread] then notes when the transcript could not be read whole. Each gives a [Grade]: the
 // outcome, one line of evidence, the answer's wire bytes (or an excerpt of a large one), and
-// for an agent the model's view and the answer's grade. The runner embeds it in the run's
-// record in runs.jsonl. The grade and its outcomes are package record's ([record.Outcomes]
+// for an agent the model's view and the answer's grade. Package execute embeds it in the
+// run's record, which the runner writes to runs.jsonl. The grade and its outcomes are package record's ([record.Outcomes]
 // lists every outcome a run can get).
 //
-// Files: grade.go ([Grade], [SDK] and the comparison), agent.go ([Agent], [GradeAnswer]),
-// protocol.go ([Protocol]), replay.go ([Replayed]), unread.go ([Unread]), listing.go (the notes on a network $ref fetched
-// and on a hung run's CPU time).
+// Files: input.go ([Input] and the order above), grade.go ([Grade], [SDK] and the comparison),
+// agent.go ([Agent], [GradeAnswer]), protocol.go ([Protocol]), replay.go ([Replayed]),
+// unread.go ([Unread]), listing.go (the notes on a network $ref fetched and on a hung run's CPU
+// time).
 //
-// Used by: the runner (package runner). Uses: record (the grade, its outcomes and the
-// observation it holds), transcript (the transcript, never the proxy that wrote it), jsonrpc,
-// client (reading the observation), jsonstream, replay (the divergence line).
+// Used by: package execute, which grades every run of a sweep and of check-client. Uses: record
+// (the grade, its outcomes and the observation it holds), transcript (the transcript, never the
+// proxy that wrote it), jsonrpc, client (reading the observation), jsonstream, replay (the
+// divergence line).
 package grade

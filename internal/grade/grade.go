@@ -25,10 +25,13 @@ const maxEvidence = 2000
 
 // SDK grades a run of an SDK-level client. It reads the answer on the wire and the observation
 // as streams, comparing them by digest, so a result of any size costs the grader no copy of it.
-func SDK(res Run, entries []transcript.Entry) Grade {
+func SDK(res Run, entries []transcript.Entry) Grade { return sdk(res, entries, nil) }
+
+// sdk is SDK with, for a replayed run, the recording's answer (see noteWire).
+func sdk(res Run, entries []transcript.Entry, recorded *transcript.Entry) Grade {
 	var g Grade
 	request, answer := transcript.TargetAnswer(entries)
-	wire := noteWire(&g, answer, false)
+	wire := noteWire(&g, answer, recorded, false)
 	// A task handle on the wire (the task-handle fault): the client is judged on the task's
 	// result, which the proxy gave only to a client that asked for it.
 	task, delivered, followed := transcript.TaskFollowed(entries, answer)
@@ -74,7 +77,7 @@ func SDK(res Run, entries []transcript.Entry) Grade {
 			g.Outcome = record.RPCError
 		}
 	case obs.Handed != nil:
-		g.Outcome, g.Evidence = handed(&g, request != nil, answer, obs.Handed)
+		g.Outcome, g.Evidence = handed(&g, request != nil, answer, recorded, obs.Handed)
 	case wire.result == nil:
 		g.Outcome, g.Evidence = record.Altered, "the client returned a result, but none was on the wire"
 	case task != "" && delivered != nil && differs(got, taskResult(delivered)) == "":
@@ -105,8 +108,8 @@ func SDK(res Run, entries []transcript.Entry) Grade {
 
 // handed grades what a framework handed its model as an agent's model view is graded, against
 // the wire's result read whole (a framework's text is bounded, so the result is too, in practice).
-func handed(g *Grade, called bool, answer *transcript.Entry, v *record.ModelView) (record.Outcome, string) {
-	w := noteWire(g, answer, true)
+func handed(g *Grade, called bool, answer, recorded *transcript.Entry, v *record.ModelView) (record.Outcome, string) {
+	w := noteWire(g, answer, recorded, true)
 	if carried, ok := carriedFault(v, g.Introduced); ok {
 		v.CarriedFault = &carried
 	}
@@ -137,13 +140,18 @@ type wireAnswer struct {
 }
 
 // noteWire records the answer the proxy sent (nil: none came) as the run's evidence, whole or
-// as an excerpt, and reads its result: as a payload digest, or (raw) as its bytes, for an agent,
-// whose grader decodes it.
-func noteWire(g *Grade, answer *transcript.Entry, raw bool) (w wireAnswer) {
+// as an excerpt, with the values its fault introduced, and reads its result: as a payload
+// digest, or (raw) as its bytes, for an agent, whose grader decodes it. recorded, when set, is
+// the recording's answer a replayed run was played: the values are its, since the replay's
+// clean proxy knows nothing of the fault that put them on the wire.
+func noteWire(g *Grade, answer, recorded *transcript.Entry, raw bool) (w wireAnswer) {
 	if answer == nil {
 		return w
 	}
 	g.Introduced = answer.Introduced
+	if recorded != nil {
+		g.Introduced = recorded.Introduced
+	}
 	r, err := answer.OpenWire()
 	if err != nil {
 		g.Wire = "(the answer could not be read back from the transcript: " + err.Error() + ")"

@@ -16,10 +16,10 @@
 // first; a client that cannot run there is listed as unavailable, with the reason, never given
 // made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Results]: every cell
 // with its planned runs), then yields each run of its [Plan] as a [Job] ([Plan.Jobs]), writes
-// the run's input files into its directory, has the [Backend] execute the run (the client's adapter, with the
-// proxy wrapped around the server), masks secrets in what the run left, reads the run's
-// transcript and grades it (package grade), appends the run's record to runs.jsonl as each run
-// ends, and adds it to the counts (package tally). A [Progress] hears of every run.
+// the run's input files into its directory, has package execute run it on the [Backend] (the
+// client's adapter, with the proxy wrapped around the server), mask secrets in what the run
+// left, read the run's transcript back and grade it (package grade), appends the run's record
+// to runs.jsonl as each run ends, and adds it to the counts (package tally). A [Progress] hears of every run.
 //
 // A sweep can be split: a [Plan] with a shard runs only the runs that fall in it ([ShardRuns]
 // and [PlannedRuns] say which). It can be resumed ([Options.Resume], checked by
@@ -28,9 +28,8 @@
 // (package replay) instead of a live server.
 //
 // Files: runner.go holds [Run] and one run from start to record; the others are named after
-// what they hold (the plan and its jobs, resuming, choosing the backend, image servers, replay,
-// masking secrets).
+// what they hold (the plan and its jobs, resuming, choosing the backend, image servers, replay).
 //
-// Uses: scenario, backend, client, proxy, transcript, grade, tally, outdir, replay. Used by: the CLI
+// Uses: scenario, backend, client, proxy, execute, grade, tally, outdir, replay. Used by: the CLI
 // (cmd/toolscore) and the Action (package action).
 package runner

@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/proxy"
-	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 )
 
@@ -154,24 +152,4 @@ func (o Options) replayFlags(work string) proxy.Flags {
 	pf := proxy.DefaultFlags()
 	pf.Tool, pf.Schema, pf.Tee = o.Scenario.Tool, string(proxy.AsIs), filepath.Join(work, record.TeeFile)
 	return pf
-}
-
-// replayGrade grades a replayed run: diverged when its client left the recording; otherwise
-// its negotiation and its answer's fault are the recording's (the clean proxy of the replay
-// knows neither the cell's protocol cap nor the values the fault put on the wire).
-func (o Options) replayGrade(dir string, entries []transcript.Entry, n transcript.Negotiation) (grade.Grade, transcript.Negotiation, bool) {
-	if g, ok := grade.Replayed(entries); ok {
-		return g, n, true
-	}
-	old, _ := transcript.ReadForGrading(filepath.Join(dir, recordingFile))
-	was := transcript.Negotiated(old)
-	n.Protocol = was.Protocol
-	if n.Unavailable == "" {
-		n.Unavailable = was.Unavailable
-	}
-	_, oldAnswer := transcript.TargetAnswer(old)
-	if _, answer := transcript.TargetAnswer(entries); answer != nil && oldAnswer != nil {
-		answer.Introduced = oldAnswer.Introduced
-	}
-	return grade.Grade{}, n, false
 }

@@ -2,27 +2,22 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/grade"
 	"github.com/toolscore/toolscore/internal/outdir"
-	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/tally"
@@ -292,8 +287,8 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 	return out[:min(len(out), maxAlone)]
 }
 
-// runOne executes one run: the adapter, started with the proxy wrapped around the server. It
-// returns false for a run cancelled midway, and an error, which stops the sweep, when the run's
+// runOne executes one run: it writes the run's files, and package execute runs the adapter,
+// started with the proxy wrapped around the server, and grades it. It returns false for a run cancelled midway, and an error, which stops the sweep, when the run's
 // output could not be written for want of room: the machine's failing, never the client's.
 func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	rel := j.Dir()
@@ -309,54 +304,21 @@ func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 		return setUpFailed(j, rel, err)
 	}
 	spec, req := o.Spec(j, dir)
-	res := o.Backend.Run(ctx, spec)
-	// Nothing the vendor, the agent or the server echoed may keep a key or a from_env value:
-	// not the run's files, not its output.
-	redact(dir, &res, append([]string{req.ModelKey}, o.Secrets...))
-	if res.Cancelled {
-		return record.Run{}, false, nil
+	x := execute.Job{Spec: spec, Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Dir: rel,
+		Agent: j.Client.Descriptor.Agent, Truth: j.Cell.Tool.Truth, Secrets: append([]string{req.ModelKey}, o.Secrets...)}
+	if o.Source() == SourceRecording {
+		x.Recording = filepath.Join(dir, recordingFile)
 	}
-	// A client that started the server more than once left a transcript per session: the run is
-	// graded on, and its record names, the one that carried its call.
-	tee := transcript.GradedSession(filepath.Join(dir, record.TeeFile))
-	if _, err := transcript.EndWithout(tee, noExitWhy(res, spec.Timeout),
-		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); noRoom(err) {
+	ran, err := execute.Run(ctx, o.Backend, x)
+	if err != nil {
 		// The run's transcript could not be written, nor, likely, anything of the run's: what the
 		// client did is unknown, and the disk is ours.
-		return record.Run{}, false, stopSweep(j, fmt.Errorf("ending the transcript: %w", err))
-	} else if err != nil {
-		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
+		return record.Run{}, false, stopSweep(j, err)
 	}
-	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
-	// missing transcript is a run whose proxy never started: nothing was on the wire.
-	entries, terr := transcript.ReadForGrading(tee)
-	if errors.Is(terr, fs.ErrNotExist) {
-		terr = nil
+	if ran.Result.Cancelled {
+		return record.Run{}, false, nil
 	}
-	n := transcript.Negotiated(entries)
-	var g grade.Grade
-	ok := false
-	if o.Source() == SourceRecording {
-		g, n, ok = o.replayGrade(dir, entries, n)
-	}
-	if !ok {
-		g, ok = grade.Protocol(n, entries)
-	}
-	switch {
-	case ok:
-	case j.Client.Descriptor.Agent:
-		g = grade.Agent(gradeRun(res), entries, j.Cell.Tool.Truth)
-	default:
-		g = grade.SDK(gradeRun(res), entries)
-	}
-	if terr != nil {
-		g = grade.Unread(g, terr)
-	}
-	return record.Run{
-		Cell: j.Cell.Coordinates(), Negotiated: n.Version,
-		Run: j.Run, Seed: j.Seed, Grade: g, Millis: res.Took.Milliseconds(), ExitCode: res.ExitCode,
-		Stderr: tail(res.Stderr, 4096), Tee: filepath.Join(rel, filepath.Base(tee)),
-	}, true, nil
+	return ran.Record, true, nil
 }
 
 // runLine encodes a run's record as its line of runs.jsonl (record.Line); an observation that
@@ -371,61 +333,9 @@ func runLine(rec record.Run) []byte {
 	return line
 }
 
-// gradeRun is what the grader reads of a run's result.
-func gradeRun(res backend.Result) grade.Run {
-	return grade.Run{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
-		OOMKilled: res.OOMKilled, Took: res.Took, CPU: res.CPU, Err: res.Err}
-}
-
-// noExitWhy says why a run's transcript may lack the server's exit: how the run ended, which
-// only the runner knows.
-func noExitWhy(res backend.Result, timeout time.Duration) string {
-	switch {
-	case res.TimedOut:
-		return fmt.Sprintf("the run's timeout (%s) ran out, and its processes were killed before the proxy saw the server exit", timeout)
-	case res.OOMKilled:
-		return "the cell ran out of memory and was killed before the proxy saw the server exit"
-	}
-	return fmt.Sprintf("the proxy was gone before it saw the server exit (the adapter exited %d)", res.ExitCode)
-}
-
 // ModelKeyEnv is the variable of the runner's environment that holds the key of a client's real
 // model: the manifest's key_env, else the agent vendor's usual one.
 func ModelKeyEnv(c scenario.Client) string { return resolve(c, "").KeyEnv() }
-
-// redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
-// the files of its directory (the adapter's stdout among them).
-func redact(dir string, res *backend.Result, secrets []string) {
-	var olds [][]byte
-	for _, s := range secrets {
-		if s != "" {
-			olds = append(olds, []byte(s))
-		}
-	}
-	if len(olds) == 0 {
-		return
-	}
-	// The longest first, so a secret that holds a shorter one is masked whole.
-	slices.SortFunc(olds, func(a, b []byte) int { return len(b) - len(a) })
-	mask := []byte("[masked]")
-	replace := func(b []byte) ([]byte, bool) {
-		changed := false
-		for _, old := range olds {
-			if bytes.Contains(b, old) {
-				b, changed = bytes.ReplaceAll(b, old, mask), true
-			}
-		}
-		return b, changed
-	}
-	res.Stderr, _ = replace(res.Stderr)
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		redactFile(path, olds, mask)
-		return nil
-	})
-}
 
 // adapterCommand starts a client adapter: one installed on this machine from its install
 // folder; a built-in one is toolscore itself, or the adapter built for its version pin; a
@@ -462,26 +372,13 @@ func crashedRun(j Job, rel string, err error) record.Run {
 // setUpFailed is runOne's answer for a run whose files could not be written: a crashed run, or
 // the sweep's stop when the disk has no room left.
 func setUpFailed(j Job, rel string, err error) (record.Run, bool, error) {
-	if noRoom(err) {
+	if execute.NoRoom(err) {
 		return record.Run{}, false, stopSweep(j, err)
 	}
 	return crashedRun(j, rel, err), true, nil
 }
 
-// noRoom says whether err is the output's storage refusing a write: full, over quota or
-// read-only.
-func noRoom(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
-}
-
 // stopSweep words the error that stops a sweep at run j for want of room.
 func stopSweep(j Job, err error) error {
 	return fmt.Errorf("the sweep stopped at %s, run %d, with nothing of it recorded: the output has no room (make room, then run again with --resume): %w", j.Cell.Coordinates(), j.Run, err)
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }

@@ -7,7 +7,7 @@
 // fault changed, and the [HTTPFacts] of its exchange over streamable HTTP), the server's stderr
 // ([ServerStderr]), and the proxy's events ([Event]: the negotiation, a fault's decision, the
 // server's exit). [NewTee] writes them; the proxy is its one writer, with [EndWithout], which the
-// runner calls when the proxy died before it could record the session's end.
+// run's executor (package execute) calls when the proxy died before it could record the session's end.
 //
 // It is read back as [Entry] values by [Read], or by [ReadForGrading], which keeps only what a
 // grader reads, in bounded memory. [TargetAnswer], [Negotiated], [FirstUnanswered],
@@ -19,7 +19,7 @@
 // grading.go ([ReadForGrading]), questions.go (the grader's questions), negotiation.go
 // ([Negotiated]), sessions.go (a run's several sessions).
 //
-// Used by: proxy (which writes it), the runner, grade, replay, repro and the CLI (which read
+// Used by: proxy (which writes it), execute, the runner, grade, replay, repro and the CLI (which read
 // it). Uses: fault ([fault.Introduced]), jsonrpc (a message's envelope and id), jsonstream,
 // proc, record.
 package transcript

@@ -1,12 +1,50 @@
-package runner
+package execute
 
 import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
+
+// redact replaces every secret (empty ones aside) wherever it appears in a run's output and in
+// the files of its directory (the adapter's stdout among them).
+func redact(dir string, res *backend.Result, secrets []string) {
+	var olds [][]byte
+	for _, s := range secrets {
+		if s != "" {
+			olds = append(olds, []byte(s))
+		}
+	}
+	if len(olds) == 0 {
+		return
+	}
+	// The longest first, so a secret that holds a shorter one is masked whole.
+	slices.SortFunc(olds, func(a, b []byte) int { return len(b) - len(a) })
+	mask := []byte("[masked]")
+	replace := func(b []byte) ([]byte, bool) {
+		changed := false
+		for _, old := range olds {
+			if bytes.Contains(b, old) {
+				b, changed = bytes.ReplaceAll(b, old, mask), true
+			}
+		}
+		return b, changed
+	}
+	res.Stderr, _ = replace(res.Stderr)
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		redactFile(path, olds, mask)
+		return nil
+	})
+}
 
 // redactChunk is how much of a file redactFile reads at a time: a run's files (its transcript
 // above all) can be as large as what the server sent, so they are never read whole.

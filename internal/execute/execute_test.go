@@ -1,0 +1,86 @@
+package execute
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
+)
+
+// TestRun runs an adapter on the local backend as a sweep's run and check-client's both go: its
+// secret is masked in its stderr and its directory's files, the transcript the proxy left
+// without the server's exit is ended with why, the run is graded on it, and the record names the
+// run's coordinates and its transcript. A transcript whose last record the proxy's death cut
+// short gets its end on a line of its own, and the grade says it could not be read whole.
+func TestRun(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the adapter")
+	}
+	const secret = "sk-test-0123456789"
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_balance"}}`
+	answer := `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"owner":"` + secret + `"}}}`
+	for _, c := range []struct {
+		name string
+		cut  bool
+	}{{"whole", false}, {"cut short", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tee := filepath.Join(dir, record.TeeFile)
+			f, err := os.Create(tee)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := transcript.NewTee(f)
+			w.Write(&transcript.Record{Dir: transcript.ClientToServer, Match: &transcript.Match{Tool: "get_balance", N: 1, Fires: true}, Wire: []byte(call + "\n")})
+			w.Write(&transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(answer + "\n")})
+			w.Close()
+			if c.cut {
+				f.WriteString(`{"time":"2026-01-01T00:00:00Z","dir":"server-stderr","wi`)
+			}
+			f.Close()
+			obs := `{"client":"x","library":"y","returned":{"content":[],"structuredContent":{"owner":"` + secret + `"}}}`
+			cell := record.Cell{Client: "x", Fault: "clean", Schema: "hidden"}
+			ran, err := Run(context.Background(), backend.Local{}, Job{
+				Spec: backend.Spec{Dir: dir, Client: "x", Cell: "x/clean", Run: 2, Timeout: 30 * time.Second,
+					Command: []string{"sh", "-c", `printf '%s\n' "$OBS"; echo "using $KEY" >&2`}, Env: []string{"OBS=" + obs, "KEY=" + secret}},
+				Cell: cell, Run: 2, Seed: 7, Dir: "runs/x/run-2", Secrets: []string{"", secret},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := ran.Record
+			if rec.Cell != cell || rec.Run != 2 || rec.Seed != 7 || rec.Tee != "runs/x/run-2/"+record.TeeFile || rec.ExitCode != 0 {
+				t.Errorf("record %+v", rec)
+			}
+			if rec.Stderr != "using [masked]\n" || strings.Contains(string(ran.Result.Stderr), secret) {
+				t.Errorf("stderr %q, result's %q: want the secret masked", rec.Stderr, ran.Result.Stderr)
+			}
+			b, _ := os.ReadFile(tee)
+			if strings.Contains(string(b), secret) {
+				t.Errorf("the transcript keeps the secret:\n%s", b)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, `"event":"no-server-exit"`) || !strings.Contains(last, "the proxy was gone before it saw the server exit (the adapter exited 0)") ||
+				!strings.HasPrefix(last, `{"time"`) {
+				t.Errorf("the transcript ends %q, want the run's end on a line of its own", last)
+			}
+			unread := strings.Contains(rec.Evidence, "toolscore could not read the run's transcript whole")
+			if rec.Outcome != record.Passed || unread != c.cut {
+				t.Errorf("graded %s (%s); want passed, saying the transcript could not be read whole only when it was cut", rec.Outcome, rec.Evidence)
+			}
+			// The end is written before the transcript is read back, so the reader meets the cut
+			// record ended by the end's newline, as a sweep's record has always said.
+			if c.cut && !strings.Contains(rec.Evidence, `(transcript record 3: offset 449: invalid control character '\n' in string)`) {
+				t.Errorf("evidence %q, want the reader's word on the cut record as the transcript stays on disk", rec.Evidence)
+			}
+		})
+	}
+}

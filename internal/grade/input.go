@@ -1,0 +1,58 @@
+package grade
+
+import "github.com/toolscore/toolscore/internal/transcript"
+
+// Input is everything one run is graded on: how its adapter ended, its transcript as read
+// back, and for a run played against a recording, that recording.
+type Input struct {
+	Run Run
+	// Transcript is the run's transcript as transcript.ReadForGrading read it; Unread, when
+	// set, says why it could not be read whole.
+	Transcript []transcript.Entry
+	Unread     error
+	// Agent says the client is an agent, whose final answer is graded against Truth.
+	Agent bool
+	Truth []string
+	// Replayed says the run was played against a recording (toolscore run --replay);
+	// Recording is that recording's transcript as read for grading.
+	Replayed  bool
+	Recording []transcript.Entry
+}
+
+// Grade grades the run whole: [Replayed] for a replayed run, then [Protocol], then [Agent] or
+// [SDK], and [Unread] when the transcript could not be read whole. A replayed run that kept to
+// its recording is graded with the recording's negotiation and the values its answer's fault
+// introduced: the clean proxy of the replay knows neither the cell's protocol cap nor the
+// fault that put those values on the wire.
+func (in Input) Grade() Grade {
+	g := in.grade()
+	if in.Unread != nil {
+		g = Unread(g, in.Unread)
+	}
+	return g
+}
+
+func (in Input) grade() Grade {
+	n := transcript.Negotiated(in.Transcript)
+	var recorded *transcript.Entry
+	if in.Replayed {
+		if g, ok := Replayed(in.Transcript); ok {
+			return g
+		}
+		was := transcript.Negotiated(in.Recording)
+		n.Protocol = was.Protocol
+		if n.Unavailable == "" {
+			n.Unavailable = was.Unavailable
+		}
+		if _, answer := transcript.TargetAnswer(in.Transcript); answer != nil {
+			_, recorded = transcript.TargetAnswer(in.Recording)
+		}
+	}
+	if g, ok := Protocol(n, in.Transcript); ok {
+		return g
+	}
+	if in.Agent {
+		return agent(in.Run, in.Transcript, in.Truth, recorded)
+	}
+	return sdk(in.Run, in.Transcript, recorded)
+}
