@@ -60,7 +60,7 @@ func bisectCmd(ctx context.Context, args []string) error {
 		pin = backend.Pin{Registry: "Go", Package: d.Module}
 		*good, *bad = bisect.GoVersion(*good), bisect.GoVersion(*bad)
 	case ok && d.Contained() && d.Image.VersionArg != "":
-		if pin, err = backend.ImagePin(d.Image.Dir); err != nil {
+		if pin, err = backend.ImagePin(d.Image); err != nil {
 			return usage("--client %s: %v", *name, err)
 		}
 	default:

@@ -291,7 +291,7 @@ func library(d client.Descriptor, deps map[string]string) (lib, ver string, err 
 	case d.Manifest:
 		return "its own: " + strings.Join(d.Local.Command, " "), "", nil
 	case d.Contained():
-		p, err := backend.ImagePin(d.Image.Dir)
+		p, err := backend.ImagePin(d.Image)
 		if err != nil {
 			return "", "", err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/toolscore/toolscore/fault"
+	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -36,10 +37,12 @@ var generatedBlocks = []struct {
 	{"docs/cli.md", "usage", cliReference},
 	{"docs/faults.md", "faults", faultTable},
 	{"docs/manifest.md", "reference", manifestReference},
+	{"docs/clients.md", "clients", func(t *testing.T) string { return clientTable(t, client.Descriptors()) }},
+	{"docs/clients.md", "client-sections", func(*testing.T) string { return clientSections(client.Descriptors()) }},
 }
 
 // TestDocsAreGenerated: every generated block of docs/ is what the code renders today (the
-// commands' usage text, the fault registry, the manifest's JSON Schema). Rewrite them with
+// commands' usage text, the fault registry, the manifest's JSON Schema, the client registry). Rewrite them with
 // UPDATE_DOCS=1 go test ./cmd/toolscore -run TestDocsAreGenerated.
 func TestDocsAreGenerated(t *testing.T) {
 	for _, b := range generatedBlocks {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // fullProduct says whether a docker test sweeps the full product of its axes (every client,
@@ -16,13 +19,16 @@ func fullProduct() bool { return os.Getenv("TOOLSCORE_FULL") == "1" }
 // expectations for.
 const studyClients = "raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call," + sdkClientsNonGo + ",claude-code,codex,gemini-cli"
 
-// fieldClients are the frameworks and agents of the field (issue 27): each has a docker sample
+// fieldClients are the frameworks and agents of the field (issue 27), read from the registry:
+// every built-in client and agent the embedded study has no column for. Each has a docker sample
 // of its own in scripts/test, and the full product of the ledger's faults in
 // TestFieldClientsFullProduct.
-const fieldClients = "ai-sdk,ai-sdk/schemas,mastra,openai-agents-js,openai-agents-js/structured,langchain-js,openai-agents-py,langchain-py,fastmcp/call,fastmcp/list-then-call,pydantic-ai,java-sdk,java-sdk/validating,qwen-code,opencode,copilot-cli,rmcp"
+var fieldClients = strings.Join(slices.DeleteFunc(client.Names(), func(n string) bool {
+	return slices.Contains(clientList(studyClients), n)
+}), ",")
 
 // everyClient is every built-in client and agent.
-const everyClient = studyClients + "," + fieldClients
+var everyClient = studyClients + "," + fieldClients
 
 // sdkClientsNonGo is the TypeScript and Python SDK paths, which run in their cell images.
 const sdkClientsNonGo = "ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call"

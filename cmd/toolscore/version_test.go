@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/install"
 )
 
 // TestVersion: toolscore version names the Go client libraries at the versions go.mod
@@ -17,29 +20,45 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	images := "../../internal/backend/images/"
-	for _, w := range []struct{ label, what, file, pin string }{
+	// The Go libraries and the agents' images are named here; every client folder adds its row
+	// from the registry, its pin read by a pattern of its runtime from the file that pins it.
+	rows := []struct{ label, what, file, pin string }{
 		{"go-sdk/*", "github.com/modelcontextprotocol/go-sdk", "../../go.mod", `github.com/modelcontextprotocol/go-sdk (v\S+)`},
 		{"mcp-go/*", "github.com/mark3labs/mcp-go", "../../go.mod", `github.com/mark3labs/mcp-go (v\S+)`},
-		{"ts-sdk/*", "npm @modelcontextprotocol/sdk", images + "ts-sdk/package.json", `"@modelcontextprotocol/sdk": "(\S+)"`},
-		{"ts-client-v2/*", "npm @modelcontextprotocol/client", images + "ts-client-v2/package.json", `"@modelcontextprotocol/client": "(\S+)"`},
-		{"python-sdk/*", "PyPI mcp", images + "python-sdk/requirements.txt", `(?m)^mcp==(\S+)$`},
-		{"openai-agents-py", "PyPI openai-agents", images + "openai-agents-py/requirements.txt", `(?m)^openai-agents==(\S+)$`},
-		{"langchain-py", "PyPI langchain-mcp-adapters", images + "langchain-py/requirements.txt", `(?m)^langchain-mcp-adapters==(\S+)$`},
-		{"openai-agents-js/*", "npm @openai/agents", images + "openai-agents-js/package.json", `"@openai/agents": "(\S+)"`},
-		{"langchain-js", "npm @langchain/mcp-adapters", images + "langchain-js/package.json", `"@langchain/mcp-adapters": "(\S+)"`},
-		{"fastmcp/*", "PyPI fastmcp", images + "fastmcp/requirements.txt", `(?m)^fastmcp==(\S+)$`},
-		{"pydantic-ai", "PyPI pydantic-ai-slim", images + "pydantic-ai/requirements.txt", `(?m)^pydantic-ai-slim==(\S+)$`},
-		{"java-sdk/*", "Maven io.modelcontextprotocol.sdk:mcp", images + "java-sdk/pom.xml", `<mcp.version>(\S+)</mcp.version>`},
 		{"claude-code", "npm @anthropic-ai/claude-code", images + "claude-code/Dockerfile", `ARG CLAUDE_CODE_VERSION=(\S+)`},
 		{"codex", "npm @openai/codex", images + "codex/Dockerfile", `ARG CODEX_VERSION=(\S+)`},
 		{"gemini-cli", "npm @google/gemini-cli", images + "gemini-cli/Dockerfile", `ARG GEMINI_CLI_VERSION=(\S+)`},
-		{"ai-sdk/*", "npm @ai-sdk/mcp", images + "ai-sdk/package.json", `"@ai-sdk/mcp": "(\S+)"`},
-		{"mastra", "npm @mastra/mcp", images + "mastra/package.json", `"@mastra/mcp": "(\S+)"`},
 		{"qwen-code", "npm @qwen-code/qwen-code", images + "qwen-code/Dockerfile", `ARG QWEN_CODE_VERSION=(\S+)`},
 		{"opencode", "npm opencode-ai", images + "opencode/Dockerfile", `ARG OPENCODE_VERSION=(\S+)`},
 		{"copilot-cli", "npm @github/copilot", images + "copilot-cli/Dockerfile", `ARG COPILOT_VERSION=(\S+)`},
-		{"rmcp", "crates.io rmcp", images + "rmcp/Cargo.lock", `(?m)^name = "rmcp"\nversion = "(\S+)"$`},
-	} {
+	}
+	folders := 0
+	for _, d := range client.Descriptors() {
+		f := d.Image.Folder
+		if f == nil {
+			continue
+		}
+		folders++
+		dir, pkg := "../../internal/client/clients/"+d.Name+"/", regexp.QuoteMeta(f.Package)
+		switch f.Runtime {
+		case install.Node:
+			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "npm " + f.Package, dir + "package.json", `"` + pkg + `": "(\S+)"`})
+		case install.Python:
+			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "PyPI " + f.Package, dir + "requirements.txt", `(?m)^` + pkg + `==(\S+)$`})
+		case install.Java:
+			// The pom pins the dependency by a property, <ARTIFACT.version>.
+			_, artifact, _ := strings.Cut(f.Package, ":")
+			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "Maven " + f.Package, dir + "pom.xml", `<` + regexp.QuoteMeta(artifact) + `.version>(\S+)</`})
+		case install.Rust:
+			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "crates.io " + f.Package, dir + "Cargo.lock", `(?m)^name = "` + pkg + `"\nversion = "(\S+)"$`})
+		default:
+			t.Errorf("client folder %s: no pin pattern for its runtime %q", d.Name, f.Runtime)
+		}
+	}
+	if folders < 13 {
+		t.Errorf("the registry holds %d client folders, want the 13 of internal/client/clients at least", folders)
+	}
+	for _, w := range rows {
 		m := regexp.MustCompile(w.pin).FindStringSubmatch(readFile(t, w.file))
 		if m == nil {
 			t.Fatalf("%s does not pin %s", w.file, w.what)

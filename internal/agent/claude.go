@@ -27,6 +27,7 @@ func defaultPrompt(r client.Request) string {
 
 func init() {
 	client.Register(client.Descriptor{Name: "claude-code", Agent: true, KeyEnv: "ANTHROPIC_API_KEY",
+		Does: "`claude -p` headless, stream-json, against the scripted model",
 		// The agent's version is the CLI's (the Dockerfile pins the default).
 		Image:   client.Image{Dir: "claude-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CLAUDE_CODE_VERSION"},
 		Command: cliInImage("claude-code"),

@@ -29,6 +29,7 @@ const scriptedCodexModel = "gpt-5.5"
 
 func init() {
 	client.Register(client.Descriptor{Name: "codex", Agent: true, KeyEnv: "OPENAI_API_KEY",
+		Does:    "`codex exec --json` headless, against the scripted Responses API",
 		Image:   client.Image{Dir: "codex", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CODEX_VERSION"},
 		Command: cliInImage("codex"),
 		Local:   npmCLI("@openai/codex", "", "TOOLSCORE_CODEX=./node_modules/.bin/codex"),

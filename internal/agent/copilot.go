@@ -17,6 +17,7 @@ import (
 
 func init() {
 	client.Register(client.Descriptor{Name: "copilot-cli", Agent: true, KeyEnv: "OPENAI_API_KEY",
+		Does:    "`copilot -p` in its offline mode with its own-key provider on the scripted model",
 		Image:   client.Image{Dir: "copilot-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "COPILOT_VERSION"},
 		Command: cliInImage("copilot-cli"),
 		Local:   npmCLI("@github/copilot", "", "TOOLSCORE_COPILOT=./node_modules/.bin/copilot"),

@@ -17,6 +17,7 @@ import (
 
 func init() {
 	client.Register(client.Descriptor{Name: "gemini-cli", Agent: true, KeyEnv: "GEMINI_API_KEY",
+		Does:    "`gemini -p` headless, stream-json, yolo, against the scripted Gemini API",
 		Image:   client.Image{Dir: "gemini-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "GEMINI_CLI_VERSION"},
 		Command: cliInImage("gemini-cli"),
 		Local:   npmCLI("@google/gemini-cli", "--omit=optional --ignore-scripts", "TOOLSCORE_GEMINI=./node_modules/.bin/gemini"),

@@ -21,6 +21,7 @@ const opencodeProvider = "toolscore"
 
 func init() {
 	client.Register(client.Descriptor{Name: "opencode", Agent: true, KeyEnv: "OPENAI_API_KEY",
+		Does:    "`opencode run` with an OpenAI-compatible provider on the scripted model",
 		Image:   client.Image{Dir: "opencode", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "OPENCODE_VERSION"},
 		Command: cliInImage("opencode"),
 		// The package's postinstall links the platform's binary in place of its launcher.

@@ -20,6 +20,7 @@ const scriptedQwenModel = "qwen3-coder-plus"
 
 func init() {
 	client.Register(client.Descriptor{Name: "qwen-code", Agent: true, KeyEnv: "OPENAI_API_KEY",
+		Does:    "headless, against the scripted Chat Completions API",
 		Image:   client.Image{Dir: "qwen-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "QWEN_CODE_VERSION"},
 		Command: cliInImage("qwen-code"),
 		Local:   npmCLI("@qwen-code/qwen-code", "--omit=optional --ignore-scripts", "TOOLSCORE_QWEN=./node_modules/.bin/qwen"),

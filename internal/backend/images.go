@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"testing/fstest"
+	"text/template"
 	"time"
 
 	"github.com/docker/docker/api/types/build"
@@ -33,6 +34,12 @@ import (
 //go:embed images
 var imageFiles embed.FS
 
+// The Dockerfile of a client folder (internal/client/clients) that brings none, one per
+// runtime: the folder says its package, the template how its runtime installs it.
+//
+//go:embed templates
+var templates embed.FS
+
 // ImageSpec is an image toolscore builds: an embedded Dockerfile directory, extra context
 // files, build arguments, and whether the build must reach package registries.
 type ImageSpec struct {
@@ -42,17 +49,24 @@ type ImageSpec struct {
 	Network bool // build network "host", for builds that fetch packages
 	// Exec names the context files that are executable (a defined client's own programs).
 	Exec map[string]bool
+	// Files is the image's directory when it is not images/Name of this package (a client
+	// folder's files, its Dockerfile among them).
+	Files fs.FS
 }
 
 // context returns the build context's files, Dockerfile first in the hash so its changes count.
 func (s ImageSpec) context() (map[string][]byte, error) {
 	files := map[string][]byte{}
-	entries, err := imageFiles.ReadDir("images/" + s.Name)
+	dir := s.Files
+	if dir == nil {
+		dir, _ = fs.Sub(imageFiles, "images/"+s.Name)
+	}
+	entries, err := fs.ReadDir(dir, ".")
 	if err != nil {
 		return nil, fmt.Errorf("no embedded image %q: %w", s.Name, err)
 	}
 	for _, e := range entries {
-		b, err := imageFiles.ReadFile("images/" + s.Name + "/" + e.Name())
+		b, err := fs.ReadFile(dir, e.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -75,8 +89,8 @@ func (s ImageSpec) Base() string {
 	if b := s.Args["BASE_IMAGE"]; b != "" {
 		return b
 	}
-	dockerfile, _ := imageFiles.ReadFile("images/" + s.Name + "/Dockerfile")
-	if m := baseArg.FindSubmatch(dockerfile); m != nil {
+	files, _ := s.context()
+	if m := baseArg.FindSubmatch(files["Dockerfile"]); m != nil {
 		return string(m[1])
 	}
 	return ""
@@ -221,7 +235,13 @@ func BuiltinImage(binary []byte, baseImage string) ImageSpec {
 // image is replaced by the one im.BaseEnv names when that is set (CI without a registry).
 func ClientImage(im client.Image, binary []byte, version string) (ImageSpec, error) {
 	s := ImageSpec{Name: im.Dir, Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{}, Network: true}
-	if _, err := fs.Stat(imageFiles, "images/"+im.Dir+"/Dockerfile"); im.Dir == "" || err != nil {
+	if im.Folder != nil {
+		files, err := FolderFiles(im)
+		if err != nil {
+			return s, err
+		}
+		s.Files = files
+	} else if _, err := fs.Stat(imageFiles, "images/"+im.Dir+"/Dockerfile"); im.Dir == "" || err != nil {
 		return s, fmt.Errorf("no cell image %q", im.Dir)
 	}
 	for _, f := range im.Borrow {
@@ -405,10 +425,48 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// FolderFiles is the image directory of a client folder: its files, with its runtime's
+// template rendered as its Dockerfile unless it brings its own.
+func FolderFiles(im client.Image) (fs.FS, error) {
+	f := im.Folder
+	if f.HasDockerfile() {
+		return f.Files, nil
+	}
+	t, err := template.ParseFS(templates, "templates/"+f.Runtime+".Dockerfile")
+	if err != nil {
+		return nil, fmt.Errorf("client %s: no Dockerfile template for its runtime %q: %w", im.Dir, f.Runtime, err)
+	}
+	var dockerfile bytes.Buffer
+	if err := t.Execute(&dockerfile, map[string]string{"Name": im.Dir, "Package": f.Package, "Requirement": f.Requirement}); err != nil {
+		return nil, fmt.Errorf("client %s: rendering its Dockerfile: %w", im.Dir, err)
+	}
+	files := fstest.MapFS{"Dockerfile": &fstest.MapFile{Data: dockerfile.Bytes(), Mode: 0o644}}
+	err = fs.WalkDir(f.Files, ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(f.Files, p)
+		files[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return err
+	})
+	return files, err
+}
+
 // ImageFS is the files of a contained client's image directory and those it borrows: what the
 // local backend installs the client from (internal/install), the same adapter and lockfiles.
 func ImageFS(im client.Image) (fs.FS, error) {
 	files := fstest.MapFS{}
+	if im.Folder != nil {
+		err := fs.WalkDir(im.Folder.Files, ".", func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || p == "Dockerfile" {
+				return err
+			}
+			b, err := fs.ReadFile(im.Folder.Files, p)
+			files[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+			return err
+		})
+		return files, err
+	}
 	entries, err := imageFiles.ReadDir("images/" + im.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("no embedded image %q: %w", im.Dir, err)
@@ -433,7 +491,7 @@ func ImageFS(im client.Image) (fs.FS, error) {
 // DefaultVersion is the version of its library or CLI a contained client's Dockerfile installs
 // when no manifest names one (its VersionArg's default), "" when it pins by lockfile instead.
 func DefaultVersion(im client.Image) string {
-	if im.VersionArg == "" {
+	if im.VersionArg == "" || im.Folder != nil { // a client folder pins by lockfile
 		return ""
 	}
 	dockerfile, _ := imageFiles.ReadFile("images/" + im.Dir + "/Dockerfile")

@@ -31,10 +31,13 @@ func TestClientImage(t *testing.T) {
 			if s.Name != im.Dir || s.Args["BASE_IMAGE"] != "example.invalid/base:1" || s.Args[im.VersionArg] != "9.9.9" || !s.Network {
 				t.Errorf("spec %+v: want name %s, BASE_IMAGE from %s, %s=9.9.9, network", s, im.Dir, im.BaseEnv, im.VersionArg)
 			}
-			dockerfile, err := imageFiles.ReadFile("images/" + im.Dir + "/Dockerfile")
+			// The Dockerfile the image builds from: a client folder's rendered template or its
+			// own, else its directory's here.
+			built, err := s.context()
 			if err != nil {
 				t.Fatal(err)
 			}
+			dockerfile := built["Dockerfile"]
 			for _, arg := range []string{"BASE_IMAGE", im.VersionArg} {
 				if !regexp.MustCompile(`(?m)^ARG ` + arg + `=`).Match(dockerfile) {
 					t.Errorf("images/%s/Dockerfile declares no ARG %s", im.Dir, arg)

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
+
+	"github.com/toolscore/toolscore/internal/client"
 )
 
 // Pin is the version of a library or CLI that a cell image installs when the manifest names
@@ -23,12 +26,18 @@ type Pin struct {
 var versionArg = regexp.MustCompile(`(?m)^ARG ([A-Z_]+_VERSION)=(\S*)`)
 
 // ImagePin reads the default version of what the cell image installs from where the image
-// pins it: the Dockerfile's version argument names the package (as "pkg@$ARG" for npm,
+// pins it. A client folder names its package in client.yaml and pins it by the lockfile of its
+// runtime. An image directory of this package pins it in its Dockerfile: the version argument names the package (as "pkg@$ARG" for npm,
 // "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven, cargo update -p NAME --precise "$ARG"
 // for a crate) and holds the version, or, left empty, the package-lock.json, requirements.txt,
 // pom.xml or Cargo.lock beside it does.
-func ImagePin(image string) (Pin, error) {
+func ImagePin(im client.Image) (Pin, error) {
+	image := im.Dir
 	p := Pin{Image: image}
+	if f := im.Folder; f != nil {
+		p.Package, p.Registry = f.Package, f.Registry()
+		return lockfilePin(p, f.Files, "internal/client/clients/"+image)
+	}
 	dockerfile, err := imageFiles.ReadFile("images/" + image + "/Dockerfile")
 	if err != nil {
 		return p, fmt.Errorf("no embedded image %q: %w", image, err)
@@ -60,46 +69,42 @@ func ImagePin(image string) (Pin, error) {
 	if p.Version != "" {
 		return p, nil
 	}
+	dir, _ := fs.Sub(imageFiles, "images/"+image)
+	return lockfilePin(p, dir, "images/"+image)
+}
+
+// lockfilePin reads the version of p.Package that the lockfile of its registry in dir pins
+// (package-lock.json, requirements.txt, pom.xml or Cargo.lock); where names dir in errors.
+func lockfilePin(p Pin, dir fs.FS, where string) (Pin, error) {
+	lockfile := map[string]string{"Maven": "pom.xml", "crates.io": "Cargo.lock", "npm": "package-lock.json", "PyPI": "requirements.txt"}[p.Registry]
+	lock, err := fs.ReadFile(dir, lockfile)
+	if err != nil {
+		return p, fmt.Errorf("%s pins %s nowhere: %w", where, p.Package, err)
+	}
 	switch p.Registry {
 	case "Maven":
-		pom, err := imageFiles.ReadFile("images/" + image + "/pom.xml")
-		if err != nil {
-			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
-		}
-		if p.Version, err = pomVersion(pom, p.Package); err != nil {
-			return p, fmt.Errorf("images/%s/pom.xml: %w", image, err)
+		if p.Version, err = pomVersion(lock, p.Package); err != nil {
+			return p, fmt.Errorf("%s/pom.xml: %w", where, err)
 		}
 	case "crates.io":
-		lock, err := imageFiles.ReadFile("images/" + image + "/Cargo.lock")
-		if err != nil {
-			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
-		}
 		p.Version = cargoLockVersion(lock, p.Package)
 	case "npm":
-		lock, err := imageFiles.ReadFile("images/" + image + "/package-lock.json")
-		if err != nil {
-			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
-		}
 		var l struct {
 			Packages map[string]struct{ Version string } `json:"packages"`
 		}
 		if err := json.Unmarshal(lock, &l); err != nil {
-			return p, fmt.Errorf("images/%s/package-lock.json: %w", image, err)
+			return p, fmt.Errorf("%s/package-lock.json: %w", where, err)
 		}
 		p.Version = l.Packages["node_modules/"+p.Package].Version
 	default:
-		reqs, err := imageFiles.ReadFile("images/" + image + "/requirements.txt")
-		if err != nil {
-			return p, fmt.Errorf("images/%s pins %s nowhere: %w", image, p.Package, err)
-		}
-		for sc := bufio.NewScanner(bytes.NewReader(reqs)); sc.Scan(); {
+		for sc := bufio.NewScanner(bytes.NewReader(lock)); sc.Scan(); {
 			if name, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=="); ok && strings.EqualFold(name, p.Package) {
 				p.Version = v
 			}
 		}
 	}
 	if p.Version == "" {
-		return p, fmt.Errorf("images/%s pins no version of %s", image, p.Package)
+		return p, fmt.Errorf("%s pins no version of %s", where, p.Package)
 	}
 	return p, nil
 }

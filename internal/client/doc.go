@@ -3,8 +3,10 @@
 // and report what the library gave back: an observation ([record.Observation]). It is the step of the data flow where a
 // run produces its observation.
 //
-// A client is data: a [Descriptor], registered by name with [Register] from an init function in a
-// file of its own (gosdk.go, tssdk.go, ...; the agents register from package agent). It says what
+// A client is data: a [Descriptor], registered by name. A client whose library is not Go is a
+// folder of clients/ ([ReadFolder]: client.yaml, the adapter and its lockfiles, doc.md); a Go
+// client registers with [Register] from an init function in a file of its own (gosdk.go,
+// mcpgo.go, raw.go; the agents register from package agent). It says what
 // a manifest may call the client ([Descriptor.Paths]: the call straight away, or after tools/list,
 // see [CallPaths]), and how a run starts it: in toolscore's own process ([Descriptor.Run], for the
 // Go libraries, raw and the agents' adapters) and, for a client that is not Go, in a cell image of
@@ -26,14 +28,13 @@
 // copy. An observation holds what the library returned, or what it raised ([record.Raised]), or
 // for an agent what it put in front of the model and what it answered ([record.AgentView]).
 //
-// Adding a client is one file holding its Descriptor, plus, for a contained client, its image
-// directory under internal/backend/images (a Dockerfile and the adapter).
+// Adding a client is one folder of clients/ (its image is its runtime's Dockerfile template in
+// internal/backend), or, for a Go library, one file holding its Descriptor.
 //
 // Files: registry.go ([Descriptor], the registry), adapter.go (the contract, [Request]),
 // observation.go ([ReadObservation], [Lacks]), raw.go and rawhttp.go (bare JSON-RPC on stdio
 // and streamable HTTP: [RawSession], [RawHTTPSession]), gosdk.go and mcpgo.go (the Go libraries,
-// through package goadapter), and one descriptor file per contained client (tssdk.go,
-// tsclientv2.go, pythonsdk.go).
+// through package goadapter), folder.go ([ReadFolders], the client folders of clients/).
 //
 // Used by: the runner, the backend (cell images), the grader (observations), package agent (its
 // descriptors), and the CLI (`toolscore client NAME` runs a built-in adapter). Uses:

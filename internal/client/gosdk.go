@@ -14,6 +14,7 @@ import (
 
 func init() {
 	Register(Descriptor{Name: "go-sdk", Paths: CallPaths, Module: goadapter.GoSDKModule,
+		Does: "`CallTool` alone, or `ListTools` first",
 		Run: func(ctx context.Context, r Request, path string) (*record.Observation, error) {
 			if r.URL != "" {
 				return goSDK(ctx, &mcp.StreamableClientTransport{Endpoint: r.URL}, r.Tool, r.Arguments, path == PathListThenCall)

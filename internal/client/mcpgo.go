@@ -12,6 +12,7 @@ import (
 
 func init() {
 	Register(Descriptor{Name: "mcp-go", Paths: CallPaths, Module: goadapter.MCPGoModule,
+		Does: "`CallTool` alone, or `ListTools` first",
 		Run: func(ctx context.Context, r Request, path string) (*record.Observation, error) {
 			return MCPGo(ctx, r, path == PathListThenCall)
 		}})

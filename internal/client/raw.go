@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	Register(Descriptor{Name: "raw", Run: func(ctx context.Context, r Request, _ string) (*record.Observation, error) { return Raw(ctx, r) }})
+	Register(Descriptor{Name: "raw", Does: "reports exactly what was on the wire", Run: func(ctx context.Context, r Request, _ string) (*record.Observation, error) { return Raw(ctx, r) }})
 }
 
 // Raw calls the tool over bare JSON-RPC, on stdio or streamable HTTP, and reports the result

@@ -13,10 +13,12 @@ import (
 	"github.com/toolscore/toolscore/record"
 )
 
-// Descriptor is everything toolscore knows about one client or agent. Each registers one, in
-// its own file (agents from internal/agent, so a program that runs them imports that package),
-// and every lookup reads it: the names a manifest may use, the command a run starts, the cell
-// image, where a real model's key is, toolscore version and the usage text.
+// Descriptor is everything toolscore knows about one client or agent. A client whose adapter
+// runs in an image of its own language is a folder of clients/ (ReadFolder); a Go client
+// registers one from its own file, and an agent from internal/agent (so a program that runs
+// them imports that package). Every lookup reads it: the names a manifest may use, the command
+// a run starts, the cell image, where a real model's key is, toolscore version, the usage text
+// and docs/clients.md.
 type Descriptor struct {
 	// Name is what a manifest calls the client; with Paths, it names each path as Name/path.
 	Name  string
@@ -45,6 +47,11 @@ type Descriptor struct {
 	// Manifest marks a client a manifest defines (Defined): never registered, installed from
 	// the manifest's folder.
 	Manifest bool
+	// Does says in one line what the adapter does, for the table of docs/clients.md.
+	Does string
+	// Doc is the client's section of docs/clients.md (Markdown, from its heading on), "" for
+	// a client the page describes in its hand-written prose.
+	Doc string
 }
 
 // Local is a client installed on this machine (internal/install), and how a run starts it.
@@ -118,7 +125,8 @@ func inInstall(dir, w string) string {
 
 // Image is the cell image a contained client lives in, built by internal/backend.ClientImage.
 type Image struct {
-	// Dir is its directory under internal/backend/images, and the image's name.
+	// Dir is the image's name: its client folder's, or its directory under
+	// internal/backend/images.
 	Dir string
 	// BaseEnv names the variable that replaces the Dockerfile's BASE_IMAGE when set (CI
 	// without a registry brings its own base).
@@ -132,6 +140,9 @@ type Image struct {
 	// Borrow lists files of other image directories the build context takes as well, by their
 	// path under internal/backend/images, so one adapter script can serve several images.
 	Borrow []string
+	// Folder is the client folder the image is made from; nil for an image directory of
+	// internal/backend/images (the agents', whose Dockerfiles pin their CLIs).
+	Folder *Folder
 }
 
 // The paths of an SDK-level client: the tool called straight away, or after tools/list (so a

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/client"
+)
+
+// clientTable renders the table of docs/clients.md: a row per client and agent of ds, its names,
+// the library it runs at its default version (as toolscore version reads it), what its adapter
+// does (the descriptor's Does) and where it lives.
+func clientTable(t *testing.T, ds []client.Descriptor) string {
+	deps := builtDeps()
+	var b strings.Builder
+	b.WriteString("| name | library | what the adapter does | where it lives |\n|---|---|---|---|\n")
+	for _, d := range ds {
+		var names []string
+		for _, p := range d.Paths {
+			names = append(names, "`"+strings.TrimSuffix(d.Name+"/"+p, "/")+"`")
+		}
+		if len(names) == 0 {
+			names = []string{"`" + d.Name + "`"}
+		}
+		name := strings.Join(names, ", ")
+		if d.Agent {
+			name += " (agent)"
+		}
+		lib := "none: bare JSON-RPC"
+		if d.Module != "" || d.Contained() {
+			registry, ver, err := library(d, deps)
+			if err != nil {
+				t.Fatalf("client %s: %v", d.Name, err)
+			}
+			registry, pkg, ok := strings.Cut(registry, " ")
+			if !ok { // a Go module: its path alone
+				registry, pkg = "", registry
+			}
+			lib = fmt.Sprintf("`%s` %s", pkg, ver)
+			if registry != "" {
+				lib += " (" + registry + ")"
+			}
+		}
+		where := "the toolscore binary"
+		switch {
+		case d.Image.Folder != nil:
+			where = "`internal/client/clients/" + d.Name + "`"
+		case d.Contained():
+			where = "`internal/backend/images/" + d.Image.Dir + "`"
+		}
+		if d.Does == "" {
+			t.Fatalf("client %s says nothing about what its adapter does (Descriptor.Does)", d.Name)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, lib, cell(d.Does), where)
+	}
+	return b.String()
+}
+
+// clientSections renders the sections of docs/clients.md that the clients of ds bring (their
+// folder's doc.md), sorted by name.
+func clientSections(ds []client.Descriptor) string {
+	var parts []string
+	for _, d := range ds {
+		if d.Doc != "" {
+			parts = append(parts, d.Doc)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
