@@ -51,14 +51,14 @@ func (s Session) Key() string {
 // transcriptLine is what ReadSessions reads of a transcript record: the wire bytes and the
 // server's own bytes a fault replaced (which proxy.ReadTranscript leaves out).
 type transcriptLine struct {
-	Dir        string          `json:"dir"`
-	Wire       *string         `json:"wire"`
-	WireB64    []byte          `json:"wire_base64"`
-	Original   *string         `json:"original"`
-	OrigB64    []byte          `json:"original_base64"`
-	Note       string          `json:"note"`
-	Excerpt    json.RawMessage `json:"excerpt"`
-	NotJSON    bool            `json:"not_json"`
+	Dir      string          `json:"dir"`
+	Wire     *string         `json:"wire"`
+	WireB64  []byte          `json:"wire_base64"`
+	Original *string         `json:"original"`
+	OrigB64  []byte          `json:"original_base64"`
+	Note     string          `json:"note"`
+	Excerpt  json.RawMessage `json:"excerpt"`
+	NotJSON  bool            `json:"not_json"`
 }
 
 func (l transcriptLine) wire() []byte {
