@@ -234,12 +234,14 @@ func (e *Entry) RunDir(r Run) string { return filepath.Join(e.dir, filesDir, r.D
 // whose tee names each run's directory relative to out) and those directories' files. The entry
 // is made in a folder of its own beside the others and renamed into place whole; when another
 // sweep put the same key first, theirs stays (an entry never changes) and Put returns nil.
-func (c *Cache) Put(ctx context.Context, meta Meta, out string, runs []Run) error {
+// replace puts this one in place of the entry there: one whose server no longer answers as it
+// recorded, which would otherwise never be reused again.
+func (c *Cache) Put(ctx context.Context, meta Meta, out string, runs []Run, replace bool) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
 	final := filepath.Join(c.Dir, meta.Key)
-	if _, err := os.Stat(filepath.Join(final, manifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(final, manifestFile)); err == nil && !replace {
 		return nil
 	}
 	tmp := filepath.Join(c.Dir, ".tmp-"+meta.Key+"-"+randomSuffix())
@@ -273,6 +275,11 @@ func (c *Cache) Put(ctx context.Context, meta Meta, out string, runs []Run) erro
 		return err
 	}
 	defer unlock()
+	if replace {
+		if err := c.setAside(final); err != nil {
+			return err
+		}
+	}
 	if err := os.Rename(tmp, final); err != nil {
 		if _, serr := os.Stat(filepath.Join(final, manifestFile)); serr == nil {
 			return nil // another sweep stored it first
@@ -291,7 +298,12 @@ func (c *Cache) Discard(ctx context.Context, key string) error {
 		return err
 	}
 	defer unlock()
-	aside := filepath.Join(c.Dir, ".trash-"+key+"-"+randomSuffix())
+	return c.setAside(final)
+}
+
+// setAside removes the entry at final, renamed aside first; the caller holds its lock.
+func (c *Cache) setAside(final string) error {
+	aside := filepath.Join(c.Dir, ".trash-"+filepath.Base(final)+"-"+randomSuffix())
 	if err := os.Rename(final, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
