@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	"github.com/invopop/jsonschema"
 
@@ -38,6 +39,8 @@ func ResultsSchema() ([]byte, error) {
 			}
 		}
 	}
+	// Results written before the cell cache have no counts of runs executed and reused.
+	s.Required = slices.DeleteFunc(s.Required, func(f string) bool { return f == "runs_executed" || f == "runs_reused" })
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
@@ -55,6 +58,8 @@ var resultsComments = map[string]string{
 	"Results.Started":       "When the sweep started.",
 	"Results.Shard":         "The slice of the runs this sweep ran, i/n (toolscore run --shard); absent for all of them.",
 	"Results.Finished":      "When the sweep finished.",
+	"Results.RunsExecuted":  "How many runs this sweep ran (absent in results of toolscores before the cell cache).",
+	"Results.RunsReused":    "How many runs this sweep took from the cell cache instead of running them, the server's answers checked first.",
 	"Results.Interrupted":   "True when the sweep stopped before every planned run finished.",
 	"Results.Cells":         "Every cell of the matrix with its outcome counts.",
 	"Results.Expectations":  "The manifest's expect entries and how each came out.",
@@ -74,6 +79,8 @@ var resultsComments = map[string]string{
 	"Cell.Library":      "Client library and version the runs used, as the adapter reported it.",
 	"Cell.Examples":     "Per outcome, the first run that had it: where to find its evidence.",
 	"Cell.MedianMillis": "Median wall time of the cell's runs, in milliseconds.",
+	"Cell.ReusedFrom":   "For a cell taken from the cell cache: when the sweep that ran it started (RFC 3339). Absent for a cell this sweep ran.",
+	"Cell.CacheKey":     "For a cell taken from the cell cache: the key of its entry (toolscore cache ls).",
 
 	"Example":          "Where one run's evidence is.",
 	"Example.Run":      "The run's number, as runs.jsonl records it.",

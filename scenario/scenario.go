@@ -25,6 +25,7 @@ type Scenario struct {
 	Prompt       string         `yaml:"prompt,omitempty" json:"prompt,omitempty" jsonschema_description:"Prompt given to agent clients; SDK clients ignore it."`
 	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains, e.g. [\"40718.77\", \"4071877\"]; numbers are kept as written."`
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+	Volatile     []string       `yaml:"volatile,omitempty" json:"volatile,omitempty" jsonschema_description:"JSON pointers into the tool's tools/call result of fields that change on every call (a timestamp, an id the server makes up), e.g. /structuredContent/as_of: masked when the cell cache checks the live server's answers against a cached cell's, and nowhere else."`
 	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
 	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
 	Protocols    []Protocol     `yaml:"protocols,omitempty" json:"protocols,omitempty" jsonschema_description:"The newest MCP protocol version the server offers, enforced by the proxy on the wire; as-is (the default) leaves the negotiation to server and client."`
@@ -153,6 +154,7 @@ type Tool struct {
 	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains."`
 	DecoyArgs    map[string]any `yaml:"decoy_args,omitempty" json:"decoy_args,omitempty" jsonschema_description:"Arguments of a neighbouring record, for the faults that take decoy_args (corrupt-plausible) where the fault's entry gives none."`
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+	Volatile     []string       `yaml:"volatile,omitempty" json:"volatile,omitempty" jsonschema_description:"JSON pointers into this tool's tools/call result of fields that change on every call, masked when the cell cache checks the live server's answers (see the top-level volatile)."`
 
 	// Line is the manifest line of this entry, for annotations.
 	Line int `yaml:"-" json:"-"`
@@ -237,7 +239,7 @@ func (s *Scenario) Calls() []Tool {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, at: s.toolAt, argsAt: s.argsAt, noSchema: s.noSchema}}
+	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, Volatile: s.Volatile, at: s.toolAt, argsAt: s.argsAt, noSchema: s.noSchema}}
 }
 
 // Fault is one fault of the matrix: the settings every fault has, which decide when it fires,
@@ -299,6 +301,7 @@ type Client struct {
 	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent CLI to run (a Go client is built against it); unset uses toolscore's pin. raw takes none."`
 	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients). For a client you define (runtime set), the base its image is built on instead of the runtime's."`
 	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
+	Cache   string `yaml:"cache,omitempty" json:"cache,omitempty" jsonschema:"enum=reuse" jsonschema_description:"reuse: this client's cells may be served from the cell cache although it talks to a real model (model set), whose answers differ from one run to the next; unset, such a client always runs. Every other client is reused whenever nothing it would see changed."`
 
 	// Runtime, Command, Install and Agent define a client of the manifest's own (Defined).
 	Runtime string   `yaml:"runtime,omitempty" json:"runtime,omitempty" jsonschema:"enum=node,enum=python,enum=binary" jsonschema_description:"Defines a client of your own under a name no built-in client takes: what its command needs to run (node, python, or binary for a program of its own). Its cells run the manifest's folder, installed."`

@@ -204,9 +204,10 @@ func (l *loader) checkTools(s *Scenario) {
 		l.checkJSONSize("arguments", s.Arguments)
 		l.checkTruth("truth", s.Truth)
 		l.checkOutputSchema("output_schema", s.OutputSchema)
+		l.checkVolatile("volatile", s.Volatile)
 		return
 	}
-	for _, k := range []string{"tool", "arguments", "truth", "output_schema"} {
+	for _, k := range []string{"tool", "arguments", "truth", "output_schema", "volatile"} {
 		if l.present(k) {
 			l.keyErrorf(k, "a scenario with tools: says this for each tool, under tools[]")
 		}
@@ -232,6 +233,7 @@ func (l *loader) checkTools(s *Scenario) {
 		l.checkJSONSize(p+".decoy_args", t.DecoyArgs)
 		l.checkTruth(p+".truth", t.Truth)
 		l.checkOutputSchema(p+".output_schema", t.OutputSchema)
+		l.checkVolatile(p+".volatile", t.Volatile)
 		if t.Prompt == "" {
 			t.Prompt = s.Prompt
 		}
@@ -294,6 +296,15 @@ func (l *loader) checkJSONSize(path string, v map[string]any) {
 		l.errorf(path, "cannot be sent as JSON: %v", err)
 	case len(b) > MaxArgumentsSize:
 		l.errorf(path, "is %s as JSON, over the limit of %s (it reaches every run in an environment variable or an argument, which Linux caps at 128 KiB)", sizeText(int64(len(b))), sizeText(MaxArgumentsSize))
+	}
+}
+
+// checkVolatile checks that each volatile entry is a JSON pointer (RFC 6901) into the result.
+func (l *loader) checkVolatile(path string, ptrs []string) {
+	for i, p := range ptrs {
+		if p != "" && !strings.HasPrefix(p, "/") {
+			l.errorf(fmt.Sprintf("%s[%d]", path, i), "must be a JSON pointer into the tools/call result, starting with / (e.g. /structuredContent/as_of), got %q", p)
+		}
 	}
 }
 
@@ -498,6 +509,12 @@ func (l *loader) checkClients(clients []Client) {
 			continue
 		}
 		seen[c.ID()] = i
+		switch {
+		case c.Cache != "" && c.Cache != "reuse":
+			l.errorf(p+".cache", "must be reuse (or unset), got %q", c.Cache)
+		case c.Cache != "" && c.Model == nil:
+			l.errorf(p+".cache", "cache: reuse is for a client with a real model (model set); every other client's cells are reused whenever nothing they would see changed")
+		}
 		if defined {
 			continue
 		}

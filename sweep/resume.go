@@ -138,7 +138,7 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 		Scenario: rec.Scenario, Clients: rec.Clients, Faults: rec.Faults, Schemas: rec.Schemas, Protocols: rec.Protocols, Transports: rec.Transports, Tools: rec.Tools,
 		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: rec.Shard, Backend: rec.Backend, Out: dir,
 		FailOn: rec.FailOn, Replay: rec.Replay, ShardBy: rec.ShardBy, owner: rec.Owner,
-		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr,
+		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr, Cache: c.Cache,
 	}
 	if c.Parallel != 0 {
 		a.Parallel = c.Parallel

@@ -22,6 +22,7 @@ import (
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent"
+	"github.com/toolscore/toolscore/internal/cache"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/report"
@@ -60,6 +61,9 @@ type Config struct {
 	// Replay is an earlier output directory whose transcripts the runs play against, instead
 	// of a live server.
 	Replay string
+	// Cache is the cell cache's folder: cells it holds whose server answers as recorded are
+	// taken from it instead of run, and the cells run are kept in it. "" runs every cell.
+	Cache string
 
 	// Version is toolscore's version, recorded in the results.
 	Version string
@@ -263,10 +267,16 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 			return fail(exitcode.UsageError(err))
 		}
 	}
+	if a.Cache != "" {
+		o.Cache = &runner.CellCache{Store: cache.Cache{Dir: a.Cache}, Log: stderr}
+	}
 	prog := newProgress(stderr, progCells)
 	o.Progress = prog
 	res, err = runner.Run(ctx, o)
 	prog.finish()
+	if res != nil && a.Cache != "" {
+		fmt.Fprintln(stderr, report.CacheLine(res))
+	}
 	if res == nil {
 		return fail(err) // the output directory could not be made: nothing ran
 	}

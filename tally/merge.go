@@ -47,6 +47,8 @@ func Merge(rs ...*Results) (*Results, error) {
 			m.Finished = r.Finished
 		}
 		m.Interrupted = m.Interrupted || r.Interrupted
+		m.RunsExecuted += r.RunsExecuted
+		m.RunsReused += r.RunsReused
 
 		for _, c := range r.Cells {
 			if c == nil {
@@ -104,6 +106,9 @@ func Merge(rs ...*Results) (*Results, error) {
 
 // addCell adds the counts, examples and durations of c (a cell with the same key) to mc.
 func (mc *Cell) addCell(c *Cell) {
+	if c.ReusedFrom != nil && mc.Runs == 0 {
+		mc.ReusedFrom, mc.CacheKey = c.ReusedFrom, c.CacheKey
+	}
 	mc.Runs += c.Runs
 	mc.Planned += c.Planned
 	for o, n := range c.Outcome {

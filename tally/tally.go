@@ -16,12 +16,16 @@ type Results struct {
 	Scenario  string `json:"scenario"`
 	Toolscore string `json:"toolscore"`
 	// Backend is where the runs executed, and why that backend was chosen.
-	Backend      string        `json:"backend"`
-	BackendWhy   string        `json:"backend_why,omitempty"`
-	Started      time.Time     `json:"started"`
-	Finished     time.Time     `json:"finished"`
-	Interrupted  bool          `json:"interrupted,omitempty"`
-	Shard        string        `json:"shard,omitempty"` // the slice of the runs this sweep ran, "i/n"; "" for all
+	Backend     string    `json:"backend"`
+	BackendWhy  string    `json:"backend_why,omitempty"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Shard       string    `json:"shard,omitempty"` // the slice of the runs this sweep ran, "i/n"; "" for all
+	// RunsExecuted counts the runs this sweep ran; RunsReused those it took from the cell cache,
+	// whose cells say where from (Cell.ReusedFrom).
+	RunsExecuted int           `json:"runs_executed"`
+	RunsReused   int           `json:"runs_reused"`
 	Cells        []*Cell       `json:"cells"`
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// Unavailable lists clients that could not run at all, with the reason.
@@ -60,7 +64,11 @@ type Cell struct {
 	Alone map[string]int `json:"alone,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
-	durations    []time.Duration
+	// ReusedFrom, for a cell taken from the cell cache, is when the sweep that ran it started;
+	// CacheKey is its entry's key. A cell run by this sweep has neither.
+	ReusedFrom *time.Time `json:"reused_from,omitempty"`
+	CacheKey   string     `json:"cache_key,omitempty"`
+	durations  []time.Duration
 }
 
 // Example points at one run's evidence in runs.jsonl and its transcript.

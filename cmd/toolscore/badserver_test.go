@@ -27,6 +27,9 @@ func badServer(mode string, args []string) int {
 	if mode == "toolbox" || mode == "toolbox-env" {
 		return toolbox(mode == "toolbox-env")
 	}
+	if mode == "twotools" {
+		return twoTools(args[0])
+	}
 	if mode == "ledger-upto" {
 		return oldLedger(args[0])
 	}

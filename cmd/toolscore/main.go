@@ -40,6 +40,7 @@ usage:
   toolscore baseline [RESULTS] [--out F]   write results as the expected ones, a file to commit
   toolscore action                         the GitHub Action's entrypoint (inputs from INPUT_*)
   toolscore images [list|build|prune]      the cell images toolscore builds
+  toolscore cache ls|prune                 the cell cache: finished cells later sweeps reuse while the server answers the same
   toolscore clean                          remove every container, volume and image of ours
   toolscore check-client [--agent] -- CMD  check a client adapter of yours against the client contract, on the ledger
   toolscore client NAME                    run one built-in client adapter (the runner's contract)
@@ -69,7 +70,7 @@ func mainCode(args []string) int {
 
 // runsUntrusted are the commands that start servers and adapters from this process, which
 // holds the runner's environment.
-var runsUntrusted = []string{"run", "action", "check-client", "bisect", "init", "demo"}
+var runsUntrusted = []string{"run", "action", "check-client", "bisect", "init", "demo", "cache"}
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -114,6 +115,8 @@ func run(ctx context.Context, args []string) error {
 		return baselineCmd(ctx, args[1:])
 	case "images":
 		return imagesCmd(ctx, args[1:])
+	case "cache":
+		return cacheCmd(ctx, args[1:])
 	case "clean":
 		return cleanCmd(ctx, args[1:])
 	case "check-client":

@@ -13,9 +13,12 @@ func TestMain(m *testing.M) {
 			os.Exit(badServer(os.Args[2], os.Args[3:]))
 		}
 		runsBinary = os.Getenv(runsBinaryEnv)
-		os.Exit(mainCode(os.Args[1:]))
+		os.Exit(asMain(os.Args[1:]))
 	}
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
+	// No sweep of a test reuses another's cells: the static build's have no cell cache, and
+	// this binary's as toolscore an empty one of their own (asMain), unless a test names one.
+	os.Setenv(cacheDirEnv, "off")
 	// A race-instrumented process sleeps 1 s at exit by default; every session here ends two.
 	os.Setenv("GORACE", "atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	// A sweep this test binary runs (toolscore run) is race-instrumented, and starts its runs'
@@ -30,6 +33,23 @@ func TestMain(m *testing.M) {
 		c()
 	}
 	os.Exit(code)
+}
+
+// asMain runs this binary as toolscore, with a cell cache of its own, empty, unless the test
+// named one in TOOLSCORE_CACHE_DIR: every sweep a test runs stores cells as a user's does, and
+// none finds another test's.
+func asMain(args []string) int {
+	if os.Getenv(cacheDirEnv) != "off" || len(args) == 0 || args[0] != "run" {
+		return mainCode(args)
+	}
+	dir, err := os.MkdirTemp("", "toolscore-cells-")
+	if err != nil {
+		return mainCode(args)
+	}
+	os.Setenv(cacheDirEnv, dir)
+	code := mainCode(args)
+	os.RemoveAll(dir)
+	return code
 }
 
 // runsBinaryEnv names the binary a sweep of the test binary starts its runs from (runsBinary).

@@ -43,6 +43,8 @@ func runCmd(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "output directory (default ./toolscore-out/<timestamp>)")
 	replayDir := fs.String("replay", "", "play every run against its own transcript in this earlier output `directory` instead of a live server")
 	failOnFlag := fs.String("fail-on", "expect", "what exits 1: expect (an unmet expectation), unchecked (that, or one no run checked), or never")
+	cacheDir := fs.String("cache", "", "the cell cache's `folder`: cells it holds are reused, not run, when the server answers their recorded requests as it did (default $"+cacheDirEnv+", else the user cache folder's toolscore/cells)")
+	noCache := fs.Bool("no-cache", false, "run every cell, neither reusing nor storing any in the cell cache")
 	resume := fs.String("resume", "", "continue the sweep stopped or killed in this output `directory`, with the scenario and flags it recorded")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -62,8 +64,14 @@ func runCmd(ctx context.Context, args []string) error {
 	c := sweep.Config{
 		Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
 		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, ShardBy: *shardBy, Backend: *backendName, Out: *out,
-		FailOn: failOn, Replay: *replayDir,
+		FailOn: failOn, Replay: *replayDir, Cache: *cacheDir,
 		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	if c.Cache == "" {
+		c.Cache = defaultCacheDir()
+	}
+	if *noCache {
+		c.Cache = ""
 	}
 	if len(positional) == 1 {
 		c.Scenario = positional[0]
@@ -93,7 +101,7 @@ func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir s
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return exitcode.UsageError(err)
 	}
-	c := sweep.Config{Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr}
+	c := sweep.Config{Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr, Cache: defaultCacheDir()}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "parallel":

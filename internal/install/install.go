@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/internal/filelock"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
 )
@@ -580,27 +581,8 @@ func intact(dir string) (ok bool, why string) {
 	return true, ""
 }
 
-// lock takes an exclusive lock on path, waiting for another holder (this process or another)
-// until ctx ends.
+// lock takes an exclusive lock on the install at path (filelock.Lock, which the cell cache
+// shares).
 func lock(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("locking the install %s: %w", path, err)
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("locking the install %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return filelock.Lock(ctx, path, "the install")
 }

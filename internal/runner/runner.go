@@ -88,6 +88,9 @@ type Options struct {
 	// Resume continues the sweep in Out that its sweep.json and runs.jsonl describe: the runs
 	// recorded are counted, not run again; a record cut short is dropped and its run run.
 	Resume bool
+	// Cache, when set, takes the cells it holds (the server checked) instead of running them,
+	// and keeps the cells run (CellCache).
+	Cache *CellCache
 }
 
 // Progress hears about the sweep as it goes.
@@ -125,9 +128,16 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		return nil, err
 	}
 	defer runsFile.Close()
+	if o.Cache != nil {
+		o.cacheHits(ctx, res)
+	}
 	if o.Progress != nil {
 		total, complete := 0, 0
-		for _, c := range res.Cells {
+		for i, c := range res.Cells {
+			if o.Cache != nil && o.Cache.hits[i] != nil {
+				complete++
+				continue
+			}
 			total += c.Planned - c.Runs
 			if c.Planned > 0 && c.Runs == c.Planned {
 				complete++
@@ -164,8 +174,10 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		}
 		rec.Alone = j.Alone
 		line := runLine(rec)
+		o.ranRun(j, line)
 		mu.Lock()
 		defer mu.Unlock()
+		res.RunsExecuted++
 		if to := w; werr == nil {
 			if j.Alone {
 				to = aloneW
@@ -198,6 +210,24 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		if cl := res.Cells[c.First.Index]; cl.Planned > 0 && cl.Runs >= cl.Planned {
 			continue // every run of it is in the sweep resumed: no worker, no container
 		}
+		if o.Cache != nil {
+			mu.Lock()
+			cl := res.Cells[c.First.Index]
+			reused, err := o.reuseCell(c.First.Index, cl, func(line []byte) error {
+				if werr == nil {
+					w.Write(line)
+					werr = w.Flush()
+				}
+				return werr
+			})
+			if reused {
+				res.RunsReused += cl.Runs
+			}
+			mu.Unlock()
+			if err != nil || reused {
+				continue
+			}
+		}
 		if cells != nil {
 			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
 			cells.PrepareCell(ctx, spec)
@@ -224,6 +254,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				}
 				run(j)
 			}
+			o.keepCell(ctx, c.First, res.Started)
 		})
 	}
 	p.Wait()

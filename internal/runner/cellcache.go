@@ -1,0 +1,388 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cache"
+	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// CellCache is the sweep's use of the cell cache (package cache): before the first run, the
+// cells it holds whose server still answers the same are taken from it instead of run; each
+// cell run whole is kept in it once its runs are over.
+type CellCache struct {
+	Store cache.Cache
+	// Log hears what the cache did that a user must know: an entry damaged, a server that
+	// answers differently, a cache that cannot be written.
+	Log io.Writer
+
+	mu sync.Mutex
+	// hits are the cells taken from the cache, by index; stale the cells whose entry the live
+	// server no longer answers as recorded, whose new runs replace it.
+	hits  map[int]*cacheHit
+	stale map[int]bool
+	// ran collects the records of each cell's runs as they end, by index, for its entry.
+	ran map[int][]cache.Run
+	// cannotWrite is set once a store failed: the sweep goes on running, without the cache.
+	cannotWrite bool
+	// Verified says the server's answers were checked for the cells reused.
+	Verified bool
+}
+
+// cacheHit is a cell the cache holds: its entry, the runs of it this sweep takes, and the
+// server sessions they recorded.
+type cacheHit struct {
+	key      string
+	entry    *cache.Entry
+	runs     []cache.Run
+	sessions []cache.Session
+}
+
+// cacheReplayCommand is the command toolscore runs where the runs execute to replay recorded
+// sessions to the live server, their answers on its stdout: toolscore cache replay --in F -- SERVER...
+const cacheReplayCommand = "cache"
+
+// keyInputs is everything that decides a cell apart from the server: its key is their hash.
+type keyInputs struct {
+	Format  int    `json:"format"`
+	Grader  int    `json:"grader"`
+	Backend string `json:"backend"`
+	// Client is the manifest's entry of the cell's client, and Fingerprint what it runs as
+	// (Choice.Fingerprints: its install's key, its image, its built adapter).
+	Client      scenario.Client `json:"client"`
+	Fingerprint string          `json:"fingerprint"`
+	// Build is toolscore's own build, for a client whose code is toolscore's (the Go clients'
+	// adapters, every agent's scripted model): "" for the others.
+	Build     string           `json:"build,omitempty"`
+	Cell      record.Cell      `json:"cell"`
+	Fault     scenario.Fault   `json:"fault"`
+	Options   map[string]any   `json:"fault_options,omitempty"`
+	Tool      scenario.Tool    `json:"tool"`
+	Runs      int              `json:"runs"`
+	Timeout   string           `json:"timeout"`
+	Sandbox   scenario.Sandbox `json:"sandbox"`
+	Transport string           `json:"transport"`
+}
+
+// cellKey is the cache key of job j's cell, and what it was made of.
+func (o Options) cellKey(j Job) (string, json.RawMessage) {
+	tool := j.Cell.Tool
+	tool.Volatile = nil // masks the check of the server's answers only: not the cell's
+	if !j.Client.Descriptor.Agent {
+		tool.Prompt = ""
+	}
+	fp := o.Record.Adapters[j.Client.ID()]
+	in := keyInputs{
+		Format: cache.Format, Grader: grade.GraderVersion, Backend: o.Backend.Name(),
+		Client: j.Cell.Client, Fingerprint: fp, Cell: j.Cell.Coordinates(),
+		Fault: j.Cell.Fault, Options: j.Cell.Fault.Options, Tool: tool,
+		Runs: o.Scenario.Runs, Timeout: o.Scenario.Timeout.Std().String(), Sandbox: o.Scenario.Sandbox,
+		Transport: string(j.Cell.Transport),
+	}
+	if j.Client.Descriptor.Agent || strings.HasPrefix(fp, "toolscore's own") || fp == "" {
+		in.Build = o.Record.Build
+	}
+	b, _ := json.Marshal(in)
+	return cache.Key(in), b
+}
+
+// cacheUnusable says why the sweep's cells cannot be checked against the live server, and so
+// are never taken from the cache; "" when they can.
+func (o Options) cacheUnusable() string {
+	switch src := o.Source(); {
+	case o.Replay != nil || src == SourceRecording:
+		return "a replayed sweep plays recordings, not the server"
+	case src == SourceURL:
+		return "a url server cannot be started afresh for each recorded session, so its answers cannot be checked"
+	case src == SourceImage:
+		return "an image server's answers are not checked yet"
+	case src == SourceCommand && o.Scenario.Server.HTTP != nil:
+		return "a server that serves HTTP itself is not checked yet"
+	}
+	return ""
+}
+
+// cacheHits finds the cells of this sweep the cache holds, checks the live server against
+// their recorded sessions (one fresh session each distinct one), and keeps those whose answers
+// are all the same. It says on the log what it could not use, and why.
+func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
+	cc := o.Cache
+	cc.hits, cc.stale, cc.ran = map[int]*cacheHit{}, map[int]bool{}, map[int][]cache.Run{}
+	if why := o.cacheUnusable(); why != "" {
+		fmt.Fprintf(cc.Log, "cell cache: every cell runs: %s\n", why)
+		return
+	}
+	hits := map[int]*cacheHit{}
+	sessions := map[string]cache.Session{}
+	unreadable := 0
+	for c := range o.cellJobs() {
+		i := c.First.Index
+		if res.Cells[i].Runs > 0 {
+			continue // a resumed cell goes on where it was
+		}
+		if c.First.Cell.Client.Model != nil && c.First.Cell.Client.Cache != "reuse" {
+			continue // a real model answers differently every run
+		}
+		key, _ := o.cellKey(c.First)
+		e, err := cc.Store.Get(key)
+		if damaged, ok := errors.AsType[*cache.DamagedError](err); ok {
+			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), damaged.Error())
+			if derr := cc.Store.Discard(ctx, key); derr != nil {
+				fmt.Fprintf(cc.Log, "cell cache: discarding it: %v\n", derr)
+			}
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, cache.ErrMiss) {
+				unreadable++
+			}
+			continue
+		}
+		byNumber := map[int]cache.Run{}
+		for _, r := range e.Runs {
+			byNumber[r.Number] = r
+		}
+		h := &cacheHit{key: key, entry: e}
+		ok := true
+		for j := range c.Runs {
+			r, have := byNumber[j.Run]
+			if !have {
+				ok = false
+				break
+			}
+			ss, err := cache.ReadSessions(e.RunDir(r))
+			if err != nil {
+				ok = false
+				break
+			}
+			h.runs = append(h.runs, r)
+			h.sessions = append(h.sessions, ss...)
+		}
+		if !ok {
+			continue
+		}
+		hits[i] = h
+		for _, s := range h.sessions {
+			sessions[s.Key()] = s
+		}
+	}
+	if unreadable > 0 {
+		fmt.Fprintf(cc.Log, "cell cache: %d entries could not be read in %s; their cells run\n", unreadable, cc.Store.Dir)
+	}
+	if len(hits) == 0 {
+		return
+	}
+	live, err := o.replaySessions(ctx, sessions)
+	if err != nil {
+		fmt.Fprintf(cc.Log, "cell cache: the server could not be checked against the cached cells (%s): every cell runs\n", report.Plain(err.Error()))
+		for i := range hits {
+			cc.stale[i] = true
+		}
+		return
+	}
+	volatile := map[string][]string{}
+	for _, t := range o.Scenario.Calls() {
+		volatile[t.Name] = t.Volatile
+	}
+	changed, first := 0, ""
+	for _, i := range slices.Sorted(maps.Keys(hits)) {
+		for _, s := range hits[i].sessions {
+			if why := s.Differs(live[s.Key()], volatile); why != "" {
+				if first == "" {
+					first = res.Cells[i].Key() + ": " + why
+				}
+				changed++
+				cc.stale[i] = true
+				delete(hits, i)
+				break
+			}
+		}
+	}
+	if changed > 0 {
+		fmt.Fprintf(cc.Log, "cell cache: %d cached %s run again: the server answers differently (first: %s)\n", changed, report.Plural(changed, "cell is", "cells are"), report.Plain(first))
+	}
+	cc.hits, cc.Verified = hits, len(hits) > 0
+}
+
+// replaySessions plays each session to a fresh server where the runs execute, through toolscore
+// cache replay and a clean proxy, and returns the live answers by session key.
+func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session) (map[string]cache.Live, error) {
+	dir, err := os.MkdirTemp(o.Out, ".cache-check-")
+	if err == nil {
+		dir, err = filepath.Abs(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	server, env, ok := o.PreflightServer(dir)
+	if !ok {
+		return nil, errors.New("its source cannot be started through a stdio proxy")
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, k := range slices.Sorted(maps.Keys(sessions)) {
+		_ = enc.Encode(sessions[k])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sessions.jsonl"), []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	work := o.Backend.WorkDir(dir)
+	command := append([]string{o.Backend.Self(), cacheReplayCommand, "replay", "--in", filepath.Join(work, "sessions.jsonl"), "--"}, server...)
+	client := ""
+	for _, c := range o.Scenario.Clients {
+		if _, out := o.Unavailable[c.ID()]; !out {
+			client = c.ID()
+			break
+		}
+	}
+	timeout := 2*time.Minute + time.Duration(len(sessions))*o.Scenario.Timeout.Std()
+	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: client, Cell: "cache check", Command: command, Env: env, Timeout: timeout})
+	switch {
+	case res.Err != nil:
+		return nil, res.Err
+	case res.Cancelled:
+		return nil, ctx.Err()
+	case res.ExitCode != 0 || res.TimedOut:
+		return nil, fmt.Errorf("the replay exited %d: %s", res.ExitCode, lastLine(res.Stderr))
+	}
+	f, err := record.Open(res.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	live := map[string]cache.Live{}
+	d := json.NewDecoder(bufio.NewReader(f))
+	for {
+		var l cache.Live
+		if err := d.Decode(&l); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("reading the live answers: %w", err)
+		}
+		live[l.Key] = l
+	}
+	return live, nil
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// reuseCell puts the runs of a cell the cache holds into the output as if they had run: their
+// directories copied, their records written to runs.jsonl (through write) and counted into c.
+// false: the entry could not be copied (removed or edited since it was checked), and the cell
+// runs.
+func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool, error) {
+	h := o.Cache.hits[i]
+	if h == nil {
+		return false, nil
+	}
+	var recs []*tally.Run
+	for _, r := range h.runs {
+		var rec tally.Run
+		if err := json.Unmarshal(r.Line, &rec); err != nil {
+			return o.cannotReuse(c, err), nil
+		}
+		if err := h.entry.Copy(o.Out, r); err != nil {
+			return o.cannotReuse(c, err), nil
+		}
+		recs = append(recs, &rec)
+	}
+	for k, r := range h.runs {
+		if err := write(append(append([]byte(nil), r.Line...), '\n')); err != nil {
+			return true, err
+		}
+		c.AddRun(recs[k])
+	}
+	from := h.entry.Meta.Sweep
+	c.ReusedFrom, c.CacheKey = &from, h.key
+	return true, nil
+}
+
+func (o Options) cannotReuse(c *tally.Cell, err error) bool {
+	fmt.Fprintf(o.Cache.Log, "cell cache: %s: %s; the cell runs\n", report.Plain(c.Key()), report.Plain(err.Error()))
+	return false
+}
+
+// ranRun notes the record of a run that ended, for its cell's entry.
+func (o Options) ranRun(j Job, line []byte) {
+	if o.Cache == nil || j.Alone {
+		return
+	}
+	cc := o.Cache
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.ran[j.Index] = append(cc.ran[j.Index], cache.Run{Number: j.Run, Line: append([]byte(nil), line[:len(line)-1]...), Dir: j.Dir()})
+}
+
+// keepCell stores the cell of first in the cache once its runs are over: only a cell this
+// sweep ran whole, none of its runs an outcome the machine's load may have made. A cache that
+// cannot be written is said once, and the sweep goes on without storing.
+func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
+	cc := o.Cache
+	if cc == nil || ctx.Err() != nil {
+		return
+	}
+	cc.mu.Lock()
+	runs := cc.ran[first.Index]
+	delete(cc.ran, first.Index)
+	stale, off := cc.stale[first.Index], cc.cannotWrite
+	cc.mu.Unlock()
+	if off || len(runs) != o.Scenario.Runs || o.cacheUnusable() != "" {
+		return
+	}
+	for _, r := range runs {
+		var rec struct {
+			Outcome string `json:"outcome"`
+		}
+		if json.Unmarshal(r.Line, &rec) != nil || loadMayMake(rec.Outcome) {
+			return
+		}
+	}
+	slices.SortFunc(runs, func(a, b cache.Run) int { return a.Number - b.Number })
+	key, inputs := o.cellKey(first)
+	meta := cache.Meta{Key: key, Cell: first.Cell.Key(), Sweep: started, Stored: time.Now().UTC(), Toolscore: o.Version, Inputs: inputs}
+	if err := cc.Store.Put(ctx, meta, o.Out, runs, stale); err != nil {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		if !cc.cannotWrite {
+			cc.cannotWrite = true
+			why := err.Error()
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EDQUOT) {
+				why = "it is full or read-only: " + why
+			}
+			fmt.Fprintf(cc.Log, "warning: cell cache: cannot store cells in %s (%s); the sweep goes on without storing\n", cc.Store.Dir, report.Plain(why))
+		}
+	}
+}
+
+// Reused says how many of the sweep's cells were taken from the cache.
+func (cc *CellCache) Reused() int {
+	if cc == nil {
+		return 0
+	}
+	return len(cc.hits)
+}
