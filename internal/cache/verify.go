@@ -17,7 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/proxy"
+	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 )
 
@@ -49,7 +50,7 @@ func (s Session) Key() string {
 }
 
 // transcriptLine is what ReadSessions reads of a transcript record: the wire bytes and the
-// server's own bytes a fault replaced (which proxy.ReadTranscript leaves out).
+// server's own bytes a fault replaced (which transcript.Read leaves out).
 type transcriptLine struct {
 	Dir      string          `json:"dir"`
 	Wire     *string         `json:"wire"`
@@ -87,7 +88,7 @@ func ReadSessions(runDir string) ([]Session, error) {
 	var out []Session
 	base := runDir + string(os.PathSeparator) + record.TeeFile
 	for n := 1; ; n++ {
-		p := proxy.SessionPath(base, n)
+		p := transcript.SessionPath(base, n)
 		if _, err := os.Lstat(p); err != nil {
 			break
 		}
@@ -125,18 +126,18 @@ func readSession(path string) (Session, error) {
 				return Session{}, fmt.Errorf("%w: %s: a record does not read: %v", ErrUnverifiable, path, err)
 			}
 			switch l.Dir {
-			case proxy.ClientToServer, proxy.ServerToClient:
+			case transcript.ClientToServer, transcript.ServerToClient:
 				if len(l.Excerpt) > 0 {
 					return Session{}, fmt.Errorf("%w: %s holds a message too large to record whole", ErrUnverifiable, path)
 				}
 			}
 			switch l.Dir {
-			case proxy.ClientToServer:
+			case transcript.ClientToServer:
 				w := bytes.TrimRight(l.wire(), "\r\n")
-				msg, ok := proxy.ParseMessage(w)
+				msg, ok := jsonrpc.ParseMessage(w)
 				id := ""
 				if ok && msg.Method != "" {
-					id = proxy.IDKey(msg.ID)
+					id = jsonrpc.IDKey(msg.ID)
 					if msg.Method == "tools/call" && id != "" {
 						var p struct {
 							Name string `json:"name"`
@@ -147,17 +148,17 @@ func readSession(path string) (Session, error) {
 				}
 				msgs = append(msgs, sent{w, id})
 				waits = append(waits, s.Total)
-			case proxy.ServerToClient:
+			case transcript.ServerToClient:
 				if strings.HasPrefix(l.Note, "made up by the proxy") {
-					if msg, ok := proxy.ParseMessage(l.wire()); ok && msg.Method == "" {
-						madeUp[proxy.IDKey(msg.ID)] = true
+					if msg, ok := jsonrpc.ParseMessage(l.wire()); ok && msg.Method == "" {
+						madeUp[jsonrpc.IDKey(msg.ID)] = true
 					}
 					continue
 				}
 				w := bytes.TrimRight(l.original(), "\r\n")
 				s.Total++
-				if msg, ok := proxy.ParseMessage(w); ok && msg.Method == "" {
-					if id := proxy.IDKey(msg.ID); id != "" {
+				if msg, ok := jsonrpc.ParseMessage(w); ok && msg.Method == "" {
+					if id := jsonrpc.IDKey(msg.ID); id != "" {
 						s.answers[id] = w
 					}
 				}
@@ -305,8 +306,8 @@ func Replay(ctx context.Context, s Session, argv, env []string, wait time.Durati
 				w := bytes.TrimRight(line, "\r\n")
 				mu.Lock()
 				count++
-				if msg, ok := proxy.ParseMessage(w); ok && msg.Method == "" {
-					if id := proxy.IDKey(msg.ID); id != "" {
+				if msg, ok := jsonrpc.ParseMessage(w); ok && msg.Method == "" {
+					if id := jsonrpc.IDKey(msg.ID); id != "" {
 						live.Answers[id] = string(w)
 					}
 				}

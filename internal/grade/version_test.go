@@ -12,8 +12,8 @@ import (
 )
 
 // graderSources are the packages whose code decides a run's outcome from the same bytes: the
-// grader, the faults and the proxy that applies them.
-var graderSources = []string{".", "../../fault", "../proxy"}
+// grader, the faults, the proxy that applies them and the transcript the grader reads.
+var graderSources = []string{".", "../../fault", "../proxy", "../transcript"}
 
 // sourceHash is the SHA-256 of the non-test Go files of graderSources, in order.
 func sourceHash(t *testing.T) string {

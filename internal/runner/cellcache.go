@@ -300,9 +300,9 @@ func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool
 	if h == nil {
 		return false, nil
 	}
-	var recs []*tally.Run
+	var recs []*record.Run
 	for _, r := range h.runs {
-		var rec tally.Run
+		var rec record.Run
 		if err := json.Unmarshal(r.Line, &rec); err != nil {
 			return o.cannotReuse(c, err), nil
 		}
@@ -356,7 +356,7 @@ func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
 	}
 	for _, r := range runs {
 		var rec struct {
-			Outcome string `json:"outcome"`
+			Outcome record.Outcome `json:"outcome"`
 		}
 		if json.Unmarshal(r.Line, &rec) != nil || loadMayMake(rec.Outcome) {
 			return
