@@ -50,7 +50,7 @@ func Example() {
 	}
 	defer os.RemoveAll(out)
 	res, _, err := sweep.Sweep(context.Background(), sc, sweep.Config{
-		Clients: "go-sdk/call", Faults: "rpc-error", Schemas: "published", Protocols: "2025-11-25",
+		Clients: []string{"go-sdk/call"}, Faults: []string{"rpc-error"}, Schemas: []string{"published"}, Protocols: []string{"2025-11-25"},
 		Runs: 1, Backend: "local", Out: out,
 		Self: toolscoreBinary, // "" is this program itself, as in toolscore run
 	})

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
@@ -55,13 +56,19 @@ func runCmd(ctx context.Context, args []string) error {
 	if len(positional) > 1 {
 		err = errors.Join(err, fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " ")))
 	}
-	if err := errors.Join(err, countFlags(fs, "runs", "max-runs", "parallel")); err != nil {
-		sweep.PrintLines(os.Stderr, err, "toolscore run: ")
+	err = errors.Join(err, countFlags(fs, "runs", "max-runs", "parallel"))
+	i, n, shardErr := sweep.ParseShard(*shard)
+	if shardErr != nil {
+		err = errors.Join(err, fmt.Errorf("--shard %w", shardErr))
+	}
+	if err != nil {
+		cli.PrintLines(os.Stderr, err, "toolscore run: ")
 		return exitcode.UsageError(err)
 	}
 	c := sweep.Config{
-		Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
-		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, ShardBy: *shardBy, Backend: *backendName, Out: *out,
+		Clients: cli.Split(*clients), Faults: cli.Split(*faults), Schemas: cli.Split(*schemas), Protocols: cli.Split(*protocols),
+		Transports: cli.Split(*transports), Tools: cli.Split(*tools),
+		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: i, Shards: n, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir,
 		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
@@ -70,10 +77,16 @@ func runCmd(ctx context.Context, args []string) error {
 	}
 	sc, err := sweep.Load(c.Scenario)
 	if err != nil {
-		sweep.PrintLoadError(os.Stderr, err)
+		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	_, _, err = sweep.Sweep(ctx, sc, c)
+	if c.ShardBy != "" && c.Shards == 0 {
+		err := fmt.Errorf("--shard-by %s balances the shards of --shard i/n: give --shard too", c.ShardBy)
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		return exitcode.UsageError(err)
+	}
+	res, outDir, err := sweep.Sweep(ctx, sc, c)
+	cli.PrintSweepError(os.Stderr, "toolscore run", err, res, outDir)
 	return err
 }
 
@@ -102,7 +115,8 @@ func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir s
 			c.FailOn = failOn
 		}
 	})
-	_, _, err := sweep.Resume(ctx, dir, c)
+	res, out, err := sweep.Resume(ctx, dir, c)
+	cli.PrintSweepError(os.Stderr, "toolscore run", err, res, out)
 	return err
 }
 
