@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/cli"
+	"github.com/toolscore/toolscore/internal/selfcmd"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
@@ -158,24 +159,5 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// parseFlags parses args into fs. -h is help asked for: the usage on stdout and an error of exit
-// code 0; a bad flag prints the usage on stderr and is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	usage := fs.Usage
-	if usage == nil {
-		usage = fs.PrintDefaults
-	}
-	fs.Usage = func() {} // printed below, where it belongs
-	defer func() { fs.Usage = usage }()
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(os.Stdout)
-		usage()
-		return &exitcode.Error{Code: exitcode.OK, Err: err}
-	}
-	if err != nil {
-		usage()
-		return exitcode.UsageError(err)
-	}
-	return nil
-}
+// parseFlags parses args into fs, as every command of toolscore's does (selfcmd.ParseFlags).
+func parseFlags(fs *flag.FlagSet, args []string) error { return selfcmd.ParseFlags(fs, args) }
