@@ -43,3 +43,36 @@ func Decide(res *tally.Results, cmp *Comparison, failOn FailOn) Decision {
 	}
 	return Decision{exitcode.OK, fmt.Sprintf("the check passes (fail-on: %s): %s", failOn, Verdict(res, cmp))}
 }
+
+// Verdict says in one line what the sweep found and whether the check fails for it, e.g.
+// "1 of 4 expectations did not hold · 2 cells changed against the baseline". It holds no outside text.
+func Verdict(r *tally.Results, cmp *Comparison) string {
+	var parts []string
+	if len(r.Expectations) > 0 {
+		parts = append(parts, strings.TrimSuffix(heldLine(r), "."))
+	}
+	if cmp != nil && !cmp.Missing {
+		if n := len(cmp.Changes); n == 0 {
+			parts = append(parts, "no cell changed against the baseline")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s changed against the baseline", n, Plural(n, "cell", "cells")))
+		}
+	}
+	if n := len(mixedCells(r)); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s mixed", n, Plural(n, "cell", "cells")))
+	}
+	if n := len(r.Unavailable); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s unavailable", n, Plural(n, "client", "clients")))
+	}
+	if n := len(r.NotApplicable); n > 0 {
+		parts = append(parts, fmt.Sprintf("schema faults not applicable to %d %s", n, Plural(n, "tool", "tools")))
+	}
+	if r.Interrupted {
+		parts = append(parts, "interrupted")
+	}
+	if len(parts) == 0 {
+		runs, _, cells := runCounts(r)
+		return fmt.Sprintf("%d runs in %d cells", runs, cells)
+	}
+	return strings.Join(parts, " · ")
+}

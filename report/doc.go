@@ -12,14 +12,14 @@
 //     [ReadEvidence] reads from the output directory (html.go, evidence.go).
 //   - [JUnitCompared] and [CTRFCompared]: junit.xml and ctrf.json, one test case per cell
 //     (junit.go, ctrf.go, failures.go).
-//   - For GitHub (github.go): [Summary] (the job summary, cut to GitHub's limit with [Cut]),
-//     [Verdict] (one line), [CommentBody] (the sticky pull-request comment's body, which
-//     package prcomment posts), and [Annotations] (the manifest's lines to annotate, planned
-//     within GitHub's [Budget]) issued by [Annotate].
+//   - [Summary]: the Markdown report with what changed against a baseline (markdown.go), and
+//     [Findings]: what a sweep found that a line of its manifest answers for (findings.go).
+//     The Action (internal/action) makes GitHub's job summary, pull-request comment and
+//     annotations of them, within GitHub's limits; this package knows nothing of GitHub.
 //
-// [FailOn] ([ParseFailOn]) says what fails the check, and [Decide] gives the check's one verdict
-// on a sweep, a [Decision] (an exit code and why): toolscore run and merge exit with it, and so
-// does the Action's step (decide.go).
+// [FailOn] ([ParseFailOn], failon.go) says what fails the check, and [Decide] gives the check's
+// one verdict on a sweep, a [Decision] (an exit code and why), [Verdict] the same in one line:
+// toolscore run and merge exit with it, and so does the Action's step (decide.go).
 //
 // [SchemaChanges] and [ProtocolChanges] (report.go) pick out the cells whose counts a schema
 // mode or a protocol changes, which the text, Markdown and HTML reports show beside the table.

@@ -294,3 +294,78 @@ func EscapeMarkdown(s string) string {
 	}
 	return b.String()
 }
+
+// Summary writes the Markdown report, then what changed against the baseline when cmp is not
+// nil: what the action writes as the job summary and comments on a pull request. Like Markdown, it passes every outside string through EscapeMarkdown.
+func Summary(w io.Writer, r *tally.Results, cmp *Comparison) error {
+	var b strings.Builder
+	if err := Markdown(&b, r); err != nil {
+		return err
+	}
+	if cmp != nil {
+		b.WriteString("\n")
+		baselineMarkdown(&b, r, cmp)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// baselineMarkdown writes the "Changes against the baseline" section.
+func baselineMarkdown(b *strings.Builder, r *tally.Results, cmp *Comparison) {
+	b.WriteString("## Changes against the baseline\n\n")
+	where := EscapeMarkdown(cmp.Baseline)
+	if cmp.Missing {
+		fmt.Fprintf(b, "No baseline at %s yet: nothing to compare. Commit these results (or keep them as an artifact) to compare the next run with them.\n", where)
+		return
+	}
+	if len(cmp.Changes) == 0 {
+		fmt.Fprintf(b, "Compared with %s: no cell changed.\n", where)
+		return
+	}
+	n := len(cmp.Changes)
+	fmt.Fprintf(b, "Compared with %s: %d %s changed.\n\n", where, n, Plural(n, "cell", "cells"))
+	d := dimsOf(r)
+	b.WriteString("|")
+	if d.tool {
+		b.WriteString(" tool |")
+	}
+	b.WriteString(" client | fault | schema |")
+	if d.protocol {
+		b.WriteString(" protocol |")
+	}
+	if d.transport {
+		b.WriteString(" transport |")
+	}
+	b.WriteString(" baseline | now |\n|---|---|---|")
+	if d.tool {
+		b.WriteString("---|")
+	}
+	if d.protocol {
+		b.WriteString("---|")
+	}
+	if d.transport {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|\n")
+	for _, c := range cmp.Changes {
+		before, after := c.Before, c.After
+		switch c.Kind {
+		case "new":
+			before = "not in the baseline"
+		case "gone":
+			after = "not run"
+		}
+		b.WriteString("|")
+		if d.tool {
+			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Tool))
+		}
+		fmt.Fprintf(b, " %s | %s | %s |", EscapeMarkdown(c.Client), EscapeMarkdown(c.Fault), EscapeMarkdown(c.Schema))
+		if d.protocol {
+			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Protocol))
+		}
+		if d.transport {
+			fmt.Fprintf(b, " %s |", EscapeMarkdown(c.Transport))
+		}
+		fmt.Fprintf(b, " %s | **%s** |\n", EscapeMarkdown(before), EscapeMarkdown(after))
+	}
+}

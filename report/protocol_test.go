@@ -84,7 +84,7 @@ func TestProtocolReports(t *testing.T) {
 	if !strings.Contains(sum.String(), "| claude-code | type-swap | published | 2025-11-25 | rejected 3/3 | **passed 3/3** |") {
 		t.Errorf("summary's baseline table lacks the protocol column:\n%s", sum.String())
 	}
-	as := Annotations(AnnotationInput{Results: r, File: "m.yaml", Compare: cmp}, DefaultBudget)
+	as := Findings(r, nil, cmp, "")
 	var msgs []string
 	for _, a := range as {
 		msgs = append(msgs, a.Title+": "+a.Message)

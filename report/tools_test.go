@@ -199,7 +199,7 @@ func TestToolsHTML(t *testing.T) {
 func TestToolsAnnotations(t *testing.T) {
 	r := multiTool()
 	cmp := &Comparison{Baseline: "b.json", Changes: tally.Diff(&tally.Results{}, r)[:1]}
-	as := Annotations(AnnotationInput{Results: r, File: "m.yaml", Compare: cmp, FailOn: FailOnChange}, DefaultBudget)
+	as := Findings(r, nil, cmp, FailOnChange)
 	var all []string
 	for _, a := range as {
 		all = append(all, a.Title+"\n"+a.Message)
@@ -327,7 +327,7 @@ func TestMixedInEveryReport(t *testing.T) {
 		t.Errorf("ctrf.json: %+v, want the latency test alone flaky and failed", flaky.Results.Tests)
 	}
 
-	as := Annotations(AnnotationInput{Results: r, File: "m.yaml"}, DefaultBudget)
+	as := Findings(r, nil, nil, "")
 	if len(as) != 2 || as[0].Title != "expectation not met: want stable" || !strings.Contains(as[0].Message, "want the runs of each cell to agree; got:") ||
 		as[1].Level != "notice" || as[1].Title != "mixed: raw × latency × hidden" ||
 		as[1].Message != "raw × latency × hidden: passed 2/3, hung 1/3: the runs disagree (on a busy machine that may be the load, not the client)" {

@@ -6,11 +6,10 @@
 //
 //  1. [Load] reads a manifest ("" is the embedded ledger scenario) into a
 //     [scenario.Scenario], checked against the faults, clients and builtin servers toolscore
-//     knows. [PrintLoadError] prints why one did not load, each manifest error as
-//     file:line:col.
+//     knows; a manifest's errors are [scenario.Error]s, each at its file:line:col.
 //  2. [Sweep] runs it as a [Config] says (the matrix narrowed by Clients, Faults, ...; Runs,
-//     Shard, Backend, Out; Replay to play recorded transcripts instead of a live server) and
-//     returns the counts, the output directory and an error.
+//     Shard and Shards, Backend, Out; Replay to play recorded transcripts instead of a live
+//     server) and returns the counts, the output directory and an error.
 //  3. [Merge] adds up the outputs of several sweeps of one scenario (shards) into one;
 //     [Resume] runs on a sweep that was killed or interrupted, from its output directory.
 //
@@ -18,21 +17,24 @@
 //
 //	sc, err := sweep.Load(path)
 //	if err != nil {
-//		sweep.PrintLoadError(os.Stderr, err)
-//		return exitcode.UsageError(err)
+//		return exitcode.UsageError(err) // printed one manifest error a line
 //	}
-//	_, _, err = sweep.Sweep(ctx, sc, sweep.Config{Scenario: path, Clients: "raw,go-sdk/call", Runs: 1,
-//		Backend: "local", Version: version, Stdout: os.Stdout, Stderr: os.Stderr})
+//	res, out, err := sweep.Sweep(ctx, sc, sweep.Config{Scenario: path, Clients: []string{"raw", "go-sdk/call"},
+//		Runs: 1, Backend: "local", Version: version, Stdout: os.Stdout, Stderr: os.Stderr})
+//	// printed with the flags' names, unless an unmet expectation the report shows
 //	return err // main: os.Exit(exitcode.Of(err))
 //
 // The runs start toolscore itself, as the proxy, the client adapters and the builtin servers:
-// a program other than toolscore sets Config.Self to a toolscore binary.
+// Config.Self names a toolscore binary, or is "" for this program's own executable, which then
+// runs them when it calls [Reenter] first thing (the example does, from TestMain: a Go test
+// sweeps with no toolscore binary built).
 //
-// Sweep, Merge and Resume write their log on Config.Stderr and the text report on
-// Config.Stdout, as toolscore run does: why a sweep could not run or failed is printed there,
-// and an unmet expectation is in the report. The error returned carries its exit code
-// (package exitcode): exitcode.Of(err) is 0 (every expectation held), 1 (one did not,
-// under Config.FailOn), 2 (a usage, manifest or setup error) or 130 (interrupted; what ran is
+// Sweep, Merge and Resume write their log on Config.Stderr (the plan, the progress,
+// warnings) and the text report on Config.Stdout; an unmet expectation is in the report. They
+// return their errors, which they do not print: a wrong Config is a [*ConfigError] naming the
+// field, or a [*TooBigError], [*MissingRecordingsError]. The error carries its exit code
+// (package exitcode): exitcode.Of(err) is 0 (every expectation held), 1 (one did not, under
+// Config.FailOn), 2 (a usage, manifest or setup error) or 130 (interrupted; what ran is
 // counted and kept).
 //
 // # What a sweep goes through
@@ -45,7 +47,8 @@
 // (report) and decides the exit status. The output directory's sweep.json records the
 // Config, so that Resume runs the same sweep.
 //
-// The files: sweep.go (Config, Load, Sweep, the exit status), replay.go (Config.Replay: the
+// The files: sweep.go (Config, Load, Sweep, the exit status), errors.go (the errors of a
+// Config, ParseShard), replay.go (Config.Replay: the
 // recorded sweep's cells and runs), resume.go (sweep.json and Resume), merge.go, servercheck.go
 // and outcheck.go (what is checked before any run), progress.go (the progress line).
 //

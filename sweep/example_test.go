@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/toolscore/toolscore/exitcode"
@@ -13,30 +11,18 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-// toolscoreBinary is toolscore built for the examples: the runs start it as the proxy, the
-// client adapter and the builtin server, as they start toolscore itself in the real command.
-var toolscoreBinary string
-
+// TestMain re-enters: the example's runs start this test binary as toolscore (its proxy, its
+// client adapters, its ledger server), and Reenter runs those commands in it. No toolscore
+// binary is built.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolscore-sweep-example-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	toolscoreBinary = filepath.Join(dir, "toolscore")
-	build := exec.Command("go", "build", "-o", toolscoreBinary, "github.com/toolscore/toolscore/cmd/toolscore")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building toolscore for the examples:", err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	sweep.Reenter()
+	os.Exit(m.Run())
 }
 
-// One cell of the embedded ledger scenario on the local backend: the Go SDK's client against a
-// server whose tool call answers a JSON-RPC error, one run.
+// A sweep from a Go test: the embedded ledger scenario on the local backend, narrowed to the
+// clients built into toolscore in Go (no npm or pip), two faults, one schema mode and one
+// protocol, one run a cell. Config.Self is "": the runs start this test binary, which
+// TestMain's sweep.Reenter turns into toolscore.
 func Example() {
 	sc, err := sweep.Load("") // the embedded scenarios/ledger.yaml
 	if err != nil {
@@ -50,14 +36,17 @@ func Example() {
 	}
 	defer os.RemoveAll(out)
 	res, _, err := sweep.Sweep(context.Background(), sc, sweep.Config{
-		Clients: "go-sdk/call", Faults: "rpc-error", Schemas: "published", Protocols: "2025-11-25",
-		Runs: 1, Backend: "local", Out: out,
-		Self: toolscoreBinary, // "" is this program itself, as in toolscore run
+		Clients:   []string{"raw", "go-sdk/call", "mcp-go/call"},
+		Faults:    []string{"clean", "rpc-error"},
+		Schemas:   []string{"published"},
+		Protocols: []string{"2025-11-25"},
+		Runs:      1, Backend: "local", Out: out,
 	})
 	if res == nil {
 		fmt.Println("nothing ran:", err)
 		return
 	}
+	fmt.Println(len(res.Cells), "cells")
 	for _, c := range res.Cells {
 		fmt.Printf("%s: %s\n", c.Coordinates(), c.Counts())
 	}
@@ -65,7 +54,13 @@ func Example() {
 	fmt.Printf("expectations: %d held, %d unmet, %d unchecked\n", held, unmet, unchecked)
 	fmt.Println("exit code", exitcode.Of(err))
 	// Output:
+	// 6 cells
+	// raw × clean × published × 2025-11-25: passed 1/1
+	// go-sdk/call × clean × published × 2025-11-25: passed 1/1
+	// mcp-go/call × clean × published × 2025-11-25: passed 1/1
+	// raw × rpc-error × published × 2025-11-25: rpc-error 1/1
 	// go-sdk/call × rpc-error × published × 2025-11-25: rpc-error 1/1
-	// expectations: 1 held, 0 unmet, 3 unchecked
+	// mcp-go/call × rpc-error × published × 2025-11-25: rpc-error 1/1
+	// expectations: 2 held, 0 unmet, 2 unchecked
 	// exit code 0
 }

@@ -13,10 +13,9 @@ import (
 
 // Merge does what toolscore merge does: it adds up the outputs in dirs of sweeps of one
 // scenario (shards of a matrix run on different machines, or more runs of the same cells) into
-// c.Out ("" is a new directory under ./toolscore-out), and prints the text report on c.Stdout.
+// c.Out ("" is a new directory under ./toolscore-out), and writes the text report on c.Stdout.
 // Of c it reads only Out, FailOn, Stdout and Stderr. res is nil when nothing was merged; err
-// says why the merge failed, printed on c.Stderr already, and exitcode.Of(err) is toolscore
-// merge's exit code for it.
+// says why the merge failed, and exitcode.Of(err) is toolscore merge's exit code for it.
 func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, out string, err error) {
 	stdout, stderr := c.writers()
 	out = c.Out
@@ -25,13 +24,11 @@ func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, ou
 	}
 	merged, err := outdir.Merge(out, dirs)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, exitcode.UsageError(err)
 	}
 	// Like a sweep, a merge is the only writer of its output directory while it writes.
 	release, err := outdir.Lock(out)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolscore merge:", err)
 		return nil, out, exitcode.UsageError(err)
 	}
 	defer release()
@@ -39,7 +36,7 @@ func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, ou
 	// could not all be written fails the merge as setup, as it does a sweep.
 	werr := outdir.WriteMerged(out, dirs, merged)
 	if err := report.Text(stdout, merged); err != nil {
-		fmt.Fprintln(stderr, "toolscore merge:", err)
+		fmt.Fprintln(stderr, "warning: the text report:", err)
 	}
 	if werr == nil {
 		fmt.Fprintf(stderr, "merged %d outputs into %s\n", len(dirs), outdir.Results(out))
@@ -51,7 +48,6 @@ func Merge(ctx context.Context, dirs []string, c Config) (res *tally.Results, ou
 	verdict := report.Decide(&whole, nil, c.FailOn)
 	warnUnchecked(merged, c.FailOn, stderr)
 	if werr != nil {
-		PrintLines(stderr, werr, "toolscore merge: ")
 		return merged, out, exitcode.UsageError(werr)
 	}
 	if verdict.Code == exitcode.Unmet {

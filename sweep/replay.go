@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
@@ -11,21 +10,21 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-// loadRecordings reads the transcripts of the sweep in dir for toolscore run --replay, which
+// loadRecordings reads the transcripts of the sweep in dir for Config.Replay, which
 // must be a sweep of the same scenario: its runs are matched by cell. It returns the sweep's
 // shard too ("" for the whole matrix). The cells the sweep found not applicable (its preflight
 // saw no outputSchema) leave sc's matrix as they left the sweep's, and are returned.
 func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, string, []tally.NotApplicable, error) {
 	res, err := outdir.ReadResults(outdir.Results(dir))
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("--replay: %w", err)
+		return nil, "", nil, err
 	}
 	if res.Scenario != sc.Name {
-		return nil, "", nil, fmt.Errorf("--replay: %s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
+		return nil, "", nil, fmt.Errorf("%s is a sweep of the scenario %q, not of %q: give its manifest", dir, res.Scenario, sc.Name)
 	}
 	r, err := runner.LoadRecordings(dir)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("--replay: %w", err)
+		return nil, "", nil, err
 	}
 	var tools []string
 	for _, n := range res.NotApplicable {
@@ -35,9 +34,9 @@ func loadRecordings(dir string, sc *scenario.Scenario) (*runner.Recordings, stri
 	return r, res.Shard, res.NotApplicable, nil
 }
 
-// replayArgs are a's sweep with what a flag does not narrow taken from the recorded sweep: its
-// cells (axis by axis, where it had fewer than the scenario), its runs and its shard, so that a
-// replay with no flags plays the sweep as it was recorded.
+// replayArgs are a's sweep with what a does not narrow taken from the recorded sweep: its cells
+// (axis by axis, where it had fewer than the scenario), its runs and its shard, so that a replay
+// of a Config that narrows nothing plays the sweep as it was recorded.
 func replayArgs(a Config, sc *scenario.Scenario, r *runner.Recordings, shard string) Config {
 	var have [6][]string // the scenario's values, axis by axis
 	for _, c := range sc.Cells() {
@@ -49,10 +48,10 @@ func replayArgs(a Config, sc *scenario.Scenario, r *runner.Recordings, shard str
 	}
 	rec := r.Recorded
 	for i, axis := range []struct {
-		flag     *string
+		axis     *[]string
 		recorded []string
 	}{{&a.Clients, rec.Clients}, {&a.Faults, rec.Faults}, {&a.Schemas, rec.Schemas}, {&a.Protocols, rec.Protocols}, {&a.Transports, rec.Transports}, {&a.Tools, rec.Tools}} {
-		if *axis.flag != "" {
+		if len(*axis.axis) > 0 {
 			continue
 		}
 		var kept []string
@@ -64,14 +63,15 @@ func replayArgs(a Config, sc *scenario.Scenario, r *runner.Recordings, shard str
 		// Only an axis the recording narrowed: naming every value would change nothing, and
 		// values it has none of are left to Missing to report.
 		if len(kept) > 0 && len(kept) < len(have[i]) {
-			*axis.flag = strings.Join(kept, ",")
+			*axis.axis = kept
 		}
 	}
 	if a.Runs == 0 {
 		a.Runs = rec.Runs
 	}
-	if a.Shard == "" {
-		a.Shard = shard
+	if a.Shards == 0 {
+		// The recorded shard was written by a sweep, as ParseShard reads it.
+		a.Shard, a.Shards, _ = ParseShard(shard)
 	}
 	return a
 }
@@ -83,6 +83,5 @@ func checkRecorded(dir string, r *runner.Recordings, p runner.Plan) error {
 	if n == 0 {
 		return nil
 	}
-	return fmt.Errorf("--replay: %s holds no recording of %d of the %d runs to replay (the first: %s): a replay plays recorded runs only; leave out --clients, --faults, --schema, --protocols, --transports, --tools, --runs and --shard to replay the sweep as it was recorded, or narrow them to its runs",
-		dir, n, of, first)
+	return &MissingRecordingsError{Dir: dir, N: n, Of: of, First: first}
 }

@@ -35,11 +35,11 @@ func TestReplayArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := replayArgs(Config{}, sc, r, shard)
-	if a.Clients != "raw,mcp-go/call" || a.Faults != "clean,corrupt" || a.Schemas != "" || a.Protocols != "2025-11-25" || a.Runs != 2 || a.Shard != "2/3" {
+	if join(a.Clients) != "raw,mcp-go/call" || join(a.Faults) != "clean,corrupt" || join(a.Schemas) != "" || join(a.Protocols) != "2025-11-25" || a.Runs != 2 || shardString(a.Shard, a.Shards) != "2/3" {
 		t.Errorf("replay of the recording: %+v\nwant its two clients, two faults and one protocol, every schema mode (it has them all), 2 runs, shard 2/3", a)
 	}
-	a = replayArgs(Config{Clients: "raw", Runs: 1, Shard: "1/1"}, sc, r, shard)
-	if a.Clients != "raw" || a.Faults != "clean,corrupt" || a.Runs != 1 || a.Shard != "1/1" {
+	a = replayArgs(Config{Clients: []string{"raw"}, Runs: 1, Shard: 1, Shards: 1}, sc, r, shard)
+	if join(a.Clients) != "raw" || join(a.Faults) != "clean,corrupt" || a.Runs != 1 || shardString(a.Shard, a.Shards) != "1/1" {
 		t.Errorf("flags given: %+v, want them kept", a)
 	}
 }

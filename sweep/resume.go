@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/toolscore/toolscore/exitcode"
@@ -24,7 +25,7 @@ import (
 // recordedArgs is how a sweep was asked for, as its sweep.json keeps it for Resume: the
 // Config as it took effect (the runs per cell, the backend chosen, the manifest's absolute
 // path), so a resumed sweep is the sweep that was started. Its fields and their order are
-// sweep.json's, which older toolscores wrote too.
+// sweep.json's, which older toolscores wrote too: the axes comma-separated, the shard "i/n".
 type recordedArgs struct {
 	Scenario                                               string
 	Clients, Faults, Schemas, Protocols, Transports, Tools string
@@ -41,8 +42,8 @@ type recordedArgs struct {
 // with sc loaded and narrowed.
 func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	r := recordedArgs{
-		Clients: a.Clients, Faults: a.Faults, Schemas: a.Schemas, Protocols: a.Protocols, Transports: a.Transports, Tools: a.Tools,
-		Runs: sc.Runs, MaxRuns: a.MaxRuns, Parallel: a.Parallel, Shard: a.Shard, Backend: backend,
+		Clients: join(a.Clients), Faults: join(a.Faults), Schemas: join(a.Schemas), Protocols: join(a.Protocols), Transports: join(a.Transports), Tools: join(a.Tools),
+		Runs: sc.Runs, MaxRuns: a.MaxRuns, Parallel: a.Parallel, Shard: shardString(a.Shard, a.Shards), Backend: backend,
 		FailOn: a.FailOn, Replay: a.Replay, ShardBy: a.ShardBy, Owner: a.owner,
 	}
 	if r.Replay != "" {
@@ -101,13 +102,11 @@ func manifestDigest(path string) (abs, sum string, err error) {
 // Resume is toolscore run --resume DIR: the sweep that dir's sweep.json records, run on from its
 // runs.jsonl. Of c it reads Parallel and FailOn, which replace the recorded ones when set, and
 // Version, Self, Stdout and Stderr; the scenario and every other field are the recorded ones.
-// It returns what Sweep does.
+// It returns what Sweep does; a sweep that cannot be resumed is a usage error.
 func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out string, err error) {
 	_, stderr := c.writers()
 	usage := func(format string, args ...any) (*tally.Results, string, error) {
-		err := fmt.Errorf(format, args...)
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return nil, dir, exitcode.UsageError(err)
+		return nil, dir, exitcode.UsageError(fmt.Errorf(format, args...))
 	}
 	s, err := outdir.ReadSweep(dir)
 	if err != nil {
@@ -131,12 +130,15 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 	}
 	sc, err := Load(rec.Scenario)
 	if err != nil {
-		PrintLoadError(stderr, err)
 		return nil, dir, exitcode.UsageError(err)
 	}
+	shard, shards, err := ParseShard(rec.Shard)
+	if err != nil {
+		return usage("cannot resume: %s records the shard %w", filepath.Join(dir, record.SweepFile), err)
+	}
 	a := Config{
-		Scenario: rec.Scenario, Clients: rec.Clients, Faults: rec.Faults, Schemas: rec.Schemas, Protocols: rec.Protocols, Transports: rec.Transports, Tools: rec.Tools,
-		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: rec.Shard, Backend: rec.Backend, Out: dir,
+		Scenario: rec.Scenario, Clients: split(rec.Clients), Faults: split(rec.Faults), Schemas: split(rec.Schemas), Protocols: split(rec.Protocols), Transports: split(rec.Transports), Tools: split(rec.Tools),
+		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: shard, Shards: shards, Backend: rec.Backend, Out: dir,
 		FailOn: rec.FailOn, Replay: rec.Replay, ShardBy: rec.ShardBy, owner: rec.Owner,
 		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr, Cache: c.Cache,
 	}
@@ -159,4 +161,18 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 		}
 	}
 	return sweep(ctx, sc, a, true)
+}
+
+// join is an axis of Config as sweep.json records it, comma-separated.
+func join(values []string) string { return strings.Join(values, ",") }
+
+// split is an axis recorded by join (or by an older toolscore, as its flag was given).
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

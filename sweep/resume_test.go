@@ -16,8 +16,8 @@ func TestSweepRecordCompatible(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc.Runs = 2
-	c := Config{Clients: "raw", Faults: "clean,corrupt", Schemas: "hidden", Protocols: "2025-11-25", Transports: "stdio", Tools: "",
-		Runs: 2, MaxRuns: 500, Parallel: 3, Shard: "1/2", Backend: "", Out: "somewhere", FailOn: report.FailOnUnchecked,
+	c := Config{Clients: []string{"raw"}, Faults: []string{"clean", "corrupt"}, Schemas: []string{"hidden"}, Protocols: []string{"2025-11-25"}, Transports: []string{"stdio"}, Tools: nil,
+		Runs: 2, MaxRuns: 500, Parallel: 3, Shard: 1, Shards: 2, Backend: "", Out: "somewhere", FailOn: report.FailOnUnchecked,
 		Version: "test", Self: "/bin/toolscore"}
 	s := sweepRecord(c, sc, "local")
 	want := `{"Scenario":"","Clients":"raw","Faults":"clean,corrupt","Schemas":"hidden","Protocols":"2025-11-25","Transports":"stdio","Tools":"",` +

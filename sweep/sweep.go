@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/runner"
@@ -38,19 +37,21 @@ const DefaultMaxRuns = 10000
 // Builtins are the servers a manifest can name as server.builtin: toolscore's own commands.
 var Builtins = []string{"ledger", "hostile"}
 
-// Config is what to sweep and how, as toolscore run's flags and the action's inputs say it.
-// The zero value of each field is its default.
+// Config is what to sweep and how. The zero value of each field is its default.
 type Config struct {
 	Scenario string // the manifest's path, as given; "" is the embedded scenarios/ledger.yaml
-	// Clients, Faults, Schemas, Protocols, Transports and Tools narrow the scenario's matrix,
-	// comma-separated, as toolscore run's flags take them; "" keeps the axis whole.
-	Clients, Faults, Schemas, Protocols, Transports, Tools string
-	Runs                                                   int    // runs per cell; 0 is the scenario's
-	MaxRuns                                                int    // the largest sweep started; 0 is DefaultMaxRuns
-	Parallel                                               int    // runs at once; 0 is the scenario's, or the number of CPUs
-	Shard                                                  string // "i/n", or "" for every run
-	// ShardBy is an earlier sweep's results.json (or its output directory): Shard then runs the
-	// cells that Balance gives it, whole, by their measured times (toolscore plan prints them).
+	// Clients, Faults, Schemas, Protocols, Transports and Tools narrow the scenario's matrix to
+	// the values named, axis by axis (clients by name or name@version, protocols as-is or by
+	// version); nil keeps the axis whole.
+	Clients, Faults, Schemas, Protocols, Transports, Tools []string
+	Runs                                                   int // runs per cell; 0 is the scenario's
+	MaxRuns                                                int // the largest sweep started; 0 is DefaultMaxRuns
+	Parallel                                               int // runs at once; 0 is the scenario's, or the number of CPUs
+	// Shard and Shards, when Shards > 0, run only slice Shard (1 to Shards) of the matrix's runs;
+	// Merge adds the slices' outputs up. ParseShard reads them from "i/n".
+	Shard, Shards int
+	// ShardBy is an earlier sweep's results.json (or its output directory): the shard then runs
+	// the cells that Balance gives it, whole, by their measured times (Plan prints them).
 	ShardBy string
 	// owner is the planned split a resumed sweep recorded (recordedArgs.Owner).
 	owner   []int
@@ -68,10 +69,11 @@ type Config struct {
 	// Version is toolscore's version, recorded in the results.
 	Version string
 	// Self is the toolscore binary the runs start (as proxy, adapter, builtin server); "" is
-	// this process's own executable.
+	// this process's own executable, which must then run those commands: toolscore does, and
+	// a program (a test) that calls Reenter first does.
 	Self string
-	// Stdout gets the text report, Stderr the log (the plan, progress, warnings, errors); nil
-	// discards it.
+	// Stdout gets the text report, Stderr the log (the plan, progress, warnings); nil discards
+	// it. Errors are returned, not written.
 	Stdout, Stderr io.Writer
 }
 
@@ -102,29 +104,14 @@ func Load(path string) (*scenario.Scenario, error) {
 	return scenario.Load(path, data, scenario.Known{Faults: fault.Names(), FaultOptions: fault.Check, HTTPOnly: fault.Transport, NeedsSchema: fault.NeedsSchema, Clients: client.Names(), Builtins: Builtins, HTTPBuiltins: []string{"ledger"}, Agents: client.AgentNames(), Versioned: client.Versioned()})
 }
 
-// PrintLoadError prints why a manifest did not load, as toolscore run does: manifest errors one
-// a line as file:line:col: message, the way editors read them; any other (a file that cannot be
-// read) after the command's name.
-func PrintLoadError(stderr io.Writer, err error) {
-	if len(scenario.Errors(err)) > 0 {
-		PrintLines(stderr, err, "")
-	} else {
-		fmt.Fprintln(stderr, "toolscore run:", err)
-	}
-}
-
-// PrintLines prints each line of err on a line of its own, after prefix.
-func PrintLines(stderr io.Writer, err error, prefix string) {
-	for _, e := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintln(stderr, prefix+e)
-	}
-}
-
 // Sweep does what toolscore run does with sc loaded from c.Scenario: it narrows the scenario,
 // picks the backend, checks the server, runs the matrix, writes results.json, summary.md and
-// runs.jsonl into out, and prints the text report on c.Stdout. res is nil when nothing ran. err
-// says what stopped or failed the sweep, printed on c.Stderr already; exitcode.Of(err) is
-// toolscore run's exit code for it. sc is narrowed in place: load it again for another sweep.
+// runs.jsonl into out, and writes the text report on c.Stdout. res is nil when nothing ran. err
+// says what stopped or failed the sweep; exitcode.Of(err) is toolscore run's exit code for it.
+// A wrong Config is a *ConfigError or a *TooBigError, a manifest's a scenario error
+// (scenario.Errors), an unmet expectation an exitcode.Unmet error the report already shows, an
+// interruption an exitcode.Interrupted one with res holding what finished. sc is narrowed in
+// place: load it again for another sweep.
 func Sweep(ctx context.Context, sc *scenario.Scenario, c Config) (res *tally.Results, out string, err error) {
 	return sweep(ctx, sc, c, false)
 }
@@ -133,46 +120,38 @@ func Sweep(ctx context.Context, sc *scenario.Scenario, c Config) (res *tally.Res
 func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (res *tally.Results, out string, err error) {
 	stdout, stderr := a.writers()
 	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
-	// fail prints why nothing (more) could run; an error of its own is a usage or setup error.
+	// fail is why nothing (more) could run; an error with no code of its own is a usage or
+	// setup error.
 	fail := func(err error) (*tally.Results, string, error) {
-		prefix := "toolscore run: "
-		if len(scenario.Errors(err)) > 0 {
-			prefix = "" // a manifest's error (a defined client's install) reads file:line:col, as at load
-		}
-		PrintLines(stderr, err, prefix)
 		if _, coded := errors.AsType[*exitcode.Error](err); !coded && !errors.Is(err, context.Canceled) {
 			err = exitcode.UsageError(err)
 		}
 		return nil, out, err
+	}
+	if err := checkCounts(a); err != nil {
+		return fail(err)
 	}
 	var recordings *runner.Recordings
 	var skipped []tally.NotApplicable // the cells not applicable, which leave the matrix
 	if a.Replay != "" {
 		r, shard, na, err := loadRecordings(a.Replay, sc)
 		if err != nil {
-			return fail(err)
+			return fail(&ConfigError{Field: "Replay", Err: err})
 		}
 		recordings, a, skipped = r, replayArgs(a, sc, r, shard), na
 	}
-	if err := errors.Join(sc.Filter(splitList(a.Clients), splitList(a.Faults), splitList(a.Schemas), splitList(a.Protocols), splitList(a.Transports)), sc.FilterTools(splitList(a.Tools))); err != nil {
+	if err := errors.Join(sc.Filter(a.Clients, a.Faults, a.Schemas, a.Protocols, a.Transports), sc.FilterTools(a.Tools)); err != nil {
 		return fail(err)
 	}
 	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
 	auth, authErr := sc.Auth(os.LookupEnv)
 	if err := errors.Join(err, authErr); err != nil {
-		PrintLines(stderr, err, "")
-		return nil, "", exitcode.UsageError(err)
+		return fail(err)
 	}
 	if auth != "" {
 		secrets = append(secrets, auth)
 	}
-	if a.Runs < 0 || a.Parallel < 0 || a.MaxRuns < 0 {
-		return fail(errors.New("--runs, --max-runs and --parallel must be 1 or more"))
-	}
-	shard, shards, err := parseShard(a.Shard)
-	if err != nil {
-		return fail(err)
-	}
+	shard, shards := a.Shard, a.Shards
 	if a.Runs > 0 {
 		sc.Runs = a.Runs
 	}
@@ -213,7 +192,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	defer choice.Done()
 	be, why, unavailable := choice.Backend, choice.Why, choice.Unavailable
 	if be.Name() == "local" && sc.Server.Install != "" {
-		fmt.Fprintf(stderr, "toolscore run: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
+		fmt.Fprintf(stderr, "warning: server.install runs only on the docker backend; on the local backend %q must already be on PATH\n", sc.Server.Command[0])
 	}
 	// The sweep's options: what provisioning made, the server's inputs and the output; the plan
 	// is of the whole matrix until the preflight has left out what does not apply.
@@ -286,7 +265,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.
 	werr := errors.Join(err, outdir.Write(out, res))
 	if err := report.Text(stdout, res); err != nil {
-		fmt.Fprintln(stderr, "toolscore run:", err)
+		fmt.Fprintln(stderr, "warning: the text report:", err)
 	}
 	if werr == nil {
 		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
@@ -296,24 +275,34 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	gone := serverExits(res, stderr)
 	switch {
 	case werr != nil:
-		werr = fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr)
-		PrintLines(stderr, werr, "toolscore run: ")
-		return res, out, exitcode.UsageError(werr)
+		return res, out, exitcode.UsageError(fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr))
 	case verdict.Code == exitcode.Interrupted:
-		fmt.Fprintf(stderr, "interrupted: the runs that finished are in runs.jsonl and counted above; toolscore run --resume %s runs the rest\n", report.Plain(out))
 		return res, out, &exitcode.Error{Code: exitcode.Interrupted, Err: context.Canceled}
 	case cells == 0:
-		err := fmt.Errorf("no cell ran: no client of the scenario can run here (%s)", unavailableReasons(unavailable))
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return res, out, exitcode.UsageError(err)
+		return res, out, exitcode.UsageError(fmt.Errorf("no cell ran: no client of the scenario can run here (%s)", unavailableReasons(unavailable)))
 	case verdict.Code == exitcode.Unmet:
 		return res, out, exitcode.UnmetError(errors.New(verdict.Reason))
 	case gone:
-		err := errors.New("the server exited before answering the handshake in every run: nothing was measured")
-		fmt.Fprintln(stderr, "toolscore run:", err)
-		return res, out, exitcode.UsageError(err)
+		return res, out, exitcode.UsageError(errors.New("the server exited before answering the handshake in every run: nothing was measured"))
 	}
 	return res, out, nil
+}
+
+// checkCounts refuses the counts and the shard of a that cannot be, each naming its field.
+func checkCounts(a Config) error {
+	var errs []error
+	for _, n := range []struct {
+		field string
+		v     int
+	}{{"Runs", a.Runs}, {"MaxRuns", a.MaxRuns}, {"Parallel", a.Parallel}} {
+		if n.v < 0 {
+			errs = append(errs, &ConfigError{Field: n.field, Err: fmt.Errorf("%d: must be 1 or more, or 0 for the default", n.v)})
+		}
+	}
+	if a.Shards < 0 || a.Shards > 0 && (a.Shard < 1 || a.Shard > a.Shards) || a.Shards == 0 && a.Shard != 0 {
+		errs = append(errs, &ConfigError{Field: "Shard", Err: fmt.Errorf("%d of %d shards: want 1 ≤ Shard ≤ Shards, or both 0 for the whole matrix", a.Shard, a.Shards)})
+	}
+	return errors.Join(errs...)
 }
 
 // unavailableReasons says why each client cannot run, one after another.
@@ -374,27 +363,14 @@ func checkSweepSize(sc *scenario.Scenario, shard, shards, limit int) error {
 	default:
 		what = fmt.Sprintf("%d runs (%d cells × %d runs)", planned, cells, sc.Runs)
 	}
-	narrow := "--clients, --faults, --schema, --protocols, --runs or --shard"
-	if tools := sc.Calls(); len(tools) > 1 {
-		// Each tool multiplies the matrix: a starter of a many-tool server is narrowed by tool first.
-		narrow = fmt.Sprintf("--tools NAME,... (the scenario calls %d tools: %s), ", len(tools), report.Plain(toolList(tools))) + narrow
+	var tools []scenario.Tool
+	if t := sc.Calls(); len(t) > 1 {
+		tools = t
 	}
-	return fmt.Errorf("the sweep would make %s, over the limit of %d runs; narrow it with %s, or raise the limit with --max-runs %d (the action's input max-runs)", what, limit, narrow, max(planned, cells))
+	return &TooBigError{What: what, Limit: limit, Need: max(planned, cells), Tools: tools}
 }
 
-// toolList names the first few tools, and how many more there are.
-func toolList(tools []scenario.Tool) string {
-	var names []string
-	for i, t := range tools {
-		if i == 5 {
-			return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(tools)-5)
-		}
-		names = append(names, t.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
-// planShard is the planned split of --shard-by (nil for none): recorded by a resumed sweep, or
+// planShard is the planned split of Config.ShardBy (nil for none): recorded by a resumed sweep, or
 // balanced from the measured results it names.
 func planShard(a Config, sc *scenario.Scenario, shards int) ([]int, error) {
 	cells := sc.Cells()
@@ -407,41 +383,14 @@ func planShard(a Config, sc *scenario.Scenario, shards int) ([]int, error) {
 	case a.ShardBy == "":
 		return nil, nil
 	case shards == 0:
-		return nil, fmt.Errorf("--shard-by %s balances the shards of --shard i/n: give --shard too", a.ShardBy)
+		return nil, &ConfigError{Field: "ShardBy", Err: fmt.Errorf("%s balances the cells among shards, and Shards is 0: set Shard and Shards too", a.ShardBy)}
 	}
 	measured, err := ReadMeasured(a.ShardBy)
 	if err != nil {
-		return nil, fmt.Errorf("--shard-by: %w", err)
+		return nil, &ConfigError{Field: "ShardBy", Err: err}
 	}
 	owner, _ := runner.Balance(cells, sc.Runs, shards, measured)
 	return owner, nil
-}
-
-// parseShard reads --shard i/n; "" is the whole matrix, returned as 0, 0.
-func parseShard(s string) (shard, shards int, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	is, ns, ok := strings.Cut(s, "/")
-	i, ierr := strconv.Atoi(strings.TrimSpace(is))
-	n, nerr := strconv.Atoi(strings.TrimSpace(ns))
-	if !ok || ierr != nil || nerr != nil {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n, e.g. 1/3 for the first of three shards", s)
-	}
-	if n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("--shard %q: want 1 ≤ i ≤ n, e.g. 1/%d to %d/%d", s, max(n, 1), max(n, 1), max(n, 1))
-	}
-	return i, n, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // serverCache is the package cache a command server's runs share on the local backend, where

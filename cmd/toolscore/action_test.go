@@ -19,7 +19,6 @@ import (
 	"github.com/toolscore/toolscore/internal/prcomment"
 	"github.com/toolscore/toolscore/internal/prcomment/fakegithub"
 	"github.com/toolscore/toolscore/record"
-	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -518,7 +517,7 @@ func TestActionHostile(t *testing.T) {
 		t.Errorf("%d errors, %d warnings: the budget is 10 each", len(commands(stdout, "error")), len(commands(stdout, "warning")))
 	}
 	for _, l := range anns {
-		if len(l) > 3*report.AnnotationLimit+1000 || !utf8.ValidString(l) || regexp.MustCompile("[\x00-\x1f\x7f\u202a-\u202e]").MatchString(l) {
+		if len(l) > 3*action.AnnotationLimit+1000 || !utf8.ValidString(l) || regexp.MustCompile("[\x00-\x1f\x7f\u202a-\u202e]").MatchString(l) {
 			t.Errorf("annotation of %d bytes with a control character or bad UTF-8: %.200q", len(l), l)
 		}
 	}
@@ -529,10 +528,10 @@ func TestActionHostile(t *testing.T) {
 		t.Fatalf("%d comments, want 1", len(comments))
 	}
 	body := comments[0].Body
-	if n := utf8.RuneCountInString(body); n > report.CommentLimit {
+	if n := utf8.RuneCountInString(body); n > action.CommentLimit {
 		t.Errorf("the comment is %d characters", n)
 	}
-	if len(summary) > report.SummaryLimit {
+	if len(summary) > action.SummaryLimit {
 		t.Errorf("the summary is %d bytes", len(summary))
 	}
 	for name, md := range map[string]string{"summary": summary, "comment": body} {
@@ -637,11 +636,11 @@ func TestActionSummaryCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(full) <= report.SummaryLimit {
+	if len(full) <= action.SummaryLimit {
 		t.Fatalf("the whole summary is %d bytes, not over the limit", len(full))
 	}
 	note := "\n> **The summary is cut here**: GitHub keeps 1 MiB of it. The whole report is in merged/job-summary.md (upload the output directory, merged, as an artifact to keep it).\n"
-	if len(summary) > report.SummaryLimit || !strings.HasSuffix(summary, note) || !strings.HasPrefix(string(full), strings.TrimSuffix(summary, note)) {
+	if len(summary) > action.SummaryLimit || !strings.HasSuffix(summary, note) || !strings.HasPrefix(string(full), strings.TrimSuffix(summary, note)) {
 		t.Errorf("the step summary: %d bytes, ending %q", len(summary), summary[max(len(summary)-300, 0):])
 	}
 	if !strings.HasSuffix(strings.TrimSuffix(summary, note), "|\n") {

@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
@@ -68,7 +69,7 @@ func bisectCmd(ctx context.Context, args []string) error {
 	}
 	sc, err := sweep.Load(manifest)
 	if err != nil {
-		sweep.PrintLoadError(os.Stderr, err)
+		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
 	b := &bisect.Search{Manifest: manifest, Fault: cellParts[0], Schema: cellParts[1], Live: *live, Version: version, Stderr: os.Stderr}

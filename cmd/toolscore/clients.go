@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/runner"
@@ -85,7 +86,7 @@ func clientsCmd(ctx context.Context, args []string) error {
 	manifest := &scenario.Scenario{}
 	if len(positional) == 1 {
 		if manifest, err = sweep.Load(positional[0]); err != nil {
-			sweep.PrintLoadError(os.Stderr, err)
+			cli.PrintLoadError(os.Stderr, err)
 			return exitcode.UsageError(err)
 		}
 	}

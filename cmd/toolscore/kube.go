@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/kube"
@@ -84,7 +85,7 @@ flags:
 		// with its file and line, not in every pod.
 		sc, err := sweep.Load(positional[0])
 		if err != nil {
-			sweep.PrintLoadError(os.Stderr, err)
+			cli.PrintLoadError(os.Stderr, err)
 			return exitcode.UsageError(err)
 		}
 		if s.Manifest, err = scenario.ReadFile(positional[0]); err != nil {
@@ -98,7 +99,7 @@ flags:
 		}
 	}
 	if err := errors.Join(err, s.Check()); err != nil {
-		sweep.PrintLines(os.Stderr, err, "toolscore kube: ")
+		cli.PrintLines(os.Stderr, err, "toolscore kube: ")
 		return exitcode.UsageError(err)
 	}
 	objs := s.Objects()

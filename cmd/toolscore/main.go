@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -12,9 +11,9 @@ import (
 	"syscall"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/proc"
+	"github.com/toolscore/toolscore/internal/selfcmd"
 )
 
 // usage lists the commands; the agents come from the client registry.
@@ -82,19 +81,14 @@ func run(ctx context.Context, args []string) error {
 		// environment, credentials and all, from /proc/PID/environ.
 		_ = proc.Undumpable()
 	}
+	if selfcmd.Has(args[0]) {
+		// The commands a sweep starts of toolscore itself (and init), which sweep.Reenter
+		// runs in any program that sweeps with itself as toolscore.
+		return selfcmd.Run(ctx, args[0], args[1:])
+	}
 	switch args[0] {
-	case "init":
-		return initCmd(ctx, args[1:])
-	case "ledger":
-		return ledgerCmd(ctx, args[1:])
-	case "hostile":
-		return hostileCmd(ctx, args[1:])
-	case "proxy":
-		return proxyCmd(ctx, args[1:])
 	case "run":
 		return runCmd(ctx, args[1:])
-	case "replay":
-		return replayCmd(ctx, args[1:])
 	case "repro":
 		return reproCmd(ctx, args[1:])
 	case "bisect":
@@ -121,28 +115,6 @@ func run(ctx context.Context, args []string) error {
 		return cleanCmd(ctx, args[1:])
 	case "check-client":
 		return checkClientCmd(ctx, args[1:])
-	case "client", "agent":
-		adapter := func(w io.Writer) int { return exitcode.Of(adapterCmd(ctx, args[0], args[1:], w)) }
-		if os.Getenv(backend.EnvCellStream) == "1" {
-			// In a cell, toolscore's own adapters send the run's files out themselves: one
-			// process fewer than the wrapper.
-			return exitcode.Status(backend.InCell(adapter))
-		}
-		return adapterCmd(ctx, args[0], args[1:], os.Stdout)
-	case "cell":
-		// What the docker backend starts in every cell (the adapter, then the run's files out),
-		// and what an http cell runs on either backend (the proxy served first).
-		return exitcode.Status(backend.Cell(ctx, args[1:]))
-	case "serve-stdio":
-		return serveStdioCmd(ctx, args[1:])
-	case "connect":
-		return connectCmd(ctx, args[1:])
-	case "lookpath": // hidden: the server check runs it where the server will run
-		return lookpathCmd(args[1:])
-	case "reach": // hidden: the url server's check runs it where the proxy will run
-		return reachCmd(ctx, args[1:])
-	case "probe-server": // hidden: the image server's check runs it in the server's container
-		return exitcode.Status(backend.ProbeServer(ctx, args[1:], os.Stdout))
 	case "demo":
 		return demoCmd(ctx, args[1:])
 	case "clients":

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/sweep"
 )
 
@@ -36,6 +37,7 @@ func mergeCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "toolscore merge:", err)
 		return exitcode.UsageError(err)
 	}
-	_, _, err = sweep.Merge(ctx, dirs, sweep.Config{Out: *out, FailOn: failOn, Stdout: os.Stdout, Stderr: os.Stderr})
+	res, outDir, err := sweep.Merge(ctx, dirs, sweep.Config{Out: *out, FailOn: failOn, Stdout: os.Stdout, Stderr: os.Stderr})
+	cli.PrintSweepError(os.Stderr, "toolscore merge", err, res, outDir)
 	return err
 }

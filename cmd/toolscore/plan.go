@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/sweep"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -31,7 +32,7 @@ func planCmd(_ context.Context, args []string) error {
 		err = fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " "))
 	}
 	if err := errors.Join(err, countFlags(fs, "runs")); err != nil {
-		sweep.PrintLines(os.Stderr, err, "toolscore plan: ")
+		cli.PrintLines(os.Stderr, err, "toolscore plan: ")
 		return exitcode.UsageError(err)
 	}
 	path := ""
@@ -40,7 +41,7 @@ func planCmd(_ context.Context, args []string) error {
 	}
 	sc, err := sweep.Load(path)
 	if err != nil {
-		sweep.PrintLoadError(os.Stderr, err)
+		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
 	if *runs > 0 {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/repro"
 	"github.com/toolscore/toolscore/sweep"
@@ -45,7 +46,7 @@ func reproCmd(ctx context.Context, args []string) error {
 	}
 	sc, err := sweep.Load(*manifest)
 	if err != nil {
-		sweep.PrintLoadError(os.Stderr, err)
+		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
 	if sc.Name != res.Scenario {

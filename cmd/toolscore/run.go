@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/cli"
+	"github.com/toolscore/toolscore/internal/selfcmd"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
@@ -57,13 +59,19 @@ func runCmd(ctx context.Context, args []string) error {
 	if len(positional) > 1 {
 		err = errors.Join(err, fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " ")))
 	}
-	if err := errors.Join(err, countFlags(fs, "runs", "max-runs", "parallel")); err != nil {
-		sweep.PrintLines(os.Stderr, err, "toolscore run: ")
+	err = errors.Join(err, countFlags(fs, "runs", "max-runs", "parallel"))
+	i, n, shardErr := sweep.ParseShard(*shard)
+	if shardErr != nil {
+		err = errors.Join(err, fmt.Errorf("--shard %w", shardErr))
+	}
+	if err != nil {
+		cli.PrintLines(os.Stderr, err, "toolscore run: ")
 		return exitcode.UsageError(err)
 	}
 	c := sweep.Config{
-		Clients: *clients, Faults: *faults, Schemas: *schemas, Protocols: *protocols, Transports: *transports, Tools: *tools,
-		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: *shard, ShardBy: *shardBy, Backend: *backendName, Out: *out,
+		Clients: cli.Split(*clients), Faults: cli.Split(*faults), Schemas: cli.Split(*schemas), Protocols: cli.Split(*protocols),
+		Transports: cli.Split(*transports), Tools: cli.Split(*tools),
+		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: i, Shards: n, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir, Cache: *cacheDir,
 		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
@@ -78,10 +86,16 @@ func runCmd(ctx context.Context, args []string) error {
 	}
 	sc, err := sweep.Load(c.Scenario)
 	if err != nil {
-		sweep.PrintLoadError(os.Stderr, err)
+		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	_, _, err = sweep.Sweep(ctx, sc, c)
+	if c.ShardBy != "" && c.Shards == 0 {
+		err := fmt.Errorf("--shard-by %s balances the shards of --shard i/n: give --shard too", c.ShardBy)
+		fmt.Fprintln(os.Stderr, "toolscore run:", err)
+		return exitcode.UsageError(err)
+	}
+	res, outDir, err := sweep.Sweep(ctx, sc, c)
+	cli.PrintSweepError(os.Stderr, "toolscore run", err, res, outDir)
 	return err
 }
 
@@ -110,7 +124,8 @@ func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir s
 			c.FailOn = failOn
 		}
 	})
-	_, _, err := sweep.Resume(ctx, dir, c)
+	res, out, err := sweep.Resume(ctx, dir, c)
+	cli.PrintSweepError(os.Stderr, "toolscore run", err, res, out)
 	return err
 }
 
@@ -152,24 +167,5 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// parseFlags parses args into fs. -h is help asked for: the usage on stdout and an error of exit
-// code 0; a bad flag prints the usage on stderr and is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	usage := fs.Usage
-	if usage == nil {
-		usage = fs.PrintDefaults
-	}
-	fs.Usage = func() {} // printed below, where it belongs
-	defer func() { fs.Usage = usage }()
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(os.Stdout)
-		usage()
-		return &exitcode.Error{Code: exitcode.OK, Err: err}
-	}
-	if err != nil {
-		usage()
-		return exitcode.UsageError(err)
-	}
-	return nil
-}
+// parseFlags parses args into fs, as every command of toolscore's does (selfcmd.ParseFlags).
+func parseFlags(fs *flag.FlagSet, args []string) error { return selfcmd.ParseFlags(fs, args) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/selfcmd"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a build without it reports
@@ -23,6 +24,7 @@ func init() {
 	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		version = bi.Main.Version
 	}
+	selfcmd.Version = version // what the built-in servers, run of this binary, announce
 }
 
 // versionCmd prints toolscore's version and what the clients it drives are by default: the

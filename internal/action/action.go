@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/report"
@@ -93,10 +94,18 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 		res, out, err = sweep.Merge(ctx, in.Merge, c)
 	case loadErr != nil:
 		// As toolscore run prints it; kept unwrapped, so that each manifest error is annotated.
-		sweep.PrintLoadError(stderr, loadErr)
+		cli.PrintLoadError(stderr, loadErr)
 		err = loadErr
 	default:
+		if c.Shard, c.Shards, err = sweep.ParseShard(in.Shard); err != nil {
+			err = exitcode.UsageError(fmt.Errorf("--shard %w", err))
+			break
+		}
 		res, out, err = sweep.Sweep(ctx, sc, c)
+	}
+	if loadErr == nil || len(in.Merge) > 0 {
+		// As toolscore run prints it, in the sweep's log.
+		cli.PrintSweepError(stderr, title, err, res, out)
 	}
 	resume()
 	gha.EndGroup()
@@ -104,7 +113,7 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 	code := exitcode.Of(err)
 	if res == nil {
 		if code == exitcode.Usage {
-			st.annotateUsage(err)
+			st.annotateUsage(cli.Flags(err))
 			return exitcode.Usage
 		}
 		gha.Errorf("%s", "toolscore: the sweep did not run to the end; its log is in the group above")
@@ -127,7 +136,7 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 	d := report.Decide(res, cmp, in.FailOn)
 	if broken {
 		if err != nil {
-			gha.Errorf("%s", "toolscore: "+err.Error())
+			gha.Errorf("%s", "toolscore: "+cli.Flags(err).Error())
 		}
 		return exitcode.Usage
 	}
@@ -197,7 +206,7 @@ func stopCommands(gha *githubactions.Action) (resume func()) {
 // input shard-by, when given), for a later job's strategy.matrix: nothing runs.
 func (st *step) plan(sc *scenario.Scenario, loadErr error, stderr io.Writer) int {
 	if loadErr != nil {
-		sweep.PrintLoadError(stderr, loadErr)
+		cli.PrintLoadError(stderr, loadErr)
 		st.annotateUsage(loadErr)
 		return exitcode.Usage
 	}

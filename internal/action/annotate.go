@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
 )
@@ -17,7 +16,7 @@ import (
 func (st *step) annotateUsage(err error) {
 	n := 0
 	for _, e := range scenario.Errors(err) {
-		if n == report.DefaultBudget.Errors-1 {
+		if n == DefaultBudget.Errors-1 {
 			break
 		}
 		fields := map[string]string{"title": "toolscore: manifest error", "line": strconv.Itoa(e.Line), "col": strconv.Itoa(e.Col)}

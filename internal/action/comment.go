@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/prcomment"
 	"github.com/toolscore/toolscore/report"
@@ -39,7 +40,7 @@ func (st *step) comment(ctx context.Context, res *tally.Results, cmp *report.Com
 		!strings.ContainsAny(ghctx.ServerURL+ghctx.Repository, "()<>[] \t\r\n") {
 		link = fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(ghctx.ServerURL, "/"), ghctx.Repository, ghctx.RunID)
 	}
-	body := report.CommentBody(marker, report.Verdict(res, cmp), summary, link)
+	body := CommentBody(marker, report.Verdict(res, cmp), summary, link)
 	c, err := prcomment.New(ghctx.APIURL, ghctx.Repository, st.in.Token, nil)
 	if err != nil {
 		gha.Warningf("%s", "toolscore: no pull-request comment: "+err.Error())
@@ -75,4 +76,44 @@ func pullNumber(event map[string]any) int {
 		return int(n)
 	}
 	return 0
+}
+
+// CommentBody is the sticky pull-request comment: marker (an HTML comment that finds this
+// comment again on the next run) on the first line, a one-line verdict, and summary, cut to
+// fit GitHub's comment limit; when it is cut, a note points at link, the job summary.
+// summary must already be escaped Markdown (what report.Summary writes); link is a URL built from
+// the runner's own environment, or "".
+func CommentBody(marker, verdict, summary, link string) string {
+	head := marker + "\n**toolscore:** " + report.EscapeMarkdown(verdict)
+	if link != "" {
+		head += " · [job summary](" + link + ")"
+	}
+	head += "\n\n"
+	note := "\n**The report is cut here**: it is longer than a comment can hold."
+	if link != "" {
+		note += " The whole of it is in the [job summary](" + link + ")."
+	}
+	note += "\n"
+	body, _ := Cut(summary, CommentLimit-len(head)-64, note)
+	return head + body
+}
+
+// Cut returns md unchanged when it fits in limit bytes. Otherwise it cuts md at the last line
+// break that leaves room for note, so no table row or list item is split, and appends note; a
+// single line longer than that is cut at a character boundary. cut says whether it cut.
+func Cut(md string, limit int, note string) (s string, cut bool) {
+	if len(md) <= limit {
+		return md, false
+	}
+	room := max(limit-len(note)-1, 0)
+	head := md[:room]
+	if i := strings.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	} else {
+		for len(head) > 0 && !utf8.ValidString(head) {
+			head = head[:len(head)-1]
+		}
+		head += "\n"
+	}
+	return head + note, true
 }

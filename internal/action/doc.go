@@ -15,16 +15,18 @@
 //  3. The sweep (or the merge) runs inside one log group, with workflow commands stopped, so
 //     nothing a server under test prints can issue one. A manifest that does not load is
 //     annotated on its lines instead.
-//  4. The counts are compared with the baseline (tally.Diff) and published: the job summary,
-//     the step outputs, the annotations on the manifest's lines within GitHub's budget
-//     (package report renders each), and one sticky pull-request comment (package prcomment).
+//  4. The counts are compared with the baseline (tally.Diff) and published: the job summary
+//     (report.Summary, [Cut] to GitHub's [SummaryLimit]), the step outputs, the annotations
+//     ([Annotations]: report.Findings on the manifest's lines, within GitHub's [Budget], issued
+//     by [Annotate]), and one sticky pull-request comment ([CommentBody], posted by package
+//     prcomment).
 //  5. report.Decide, the verdict toolscore run and merge exit with too, turns the results, the
 //     comparison and the fail-on input into a report.Decision: the exit code (package
 //     exitcode's) and, in a sentence, why.
 //
 // Files: action.go ([Run]), inputs.go ([ReadInputs]), annotate.go (manifest errors as
-// annotations), publish.go (summary, outputs, annotations), comment.go (the pull-request
-// comment).
+// annotations), annotations.go (GitHub's limits, the findings as annotations), publish.go
+// (summary, outputs, annotations), comment.go (the pull-request comment, [Cut]).
 //
 // Used by: the CLI's action command. Uses: runner, scenario, tally, report, report/prcomment,
 // outdir, grade, exitcode, backend, scenarios, and go-githubactions for the workflow commands.

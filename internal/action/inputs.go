@@ -8,19 +8,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/sweep"
 )
 
 // Inputs are the action's inputs, read and checked.
 type Inputs struct {
-	Sweep    sweep.Config // what to sweep; its FailOn is the action's FailOn, below
-	Merge    []string     // output directories to merge instead of running a sweep
-	Plan     int          // shards to plan (output matrix) instead of running a sweep; 0 runs it
+	Sweep sweep.Config // what to sweep; its FailOn is the action's FailOn, below
+	// Shard is input shard, "i/n", read into Sweep when the sweep starts: a bad one is refused
+	// in the sweep's log, as toolscore run --shard refuses it.
+	Shard    string
+	Merge    []string // output directories to merge instead of running a sweep
+	Plan     int      // shards to plan (output matrix) instead of running a sweep; 0 runs it
 	Baseline string
 	FailOn   report.FailOn
 	Comment  bool
@@ -33,16 +36,16 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 	in := Inputs{
 		Sweep: sweep.Config{
 			Scenario:   gha.GetInput("scenario"),
-			Clients:    gha.GetInput("clients"),
-			Faults:     gha.GetInput("faults"),
-			Schemas:    gha.GetInput("schema"),
-			Protocols:  gha.GetInput("protocols"),
-			Transports: gha.GetInput("transports"),
-			Tools:      gha.GetInput("tools"),
-			Shard:      gha.GetInput("shard"),
+			Clients:    cli.Split(gha.GetInput("clients")),
+			Faults:     cli.Split(gha.GetInput("faults")),
+			Schemas:    cli.Split(gha.GetInput("schema")),
+			Protocols:  cli.Split(gha.GetInput("protocols")),
+			Transports: cli.Split(gha.GetInput("transports")),
+			Tools:      cli.Split(gha.GetInput("tools")),
 			ShardBy:    gha.GetInput("shard-by"),
 			Out:        gha.GetInput("out"),
 		},
+		Shard:    gha.GetInput("shard"),
 		Baseline: gha.GetInput("baseline"),
 		Token:    gha.GetInput("github-token"),
 	}
@@ -99,20 +102,15 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 			}
 		}
 		s := in.Sweep
-		if len(in.Merge) > 0 && (s.Shard != "" || s.ShardBy != "" || names(s.Clients) || names(s.Faults) || names(s.Schemas) || names(s.Protocols) || names(s.Transports) || names(s.Tools) || s.Runs > 0) {
+		if len(in.Merge) > 0 && (in.Shard != "" || s.ShardBy != "" || len(s.Clients)+len(s.Faults)+len(s.Schemas)+len(s.Protocols)+len(s.Transports)+len(s.Tools) > 0 || s.Runs > 0) {
 			errs = append(errs, errors.New("input merge joins outputs that ran already: it takes no shard, shard-by, clients, faults, schema, protocols or runs"))
 		}
 	}
 	if in.FailOn.Change() && in.Baseline == "" {
 		errs = append(errs, errors.New("fail-on change needs a baseline to compare with (input baseline)"))
 	}
-	if in.Baseline != "" && in.Sweep.Shard != "" {
+	if in.Baseline != "" && in.Shard != "" {
 		errs = append(errs, errors.New("input baseline compares a whole sweep, and a shard is a slice of one: give the baseline to the job that merges the shards"))
 	}
 	return in, errors.Join(errs...)
-}
-
-// names says whether a comma-separated list names anything: holds more than commas and spaces.
-func names(list string) bool {
-	return strings.TrimFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) != ""
 }

@@ -43,9 +43,9 @@ func TestReadInputs(t *testing.T) {
 		"comment": "off", "github-token": "ghs_secret",
 	})
 	want = Inputs{
-		Sweep: sweep.Config{Scenario: "m.yaml", Clients: "raw, go-sdk/call", Faults: "clean", Schemas: "hidden", Protocols: "2025-11-25", Transports: "http", Runs: 3, MaxRuns: 500,
-			Parallel: 2, Shard: "1/2", Backend: "local", Out: "o"},
-		FailOn: "change,unchecked", Token: "ghs_secret",
+		Sweep: sweep.Config{Scenario: "m.yaml", Clients: []string{"raw", "go-sdk/call"}, Faults: []string{"clean"}, Schemas: []string{"hidden"}, Protocols: []string{"2025-11-25"},
+			Transports: []string{"http"}, Runs: 3, MaxRuns: 500, Parallel: 2, Backend: "local", Out: "o"},
+		Shard: "1/2", FailOn: "change,unchecked", Token: "ghs_secret",
 	}
 	// change without a baseline is refused; everything else is read.
 	if err == nil || err.Error() != "fail-on change needs a baseline to compare with (input baseline)" || !reflect.DeepEqual(in, want) {

@@ -38,7 +38,7 @@ func (st *step) publish(ctx context.Context, res *tally.Results, sc *scenario.Sc
 	if path := st.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		note := fmt.Sprintf("\n> **The summary is cut here**: GitHub keeps 1 MiB of it. The whole report is in %s (upload the output directory, %s, as an artifact to keep it).\n",
 			report.EscapeMarkdown(filepath.ToSlash(fullPath)), report.EscapeMarkdown(filepath.ToSlash(out)))
-		summary, _ := report.Cut(full.String(), report.SummaryLimit-4096, note)
+		summary, _ := Cut(full.String(), SummaryLimit-4096, note)
 		if err := appendFile(path, summary); err != nil {
 			gha.Warningf("%s", "toolscore: writing the job summary: "+err.Error())
 		}
@@ -60,9 +60,9 @@ func (st *step) publish(ctx context.Context, res *tally.Results, sc *scenario.Sc
 	if sc != nil && sc.Name == res.Scenario {
 		file = manifestFile(st.in.Sweep.Scenario, st.workspace)
 	}
-	report.Annotate(gha, report.Annotations(report.AnnotationInput{
+	Annotate(gha, Annotations(AnnotationInput{
 		Results: res, Scenario: sc, File: file, Compare: cmp, FailOn: st.in.FailOn,
-	}, report.DefaultBudget))
+	}, DefaultBudget))
 
 	if st.in.Comment && !res.Interrupted {
 		st.comment(ctx, res, cmp, full.String())

@@ -133,7 +133,7 @@ func (b *Search) runIn(ctx context.Context, version, out string) (*Probe, error)
 	sc.Clients = []scenario.Client{c}
 	sc.Expect = nil
 	a := sweep.Config{
-		Scenario: b.Manifest, Faults: b.Fault, Schemas: b.Schema, Protocols: b.Protocol, Transports: b.Transport, Runs: 1, Parallel: 1, Backend: "docker", Out: out,
+		Scenario: b.Manifest, Faults: only(b.Fault), Schemas: only(b.Schema), Protocols: only(b.Protocol), Transports: only(b.Transport), Runs: 1, Parallel: 1, Backend: "docker", Out: out,
 		FailOn: report.FailOnNever, Replay: b.recording,
 		Version: b.Version, Stderr: b.Stderr,
 	}
@@ -265,4 +265,12 @@ func VersionRange(versions []string, good, bad string) ([]string, error) {
 		}
 	}
 	return append(out, bad), nil
+}
+
+// only is the one value of an axis the cell names, or nil (the whole axis) for "".
+func only(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
 }

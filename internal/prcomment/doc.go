@@ -6,7 +6,7 @@
 //
 //	marker := prcomment.Marker(name)                            // <!-- toolscore:NAME -->
 //	c, err := prcomment.New(apiURL, "owner/name", token, nil)
-//	body := report.CommentBody(marker, verdict, summary, link) // starts with the marker
+//	body := action.CommentBody(marker, verdict, summary, link) // starts with the marker
 //	res, err := c.Upsert(ctx, prNumber, marker, body)         // edit the one found, or create
 //
 // [Client.Upsert] looks through every page of the pull request's comments for one starting

@@ -1,19 +1,40 @@
-package report
+package action
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/toolscore/toolscore/internal/reporttest"
 	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/tally"
 )
+
+// hostile holds strings a server under test or a client library might send.
+var hostile = reporttest.Hostile
+
+// unescapedPipe finds a table separator: a | not escaped by a backslash.
+var unescapedPipe = regexp.MustCompile(`(^|[^\\])(\\\\)*\|`)
+
+// mkCell builds a cell from "outcome:count" pairs.
+func mkCell(client, fault, schema string, planned int, counts ...string) *tally.Cell {
+	c := &tally.Cell{Cell: record.Cell{Client: client, Fault: fault, Schema: schema, Protocol: "as-is", Transport: "stdio"}, Planned: planned, Outcome: map[string]int{}}
+	for _, oc := range counts {
+		o, n, _ := strings.Cut(oc, ":")
+		k, _ := strconv.Atoi(n)
+		c.Outcome[o] += k
+		c.Runs += k
+	}
+	return c
+}
 
 // manifest is a scenario whose entries sit on known lines: clients on 8-10, faults on 12-14,
 // expect entries from 17.
@@ -46,21 +67,8 @@ func loadManifest(t *testing.T) *scenario.Scenario {
 	return sc
 }
 
-func TestManifestLines(t *testing.T) {
-	sc := loadManifest(t)
-	if got := []int{clientLine(sc, "raw"), clientLine(sc, "go-sdk/call"), clientLine(sc, "ts-sdk/call@1.20.0"), clientLine(sc, "ts-sdk/call@9"), clientLine(sc, "nope")}; fmt.Sprint(got) != "[8 9 10 10 0]" {
-		t.Errorf("client lines = %v, want [8 9 10 10 0]", got)
-	}
-	if got := []int{faultLine(sc, "clean"), faultLine(sc, "type-swap"), faultLine(sc, "nope")}; fmt.Sprint(got) != "[12 14 0]" {
-		t.Errorf("fault lines = %v", got)
-	}
-	if sc.Expect[0].Line != 17 || sc.Expect[1].Line != 18 {
-		t.Errorf("expect lines = %d, %d, want 17, 18", sc.Expect[0].Line, sc.Expect[1].Line)
-	}
-}
-
 // many is a sweep with n unmet expectations, m changed cells and u unavailable clients.
-func many(n, m, u int) (*tally.Results, *Comparison) {
+func many(n, m, u int) (*tally.Results, *report.Comparison) {
 	r := &tally.Results{Scenario: "ledger balance"}
 	r.Cells = append(r.Cells, mkCell("go-sdk/call", "type-swap", "published", 1, "threw:1"))
 	for i := range n {
@@ -68,7 +76,7 @@ func many(n, m, u int) (*tally.Results, *Comparison) {
 			Misses: []string{fmt.Sprintf("go-sdk/call × type-swap × published: threw 1/1 (%d)", i)}})
 	}
 	r.Expectations = append(r.Expectations, tally.Expectation{Line: 99, Outcome: "passed", Held: true})
-	cmp := &Comparison{Baseline: "baseline.json"}
+	cmp := &report.Comparison{Baseline: "baseline.json"}
 	for i := range m {
 		client := []string{"raw", "go-sdk/call", "ts-sdk/call@1.20.0", "gone-client"}[i%4]
 		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: client, Fault: "type-swap", Schema: "published", Transport: "stdio"},
@@ -91,7 +99,7 @@ func count(list []Annotation) map[string]int {
 func TestAnnotationsBudget(t *testing.T) {
 	sc := loadManifest(t)
 	r, cmp := many(25, 15, 3)
-	list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "scenarios/mine.yaml", Compare: cmp, FailOn: FailOnExpect}, DefaultBudget)
+	list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "scenarios/mine.yaml", Compare: cmp, FailOn: report.FailOnExpect}, DefaultBudget)
 	if n := count(list); n["error"] != 10 || n["warning"] != 10 || n["notice"] != 1 || len(list) != 21 {
 		t.Fatalf("levels %v (%d annotations), want 10 errors, 10 warnings and 1 notice", n, len(list))
 	}
@@ -116,12 +124,12 @@ func TestAnnotationsBudget(t *testing.T) {
 	}
 
 	// Under fail-on change, changes are errors too and share the error budget.
-	list = Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: FailOnChange}, DefaultBudget)
+	list = Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: report.FailOnChange}, DefaultBudget)
 	if n := count(list); n["error"] != 10 || n["warning"] != 3 || n["notice"] != 1 {
 		t.Errorf("fail-on change: levels %v, want 10 errors, the 3 unavailable clients as warnings, 1 notice", n)
 	}
 	// Under fail-on never, nothing is an error.
-	list = Annotations(AnnotationInput{Results: r, Compare: cmp, FailOn: FailOnNever}, DefaultBudget)
+	list = Annotations(AnnotationInput{Results: r, Compare: cmp, FailOn: report.FailOnNever}, DefaultBudget)
 	if n := count(list); n["error"] != 0 || n["warning"] != 10 || n["notice"] != 1 {
 		t.Errorf("fail-on never: levels %v, want 10 warnings and 1 notice", n)
 	}
@@ -133,7 +141,7 @@ func TestAnnotationsBudget(t *testing.T) {
 
 	// What fits is annotated with no notice.
 	r, cmp = many(2, 1, 1)
-	list = Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: FailOnExpect}, DefaultBudget)
+	list = Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: report.FailOnExpect}, DefaultBudget)
 	if n := count(list); n["error"] != 2 || n["warning"] != 2 || n["notice"] != 0 {
 		t.Errorf("levels %v, want 2 errors, 2 warnings, no notice", n)
 	}
@@ -143,7 +151,7 @@ func TestAnnotationsBudget(t *testing.T) {
 
 	// A job budget smaller than the step's keeps a place for the notice.
 	r, cmp = many(8, 8, 0)
-	list = Annotations(AnnotationInput{Results: r, Compare: cmp, FailOn: FailOnExpect}, Budget{Errors: 10, Warnings: 10, Notices: 10, Total: 12})
+	list = Annotations(AnnotationInput{Results: r, Compare: cmp, FailOn: report.FailOnExpect}, Budget{Errors: 10, Warnings: 10, Notices: 10, Total: 12})
 	if n := count(list); len(list) != 12 || n["error"] != 8 || n["warning"] != 3 || n["notice"] != 1 {
 		t.Errorf("total 12: levels %v (%d), want 8 errors, 3 warnings, 1 notice", n, len(list))
 	}
@@ -155,12 +163,12 @@ func TestAnnotationsBudget(t *testing.T) {
 func TestAnnotationChanges(t *testing.T) {
 	sc := loadManifest(t)
 	r := &tally.Results{Scenario: "s"}
-	cmp := &Comparison{Changes: []tally.Change{
+	cmp := &report.Comparison{Changes: []tally.Change{
 		{Cell: record.Cell{Client: "raw", Fault: "clean", Schema: "hidden"}, Kind: "new", After: "passed 1/1"},
 		{Cell: record.Cell{Client: "old-client", Fault: "rpc-error", Schema: "hidden"}, Kind: "gone", Before: "rpc-error 3/3"},
 		{Cell: record.Cell{Client: "old-client", Fault: "old-fault", Schema: "hidden"}, Kind: "gone", Before: "passed 3/3"},
 	}}
-	list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: FailOnChange}, DefaultBudget)
+	list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "m.yaml", Compare: cmp, FailOn: report.FailOnChange}, DefaultBudget)
 	want := []Annotation{
 		{Level: "error", File: "m.yaml", Line: 8, Title: "new against the baseline: raw × clean × hidden", Message: "raw × clean × hidden is not in the baseline; now: passed 1/1"},
 		{Level: "error", File: "m.yaml", Line: 13, Title: "gone against the baseline: old-client × rpc-error × hidden", Message: "old-client × rpc-error × hidden is in the baseline (rpc-error 3/3) but did not run now"},
@@ -195,7 +203,7 @@ var commandLine = regexp.MustCompile(`^::(error|warning|notice)( [a-z]+=[^:,\r\n
 func TestAnnotationsHostile(t *testing.T) {
 	sc := loadManifest(t)
 	r := &tally.Results{Scenario: hostile[0]}
-	cmp := &Comparison{Baseline: hostile[1]}
+	cmp := &report.Comparison{Baseline: hostile[1]}
 	for i, s := range hostile {
 		c := mkCell(s, hostile[(i+3)%len(hostile)], "hidden", 2, "passed:1", s+":1")
 		c.Examples = map[string]tally.Example{s: {Run: 1, Evidence: s + "\n::error::injected\n::add-mask::x", Tee: s}}
@@ -204,10 +212,10 @@ func TestAnnotationsHostile(t *testing.T) {
 		r.Expectations = append(r.Expectations, tally.Expectation{Line: i + 1, Client: s, Fault: "*", Outcome: s, Misses: []string{s, "\n::stop-commands::x"}})
 		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: s, Fault: s, Schema: s}, Kind: "changed", Before: s, After: s})
 	}
-	for _, failOn := range []FailOn{FailOnExpect, FailOnChange, FailOnNever} {
+	for _, failOn := range []report.FailOn{report.FailOnExpect, report.FailOnChange, report.FailOnNever} {
 		list := Annotations(AnnotationInput{Results: r, Scenario: sc, File: "scenarios/mine.yaml", Compare: cmp, FailOn: failOn}, DefaultBudget)
 		want := 30 // 10 errors, 10 warnings, 9 notices of mixed cells, the notice of the rest
-		if failOn == FailOnNever {
+		if failOn == report.FailOnNever {
 			want = 20 // 10 warnings, 9 notices of mixed cells, the notice of the rest
 		}
 		if len(list) != want {
@@ -241,118 +249,23 @@ func TestAnnotationsHostile(t *testing.T) {
 	}
 }
 
-func TestParseFailOn(t *testing.T) {
-	for in, want := range map[string]FailOn{"": FailOnExpect, "expect": FailOnExpect, " Change ": FailOnChange, "never": FailOnNever,
-		"unchecked": FailOnUnchecked, "expect,unchecked": FailOnUnchecked, "unchecked, change": "change,unchecked", "change,expect": FailOnChange} {
-		if got, err := ParseFailOn(in); err != nil || got != want {
-			t.Errorf("ParseFailOn(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for in, want := range map[string]string{"always": "want expect, change, unchecked or never (change,unchecked for both)", "never,unchecked": "never fails on nothing"} {
-		if _, err := ParseFailOn(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseFailOn(%q): %v, want %q", in, err, want)
-		}
-	}
-	for f, want := range map[FailOn][3]bool{FailOnNever: {}, FailOnExpect: {true}, FailOnChange: {true, true}, FailOnUnchecked: {true, false, true}, "change,unchecked": {true, true, true}} {
-		if got := [3]bool{f.Unmet(), f.Change(), f.Unchecked()}; got != want {
-			t.Errorf("%s: unmet, change, unchecked fail = %v, want %v", f, got, want)
-		}
-	}
-}
-
 // TestUncheckedAnnotations: an expectation no run checked is a warning on its line, or an
-// error when fail-on has unchecked; the verdict counts it apart from the held ones.
+// error when fail-on has unchecked;
 func TestUncheckedAnnotations(t *testing.T) {
 	r := &tally.Results{Scenario: "s", Expectations: []tally.Expectation{
 		{Line: 7, Fault: "empty", Outcome: "passed", Status: tally.Held, Held: true},
 		{Line: 9, Client: "go-sdk/call", Outcome: "threw", Status: tally.Unchecked, Unchecked: "it selects no cell of this sweep"},
 	}}
-	for _, failOn := range []FailOn{FailOnExpect, FailOnNever, FailOnChange, FailOnUnchecked} {
+	for _, failOn := range []report.FailOn{report.FailOnExpect, report.FailOnNever, report.FailOnChange, report.FailOnUnchecked} {
 		list := Annotations(AnnotationInput{Results: r, File: "m.yaml", FailOn: failOn}, DefaultBudget)
 		want := "warning"
-		if failOn == FailOnUnchecked {
+		if failOn == report.FailOnUnchecked {
 			want = "error"
 		}
 		if len(list) != 1 || list[0].Level != want || list[0].Line != 9 || list[0].Title != "expectation not checked: want threw" ||
 			!strings.HasSuffix(list[0].Message, "not checked, so neither held nor unmet: it selects no cell of this sweep") {
 			t.Errorf("fail-on %s: %+v, want one %s on line 9", failOn, list, want)
 		}
-	}
-	if v := Verdict(r, nil); v != "1 of 2 expectations held, 1 unchecked" {
-		t.Errorf("Verdict = %q", v)
-	}
-	r.Expectations = r.Expectations[1:]
-	if v := Verdict(r, nil); v != "The 1 expectation was not checked" {
-		t.Errorf("Verdict = %q", v)
-	}
-	r.Expectations = append(r.Expectations, r.Expectations[0])
-	if v := Verdict(r, nil); v != "None of the 2 expectations was checked" {
-		t.Errorf("Verdict = %q", v)
-	}
-}
-
-func TestSummary(t *testing.T) {
-	r := sample()
-	cmp := &Comparison{Baseline: "baselines/ledger.json", Changes: []tally.Change{
-		{Cell: record.Cell{Client: "go-sdk/call@1.8.0", Fault: "type-swap", Schema: "published", Transport: "stdio"}, Kind: "changed", Before: "passed 3/3", After: "threw 3/3"},
-		{Cell: record.Cell{Client: "ts-sdk/call", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Kind: "new", After: "passed 3/3"},
-		{Cell: record.Cell{Client: "claude-code", Fault: "clean", Schema: "hidden", Transport: "stdio"}, Kind: "gone", Before: "passed 3/3"},
-	}}
-	var b bytes.Buffer
-	if err := Summary(&b, r, cmp); err != nil {
-		t.Fatal(err)
-	}
-	var md bytes.Buffer
-	Markdown(&md, r)
-	if !strings.HasPrefix(b.String(), md.String()) {
-		t.Errorf("the summary does not start with the Markdown report")
-	}
-	want := "\n## Changes against the baseline\n\nCompared with baselines/ledger.json: 3 cells changed.\n\n" +
-		"| client | fault | schema | baseline | now |\n|---|---|---|---|---|\n" +
-		"| go-sdk/call@\u200d1.8.0 | type-swap | published | passed 3/3 | **threw 3/3** |\n" +
-		"| ts-sdk/call | clean | hidden | not in the baseline | **passed 3/3** |\n" +
-		"| claude-code | clean | hidden | passed 3/3 | **not run** |\n"
-	if got := strings.TrimPrefix(b.String(), md.String()); got != want {
-		t.Errorf("changes section:\n%s\nwant:\n%s", got, want)
-	}
-
-	for _, tc := range []struct {
-		cmp  *Comparison
-		want string
-	}{
-		{&Comparison{Baseline: "b.json"}, "Compared with b.json: no cell changed.\n"},
-		{&Comparison{Baseline: "b.json", Missing: true}, "No baseline at b.json yet: nothing to compare."},
-	} {
-		b.Reset()
-		Summary(&b, r, tc.cmp)
-		if !strings.Contains(b.String(), tc.want) {
-			t.Errorf("summary lacks %q", tc.want)
-		}
-	}
-	b.Reset()
-	Summary(&b, r, nil)
-	if b.String() != md.String() {
-		t.Errorf("with no baseline, the summary is not the Markdown report")
-	}
-}
-
-func TestVerdict(t *testing.T) {
-	r := sample()
-	for _, tc := range []struct {
-		cmp  *Comparison
-		want string
-	}{
-		{nil, "1 of 3 expectations did not hold, 1 unchecked · 2 cells mixed · 1 client unavailable"},
-		{&Comparison{Missing: true}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells mixed · 1 client unavailable"},
-		{&Comparison{}, "1 of 3 expectations did not hold, 1 unchecked · no cell changed against the baseline · 2 cells mixed · 1 client unavailable"},
-		{&Comparison{Changes: make([]tally.Change, 2)}, "1 of 3 expectations did not hold, 1 unchecked · 2 cells changed against the baseline · 2 cells mixed · 1 client unavailable"},
-	} {
-		if got := Verdict(r, tc.cmp); got != tc.want {
-			t.Errorf("Verdict = %q, want %q", got, tc.want)
-		}
-	}
-	if got := Verdict(&tally.Results{Cells: []*tally.Cell{mkCell("a", "b", "c", 3, "passed:3")}}, nil); got != "3 runs in 1 cells" {
-		t.Errorf("Verdict = %q", got)
 	}
 }
 
@@ -378,18 +291,18 @@ func TestSummaryHostileHuge(t *testing.T) {
 	r := &tally.Results{Scenario: "huge"}
 	for i := range 4000 {
 		s := hostile[i%len(hostile)]
-		name := s[:min(len(s), 2*MaxEscaped)] // names come from the manifest; the rest from servers
+		name := s[:min(len(s), 2*report.MaxEscaped)] // names come from the manifest; the rest from servers
 		c := mkCell(fmt.Sprintf("%s %d", name, i%20), fmt.Sprintf("%s %d", name, i/20), "hidden", 2, "passed:1", name+":1")
 		c.Examples = map[string]tally.Example{name: {Run: 2, Evidence: s}}
 		r.Cells = append(r.Cells, c)
 		r.Unavailable = append(r.Unavailable, tally.Unavailable{Client: s, Reason: s})
 	}
-	cmp := &Comparison{Baseline: "b.json"}
+	cmp := &report.Comparison{Baseline: "b.json"}
 	for _, s := range hostile {
 		cmp.Changes = append(cmp.Changes, tally.Change{Cell: record.Cell{Client: s, Fault: s, Schema: s, Transport: s}, Kind: "changed", Before: s, After: s})
 	}
 	var b bytes.Buffer
-	if err := Summary(&b, r, cmp); err != nil {
+	if err := report.Summary(&b, r, cmp); err != nil {
 		t.Fatal(err)
 	}
 	full := b.String()
@@ -418,7 +331,7 @@ func TestSummaryHostileHuge(t *testing.T) {
 		}
 	}
 
-	body := CommentBody("<!-- toolscore:huge -->", Verdict(r, cmp), full, "https://github.example/o/r/actions/runs/1")
+	body := CommentBody("<!-- toolscore:huge -->", report.Verdict(r, cmp), full, "https://github.example/o/r/actions/runs/1")
 	if n := utf8.RuneCountInString(body); n > CommentLimit {
 		t.Errorf("comment is %d characters, over %d", n, CommentLimit)
 	}

@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func hostileCmd(_ context.Context, args []string) error {
 			fmt.Fprintf(fs.Output(), "  %-22s %s\n", m.Name, m.Description)
 		}
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	return exitcode.Status(hostile.Main(os.Stdin, os.Stdout, os.Stderr))

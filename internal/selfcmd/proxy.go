@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -37,7 +37,7 @@ flags:`)
 	}
 	var pf proxy.Flags
 	pf.Register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	fail := func(format string, a ...any) error {

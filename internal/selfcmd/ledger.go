@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -21,11 +21,11 @@ func ledgerCmd(ctx context.Context, args []string) error {
 	var o ledger.HTTPOptions
 	fs.BoolVar(&o.JSON, "json", false, "with --http: answer each POST with an application/json body, not an SSE stream")
 	fs.BoolVar(&o.Stateless, "stateless", false, "with --http: keep no session (no Mcp-Session-Id; GET and DELETE refused)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *addr == "" {
-		if err := ledger.Serve(ctx, version); err != nil && ctx.Err() == nil {
+		if err := ledger.Serve(ctx, Version); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(os.Stderr, "toolscore ledger:", err)
 			return exitcode.Failed(err)
 		}
@@ -37,7 +37,7 @@ func ledgerCmd(ctx context.Context, args []string) error {
 		return exitcode.Failed(err)
 	}
 	fmt.Printf("http://%s%s\n", l.Addr(), ledger.HTTPPath)
-	if err := ledger.ServeHTTP(ctx, l, version, o); err != nil && ctx.Err() == nil {
+	if err := ledger.ServeHTTP(ctx, l, Version, o); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "toolscore ledger:", err)
 		return exitcode.Failed(err)
 	}

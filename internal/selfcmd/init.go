@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func initCmd(ctx context.Context, args []string) error {
 		st.Server.AuthEnv = env
 		return nil
 	})
-	if err := parseFlags(fls, args); err != nil {
+	if err := ParseFlags(fls, args); err != nil {
 		return err
 	}
 	fail := func(format string, a ...any) error {
@@ -254,7 +254,7 @@ func listInImage(ctx context.Context, image string, command, env []string) (list
 
 // listTools connects to the server, initializes a session and lists its tools, every page of them.
 func listTools(ctx context.Context, transport mcp.Transport) (listing, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: version}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolscore-init", Version: Version}, nil)
 	cs, err := c.Connect(ctx, transport, nil)
 	if err != nil {
 		return listing{}, fmt.Errorf("connecting to the server and initializing a session: %w", err)

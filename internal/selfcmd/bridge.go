@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func serveStdioCmd(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	listen := fs.String("listen", "127.0.0.1:0", "the address to listen on")
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -1,4 +1,4 @@
-package main
+package selfcmd
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	listen := fs.String("listen", "", "serve over streamable HTTP on this `address` instead of stdio")
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
