@@ -18,6 +18,7 @@ var compatPage = template.Must(template.New("compat").Parse(compatSource))
 
 type compatHTMLView struct {
 	Title, Facts, Axes string
+	Cache              string
 	Clients            []compatClient
 	Unavailable        []string
 	Faults             []compatHTMLFault
@@ -33,12 +34,14 @@ type compatHTMLEntry struct {
 	ID, Fault, Title       string
 	Client, Library, Where string
 	Counts, Class          string
-	Rows                   int // the client cell's rowspan on its first entry, else 0
+	Reused                 string // "reused", "2 of 4 cells reused" or "": the cell cache's part
+	Rows                   int    // the client cell's rowspan on its first entry, else 0
 	Cells                  []compatHTMLCell
 }
 
 type compatHTMLCell struct {
 	Title, Counts string
+	Reused        string // for a cell from the cell cache: when it ran, its entry
 	Examples      []compatExample
 }
 
@@ -57,7 +60,7 @@ type compatExample struct {
 func CompatHTML(w io.Writer, r *tally.Results) error {
 	v := compatOf(r)
 	lib := map[string]string{}
-	page := compatHTMLView{Title: line(v.Scenario), Facts: line(v.Facts), Axes: andList(v.Axes)}
+	page := compatHTMLView{Title: line(v.Scenario), Facts: line(v.Facts), Cache: line(v.Cache), Axes: andList(v.Axes)}
 	for _, c := range v.Clients {
 		c.Name, c.Library = line(c.Name), line(c.Library)
 		if c.Library == "" {
@@ -81,6 +84,7 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 			he := compatHTMLEntry{
 				ID: fmt.Sprintf("%s-%d", hf.ID, e.N), Fault: hf.ID,
 				Client: line(e.Client), Library: lib[line(e.Client)], Where: line(e.Where), Counts: line(e.Counts), Class: "other",
+				Reused: e.reusedMark(),
 			}
 			if coloured(e.Top) {
 				he.Class = "o-" + e.Top
@@ -105,6 +109,12 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 			last := map[string]string{} // outcome → the evidence shown last
 			for _, c := range e.Cells {
 				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(countsOf(c))}
+				if c.ReusedFrom != nil {
+					hc.Reused = "reused from the cell cache: ran in the sweep started " + reusedWhen(c)
+					if c.CacheKey != "" {
+						hc.Reused += ", entry " + line(c.CacheKey)
+					}
+				}
 				for _, o := range byCount(c) {
 					ex, ok := c.Examples[o]
 					if !ok {

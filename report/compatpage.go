@@ -21,6 +21,7 @@ import (
 // compatView is the results folded into the page; its strings are raw (each renderer escapes).
 type compatView struct {
 	Scenario, Facts string
+	Cache           string   // what ran and what the cell cache gave, when it gave any
 	Axes            []string // the coordinates that vary across the sweep, e.g. "schema mode"
 	Clients         []compatClient
 	Unavailable     []string
@@ -49,6 +50,7 @@ type compatEntry struct {
 	Mixed  bool   // more than one outcome
 	N      int    // the entry's number in its fault, for its evidence anchor
 	Cells  []*tally.Cell
+	Reused int // how many of Cells came from the cell cache
 	// Evidence is the first evidence text among the group's examples, "" when none has one.
 	Evidence, EvidenceOutcome string
 }
@@ -84,6 +86,9 @@ func compatOf(r *tally.Results) compatView {
 		facts = append(facts, "run on "+r.Started.UTC().Format("2006-01-02"))
 	}
 	v.Facts = strings.Join(facts, " · ")
+	if reusedAny(r) {
+		v.Cache = CacheLine(r)
+	}
 	var axes []compatAxis
 	for _, a := range compatAxes {
 		if varies(r, a.of) {
@@ -131,6 +136,11 @@ func compatOf(r *tally.Results) compatView {
 			seen := map[string]bool{}
 			for i, g := range groupCells(cs, axes) {
 				e := compatEntry{Client: client, First: i == 0, Where: g.where, Counts: countsOf(g.cells[0]), Cells: g.cells, N: len(cf.Entries) + 1}
+				for _, c := range g.cells {
+					if c.ReusedFrom != nil {
+						e.Reused++
+					}
+				}
 				if top := byCount(g.cells[0]); len(top) > 0 {
 					e.Top, e.Mixed = top[0], g.cells[0].IsMixed()
 					for _, o := range top {
@@ -307,6 +317,9 @@ func Compat(w io.Writer, r *tally.Results) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Who validates what: %s\n\n%s\n", EscapeMarkdown(v.Scenario), EscapeMarkdown(v.Facts))
+	if v.Cache != "" {
+		fmt.Fprintf(&b, "\n%s.\nAn outcome marked *reused* was taken from the cell cache, not run by this sweep.\n", EscapeMarkdown(v.Cache))
+	}
 	b.WriteString("\nPer fault, what each client did with it, in runs: `passed` (it handed on what was on the\n" +
 		"wire: the bad payload got through), `threw` (its library raised), `rejected` (it handed its\n" +
 		"user or model an error instead), `altered` (it handed on something else), `rpc-error` (it\n" +
@@ -334,6 +347,9 @@ func Compat(w io.Writer, r *tally.Results) error {
 		if f.Same != "" {
 			n := len(f.Entries)
 			fmt.Fprintf(&b, "%s %d %s: %s.\n", map[bool]string{true: "The", false: "All"}[n == 1], n, map[bool]string{true: "client", false: "clients"}[n == 1], EscapeMarkdown(f.Same))
+			if reused := reusedClients(f); len(reused) > 0 {
+				fmt.Fprintf(&b, "Reused from the cell cache: %s.\n", EscapeMarkdown(strings.Join(reused, ", ")))
+			}
 			writeEvidence(&b, prefix, f)
 			continue
 		}
@@ -347,12 +363,44 @@ func Compat(w io.Writer, r *tally.Results) error {
 			if n := evidenceNumber(f, e); n > 0 {
 				ev = fmt.Sprintf("[%d](#%s-%s-%d)", n, prefix, slug(f.Name), n)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", client, EscapeMarkdown(e.Counts), EscapeMarkdown(e.Where), ev)
+			counts := EscapeMarkdown(e.Counts)
+			if m := e.reusedMark(); m != "" {
+				counts += " *" + m + "*"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", client, counts, EscapeMarkdown(e.Where), ev)
 		}
 		writeEvidence(&b, prefix, f)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// reusedMark says how much of an entry the cell cache gave: "reused" (all its cells),
+// "2 of 4 cells reused", or "" when this sweep ran them all.
+func (e compatEntry) reusedMark() string {
+	switch {
+	case e.Reused == 0:
+		return ""
+	case e.Reused == len(e.Cells):
+		return "reused"
+	}
+	return fmt.Sprintf("%d of %d cells reused", e.Reused, len(e.Cells))
+}
+
+// reusedClients names a fault's entries with cells from the cell cache, with how many when
+// not all: for a fault whose clients all agreed, which the table does not list.
+func reusedClients(f compatFault) []string {
+	var out []string
+	for _, e := range f.Entries {
+		switch m := e.reusedMark(); m {
+		case "":
+		case "reused":
+			out = append(out, e.Client)
+		default:
+			out = append(out, e.Client+" ("+m+")")
+		}
+	}
+	return out
 }
 
 // writeEvidence lists a fault's entries that have evidence, each behind its anchor.

@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 	"strings"
+	"time"
 
 	"github.com/toolscore/toolscore/tally"
 )
@@ -55,6 +56,12 @@ func CTRFCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 		}
 		if c.Tool != "" {
 			t.Extra["tool"] = line(c.Tool)
+		}
+		if c.ReusedFrom != nil {
+			t.Extra["reused_from"] = c.ReusedFrom.UTC().Format(time.RFC3339)
+			if c.CacheKey != "" {
+				t.Extra["cache_key"] = line(c.CacheKey)
+			}
 		}
 		if c.IsMixed() {
 			t.Flaky, t.Extra["mixed"] = true, true

@@ -57,6 +57,7 @@ func HTMLPage(w io.Writer, r *tally.Results, ev Evidence, cmp *Comparison) error
 
 type page struct {
 	Title, Facts, Interrupted string
+	Cache                     string // what ran and what the cell cache gave, when it gave any
 	MixedHead                 string
 	Mixed                     []string // the cells whose runs disagree, with their counts
 	Clients, Faults           []string
@@ -88,7 +89,7 @@ type gridCell struct {
 	ID            int // 0: the sweep had no such cell
 	Client, Class string
 	Counts        string
-	Marks         string // the letters of the marks: s (schema), p (protocol), b (baseline)
+	Marks         string // the letters of the marks: s (schema), p (protocol), b (baseline), r (reused)
 	Why           string // the marks in words, for the cell's title
 }
 
@@ -97,6 +98,7 @@ type cellEvidence struct {
 	Title, Counts, Marks        string
 	Library, Negotiated, Median string
 	Model                       string // the agent's model view and answers, counted
+	Reused                      string // for a cell from the cell cache: when it ran, its entry
 	Examples                    []example
 }
 
@@ -149,6 +151,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		facts = append(facts, "took "+t)
 	}
 	p.Facts = strings.Join(facts, " · ")
+	if reusedAny(r) {
+		p.Cache = line(CacheLine(r))
+	}
 	if r.Interrupted {
 		p.Interrupted = fmt.Sprintf("Interrupted: %d of %d planned runs did not run.", planned-runs, planned)
 	}
@@ -238,9 +243,15 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			p.Baseline.Changes = append(p.Baseline.Changes, line(s))
 		}
 	}
+	// A cell taken from the cell cache is marked so that no one reads it as run by this sweep.
+	for _, c := range r.Cells {
+		if c != nil && c.ReusedFrom != nil {
+			mark(c, 'r', "reused from the cell cache (ran "+reusedWhen(c)+")")
+		}
+	}
 	markOf := func(c *tally.Cell) (letters, why string) {
 		var whys []string
-		for _, m := range []byte("spb") {
+		for _, m := range []byte("spbr") {
 			if w, ok := marks[c][m]; ok {
 				letters += string(m)
 				whys = append(whys, w)
@@ -350,6 +361,12 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 	}
 	if len(c.ModelView) > 0 {
 		v.Model = line(viewCounts(c))
+	}
+	if c.ReusedFrom != nil {
+		v.Reused = "from the cell cache: ran in the sweep started " + reusedWhen(c)
+		if c.CacheKey != "" {
+			v.Reused += ", entry " + line(c.CacheKey)
+		}
 	}
 	for _, o := range byCount(c) {
 		x := example{Outcome: line(o), Class: "other", Count: fmt.Sprintf("%d/%d", c.Outcome[o], c.Runs)}

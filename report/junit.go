@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/toolscore/toolscore/tally"
 )
@@ -53,6 +54,13 @@ func JUnitCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 			props = append(props, junitProperty{"mixed", "true"})
 		}
 		props = append(props, junitProperty{"median_ms", strconv.FormatInt(c.MedianMillis, 10)})
+		if c.ReusedFrom != nil {
+			// A reused cell's timing and counts are those of the sweep that ran it.
+			props = append(props, junitProperty{"reused_from", c.ReusedFrom.UTC().Format(time.RFC3339)})
+			if c.CacheKey != "" {
+				props = append(props, junitProperty{"cache_key", line(c.CacheKey)})
+			}
+		}
 		jc.Properties = &junitProperties{Property: props}
 		for _, f := range tc.Failures {
 			jc.Failures = append(jc.Failures, junitFailure{Message: f.Message, Type: f.Type, Text: f.Detail})

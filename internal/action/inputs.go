@@ -53,6 +53,14 @@ func ReadInputs(gha *githubactions.Action) (Inputs, error) {
 	if in.Token != "" {
 		gha.AddMask(in.Token)
 	}
+	// The cell cache: action.yml's default is a folder in the workspace, the one place of the
+	// runner both this container and a later actions/cache step on the host see. An input given
+	// empty, or off, runs every cell (as toolscore run --no-cache).
+	switch d := strings.TrimSpace(gha.GetInput("cache-dir")); strings.ToLower(d) {
+	case "", "off":
+	default:
+		in.Sweep.Cache = d
+	}
 	var errs []error
 	for _, n := range []struct {
 		name string

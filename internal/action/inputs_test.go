@@ -56,6 +56,17 @@ func TestReadInputs(t *testing.T) {
 	}
 }
 
+// TestReadInputsCacheDir: cache-dir names the cell cache's folder as given (the action runs in
+// the workspace); empty or off runs every cell.
+func TestReadInputsCacheDir(t *testing.T) {
+	for give, want := range map[string]string{"": "", "off": "", "OFF": "", ".toolscore-cache": ".toolscore-cache", " cells/pr ": "cells/pr"} {
+		in, _, err := inputs(t, map[string]string{"cache-dir": give})
+		if err != nil || in.Sweep.Cache != want {
+			t.Errorf("cache-dir %q: the sweep's cache %q (%v), want %q", give, in.Sweep.Cache, err, want)
+		}
+	}
+}
+
 // TestReadInputsMerge: merge takes globs of directories, each once, and refuses what only a
 // sweep takes; clients made only of commas and spaces name nothing.
 func TestReadInputsMerge(t *testing.T) {
