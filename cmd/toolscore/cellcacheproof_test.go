@@ -226,3 +226,42 @@ func TestCellCacheConcurrentSweeps(t *testing.T) {
 	}
 	t.Logf("concurrent sweeps: %d+%d runs executed, %d+%d reused", at[0].RunsExecuted, at[1].RunsExecuted, at[0].RunsReused, at[1].RunsReused)
 }
+
+// TestDockerCellCache (issue 41): on the docker backend too, a sweep run again with the same
+// cell cache reuses every cell: no run executes and no run's container is created (the
+// engine's own events say), the server's answers checked in one container where the runs
+// execute.
+func TestDockerCellCache(t *testing.T) {
+	api := engine(t)
+	cache := filepath.Join(t.TempDir(), "cells")
+	args := []string{"--backend", "docker", "--clients", "raw,go-sdk/call", "--faults", "clean,corrupt", "--schema", "hidden",
+		"--protocols", "2026-07-28", "--runs", "2", "--cache", cache}
+	var res [2]*tally.Results
+	var logs [2]string
+	var created [2]map[string]int
+	for i := range res {
+		out := t.TempDir()
+		created[i] = containerCreates(t, api, func() {
+			code, _, stderr := runStatic(t, append(args, "--out", out)...)
+			if code != 0 {
+				t.Fatalf("sweep %d exited %d:\n%s", i+1, code, stderr)
+			}
+			logs[i] = stderr
+		})
+		res[i] = readResultsDir(t, out)
+	}
+	t.Logf("containers created: %v then %v", created[0], created[1])
+	if res[0].RunsExecuted != 8 || created[0]["cells"] != 4 || created[0]["cache check"] != 0 {
+		t.Fatalf("first sweep: %d runs executed, containers created %v; want 8 runs in 4 cells' containers and no check of an empty cache\n%s", res[0].RunsExecuted, created[0], logs[0])
+	}
+	if res[1].RunsExecuted != 0 || res[1].RunsReused != 8 || created[1]["cells"] != 0 || created[1]["cache check"] != 1 ||
+		!strings.Contains(logs[1], "4 cells: 0 ran, 4 reused, server answers verified") {
+		t.Errorf("second sweep: %d runs executed, %d reused, containers created %v; want 0, 8, and the one cache check's alone\n%s", res[1].RunsExecuted, res[1].RunsReused, created[1], logs[1])
+	}
+	for i, c := range res[1].Cells {
+		if f := res[0].Cells[i]; c.ReusedFrom == nil || !reflect.DeepEqual(f.Outcome, c.Outcome) || f.Runs != c.Runs {
+			t.Errorf("cell %s: %v in %d runs (reused from %v), first sweep %v in %d", c.Key(), c.Outcome, c.Runs, c.ReusedFrom, f.Outcome, f.Runs)
+		}
+	}
+	noLeftovers(t, api, "the cached sweeps")
+}
