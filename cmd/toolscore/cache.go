@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/toolscore/toolscore/exitcode"
@@ -101,14 +102,39 @@ func cacheReplay(ctx context.Context, in string, argv []string) error {
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	d := json.NewDecoder(bufio.NewReader(f))
-	for {
+	for i := 0; ; i++ {
 		var s cache.Session
 		if err := d.Decode(&s); err != nil {
 			break
 		}
-		if err := enc.Encode(cache.Replay(ctx, s, argv, os.Environ(), 10*time.Second)); err != nil {
+		session, folder := ownTee(argv, i)
+		if folder != "" {
+			if err := os.MkdirAll(folder, 0o755); err != nil {
+				return err
+			}
+		}
+		live := cache.Replay(ctx, s, session, os.Environ(), 10*time.Second)
+		if folder != "" {
+			os.RemoveAll(folder)
+		}
+		if err := enc.Encode(live); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownTee is argv with the proxy's --tee moved into a folder of session i's own, and that
+// folder ("" when argv has no --tee): a proxy refuses a tee beside which 32 servers' transcripts
+// exist already, so every session after the 32nd would otherwise get no answer at all.
+func ownTee(argv []string, i int) ([]string, string) {
+	for j := 0; j+1 < len(argv) && argv[j] != "--"; j++ {
+		if argv[j] == "--tee" {
+			folder := filepath.Join(filepath.Dir(argv[j+1]), fmt.Sprintf("replay-%d", i))
+			out := slices.Clone(argv)
+			out[j+1] = filepath.Join(folder, filepath.Base(argv[j+1]))
+			return out, folder
+		}
+	}
+	return argv, ""
 }

@@ -534,38 +534,9 @@ func TestDockerResumeOfAFinishedSweep(t *testing.T) {
 	out := t.TempDir()
 	preflights := 0
 	creates := func(run func()) int {
-		// The engine takes a time to the nanosecond.
-		stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
-		since := time.Now()
-		run()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		msgs, errs := api.Events(ctx, events.ListOptions{
-			Since: stamp(since), Until: stamp(time.Now()),
-			Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", backend.LabelMarker)),
-		})
-		n := 0
-		for {
-			select {
-			case m := <-msgs:
-				// Only this test's sweeps count: not an image build's step, nor a container of
-				// any other sweep on the engine.
-				if o, err := backend.ParseOwner(m.Actor.Attributes[backend.LabelOwner]); err == nil {
-					if by, _ := startedPids.Load(o.PID); by == topTest(t) {
-						if m.Actor.Attributes[backend.LabelCell] == "preflight" {
-							preflights++
-						} else {
-							n++
-						}
-					}
-				}
-			case err := <-errs:
-				if err != nil && err != io.EOF {
-					t.Fatal(err)
-				}
-				return n
-			}
-		}
+		n := containerCreates(t, api, run)
+		preflights += n["preflight"]
+		return n["cells"]
 	}
 	first := creates(func() {
 		if code, _, stderr := runStatic(t, "--backend", "docker", "--clients", "raw,go-sdk/call", "--faults", "clean,corrupt", "--schema", "hidden",
@@ -582,4 +553,44 @@ func TestDockerResumeOfAFinishedSweep(t *testing.T) {
 		t.Errorf("containers created: %d by the sweep (want 4, one per cell), %d by resuming it when it was done (want 0), %d preflights (want one each)", first, again, preflights)
 	}
 	noLeftovers(t, api, "the resumed sweep")
+}
+
+// containerCreates runs run and counts the containers this test's sweeps created meanwhile,
+// from the engine's own events: those of runs under "cells", and apart those the sweep starts
+// around them under their io.toolscore.cell label ("preflight": the server started once before
+// any run; "cache check": the cell cache's replay to the live server). Not an image build's
+// step, nor a container of any other sweep on the engine.
+func containerCreates(t *testing.T, api *client.Client, run func()) map[string]int {
+	t.Helper()
+	// The engine takes a time to the nanosecond.
+	stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
+	since := time.Now()
+	run()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msgs, errs := api.Events(ctx, events.ListOptions{
+		Since: stamp(since), Until: stamp(time.Now()),
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", backend.LabelMarker)),
+	})
+	n := map[string]int{}
+	for {
+		select {
+		case m := <-msgs:
+			if o, err := backend.ParseOwner(m.Actor.Attributes[backend.LabelOwner]); err == nil {
+				if by, _ := startedPids.Load(o.PID); by == topTest(t) {
+					switch cell := m.Actor.Attributes[backend.LabelCell]; cell {
+					case "preflight", "cache check":
+						n[cell]++
+					default:
+						n["cells"]++
+					}
+				}
+			}
+		case err := <-errs:
+			if err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
 }

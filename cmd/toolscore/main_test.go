@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/grade"
 )
 
 // TestMain lets the test binary stand in for the toolscore binary (and for a few misbehaving
@@ -13,6 +16,9 @@ func TestMain(m *testing.M) {
 			os.Exit(badServer(os.Args[2], os.Args[3:]))
 		}
 		runsBinary = os.Getenv(runsBinaryEnv)
+		if v, err := strconv.Atoi(os.Getenv(graderVersionEnv)); err == nil {
+			grade.GraderVersion = v
+		}
 		os.Exit(asMain(os.Args[1:]))
 	}
 	os.Setenv("TOOLSCORE_AS_MAIN", "1")
@@ -54,6 +60,10 @@ func asMain(args []string) int {
 
 // runsBinaryEnv names the binary a sweep of the test binary starts its runs from (runsBinary).
 const runsBinaryEnv = "TOOLSCORE_TEST_RUNS_BINARY"
+
+// graderVersionEnv, when set, is the grader version this binary sweeps with as toolscore, in
+// place of grade.GraderVersion: a sweep as a later grader's.
+const graderVersionEnv = "TOOLSCORE_TEST_GRADER_VERSION"
 
 // cleanups run after every test, for what tests share (a built binary).
 var cleanups []func()
