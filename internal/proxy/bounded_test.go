@@ -107,24 +107,7 @@ func TestHTTPMessageOverCapPassesBounded(t *testing.T) {
 			if grown := int64(peak) - int64(base); grown > 32<<20 {
 				t.Errorf("the heap grew by %d MiB while a %d MiB message went through, with a cap of %d MiB: not bounded", grown>>20, text>>20, limit>>20)
 			}
-			entries, err := transcript.Read(teePath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var answer *transcript.Entry
-			for i := range entries {
-				if entries[i].Dir == transcript.ServerToClient {
-					answer = &entries[i]
-				}
-			}
-			switch {
-			case answer == nil:
-				t.Fatal("the transcript has no record of the answer")
-			case answer.Excerpt == nil || answer.Large == nil || answer.Large.Bytes < text || !strings.HasPrefix(answer.Large.Prefix, `{"jsonrpc":"2.0","id":1`):
-				t.Errorf("the answer's record keeps %+v, want an excerpt of the message", answer.Excerpt)
-			case !strings.Contains(answer.Note, "passed on as it came") || !strings.Contains(answer.Note, "tools/call (id 1)") || answer.Fault != "error":
-				t.Errorf("the answer's record says %q (fault %q), want that it passed unread, not faulted", answer.Note, answer.Fault)
-			}
+			answer := unreadAnswer(t, teePath, text)
 			if len(answer.Wire) != 0 {
 				t.Errorf("the answer's record holds %d wire bytes, want none", len(answer.Wire))
 			}
@@ -200,6 +183,14 @@ func TestStdioLineOverCapPassesBounded(t *testing.T) {
 	if grown := int64(got.peak) - int64(base); grown > 32<<20 {
 		t.Errorf("the heap grew by %d MiB while a %d MiB line went through, with a cap of %d MiB: not bounded", grown>>20, text>>20, limit>>20)
 	}
+	unreadAnswer(t, teePath, text)
+}
+
+// unreadAnswer is the record of the target call's answer in the transcript at teePath, which must
+// say the answer, of more than text bytes, passed on unread with its fault not applied, and keep
+// an excerpt of it.
+func unreadAnswer(t *testing.T, teePath string, text int64) *transcript.Entry {
+	t.Helper()
 	entries, err := transcript.Read(teePath)
 	if err != nil {
 		t.Fatal(err)
@@ -214,10 +205,11 @@ func TestStdioLineOverCapPassesBounded(t *testing.T) {
 	case answer == nil:
 		t.Fatal("the transcript has no record of the answer")
 	case answer.Excerpt == nil || answer.Large == nil || answer.Large.Bytes < text || !strings.HasPrefix(answer.Large.Prefix, `{"jsonrpc":"2.0","id":1`):
-		t.Errorf("the answer's record keeps %+v, want an excerpt of the line", answer.Excerpt)
+		t.Errorf("the answer's record keeps %+v, want an excerpt of the message", answer.Excerpt)
 	case !strings.Contains(answer.Note, "passed on as it came") || !strings.Contains(answer.Note, "tools/call (id 1)") || answer.Fault != "error":
 		t.Errorf("the answer's record says %q (fault %q), want that it passed unread, not faulted", answer.Note, answer.Fault)
 	}
+	return answer
 }
 
 // peakWriter hashes what it is given and notes the heap's peak as it goes.
