@@ -340,3 +340,19 @@ func (c *Cell) AloneCounts() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// MarshalJSON writes the results as their fields say, but without runs_executed and
+// runs_reused when both are 0: results of toolscores before the cell cache had neither, and read
+// back they print as they did; a sweep that ran or reused any run has them both.
+func (r Results) MarshalJSON() ([]byte, error) {
+	type plain Results
+	if r.RunsExecuted != 0 || r.RunsReused != 0 {
+		return json.Marshal(plain(r))
+	}
+	// The outer fields take the two names from the embedded ones and, being 0, are left out.
+	return json.Marshal(struct {
+		plain
+		RunsExecuted int `json:"runs_executed,omitempty"`
+		RunsReused   int `json:"runs_reused,omitempty"`
+	}{plain: plain(r)})
+}

@@ -128,6 +128,8 @@ var jobRunFlags = map[string]string{
 	"resume":   "a pod killed midway resumes its shard by itself",
 	"shard-by": "it reads an earlier sweep's results on this machine, which the pods do not have",
 	"replay":   "it reads an earlier sweep's folder on this machine, which the pods do not have",
+	"cache":    "it names a folder of this machine, which the pods do not have",
+	"no-cache": "each pod's cell cache starts empty, on the pod's own disk: no cell is reused there",
 }
 
 // checkRunArgs refuses run flags after -- that every pod would fail on, or that would fight the

@@ -53,6 +53,18 @@ type Config struct {
 // that streams one without end costs the proxy this much, not all it sends.
 const DefaultMaxMessage = 64 << 20
 
+// DefaultMaxLine bounds what the proxy holds of one stdio line from a server: more than an HTTP
+// message, as stdio has always carried a 64 MiB result whole, with its envelope; a line without
+// end costs the proxy this much, not all the server sends.
+const DefaultMaxLine = 128 << 20
+
+func (p *Proxy) maxLine() int {
+	if p.cfg.MaxMessage > 0 {
+		return p.cfg.MaxMessage
+	}
+	return DefaultMaxLine
+}
+
 func (p *Proxy) maxMessage() int {
 	if p.cfg.MaxMessage > 0 {
 		return p.cfg.MaxMessage
@@ -284,7 +296,7 @@ func spared(f fault.Fault, n int) bool {
 func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer) error {
 	lr := newLineReader(from)
 	for {
-		frame, cut, err := lr.nextUpTo(p.maxMessage())
+		frame, cut, err := lr.nextUpTo(p.maxLine())
 		if cut {
 			// A line past the cap is passed on as it comes: the proxy holds no more of it.
 			err = p.passLine(lr, frame, err, to)

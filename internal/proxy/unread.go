@@ -21,10 +21,10 @@ func unreadNote(limit int) string {
 	return fmt.Sprintf("a message over %d bytes, the most the proxy reads whole: passed on as it came, unread (no schema mode or fault applied); the transcript keeps its first bytes, size and sha256", limit)
 }
 
-// passedUnread finishes the record of a message passed on unread: head, its first bytes, may
+// passedUnread finishes the record of a message over limit bytes passed on unread: head, its first bytes, may
 // name the id of a request the proxy waits on, which is then answered, its fault not applied.
-func (p *Proxy) passedUnread(scope string, head []byte, rec *transcript.Record, note string) {
-	rec.Note = unreadNote(p.maxMessage())
+func (p *Proxy) passedUnread(scope string, head []byte, rec *transcript.Record, note string, limit int) {
+	rec.Note = unreadNote(limit)
 	var id json.RawMessage
 	method := ""
 	jsonrpc.Members(head, func(key, v []byte) bool { // the head is cut short: the members before the cut
@@ -94,7 +94,7 @@ func (p *Proxy) unreadJSON(ex *exchange, facts *transcript.HTTPFacts, head []byt
 		keep: jsonstream.NewKeeper(jsonstream.KeepLimit),
 		end: func(k *jsonstream.Keeper, note string) {
 			rec.Excerpt = k.Excerpt()
-			p.passedUnread(ex.scope, []byte(k.Head(jsonstream.KeepLimit)), rec, note)
+			p.passedUnread(ex.scope, []byte(k.Head(jsonstream.KeepLimit)), rec, note, p.maxMessage())
 		},
 	}
 }
@@ -163,7 +163,7 @@ func (s *sseRelay) endPassing(note string) {
 	}
 	s.pass = nil
 	ps.rec.Excerpt = ps.keep.Excerpt()
-	s.p.passedUnread(s.ex.scope, []byte(ps.keep.Head(jsonstream.KeepLimit)), ps.rec, note)
+	s.p.passedUnread(s.ex.scope, []byte(ps.keep.Head(jsonstream.KeepLimit)), ps.rec, note, s.p.maxMessage())
 }
 
 // passLine passes on a stdio line from the server whose first bytes, head, are over the cap: the
@@ -193,6 +193,6 @@ func (p *Proxy) passLine(lr *lineReader, head []byte, rerr error, to io.Writer) 
 		note = "the server's stdout ended in the middle of it"
 	}
 	rec.Excerpt = keep.Excerpt()
-	p.passedUnread("", []byte(keep.Head(jsonstream.KeepLimit)), rec, note)
+	p.passedUnread("", []byte(keep.Head(jsonstream.KeepLimit)), rec, note, p.maxLine())
 	return rerr
 }
