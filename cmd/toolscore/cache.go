@@ -113,6 +113,8 @@ func cacheReplay(ctx context.Context, in string, argv []string) error {
 				return err
 			}
 		}
+		// This command runs as a run does (the backend starts it with the environment the run
+		// defines, runner.cellcache's Spec), so its environment is already the server's.
 		live := cache.Replay(ctx, s, session, os.Environ(), 10*time.Second)
 		if folder != "" {
 			os.RemoveAll(folder)
