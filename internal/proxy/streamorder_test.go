@@ -28,13 +28,17 @@ func (s *streamServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Mcp-Session-Id", "S1")
 	switch r.Method {
 	case http.MethodGet:
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		_ = http.NewResponseController(w).Flush()
+		// The stream is the server's before its headers go out, as in the TypeScript SDK
+		// (1.32.2, dist/esm/server/webStandardStreamableHttp.js:284 stores the stream, then
+		// answers); registering after the flush let the released call overtake it here, a race
+		// of this test's server alone.
 		ch := make(chan string, 1)
 		s.mu.Lock()
 		s.stream = ch
 		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_ = http.NewResponseController(w).Flush()
 		for {
 			select {
 			case msg := <-ch:
