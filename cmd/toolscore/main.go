@@ -31,6 +31,7 @@ usage:
   toolscore repro OUT_DIR CELL [--run N]   a directory to attach to an issue: one run, replayable
   toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]]
                                            the first version of a client whose outcome in a cell changed
+  toolscore history [SCENARIO] --clients NAME,... [--from V] [--to V]  since which version each cell's outcome holds
   toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat, compat-html)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore plan [SCENARIO] --shards N [--from RESULTS]  the GitHub Actions matrix of a sweep's shards, balanced by measured times
@@ -69,7 +70,7 @@ func mainCode(args []string) int {
 
 // runsUntrusted are the commands that start servers and adapters from this process, which
 // holds the runner's environment.
-var runsUntrusted = []string{"run", "action", "check-client", "bisect", "init", "demo", "cache"}
+var runsUntrusted = []string{"run", "action", "check-client", "bisect", "history", "init", "demo", "cache"}
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string) error {
 		return reproCmd(ctx, args[1:])
 	case "bisect":
 		return bisectCmd(ctx, args[1:])
+	case "history":
+		return historyCmd(ctx, args[1:])
 	case "report":
 		return reportCmd(ctx, args[1:])
 	case "merge":

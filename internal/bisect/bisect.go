@@ -238,6 +238,9 @@ func commandErr(err error) error {
 // post-release.
 var release = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*(\.post[0-9]+)?$`)
 
+// IsRelease says v is no pre-release.
+func IsRelease(v string) bool { return release.MatchString(v) }
+
 // GoVersion is a Go module version as the module proxy writes it, with its v.
 func GoVersion(v string) string {
 	if v != "" && !strings.HasPrefix(v, "v") {
