@@ -77,54 +77,34 @@ func (s *Search) Run(ctx context.Context) (ch tally.ClientHistory, executed, reu
 	samples := Samples(versions, s.Every)
 	fmt.Fprintf(s.stderr(), "toolscore history: %s: %d versions of %s on %s, %d sampled first\n",
 		report.Plain(s.Client.Name), len(versions), report.Plain(s.Package), s.Registry, len(samples))
-	var ok []int
 	for _, i := range samples {
-		v, err := s.sweep(ctx, versions[i])
-		if err != nil {
+		if _, err := s.sweep(ctx, versions[i]); err != nil {
 			return ch, s.executed, s.reused, err
 		}
-		if v.failed == "" {
-			ok = append(ok, i)
-		}
 	}
-	for k := 1; k < len(ok); k++ {
-		if err := s.narrow(ctx, versions, ok[k-1], ok[k]); err != nil {
+	for k := 1; k < len(samples); k++ {
+		if err := s.narrow(ctx, versions, samples[k-1], samples[k]); err != nil {
 			return ch, s.executed, s.reused, err
 		}
 	}
 	return s.history(versions), s.executed, s.reused, nil
 }
 
-// narrow sweeps versions between lo and hi, both swept, until every cell whose outcome differs
-// between them changes between two adjacent swept versions (or across versions that failed).
+// narrow sweeps versions between lo and hi, both swept, halving, until every cell whose
+// outcome differs between them changes between two adjacent versions. A version that could not
+// run is an outcome of its own here, so where installing stops working is found exactly too.
 func (s *Search) narrow(ctx context.Context, versions []string, lo, hi int) error {
 	if hi-lo <= 1 || same(s.swept[versions[lo]], s.swept[versions[hi]]) {
 		return nil
 	}
-	// The version nearest the middle that has not failed; when every one between has, the
-	// boundary lies across them and they are their own segment.
-	var between []int
-	for i := lo + 1; i < hi; i++ {
-		between = append(between, i)
-	}
 	mid := (lo + hi) / 2
-	slices.SortStableFunc(between, func(a, b int) int { return abs(a-mid) - abs(b-mid) })
-	for _, i := range between {
-		if v := s.swept[versions[i]]; v != nil {
-			continue // it failed before: a swept one would have been lo or hi
-		}
-		v, err := s.sweep(ctx, versions[i])
-		if err != nil {
-			return err
-		}
-		if v.failed == "" {
-			if err := s.narrow(ctx, versions, lo, i); err != nil {
-				return err
-			}
-			return s.narrow(ctx, versions, i, hi)
-		}
+	if _, err := s.sweep(ctx, versions[mid]); err != nil {
+		return err
 	}
-	return nil
+	if err := s.narrow(ctx, versions, lo, mid); err != nil {
+		return err
+	}
+	return s.narrow(ctx, versions, mid, hi)
 }
 
 // sweep runs the scenario with the client at version, once.
@@ -254,8 +234,11 @@ func records(dir string) []record.Run {
 	return recs
 }
 
-// same says two swept versions had every cell's outcome alike.
+// same says two swept versions had every cell's outcome alike, or both could not run.
 func same(a, b *version) bool {
+	if a.failed != "" || b.failed != "" {
+		return a.failed != "" && b.failed != ""
+	}
 	if len(a.cells) != len(b.cells) {
 		return false
 	}
@@ -339,7 +322,8 @@ func (s *Search) segments(versions []string, key string, published map[string]*t
 		v := s.swept[ver]
 		switch {
 		case v == nil:
-			if n := len(segs); n > 0 && segs[n-1].Outcome != tally.InstallFailed {
+			// Not swept: it lies between two versions alike, so it is taken to be alike.
+			if n := len(segs); n > 0 {
 				extend(ver, segs[n-1].Outcome)
 			}
 		case v.failed != "":
@@ -373,8 +357,6 @@ func (s *Search) segments(versions []string, key string, published map[string]*t
 			}
 		}
 	}
-	// Versions not swept after the last install failure and before the next swept version
-	// belong to neither side for sure; the segment after them starts at its first swept one.
 	return segs
 }
 
@@ -413,11 +395,4 @@ func tail(s string, n int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
