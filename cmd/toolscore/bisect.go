@@ -13,6 +13,7 @@ import (
 	"github.com/toolscore/toolscore/internal/bisect"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/registry"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 )
@@ -89,11 +90,11 @@ func bisectCmd(ctx context.Context, args []string) error {
 			b.Client = c
 		}
 	}
-	versions, err := bisect.RegistryVersions(ctx, pin.Registry, pin.Package)
+	releases, err := registry.Releases(ctx, pin.Registry, pin.Package)
 	if err != nil {
 		return usage("%v", err)
 	}
-	between, err := bisect.VersionRange(versions, *good, *bad)
+	between, err := bisect.VersionRange(releases, *good, *bad)
 	if err != nil {
 		return usage("%s: %v", pin.Package, err)
 	}

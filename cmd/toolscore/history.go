@@ -20,6 +20,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/history"
 	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/internal/registry"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 	"github.com/toolscore/toolscore/tally"
@@ -126,11 +127,11 @@ func historyCmd(ctx context.Context, args []string) error {
 		if err != nil {
 			return usage(fmt.Errorf("--clients %s: %w", name, err))
 		}
-		rel, err := releases(ctx, pin.Registry, pin.Package)
+		rel, isPre, err := releases(ctx, pin.Registry, pin.Package)
 		if err != nil {
 			return usage(fmt.Errorf("%s: %w", name, err))
 		}
-		rng, err := releaseRange(rel, pin.Registry, *from, *to, sinceDate, *pre)
+		rng, err := releaseRange(rel, isPre, pin.Registry, *from, *to, sinceDate, *pre)
 		if err != nil {
 			return usage(fmt.Errorf("%s (%s on %s): %w", name, pin.Package, pin.Registry, err))
 		}
@@ -223,22 +224,22 @@ func clientPin(name string) (backend.Pin, error) {
 	return backend.Pin{}, fmt.Errorf("not a client whose version can be set (%s)", strings.Join(client.Versioned(), ", "))
 }
 
-// releases lists a package's published versions, oldest first.
-func releases(ctx context.Context, registry, pkg string) ([]tally.Release, error) {
-	vs, err := bisect.RegistryVersions(ctx, registry, pkg)
+// releases lists a package's published versions, oldest first in the registry's order.
+func releases(ctx context.Context, reg, pkg string) ([]tally.Release, []bool, error) {
+	rs, err := registry.Releases(ctx, reg, pkg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]tally.Release, len(vs))
-	for i, v := range vs {
-		out[i] = tally.Release{Version: v}
+	out, pre := make([]tally.Release, len(rs)), make([]bool, len(rs))
+	for i, r := range rs {
+		out[i], pre[i] = tally.Release{Version: r.Version, Published: r.Published}, r.Pre
 	}
-	return out, nil
+	return out, pre, nil
 }
 
 // releaseRange is the releases from from to to (both published versions; "" is either end),
 // published on or after since when given, pre-releases left out unless pre.
-func releaseRange(rel []tally.Release, registry, from, to string, since time.Time, pre bool) ([]tally.Release, error) {
+func releaseRange(rel []tally.Release, isPre []bool, registry, from, to string, since time.Time, pre bool) ([]tally.Release, error) {
 	if registry == "Go" {
 		from, to = bisect.GoVersion(from), bisect.GoVersion(to)
 	}
@@ -266,7 +267,7 @@ func releaseRange(rel []tally.Release, registry, from, to string, since time.Tim
 	var out []tally.Release
 	for k, r := range rel[i : j+1] {
 		named := k == 0 && from != "" || k == j-i && to != ""
-		if !named && !pre && !bisect.IsRelease(r.Version) {
+		if !named && !pre && isPre[i+k] {
 			continue
 		}
 		if !since.IsZero() && r.Published != nil && r.Published.Before(since) {

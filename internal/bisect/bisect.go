@@ -1,24 +1,22 @@
 // Package bisect finds the first version of a client whose outcome in one cell differs from a
 // good version's: it records the cell live at the good version with package sweep, then sweeps
-// the versions between, as the package's registry lists them (npm, PyPI, the Go module proxy,
-// each through its own client), against that recording, halving the range. toolscore bisect is
-// its command.
+// the versions between, as the package's registry lists them (package registry: npm, PyPI, the
+// Go module proxy, crates.io, Maven Central), against that recording, halving the range.
+// toolscore bisect is its command.
 package bisect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/registry"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -179,68 +177,6 @@ func ReplayRecords(dir string) []record.Run {
 	return recs
 }
 
-// RegistryVersions lists a package's published versions, oldest first, from its registry
-// through the registry's own client.
-func RegistryVersions(ctx context.Context, registry, pkg string) ([]string, error) {
-	switch registry {
-	case "npm":
-		out, err := exec.CommandContext(ctx, "npm", "view", pkg, "versions", "--json").Output()
-		if err != nil {
-			return nil, fmt.Errorf("npm view %s versions: %w", pkg, commandErr(err))
-		}
-		var vs []string
-		if err := json.Unmarshal(out, &vs); err != nil {
-			return nil, fmt.Errorf("npm view %s versions: not a JSON list: %w", pkg, err)
-		}
-		return vs, nil
-	case "PyPI":
-		out, err := exec.CommandContext(ctx, "python3", "-m", "pip", "index", "versions", pkg).Output()
-		if err != nil {
-			return nil, fmt.Errorf("pip index versions %s: %w", pkg, commandErr(err))
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if list, ok := strings.CutPrefix(strings.TrimSpace(line), "Available versions:"); ok {
-				vs := strings.Split(list, ",")
-				for i := range vs {
-					vs[i] = strings.TrimSpace(vs[i])
-				}
-				slices.Reverse(vs) // pip lists the newest first
-				return vs, nil
-			}
-		}
-		return nil, fmt.Errorf("pip index versions %s: no \"Available versions:\" line in %q", pkg, out)
-	case "Go":
-		// Outside any module, so the list is the module proxy's, as go get would see it.
-		cmd := exec.CommandContext(ctx, "go", "list", "-m", "-versions", "-json", pkg)
-		cmd.Dir, cmd.Env = os.TempDir(), append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("go list -m -versions %s: %w", pkg, commandErr(err))
-		}
-		var m struct{ Versions []string }
-		if err := json.Unmarshal(out, &m); err != nil {
-			return nil, fmt.Errorf("go list -m -versions %s: %w", pkg, err)
-		}
-		return m.Versions, nil
-	}
-	return nil, fmt.Errorf("no registry client for %s packages", registry)
-}
-
-func commandErr(err error) error {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && len(exit.Stderr) > 0 {
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
-	}
-	return err
-}
-
-// release is a version that is no pre-release: numbers and dots (after a v for Go), or a PyPI
-// post-release.
-var release = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*(\.post[0-9]+)?$`)
-
-// IsRelease says v is no pre-release.
-func IsRelease(v string) bool { return release.MatchString(v) }
-
 // GoVersion is a Go module version as the module proxy writes it, with its v.
 func GoVersion(v string) string {
 	if v != "" && !strings.HasPrefix(v, "v") {
@@ -249,10 +185,13 @@ func GoVersion(v string) string {
 	return v
 }
 
-// VersionRange is versions from good to bad, both included, in the registry's order, leaving
-// out pre-releases between them.
-func VersionRange(versions []string, good, bad string) ([]string, error) {
-	i, j := slices.Index(versions, good), slices.Index(versions, bad)
+// VersionRange is the versions from good to bad, both included, in the registry's order (as
+// registry.Releases lists them), leaving out pre-releases between them.
+func VersionRange(releases []registry.Release, good, bad string) ([]string, error) {
+	at := func(v string) int {
+		return slices.IndexFunc(releases, func(r registry.Release) bool { return r.Version == v })
+	}
+	i, j := at(good), at(bad)
 	switch {
 	case i < 0:
 		return nil, fmt.Errorf("--good %s is not a published version", good)
@@ -262,9 +201,9 @@ func VersionRange(versions []string, good, bad string) ([]string, error) {
 		return nil, fmt.Errorf("--bad %s is not later than --good %s", bad, good)
 	}
 	out := []string{good}
-	for _, v := range versions[i+1 : j] {
-		if release.MatchString(v) {
-			out = append(out, v)
+	for _, r := range releases[i+1 : j] {
+		if !r.Pre {
+			out = append(out, r.Version)
 		}
 	}
 	return append(out, bad), nil
