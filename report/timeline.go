@@ -77,7 +77,9 @@ func segmentID(h *tally.History, c record.Cell) string {
 }
 
 // segmentAnchor is the anchor of client ci's row's segment si (all from 0).
-func segmentAnchor(ci, row, si int) string { return fmt.Sprintf("%s-%d-%d", timelineID(ci), row+1, si+1) }
+func segmentAnchor(ci, row, si int) string {
+	return fmt.Sprintf("%s-%d-%d", timelineID(ci), row+1, si+1)
+}
 
 // timelines builds every client's timeline of h.
 func timelines(h *tally.History) []timelineView {
