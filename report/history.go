@@ -202,9 +202,9 @@ func historyChanges(ch *tally.ClientHistory) []historyChange {
 		before := "" // the last outcome the history saw, install failures aside
 		for _, s := range cell.Segments {
 			if s.Outcome == tally.InstallFailed {
-				span := plain(s.First)
+				span := plain(withDay(s.First, s.FirstPublished))
 				if s.Last != s.First {
-					span += "–" + plain(s.Last)
+					span = plain(s.First + "–" + s.Last)
 				}
 				l := span + ": install-failed"
 				if r := firstLine(s.Reason); r != "" {
