@@ -62,7 +62,7 @@ func compatSweep() *tally.Results {
 // hidden schema's agreeing protocols folded into one) where both do; no entry names a
 // coordinate that changes nothing.
 func TestCompatGroupsOnlyWhereItChanges(t *testing.T) {
-	v := compatOf(compatSweep())
+	v := compatOf(compatSweep(), nil)
 	if len(v.Faults) != 1 {
 		t.Fatalf("want one fault, got %+v", v.Faults)
 	}
@@ -130,7 +130,7 @@ func TestCompatFaultOrder(t *testing.T) {
 		r.Cells = append(r.Cells, mkCell("raw", f, "hidden", 1, "passed:1"))
 	}
 	var names []string
-	for _, f := range compatOf(r).Faults {
+	for _, f := range compatOf(r, nil).Faults {
 		names = append(names, f.Name)
 	}
 	if got := strings.Join(names, ","); got != "clean,corrupt,type-swap,zz-custom" {

@@ -22,6 +22,10 @@ type compatHTMLView struct {
 	Clients            []compatClient
 	Unavailable        []string
 	Faults             []compatHTMLFault
+	// History is set when the page says since which release each outcome holds, Timelines
+	// are then each client's releases.
+	History   bool
+	Timelines []timelineView
 }
 
 type compatHTMLFault struct {
@@ -37,10 +41,14 @@ type compatHTMLEntry struct {
 	Reused                 string // "reused", "2 of 4 cells reused" or "": the cell cache's part
 	Rows                   int    // the client cell's rowspan on its first entry, else 0
 	Cells                  []compatHTMLCell
+	// Since says since which release the outcome holds, SinceID is the anchor of that
+	// segment's evidence on the client's timeline; both "" without a history.
+	Since, SinceID string
 }
 
 type compatHTMLCell struct {
 	Title, Counts string
+	Since         string
 	Reused        string // for a cell from the cell cache: when it ran, its entry
 	Examples      []compatExample
 }
@@ -57,11 +65,24 @@ type compatExample struct {
 // to its evidence (#f-FAULT-N: every cell of the entry with each outcome's example run, its
 // evidence and transcript path). Every string from the results goes through line or block
 // (control characters and bidirectional overrides become U+FFFD) and html/template escapes it.
-func CompatHTML(w io.Writer, r *tally.Results) error {
-	v := compatOf(r)
+func CompatHTML(w io.Writer, r *tally.Results) error { return CompatHTMLSince(w, r, nil) }
+
+// CompatHTMLSince writes the page of CompatHTML, and with a history h (nil for none) says
+// beside each outcome since which release it holds, linked to that stretch of releases on the
+// client's timeline: per client a grid of its cells across its releases, one column per run
+// of releases over which no cell changed, each stretch coloured by its outcome with its
+// evidence a click away (#t-N-ROW-SEG). The history's strings are escaped as the results' are.
+func CompatHTMLSince(w io.Writer, r *tally.Results, h *tally.History) error {
+	v := compatOf(r, h)
 	lib := map[string]string{}
-	page := compatHTMLView{Title: line(v.Scenario), Facts: line(v.Facts), Cache: line(v.Cache), Axes: andList(v.Axes)}
+	page := compatHTMLView{Title: line(v.Scenario), Facts: line(v.Facts), Cache: line(v.Cache), Axes: andList(v.Axes), History: h != nil}
+	if h != nil {
+		page.Timelines = timelines(h)
+	}
 	for _, c := range v.Clients {
+		if h != nil {
+			c.Releases, c.Timeline = line(releasesOf(h, c.Name)), timelineOf(h, c.Name)
+		}
 		c.Name, c.Library = line(c.Name), line(c.Library)
 		if c.Library == "" {
 			c.Library = "not reported"
@@ -84,7 +105,10 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 			he := compatHTMLEntry{
 				ID: fmt.Sprintf("%s-%d", hf.ID, e.N), Fault: hf.ID,
 				Client: line(e.Client), Library: lib[line(e.Client)], Where: line(e.Where), Counts: line(e.Counts), Class: "other",
-				Reused: e.reusedMark(),
+				Reused: e.reusedMark(), Since: line(e.Since),
+			}
+			if h != nil {
+				he.SinceID = segmentID(h, e.Cells[0].Cell)
 			}
 			if coloured(e.Top) {
 				he.Class = "o-" + e.Top
@@ -109,6 +133,9 @@ func CompatHTML(w io.Writer, r *tally.Results) error {
 			last := map[string]string{} // outcome → the evidence shown last
 			for _, c := range e.Cells {
 				hc := compatHTMLCell{Title: line(cellWhere(c)), Counts: line(countsOf(c))}
+				if h != nil {
+					hc.Since = line(sinceOf(h, c.Cell))
+				}
 				if c.ReusedFrom != nil {
 					hc.Reused = "reused from the cell cache: ran in the sweep started " + reusedWhen(c)
 					if c.CacheKey != "" {

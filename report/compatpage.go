@@ -26,9 +26,16 @@ type compatView struct {
 	Clients         []compatClient
 	Unavailable     []string
 	Faults          []compatFault
+	// History is the history the page says "since" from, nil for a page of one sweep.
+	History *tally.History
 }
 
-type compatClient struct{ Name, Library string }
+type compatClient struct {
+	Name, Library string
+	// Releases and Timeline, with a history: the range of releases it swept ("1.10.0–1.12.1:
+	// 14 versions, 6 swept") and the anchor of the client's timeline.
+	Releases, Timeline string
+}
 
 type compatFault struct {
 	Name string
@@ -53,6 +60,9 @@ type compatEntry struct {
 	Reused int // how many of Cells came from the cell cache
 	// Evidence is the first evidence text among the group's examples, "" when none has one.
 	Evidence, EvidenceOutcome string
+	// Since says, with a history, since which version of the client its cells' outcome holds
+	// ("threw since 1.11.4"); the entry's cells all have the one.
+	Since string
 }
 
 // compatAxis is a coordinate that can change an outcome.
@@ -71,9 +81,14 @@ var compatAxes = []compatAxis{
 
 // compatOf folds the results into the page: faults in the fault registry's order (any the
 // registry does not know after them, as the sweep had them), clients as the sweep first had
-// them.
-func compatOf(r *tally.Results) compatView {
-	v := compatView{Scenario: r.Scenario}
+// them. With a history h, cells that agree on their counts but not on since when they hold
+// them are told apart as cells with other counts are.
+func compatOf(r *tally.Results, h *tally.History) compatView {
+	v := compatView{Scenario: r.Scenario, History: h}
+	key := func(c *tally.Cell) string { return c.Counts() }
+	if h != nil {
+		key = func(c *tally.Cell) string { return c.Counts() + "\x00" + sinceOf(h, c.Cell) }
+	}
 	runs, _, cells := runCounts(r)
 	facts := []string{fmt.Sprintf("%d runs in %d cells", runs, cells)}
 	if r.Toolscore != "" {
@@ -134,8 +149,11 @@ func compatOf(r *tally.Results) compatView {
 				continue
 			}
 			seen := map[string]bool{}
-			for i, g := range groupCells(cs, axes) {
+			for i, g := range groupCells(cs, axes, key) {
 				e := compatEntry{Client: client, First: i == 0, Where: g.where, Counts: countsOf(g.cells[0]), Cells: g.cells, N: len(cf.Entries) + 1}
+				if h != nil {
+					e.Since = sinceOf(h, g.cells[0].Cell)
+				}
 				for _, c := range g.cells {
 					if c.ReusedFrom != nil {
 						e.Reused++
@@ -164,7 +182,7 @@ func compatOf(r *tally.Results) compatView {
 		}
 		same := len(cf.Entries) > 0
 		for _, e := range cf.Entries {
-			same = same && e.Where == "" && e.Counts == cf.Entries[0].Counts
+			same = same && e.Where == "" && e.Counts == cf.Entries[0].Counts && e.Since == cf.Entries[0].Since
 		}
 		if same {
 			cf.Same = cf.Entries[0].Counts
@@ -198,8 +216,8 @@ type cellGroup struct {
 
 // groupCells splits one client × fault's cells by the fewest axes that tell their counts
 // apart: none when they all agree, else the smallest set of axes (schema mode before protocol
-// before transport before tool) under which every group's cells agree.
-func groupCells(cells []*tally.Cell, axes []compatAxis) []cellGroup {
+// before transport before tool) under which every group's cells agree: have one key.
+func groupCells(cells []*tally.Cell, axes []compatAxis, key func(*tally.Cell) string) []cellGroup {
 	n := len(axes)
 	masks := make([]int, 0, 1<<n)
 	for m := range 1 << n {
@@ -225,14 +243,14 @@ func groupCells(cells []*tally.Cell, axes []compatAxis) []cellGroup {
 				out = append(out, cellGroup{where: k, parts: where, cells: []*tally.Cell{c}})
 				continue
 			}
-			if out[j].cells[0].Counts() != c.Counts() {
+			if key(out[j].cells[0]) != key(c) {
 				ok = false
 				break
 			}
 			out[j].cells = append(out[j].cells, c)
 		}
 		if ok {
-			return mergePrefixes(out)
+			return mergePrefixes(out, key)
 		}
 	}
 	return []cellGroup{{cells: cells}} // unreachable: all axes tell every cell apart
@@ -241,7 +259,7 @@ func groupCells(cells []*tally.Cell, axes []compatAxis) []cellGroup {
 // mergePrefixes folds groups that share their first coordinates and agree into one named by
 // those coordinates alone: "hidden schema, 2026-07-28" and "hidden schema, 2025-11-25" both
 // passed 3/3 read "hidden schema".
-func mergePrefixes(groups []cellGroup) []cellGroup {
+func mergePrefixes(groups []cellGroup, key func(*tally.Cell) string) []cellGroup {
 	if len(groups) == 0 || len(groups[0].parts) < 2 {
 		return groups
 	}
@@ -255,7 +273,7 @@ func mergePrefixes(groups []cellGroup) []cellGroup {
 			agree := true
 			for _, h := range groups {
 				if strings.Join(h.parts[:k], ", ") == prefix {
-					agree = agree && h.cells[0].Counts() == g.cells[0].Counts()
+					agree = agree && key(h.cells[0]) == key(g.cells[0])
 					all = append(all, h.cells...)
 				}
 			}
@@ -309,8 +327,13 @@ const compatEvidenceWidth = 90
 // versions, then per fault one short table (client | outcome | where it differs | evidence),
 // each entry's evidence quoted under it behind an anchor. Every string from the results goes
 // through EscapeMarkdown.
-func Compat(w io.Writer, r *tally.Results) error {
-	v := compatOf(r)
+func Compat(w io.Writer, r *tally.Results) error { return CompatSince(w, r, nil) }
+
+// CompatSince writes the compatibility page as Compat does, and with a history h (nil for
+// none) says since which version each client's outcome holds in a column of its own, and per
+// client the range of releases the history swept.
+func CompatSince(w io.Writer, r *tally.Results, h *tally.History) error {
+	v := compatOf(r, h)
 	prefix := slug(v.Scenario)
 	if prefix == "" {
 		prefix = "compat"
@@ -329,12 +352,25 @@ func Compat(w io.Writer, r *tally.Results) error {
 			" agreed, else\nonce per the fewest of them that change it (*where it differs*).\n")
 	}
 	b.WriteString("The numbered lines quote each entry's evidence; `toolscore report --format compat-html`\nshows all of it.\n")
+	if h != nil {
+		b.WriteString("*Since* says from which release of the client its outcome holds, as the history of its\n" +
+			"releases (`toolscore history`) found it; *throughout* where it held from the first release\n" +
+			"the history could run, so no change was seen.\n")
+	}
 
-	b.WriteString("\n## Clients\n\n| client | library |\n|---|---|\n")
+	if h != nil {
+		b.WriteString("\n## Clients\n\n| client | library | releases |\n|---|---|---|\n")
+	} else {
+		b.WriteString("\n## Clients\n\n| client | library |\n|---|---|\n")
+	}
 	for _, c := range v.Clients {
 		lib := c.Library
 		if lib == "" {
 			lib = "not reported"
+		}
+		if h != nil {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", EscapeMarkdown(c.Name), EscapeMarkdown(lib), EscapeMarkdown(releasesOf(h, c.Name)))
+			continue
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", EscapeMarkdown(c.Name), EscapeMarkdown(lib))
 	}
@@ -346,14 +382,22 @@ func Compat(w io.Writer, r *tally.Results) error {
 		fmt.Fprintf(&b, "\n### %s\n\n", EscapeMarkdown(f.Name))
 		if f.Same != "" {
 			n := len(f.Entries)
-			fmt.Fprintf(&b, "%s %d %s: %s.\n", map[bool]string{true: "The", false: "All"}[n == 1], n, map[bool]string{true: "client", false: "clients"}[n == 1], EscapeMarkdown(f.Same))
+			same := f.Same
+			if f.Entries[0].Since != "" {
+				same += ", " + f.Entries[0].Since
+			}
+			fmt.Fprintf(&b, "%s %d %s: %s.\n", map[bool]string{true: "The", false: "All"}[n == 1], n, map[bool]string{true: "client", false: "clients"}[n == 1], EscapeMarkdown(same))
 			if reused := reusedClients(f); len(reused) > 0 {
 				fmt.Fprintf(&b, "Reused from the cell cache: %s.\n", EscapeMarkdown(strings.Join(reused, ", ")))
 			}
 			writeEvidence(&b, prefix, f)
 			continue
 		}
-		fmt.Fprintf(&b, "%s\n\n| client | outcome | where it differs | evidence |\n|---|---|---|---|\n", EscapeMarkdown(f.Summary))
+		if h != nil {
+			fmt.Fprintf(&b, "%s\n\n| client | outcome | since | where it differs | evidence |\n|---|---|---|---|---|\n", EscapeMarkdown(f.Summary))
+		} else {
+			fmt.Fprintf(&b, "%s\n\n| client | outcome | where it differs | evidence |\n|---|---|---|---|\n", EscapeMarkdown(f.Summary))
+		}
 		for _, e := range f.Entries {
 			client := ""
 			if e.First {
@@ -366,6 +410,10 @@ func Compat(w io.Writer, r *tally.Results) error {
 			counts := EscapeMarkdown(e.Counts)
 			if m := e.reusedMark(); m != "" {
 				counts += " *" + m + "*"
+			}
+			if h != nil {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", client, counts, EscapeMarkdown(e.Since), EscapeMarkdown(e.Where), ev)
+				continue
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", client, counts, EscapeMarkdown(e.Where), ev)
 		}
