@@ -75,3 +75,34 @@ func TestJSONMatchesSchema(t *testing.T) {
 		t.Error("the schema accepts a results.json whose scenario is a number")
 	}
 }
+
+// TestHistorySchema keeps schema/history.schema.json in step with tally.History (rewrite it
+// with UPDATE_SCHEMA=1 go test ./report/) and validates a history against it.
+func TestHistorySchema(t *testing.T) {
+	got, err := HistorySchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join("..", "schema", "history.schema.json")
+	if os.Getenv("UPDATE_SCHEMA") == "1" {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if want, err := os.ReadFile(file); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("%s is missing or stale (%v); run UPDATE_SCHEMA=1 go test ./report/ to rewrite it", file, err)
+	}
+	var s googleschema.Schema
+	if err := json.Unmarshal(got, &s); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(handHistory())
+	var v any
+	_ = json.Unmarshal(b, &v)
+	if err := resolved.Validate(v); err != nil {
+		t.Errorf("a history does not validate against its schema: %v", err)
+	}
+}

@@ -93,7 +93,7 @@ func firstDifference(have, want string) string {
 // cliCommands are the commands whose -h the reference shows, in the order of the top-level
 // usage. Left out: action (its inputs are the Action's, in docs/action.md), version (it prints
 // the version), and client, agent and cell, which run inside a cell.
-var cliCommands = []string{"init", "run", "report", "merge", "diff", "baseline", "proxy", "replay", "repro", "bisect",
+var cliCommands = []string{"init", "run", "report", "merge", "diff", "baseline", "proxy", "replay", "repro", "bisect", "history",
 	"plan", "kube", "ledger", "hostile", "demo", "images", "clean", "clients", "check-client", "serve-stdio", "connect"}
 
 // cliReference renders the top-level usage and every command's -h, as toolscore prints them.

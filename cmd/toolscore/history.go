@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/toolscore/toolscore/internal/history"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/registry"
+	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 	"github.com/toolscore/toolscore/tally"
@@ -180,20 +180,7 @@ func historyCmd(ctx context.Context, args []string) error {
 		_, err = os.Stdout.Write(append(b, '\n'))
 		return err
 	}
-	return historyText(os.Stdout, h)
-}
-
-// historyText prints what changed, release by release.
-func historyText(w io.Writer, h *tally.History) error {
-	for _, c := range h.Clients {
-		fmt.Fprintf(w, "%s (%s on %s): %d versions\n", c.Client, c.Package, c.Registry, len(c.Versions))
-		for _, cell := range c.Cells {
-			for _, s := range cell.Segments {
-				fmt.Fprintf(w, "  %s %s..%s: %s\n", cell.Key(), s.First, s.Last, s.Outcome)
-			}
-		}
-	}
-	return nil
+	return report.HistoryText(os.Stdout, h)
 }
 
 // backendOf is the backend the history's sweeps ran on, as the first one's results say.
@@ -238,7 +225,8 @@ func releases(ctx context.Context, reg, pkg string) ([]tally.Release, []bool, er
 }
 
 // releaseRange is the releases from from to to (both published versions; "" is either end),
-// published on or after since when given, pre-releases left out unless pre.
+// published on or after since when given (or, when none was, the newest before it), pre-releases
+// left out unless pre.
 func releaseRange(rel []tally.Release, isPre []bool, registry, from, to string, since time.Time, pre bool) ([]tally.Release, error) {
 	if registry == "Go" {
 		from, to = bisect.GoVersion(from), bisect.GoVersion(to)
@@ -265,15 +253,21 @@ func releaseRange(rel []tally.Release, isPre []bool, registry, from, to string, 
 		return nil, fmt.Errorf("--to %s comes before --from %s", to, from)
 	}
 	var out []tally.Release
+	var before *tally.Release // the newest release published before since
 	for k, r := range rel[i : j+1] {
 		named := k == 0 && from != "" || k == j-i && to != ""
 		if !named && !pre && isPre[i+k] {
 			continue
 		}
 		if !since.IsZero() && r.Published != nil && r.Published.Before(since) {
+			before = &rel[i+k]
 			continue
 		}
 		out = append(out, r)
+	}
+	if len(out) == 0 && before != nil {
+		// No release since the date: the one still current then is what users have.
+		out = append(out, *before)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no release in the range")

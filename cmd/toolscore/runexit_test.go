@@ -206,7 +206,7 @@ expect:
 // TestHelpExitsZero: every command's -h is help asked for, on stdout with exit 0; a flag it
 // does not take is a usage error, exit 2, with the usage on stderr.
 func TestHelpExitsZero(t *testing.T) {
-	for _, cmd := range []string{"run", "merge", "diff", "report", "baseline", "repro", "bisect", "init", "proxy", "replay", "ledger", "hostile", "demo"} {
+	for _, cmd := range []string{"run", "merge", "diff", "report", "baseline", "repro", "bisect", "history", "init", "proxy", "replay", "ledger", "hostile", "demo"} {
 		stdout, stderr, code := toolscore(t, "", cmd, "-h")
 		if code != 0 || !strings.Contains(stdout, "-") || stderr != "" {
 			t.Errorf("toolscore %s -h: exit %d, want 0 with the usage on stdout\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
