@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,10 @@ type Run struct {
 	// Alone marks a run run again alone after the sweep, counted beside its cell's runs, never
 	// in them (AloneFile).
 	Alone bool `json:"alone,omitempty"`
+	// ReusedFrom and CacheKey mark a run taken from the cell cache, not run by this sweep: when
+	// the sweep that ran it started, and the entry's key. A resumed sweep counts it as reused.
+	ReusedFrom *time.Time `json:"reused_from,omitempty"`
+	CacheKey   string     `json:"cache_key,omitempty"`
 }
 
 // ReadRuns reads the records of runs.jsonl (or alone.jsonl) from r, a line at a time whatever

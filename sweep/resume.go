@@ -36,6 +36,8 @@ type recordedArgs struct {
 	// ShardBy and Owner: a planned shard, its results file and the shard of every cell.
 	ShardBy string `json:",omitempty"`
 	Owner   []int  `json:",omitempty"`
+	// Cache is the cell cache's folder, absolute; "" for none.
+	Cache string `json:",omitempty"`
 }
 
 // sweepRecord is what sweep.json says of the sweep a asks for on the backend named backend,
@@ -48,6 +50,9 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	}
 	if r.Replay != "" {
 		r.Replay, _ = filepath.Abs(r.Replay)
+	}
+	if a.Cache != "" {
+		r.Cache, _ = filepath.Abs(a.Cache)
 	}
 	s := outdir.Sweep{ID: rand.Text()}
 	// A manifest that cannot be read now was read a moment ago; its digest stays empty, and a
@@ -99,9 +104,13 @@ func manifestDigest(path string) (abs, sum string, err error) {
 	return abs, hex.EncodeToString(h[:]), nil
 }
 
+// NoCache, as Resume's Config.Cache, resumes a sweep without the cell cache it recorded.
+const NoCache = "off"
+
 // Resume is toolscore run --resume DIR: the sweep that dir's sweep.json records, run on from its
-// runs.jsonl. Of c it reads Parallel and FailOn, which replace the recorded ones when set, and
-// Version, Self, Stdout and Stderr; the scenario and every other field are the recorded ones.
+// runs.jsonl. Of c it reads Parallel and FailOn, which replace the recorded ones when set, Cache
+// (another cell cache's folder, or NoCache; "" keeps the recorded one), and Version, Self,
+// Stdout and Stderr; the scenario and every other field are the recorded ones.
 // It returns what Sweep does; a sweep that cannot be resumed is a usage error.
 func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out string, err error) {
 	_, stderr := c.writers()
@@ -140,7 +149,14 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 		Scenario: rec.Scenario, Clients: split(rec.Clients), Faults: split(rec.Faults), Schemas: split(rec.Schemas), Protocols: split(rec.Protocols), Transports: split(rec.Transports), Tools: split(rec.Tools),
 		Runs: rec.Runs, MaxRuns: rec.MaxRuns, Parallel: rec.Parallel, Shard: shard, Shards: shards, Backend: rec.Backend, Out: dir,
 		FailOn: rec.FailOn, Replay: rec.Replay, ShardBy: rec.ShardBy, owner: rec.Owner,
-		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr, Cache: c.Cache,
+		Version: c.Version, Self: c.Self, Stdout: c.Stdout, Stderr: c.Stderr, Cache: rec.Cache,
+	}
+	switch c.Cache {
+	case "":
+	case NoCache:
+		a.Cache = ""
+	default:
+		a.Cache = c.Cache
 	}
 	if c.Parallel != 0 {
 		a.Parallel = c.Parallel

@@ -29,4 +29,7 @@ func (c *Cell) AddRun(r *record.Run) {
 	if r.Observation != nil && r.Observation.Library != "" {
 		c.Library = r.Observation.Library
 	}
+	if r.ReusedFrom != nil {
+		c.ReusedFrom, c.CacheKey = r.ReusedFrom, r.CacheKey
+	}
 }

@@ -84,6 +84,7 @@ type cacheSweep struct {
 	res    *tally.Results
 	stderr string
 	starts int
+	out    string
 }
 
 // TestCellCache (issue 41): a sweep twice with one cache runs no client the second time and
@@ -118,7 +119,7 @@ func TestCellCache(t *testing.T) {
 			t.Fatalf("sweep %d exited %d:\n%s", n, code, stderr)
 		}
 		b, _ := os.ReadFile(starts)
-		return cacheSweep{readResultsDir(t, out), stderr, strings.Count(string(b), "started")}
+		return cacheSweep{readResultsDir(t, out), stderr, strings.Count(string(b), "started"), out}
 	}
 	// ran says which cells of a sweep ran (not reused), by tool.
 	ran := func(s cacheSweep) map[string]int {
@@ -150,6 +151,32 @@ func TestCellCache(t *testing.T) {
 		}
 		if f := first.res.Cells[i]; !reflect.DeepEqual(f.Outcome, c.Outcome) || f.Runs != c.Runs {
 			t.Errorf("cell %s: %v in %d runs, first sweep %v in %d", c.Key(), c.Outcome, c.Runs, f.Outcome, f.Runs)
+		}
+	}
+
+	// The second sweep cut after its first two cells and resumed, with no --cache (and the
+	// default cache off): the resume takes the cache the sweep recorded, so its last two cells
+	// are reused too, no client starts, and the first two, read back from runs.jsonl, still say
+	// they were reused.
+	runs := filepath.Join(second.out, "runs.jsonl")
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	writeFile(t, runs, strings.Join(lines[:4], ""))
+	_ = os.Remove(filepath.Join(second.out, "results.json"))
+	t.Setenv("TOOLSCORE_CACHE_DIR", "off")
+	_, stderr, code := toolscore(t, dir, "run", "--resume", second.out)
+	after, _ := os.ReadFile(starts)
+	resumed := readResultsDir(t, second.out)
+	if code != 0 || strings.Count(string(after), "started") != second.starts || resumed.RunsExecuted != 0 || resumed.RunsReused != 8 {
+		t.Errorf("resumed: exit %d, %d client starts, %d runs executed, %d reused; want 0, 0, 0, 8\n%s",
+			code, strings.Count(string(after), "started")-second.starts, resumed.RunsExecuted, resumed.RunsReused, stderr)
+	}
+	for _, c := range resumed.Cells {
+		if c.ReusedFrom == nil || !c.ReusedFrom.Equal(first.res.Started) {
+			t.Errorf("resumed cell %s: reused_from %v, want %v", c.Key(), c.ReusedFrom, first.res.Started)
 		}
 	}
 

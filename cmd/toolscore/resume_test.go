@@ -174,7 +174,7 @@ func TestResumeRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--resume", t.TempDir()}, "has no sweep.json"},
-		{[]string{"run", "--resume", out, "--runs", "3"}, "only --parallel and --fail-on may be given with it, not [--runs]"},
+		{[]string{"run", "--resume", out, "--runs", "3"}, "only --parallel, --fail-on, --cache and --no-cache may be given with it, not [--runs]"},
 		{[]string{"run", manifest, "--resume", out}, "not [" + manifest + "]"},
 		{[]string{"run", "--resume", out}, "its scenario " + manifest + " changed since the sweep started"},
 	} {

@@ -100,28 +100,35 @@ func runCmd(ctx context.Context, args []string) error {
 }
 
 // resumeCmd is toolscore run --resume DIR: the sweep that DIR's sweep.json records, run on
-// from its runs.jsonl. Only --parallel and --fail-on may be given beside it: every other flag,
+// from its runs.jsonl. Only --parallel, --fail-on, --cache and --no-cache may be given beside it: every other flag,
 // and the scenario, are the recorded ones.
 func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir string, parallel int, failOn report.FailOn) error {
 	var set []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "resume" && f.Name != "parallel" && f.Name != "fail-on" {
+		if f.Name != "resume" && f.Name != "parallel" && f.Name != "fail-on" && f.Name != "cache" && f.Name != "no-cache" {
 			set = append(set, "--"+f.Name)
 		}
 	})
 	if len(positional) > 0 || len(set) > 0 {
-		err := fmt.Errorf("--resume runs the scenario and flags that %s records; only --parallel and --fail-on may be given with it, not %v",
+		err := fmt.Errorf("--resume runs the scenario and flags that %s records; only --parallel, --fail-on, --cache and --no-cache may be given with it, not %v",
 			filepath.Join(dir, record.SweepFile), append(positional, set...))
 		fmt.Fprintln(os.Stderr, "toolscore run:", err)
 		return exitcode.UsageError(err)
 	}
-	c := sweep.Config{Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr, Cache: defaultCacheDir()}
+	// The cell cache is the one the sweep recorded, unless --cache or --no-cache says otherwise.
+	c := sweep.Config{Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "parallel":
 			c.Parallel = parallel
 		case "fail-on":
 			c.FailOn = failOn
+		case "cache":
+			c.Cache = f.Value.String()
+		case "no-cache":
+			if f.Value.String() == "true" {
+				c.Cache = sweep.NoCache
+			}
 		}
 	})
 	res, out, err := sweep.Resume(ctx, dir, c)

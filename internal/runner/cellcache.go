@@ -300,6 +300,7 @@ func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool
 	if h == nil {
 		return false, nil
 	}
+	from := h.entry.Meta.Sweep
 	var recs []*record.Run
 	for _, r := range h.runs {
 		var rec record.Run
@@ -309,16 +310,16 @@ func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool
 		if err := h.entry.Copy(o.Out, r); err != nil {
 			return o.cannotReuse(c, err), nil
 		}
+		// Its line in runs.jsonl says where it came from, so a resumed sweep counts it reused.
+		rec.ReusedFrom, rec.CacheKey = &from, h.key
 		recs = append(recs, &rec)
 	}
-	for k, r := range h.runs {
-		if err := write(append(append([]byte(nil), r.Line...), '\n')); err != nil {
+	for _, rec := range recs {
+		if err := write(runLine(*rec)); err != nil {
 			return true, err
 		}
-		c.AddRun(recs[k])
+		c.AddRun(rec)
 	}
-	from := h.entry.Meta.Sweep
-	c.ReusedFrom, c.CacheKey = &from, h.key
 	return true, nil
 }
 

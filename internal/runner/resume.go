@@ -111,6 +111,11 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 		}
 		done[doneRun{i, r.Run}] = true
 		c.AddRun(r)
+		if r.ReusedFrom != nil {
+			res.RunsReused++
+		} else {
+			res.RunsExecuted++
+		}
 		return nil
 	})
 	if err == nil {
