@@ -221,3 +221,57 @@ func TestCellCache(t *testing.T) {
 		t.Errorf("a truncated entry: %d client starts (want the cell's 2), first cell reused %v:\n%s", seventh.starts-sixth.starts, seventh.res.Cells[0].ReusedFrom, seventh.stderr)
 	}
 }
+
+// TestCellCacheKeepsConfirmedCrash: a cell whose runs crashed is kept in the cache only once
+// its run alone crashed too (the crash is the client's, not the machine's load), and is then
+// reused with no client start; a cell whose run alone passed is not kept, and runs again.
+func TestCellCacheKeepsConfirmedCrash(t *testing.T) {
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	dir, cache := t.TempDir(), filepath.Join(t.TempDir(), "cells")
+	starts, marker := filepath.Join(t.TempDir(), "starts.log"), filepath.Join(t.TempDir(), "crashed-once")
+	// always: every start crashes; once: only the first start crashes, the others are raw.
+	writeFile(t, filepath.Join(dir, "always.sh"), "#!/bin/sh\necho started >> "+starts+"\necho 'boom' >&2\nexit 3\n")
+	writeFile(t, filepath.Join(dir, "once.sh"), "#!/bin/sh\necho started >> "+starts+"\nif [ ! -e "+marker+" ]; then touch "+marker+"; exit 3; fi\nexec "+staticToolscore(t)+" client raw\n")
+	for _, f := range []string{"always.sh", "once.sh"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "m.yaml"), "name: crashes\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\n"+
+		"faults: [clean]\nschema_modes: [as-is]\nclients:\n  - {name: always, runtime: binary, command: [./always.sh]}\n  - {name: once, runtime: binary, command: [./once.sh]}\nruns: 2\n")
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "started")
+	}
+	sweep := func(n int) *tally.Results {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("out%d", n))
+		if _, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local", "--out", out, "--cache", cache, "--parallel", "1"); code != 0 {
+			t.Fatalf("sweep %d exited %d:\n%s", n, code, stderr)
+		}
+		return readResultsDir(t, out)
+	}
+	first := sweep(1)
+	// always: 2 runs and 1 alone; once: 2 runs (crashed, passed) and 1 alone (passed).
+	if got := count(); got != 6 {
+		t.Fatalf("first sweep: %d client starts, want 6", got)
+	}
+	if c := first.Cells[0]; c.Outcome["crashed"] != 2 || c.Alone["crashed"] != 1 {
+		t.Fatalf("always: %v, alone %v; want crashed 2, alone crashed 1", c.Outcome, c.Alone)
+	}
+	before := count()
+	second := sweep(2)
+	byClient := map[string]*tally.Cell{}
+	for _, c := range second.Cells {
+		byClient[c.Client] = c
+	}
+	if c := byClient["always"]; c.ReusedFrom == nil || c.Outcome["crashed"] != 2 {
+		t.Errorf("always, its crash confirmed alone: reused %v, %v; want reused, crashed 2", c.ReusedFrom, c.Outcome)
+	}
+	if c := byClient["once"]; c.ReusedFrom != nil {
+		t.Errorf("once, whose run alone passed: reused from %v, want run again", c.ReusedFrom)
+	}
+	if got := count() - before; got != 2 {
+		t.Errorf("second sweep: %d client starts, want once's 2 only", got)
+	}
+}

@@ -41,6 +41,10 @@ type CellCache struct {
 	stale map[int]bool
 	// ran collects the records of each cell's runs as they end, by index, for its entry.
 	ran map[int][]cache.Run
+	// suspect holds the cells whose runs had an outcome the machine's load may make, by index,
+	// until a run alone says whether the cell does that alone too; alone is that run's outcome.
+	suspect map[int]suspectCell
+	alone   map[int]record.Outcome
 	// cannotWrite is set once a store failed: the sweep goes on running, without the cache.
 	cannotWrite bool
 	// Verified says the server's answers were checked for the cells reused.
@@ -339,9 +343,19 @@ func (o Options) ranRun(j Job, line []byte) {
 	cc.ran[j.Index] = append(cc.ran[j.Index], cache.Run{Number: j.Run, Line: append([]byte(nil), line[:len(line)-1]...), Dir: j.Dir()})
 }
 
+// suspectCell is a cell whose runs are over, kept until its run alone: the outcome its runs
+// had that load may make.
+type suspectCell struct {
+	first   Job
+	runs    []cache.Run
+	outcome record.Outcome
+	stale   bool
+}
+
 // keepCell stores the cell of first in the cache once its runs are over: only a cell this
-// sweep ran whole, none of its runs an outcome the machine's load may have made. A cache that
-// cannot be written is said once, and the sweep goes on without storing.
+// sweep ran whole. A cell with an outcome the machine's load may have made (hung, crashed...)
+// waits for its run alone (keepConfirmed). A cache that cannot be written is said once, and the
+// sweep goes on without storing.
 func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
 	cc := o.Cache
 	if cc == nil || ctx.Err() != nil {
@@ -350,18 +364,81 @@ func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
 	cc.mu.Lock()
 	runs := cc.ran[first.Index]
 	delete(cc.ran, first.Index)
-	stale, off := cc.stale[first.Index], cc.cannotWrite
+	stale := cc.stale[first.Index]
 	cc.mu.Unlock()
-	if off || len(runs) != o.Scenario.Runs || o.cacheUnusable() != "" {
+	if len(runs) != o.Scenario.Runs {
 		return
 	}
+	var suspect record.Outcome
 	for _, r := range runs {
 		var rec struct {
 			Outcome record.Outcome `json:"outcome"`
 		}
-		if json.Unmarshal(r.Line, &rec) != nil || loadMayMake(rec.Outcome) {
+		if json.Unmarshal(r.Line, &rec) != nil {
 			return
 		}
+		if loadMayMake(rec.Outcome) {
+			if suspect != "" && suspect != rec.Outcome {
+				return // two such outcomes: nothing one run alone can confirm
+			}
+			suspect = rec.Outcome
+		}
+	}
+	if suspect != "" {
+		cc.mu.Lock()
+		if cc.suspect == nil {
+			cc.suspect = map[int]suspectCell{}
+		}
+		cc.suspect[first.Index] = suspectCell{first, runs, suspect, stale}
+		cc.mu.Unlock()
+		return
+	}
+	o.storeCell(ctx, first, runs, stale, started)
+}
+
+// aloneRan notes the outcome of a cell's run alone.
+func (o Options) aloneRan(j Job, outcome record.Outcome) {
+	if o.Cache == nil {
+		return
+	}
+	cc := o.Cache
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.alone == nil {
+		cc.alone = map[int]record.Outcome{}
+	}
+	cc.alone[j.Index] = outcome
+}
+
+// keepConfirmed stores, once the runs alone are over, the cells whose run alone had the outcome
+// their runs had: that outcome is the client's, not the load's, and worth keeping as any other.
+func (o Options) keepConfirmed(ctx context.Context, started time.Time) {
+	cc := o.Cache
+	if cc == nil || ctx.Err() != nil {
+		return
+	}
+	cc.mu.Lock()
+	var keep []suspectCell
+	for i, s := range cc.suspect {
+		if cc.alone[i] == s.outcome {
+			keep = append(keep, s)
+		}
+	}
+	cc.suspect = nil
+	cc.mu.Unlock()
+	for _, s := range keep {
+		o.storeCell(ctx, s.first, s.runs, s.stale, started)
+	}
+}
+
+// storeCell puts a cell's runs into the cache.
+func (o Options) storeCell(ctx context.Context, first Job, runs []cache.Run, stale bool, started time.Time) {
+	cc := o.Cache
+	cc.mu.Lock()
+	off := cc.cannotWrite
+	cc.mu.Unlock()
+	if off || o.cacheUnusable() != "" {
+		return
 	}
 	slices.SortFunc(runs, func(a, b cache.Run) int { return a.Number - b.Number })
 	key, inputs := o.cellKey(first)

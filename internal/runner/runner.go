@@ -175,6 +175,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		rec.Alone = j.Alone
 		line := runLine(rec)
 		o.ranRun(j, line)
+		if j.Alone {
+			o.aloneRan(j, rec.Outcome)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		res.RunsExecuted++
@@ -280,6 +283,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 			cells.EndCell(j.Cell.Key())
 		}
 	}
+	o.keepConfirmed(ctx, res.Started)
 	res.Finished = time.Now().UTC()
 	res.Interrupted = ctx.Err() != nil
 	if werr != nil {
