@@ -130,8 +130,9 @@ func TestHistoryNPMLocal(t *testing.T) {
 func TestHistoryPyPIOnDocker(t *testing.T) {
 	engine(t)
 	manifest := versionsManifest(t, "python-sdk/list-then-call")
-	h := runHistory(t, t.TempDir(), manifest, "--clients", "python-sdk/list-then-call", "--faults", "sse-cut", "--backend", "docker",
-		"--cache", t.TempDir(), "--from", "1.20.0", "--to", "1.23.1")
+	args := []string{manifest, "--clients", "python-sdk/list-then-call", "--faults", "sse-cut", "--backend", "docker",
+		"--cache", t.TempDir(), "--from", "1.20.0", "--to", "1.23.1"}
+	h := runHistory(t, t.TempDir(), args...)
 	want := []string{"1.20.0–1.21.0 install-failed", "1.21.1–1.23.0 hung", "1.23.1–1.23.1 passed"}
 	if got := segments(t, h); !sameStrings(got, want) {
 		t.Fatalf("segments %q, want %q", got, want)
@@ -142,6 +143,11 @@ func TestHistoryPyPIOnDocker(t *testing.T) {
 	}
 	if segs[1].Protocol != "2025-06-18" || segs[2].Protocol != "2025-11-25" {
 		t.Errorf("protocols offered: %q then %q, want 2025-06-18 then 2025-11-25", segs[1].Protocol, segs[2].Protocol)
+	}
+	// The hangs and the crashes on start did the same alone, so the cache keeps them too: the
+	// same range again runs nothing.
+	if again := runHistory(t, t.TempDir(), args...); again.RunsExecuted != 0 || !sameStrings(segments(t, again), want) {
+		t.Errorf("the same range again: %d runs executed, %q; want 0 and the same segments", again.RunsExecuted, segments(t, again))
 	}
 }
 

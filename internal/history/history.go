@@ -8,8 +8,10 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -193,6 +195,9 @@ func neverStarted(out string, res *tally.Results) string {
 // spoke says whether the transcript holds a message from the client.
 func spoke(tee string) bool {
 	entries, err := transcript.Read(tee)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false // a stdio client that died before it started its server has no transcript
+	}
 	if err != nil {
 		return true // unreadable: not evidence that it never spoke
 	}
