@@ -73,11 +73,16 @@ func (f *cacheFixture) sweep(cache string, env ...string) (*tally.Results, strin
 
 // try is sweep, its failure returned: a goroutine's sweep cannot fail the test itself.
 func (f *cacheFixture) try(cache string, env ...string) (*tally.Results, string, error) {
+	return f.tryArgs(cache, nil, env...)
+}
+
+// tryArgs is try with more arguments to toolscore run (such as --shard).
+func (f *cacheFixture) tryArgs(cache string, args []string, env ...string) (*tally.Results, string, error) {
 	f.mu.Lock()
 	f.n++
 	out := filepath.Join(f.logs+"-out", fmt.Sprint(f.n))
 	f.mu.Unlock()
-	cmd := exec.Command(os.Args[0], "run", "m.yaml", "--backend", "local", "--out", out, "--cache", cache)
+	cmd := exec.Command(os.Args[0], append([]string{"run", "m.yaml", "--backend", "local", "--out", out, "--cache", cache}, args...)...)
 	cmd.Dir, cmd.Env = f.dir, append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

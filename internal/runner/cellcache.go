@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,10 +85,16 @@ type keyInputs struct {
 	Timeout   string           `json:"timeout"`
 	Sandbox   scenario.Sandbox `json:"sandbox"`
 	Transport string           `json:"transport"`
+	// Slice is the run numbers of a cell this sweep runs only some of: a shard's, when --shard
+	// deals each cell's runs over the shards. Such an entry serves the same slice only, which
+	// the same shard of the same matrix gets again; a whole cell has none, so its key is the
+	// same sharded or not.
+	Slice []int `json:"slice,omitempty"`
 }
 
-// cellKey is the cache key of job j's cell, and what it was made of.
-func (o Options) cellKey(j Job) (string, json.RawMessage) {
+// cellKey is the cache key of job j's cell, and what it was made of; slice is the run numbers
+// of the cell this sweep has when it has only some of them (sliceOf), else nil.
+func (o Options) cellKey(j Job, slice []int) (string, json.RawMessage) {
 	tool := j.Cell.Tool
 	tool.Volatile = nil // masks the check of the server's answers only: not the cell's
 	if !j.Client.Descriptor.Agent {
@@ -99,13 +106,26 @@ func (o Options) cellKey(j Job) (string, json.RawMessage) {
 		Client: j.Cell.Client, Fingerprint: fp, Cell: j.Cell.Coordinates(),
 		Fault: j.Cell.Fault, Options: j.Cell.Fault.Options, Tool: tool,
 		Runs: o.Scenario.Runs, Timeout: o.Scenario.Timeout.Std().String(), Sandbox: o.Scenario.Sandbox,
-		Transport: string(j.Cell.Transport),
+		Transport: string(j.Cell.Transport), Slice: slice,
 	}
 	if j.Client.Descriptor.Agent || strings.HasPrefix(fp, "toolscore's own") || fp == "" {
 		in.Build = o.Record.Build
 	}
 	b, _ := json.Marshal(in)
 	return cache.Key(in), b
+}
+
+// sliceOf is the run numbers of cell c in this sweep when they are not all of the cell's (a
+// shard's slice), else nil.
+func (o Options) sliceOf(c cellRuns) []int {
+	var nums []int
+	for j := range c.Runs {
+		nums = append(nums, j.Run)
+	}
+	if len(nums) == o.Scenario.Runs {
+		return nil
+	}
+	return nums
 }
 
 // cacheUnusable says why the sweep's cells cannot be checked against the live server, and so
@@ -145,7 +165,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		if c.First.Cell.Client.Model != nil && c.First.Cell.Client.Cache != "reuse" {
 			continue // a real model answers differently every run
 		}
-		key, _ := o.cellKey(c.First)
+		key, _ := o.cellKey(c.First, o.sliceOf(c))
 		e, err := cc.Store.Get(key)
 		if damaged, ok := errors.AsType[*cache.DamagedError](err); ok {
 			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), damaged.Error())
@@ -347,26 +367,30 @@ func (o Options) ranRun(j Job, line []byte) {
 // had that load may make.
 type suspectCell struct {
 	first   Job
+	slice   []int
 	runs    []cache.Run
 	outcome record.Outcome
 	stale   bool
 }
 
-// keepCell stores the cell of first in the cache once its runs are over: only a cell this
-// sweep ran whole. A cell with an outcome the machine's load may have made (hung, crashed...)
-// waits for its run alone (keepConfirmed). A cache that cannot be written is said once, and the
-// sweep goes on without storing.
-func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
+// keepCell stores cell c in the cache once its runs are over: only a cell this sweep ran every
+// run of (all of the cell's, or all of its shard's slice, kept under a key of that slice). A
+// cell with an outcome the machine's load may have made (hung, crashed...) waits for its run
+// alone (keepConfirmed). A cache that cannot be written is said once, and the sweep goes on
+// without storing.
+func (o Options) keepCell(ctx context.Context, c cellRuns, started time.Time) {
 	cc := o.Cache
 	if cc == nil || ctx.Err() != nil {
 		return
 	}
+	first := c.First
 	cc.mu.Lock()
 	runs := cc.ran[first.Index]
 	delete(cc.ran, first.Index)
 	stale := cc.stale[first.Index]
 	cc.mu.Unlock()
-	if len(runs) != o.Scenario.Runs {
+	slice := o.sliceOf(c)
+	if len(runs) != cmp.Or(len(slice), o.Scenario.Runs) {
 		return
 	}
 	var suspect record.Outcome
@@ -389,11 +413,11 @@ func (o Options) keepCell(ctx context.Context, first Job, started time.Time) {
 		if cc.suspect == nil {
 			cc.suspect = map[int]suspectCell{}
 		}
-		cc.suspect[first.Index] = suspectCell{first, runs, suspect, stale}
+		cc.suspect[first.Index] = suspectCell{first, slice, runs, suspect, stale}
 		cc.mu.Unlock()
 		return
 	}
-	o.storeCell(ctx, first, runs, stale, started)
+	o.storeCell(ctx, first, slice, runs, stale, started)
 }
 
 // aloneRan notes the outcome of a cell's run alone.
@@ -427,12 +451,12 @@ func (o Options) keepConfirmed(ctx context.Context, started time.Time) {
 	cc.suspect = nil
 	cc.mu.Unlock()
 	for _, s := range keep {
-		o.storeCell(ctx, s.first, s.runs, s.stale, started)
+		o.storeCell(ctx, s.first, s.slice, s.runs, s.stale, started)
 	}
 }
 
-// storeCell puts a cell's runs into the cache.
-func (o Options) storeCell(ctx context.Context, first Job, runs []cache.Run, stale bool, started time.Time) {
+// storeCell puts a cell's runs (of its shard's slice, when not all) into the cache.
+func (o Options) storeCell(ctx context.Context, first Job, slice []int, runs []cache.Run, stale bool, started time.Time) {
 	cc := o.Cache
 	cc.mu.Lock()
 	off := cc.cannotWrite
@@ -441,7 +465,12 @@ func (o Options) storeCell(ctx context.Context, first Job, runs []cache.Run, sta
 		return
 	}
 	slices.SortFunc(runs, func(a, b cache.Run) int { return a.Number - b.Number })
-	key, inputs := o.cellKey(first)
+	for k, n := range slice {
+		if runs[k].Number != n {
+			return // not the slice's runs (a resumed sweep's): its key would lie
+		}
+	}
+	key, inputs := o.cellKey(first, slice)
 	meta := cache.Meta{Key: key, Cell: first.Cell.Key(), Sweep: started, Stored: time.Now().UTC(), Toolscore: o.Version, Inputs: inputs}
 	if err := cc.Store.Put(ctx, meta, o.Out, runs, stale); err != nil {
 		cc.mu.Lock()

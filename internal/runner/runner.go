@@ -257,7 +257,7 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				}
 				run(j)
 			}
-			o.keepCell(ctx, c.First, res.Started)
+			o.keepCell(ctx, c, res.Started)
 		})
 	}
 	p.Wait()
