@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 	"unicode/utf8"
 )
@@ -32,6 +34,23 @@ type Run struct {
 	// the sweep that ran it started, and the entry's key. A resumed sweep counts it as reused.
 	ReusedFrom *time.Time `json:"reused_from,omitempty"`
 	CacheKey   string     `json:"cache_key,omitempty"`
+}
+
+// RunsIn reads the run records of an output directory's runs.jsonl, as many as are whole; none
+// when it has none.
+func RunsIn(dir string) []Run {
+	path := filepath.Join(dir, RunsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var runs []Run
+	ReadRunsAny(f, path, func(_ int, r *Run) error {
+		runs = append(runs, *r)
+		return nil
+	})
+	return runs
 }
 
 // ReadRuns reads the records of runs.jsonl (or alone.jsonl) from r, a line at a time whatever

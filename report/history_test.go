@@ -2,22 +2,19 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"html"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/toolscore/toolscore/internal/reporttest"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -146,7 +143,7 @@ func TestCompatSinceMarkdown(t *testing.T) {
 			t.Errorf("the Markdown holds %q", bad)
 		}
 	}
-	if out := renderMarkdown(t, md); out != "" {
+	if out := reporttest.RenderMarkdown(t, md); out != "" {
 		for _, bad := range []string{"<script", "<img", "<b>", "\u202e", "<h2>not a heading"} {
 			if strings.Contains(out, bad) {
 				t.Errorf("cmark-gfm renders %q from the page:\n%s", bad, out)
@@ -278,42 +275,13 @@ func TestHistoryText(t *testing.T) {
 	}
 }
 
-// renderMarkdown renders md with cmark-gfm, GitHub's renderer, raw HTML kept as GitHub has it
-// before its sanitizer; "" when cmark-gfm is not installed and TOOLSCORE_REQUIRE_CMARK is not 1.
-func renderMarkdown(t *testing.T, md string) string {
-	t.Helper()
-	path, err := exec.LookPath("cmark-gfm")
-	if err != nil {
-		if os.Getenv("TOOLSCORE_REQUIRE_CMARK") == "1" {
-			t.Fatal("cmark-gfm is not installed: apt-get install cmark-gfm")
-		}
-		t.Log("cmark-gfm is not installed: the Markdown is checked, not rendered")
-		return ""
-	}
-	cmd := exec.Command(path, "--unsafe", "-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tasklist", "-e", "footnotes")
-	cmd.Stdin = strings.NewReader(md)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("cmark-gfm: %v: %s", err, stderr.String())
-	}
-	return string(out)
-}
-
 // TestCompatSinceInChromium opens the page with a history in a real headless Chromium: no
 // script of the history's ran and no element of its was made; clicking a stretch of the
 // timeline opens its evidence, the server's text shown as text; a screenshot of the timeline
 // with the evidence open is saved (go test -artifacts keeps it; TOOLSCORE_SCREENSHOT names a
 // file to copy it to).
 func TestCompatSinceInChromium(t *testing.T) {
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("TOOLSCORE_REQUIRE_CHROMIUM") == "1" {
-			t.Fatalf("chromium is not installed (apt-get install chromium), and TOOLSCORE_REQUIRE_CHROMIUM=1")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium); set TOOLSCORE_REQUIRE_CHROMIUM=1 to fail instead")
-	}
+	ctx := reporttest.Chromium(t)
 	dir := t.TempDir()
 	var b bytes.Buffer
 	if err := CompatHTMLSince(&b, handResults(), handHistory()); err != nil {
@@ -323,36 +291,7 @@ func TestCompatSinceInChromium(t *testing.T) {
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
-		// The test may run as root, where Chromium's sandbox cannot start; the page is ours.
-		chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.UserDataDir(filepath.Join(dir, "profile")))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer func() { cancelTimeout(); cancel(); cancelAlloc() }()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	// Every dialog a script of the history would open is recorded, before the page loads.
-	trap := `window.__ran = [];
-for (const f of ["alert", "confirm", "prompt"]) { window[f] = function (m) { window.__ran.push(f + ": " + m); }; }`
-	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: trap}); err != nil {
-		t.Fatalf("adding the dialog trap: %v", err)
-	}
-	var mu sync.Mutex
-	var dialogs []string
-	events := chromedp.Events(ctx, cdppage.JavascriptDialogOpening)
-	go func() {
-		for ev, err := range events {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			dialogs = append(dialogs, ev.Message)
-			mu.Unlock()
-			chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
+	scriptsRan := reporttest.TrapScripts(t, ctx)
 	u := (&url.URL{Scheme: "file", Path: file}).String()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(u+"#t-1"), chromedp.WaitReady("#t-1")); err != nil {
 		t.Fatalf("opening the page: %v", err)
@@ -379,13 +318,7 @@ for (const f of ["alert", "confirm", "prompt"]) { window[f] = function (m) { win
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__ran`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	ran = append(ran, dialogs...)
-	mu.Unlock()
+	ran := scriptsRan()
 	if len(ran) > 0 {
 		t.Errorf("the history's script ran in the page: %q", ran)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenarios"
 )
 
@@ -75,7 +75,7 @@ func TestBisectGoOnDocker(t *testing.T) {
 		`  v1.2.0: diverged (the client left the recording: expected no resumed stream (the recorded client resumed none after this point); got a GET resuming a stream from event id "`,
 		"  v1.1.1 (the version before): threw (*transport.Error: transport error: unexpected nil response)")
 	for _, v := range []string{"v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0"} {
-		recs := bisect.ReplayRecords(filepath.Join(work, v))
+		recs := record.RunsIn(filepath.Join(work, v))
 		if len(recs) != 1 || recs[0].Observation != nil && recs[0].Observation.Library != "github.com/mark3labs/mcp-go "+v {
 			t.Errorf("%s: %d runs, the first with %+v; want one, of mcp-go %s", v, len(recs), recs, v)
 		}
@@ -155,7 +155,7 @@ func runsStderr(work string) string {
 	var b strings.Builder
 	dirs, _ := filepath.Glob(filepath.Join(work, "*"))
 	for _, d := range dirs {
-		for _, r := range bisect.ReplayRecords(d) {
+		for _, r := range record.RunsIn(d) {
 			fmt.Fprintf(&b, "\nthe run in %s said on stderr:\n%s\n", filepath.Base(d), r.Stderr)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/toolscore/toolscore/internal/reporttest"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/tally"
@@ -19,7 +20,7 @@ import (
 // cells the cell cache gave and on no other, and a reused cell's evidence, once clicked, says
 // when its sweep ran and which entry it is.
 func TestReportInChromiumReused(t *testing.T) {
-	ctx := chromium(t)
+	ctx := reporttest.Chromium(t)
 	started := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	ran := started.Add(-24 * time.Hour)
 	r := &tally.Results{Scenario: "cached", Started: started, Finished: started.Add(time.Second)}

@@ -1,43 +1,17 @@
 package main
 
 import (
-	"context"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/toolscore/toolscore/internal/hostile"
+	"github.com/toolscore/toolscore/internal/reporttest"
 )
-
-// chromium starts a headless Chromium (Debian's chromium package) for the test and returns a
-// context to drive it; without chromium the test skips, unless TOOLSCORE_REQUIRE_CHROMIUM=1.
-func chromium(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("TOOLSCORE_REQUIRE_CHROMIUM") == "1" {
-			t.Fatalf("chromium is not installed (apt-get install chromium), and TOOLSCORE_REQUIRE_CHROMIUM=1")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium); set TOOLSCORE_REQUIRE_CHROMIUM=1 to fail instead")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
-		// The test may run as root, where Chromium's sandbox cannot start; the page is ours.
-		chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
-		chromedp.UserDataDir(t.TempDir()))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // fileURL is the file:// URL of path.
 func fileURL(t *testing.T, path string) string {
@@ -48,45 +22,19 @@ func fileURL(t *testing.T, path string) string {
 	return (&url.URL{Scheme: "file", Path: abs}).String()
 }
 
-// trap records, before any script of the page runs, every dialog a script opens: the hostile
-// text calls alert() wherever it would run.
-const trap = `window.__ran = [];
-for (const f of ["alert", "confirm", "prompt"]) { window[f] = function (m) { window.__ran.push(f + ": " + m); }; }`
-
 // TestReportInChromium opens report.html of a real sweep of the hostile server in a real
 // headless Chromium: no script of the server's ran and no element of its was made, the
 // evidence of a clicked cell shows with the server's text as text, the filters hide what they
 // filter out; then it saves a screenshot (go test -artifacts keeps it).
 func TestReportInChromium(t *testing.T) {
-	ctx := chromium(t)
+	ctx := reporttest.Chromium(t)
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "hostile.yaml"), hostileReportManifest("rpc-error"))
 	if _, stderr, code := toolscore(t, ws, "run", "hostile.yaml", "--backend", "local", "--out", "out"); code != 1 {
 		t.Fatalf("toolscore run: exit %d, want 1: %s", code, stderr)
 	}
 
-	// Start the browser, then trap dialogs before the page loads.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: trap}); err != nil {
-		t.Fatalf("adding the dialog trap: %v", err)
-	}
-	// A dialog the trap missed would block the page: it is recorded and closed.
-	var mu sync.Mutex
-	var dialogs []string
-	events := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for ev, err := range events {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			dialogs = append(dialogs, ev.Message)
-			mu.Unlock()
-			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
+	scriptsRan := reporttest.TrapScripts(t, ctx)
 	report := fileURL(t, filepath.Join(ws, "out", "report.html"))
 	eval := func(js string, v any) {
 		t.Helper()
@@ -122,14 +70,11 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatalf("reading the page: %v", err)
 	}
 	var images, scripts int
-	var tags, ran []string
+	var tags []string
 	eval(`document.querySelectorAll("img").length`, &images)
 	eval(`document.querySelectorAll("script").length`, &scripts)
 	eval(`[...new Set([...document.querySelectorAll("*")].map(e => e.localName))].sort()`, &tags)
-	eval(`window.__ran`, &ran)
-	mu.Lock()
-	ran = append(ran, dialogs...)
-	mu.Unlock()
+	ran := scriptsRan()
 	if shownBefore || !shownAfter {
 		t.Errorf("the cell's evidence: shown before the click %v, after %v; want hidden, then shown", shownBefore, shownAfter)
 	}
@@ -195,7 +140,7 @@ func TestReportScreenshot(t *testing.T) {
 	if cell == "" {
 		cell = "cell-1"
 	}
-	ctx := chromium(t)
+	ctx := reporttest.Chromium(t)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 760), chromedp.Navigate(fileURL(t, of)),
 		chromedp.WaitReady("table.grid"), chromedp.Click(`a[href="#`+cell+`"]`),
 		chromedp.WaitVisible("#"+cell)); err != nil {

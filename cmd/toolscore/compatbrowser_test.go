@@ -5,12 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/toolscore/toolscore/internal/reporttest"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
@@ -25,7 +24,7 @@ const compatHostile = "<script>alert(\"compat\")</script><img src=x onerror=aler
 // anchor open, the evidence shows the text as text; then it saves a screenshot (go test
 // -artifacts keeps it) of the page with the evidence open.
 func TestCompatPageInChromium(t *testing.T) {
-	ctx := chromium(t)
+	ctx := reporttest.Chromium(t)
 	ws := t.TempDir()
 	r := &tally.Results{Scenario: "hostile compat", Backend: "docker"}
 	for _, schema := range []string{"hidden", "published"} {
@@ -50,26 +49,7 @@ func TestCompatPageInChromium(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(ws, "compat.html"), stdout)
 
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: trap}); err != nil {
-		t.Fatalf("adding the dialog trap: %v", err)
-	}
-	var mu sync.Mutex
-	var dialogs []string
-	events := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for ev, err := range events {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			dialogs = append(dialogs, ev.Message)
-			mu.Unlock()
-			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
+	scriptsRan := reporttest.TrapScripts(t, ctx)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 760), chromedp.Navigate(fileURL(t, filepath.Join(ws, "compat.html"))), chromedp.WaitReady("#f-type-swap")); err != nil {
 		t.Fatalf("opening compat.html: %v", err)
 	}
@@ -89,13 +69,7 @@ func TestCompatPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__ran`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	ran = append(ran, dialogs...)
-	mu.Unlock()
+	ran := scriptsRan()
 	if len(ran) > 0 {
 		t.Errorf("the results' script ran in the page: %q", ran)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/record"
 )
 
 // versionsManifest sweeps the ledger over streamable HTTP, a 2025-era session, with the clients
@@ -57,7 +57,7 @@ func TestGoClientVersionPin(t *testing.T) {
 	if len(res.Cells) != len(want) {
 		t.Errorf("%d cells, want %d", len(res.Cells), len(want))
 	}
-	for _, r := range bisect.ReplayRecords(out) {
+	for _, r := range record.RunsIn(out) {
 		version := strings.TrimPrefix(r.Client[strings.Index(r.Client, "@")+1:], "v")
 		if r.Observation == nil || r.Observation.Library != "github.com/modelcontextprotocol/go-sdk v"+version {
 			t.Errorf("%s %s: the run records library %+v, want go-sdk v%s", r.Client, r.Fault, r.Observation, version)

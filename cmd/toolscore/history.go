@@ -42,11 +42,7 @@ func historyCmd(ctx context.Context, args []string) error {
 	sample := fs.String("sample", "minor", "the versions swept first: minor (the last release of each minor line and both ends, then halving between those that differ) or every (every release)")
 	pre := fs.Bool("pre", false, "keep pre-releases in the range")
 	format := fs.String("format", "text", "what to print on stdout: text (what changed, release by release) or json (history.json)")
-	faults := fs.String("faults", "", "only these faults, comma-separated")
-	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
-	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
-	transports := fs.String("transports", "", "only these transports (stdio, http), comma-separated")
-	tools := fs.String("tools", "", "only these tools of a scenario with tools:, comma-separated")
+	axes := axisFlags(fs)
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
 	backendName := fs.String("backend", "", "where runs execute: docker or local (default: docker when a Docker daemon answers)")
@@ -103,10 +99,10 @@ func historyCmd(ctx context.Context, args []string) error {
 		}
 	}
 	cfg := sweep.Config{
-		Scenario: manifest, Faults: cli.Split(*faults), Schemas: cli.Split(*schemas), Protocols: cli.Split(*protocols),
-		Transports: cli.Split(*transports), Tools: cli.Split(*tools), Runs: *runs, Parallel: *parallel,
+		Scenario: manifest, Runs: *runs, Parallel: *parallel,
 		Backend: *backendName, Cache: *cacheDir, Version: version, Self: runsBinary,
 	}
+	axes(&cfg)
 	if cfg.Cache == "" {
 		cfg.Cache = defaultCacheDir()
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -372,7 +370,7 @@ func checkMarkdown(t *testing.T, what, md, marker, link string) {
 		}
 	}
 
-	html := renderMarkdown(t, md)
+	html := reporttest.RenderMarkdown(t, md)
 	if html == "" {
 		return
 	}
@@ -404,31 +402,6 @@ func checkMarkdown(t *testing.T, what, md, marker, link string) {
 			t.Errorf("%s renders an attribute: %.300q", what, tag)
 		}
 	}
-}
-
-// renderMarkdown renders md to HTML with cmark-gfm, the C library GitHub renders Markdown with,
-// its GitHub extensions on and raw HTML kept, as GitHub has it before its sanitizer (and its
-// tag filter) run, so what the escaping lets through shows. "" when cmark-gfm is not installed
-// and TOOLSCORE_REQUIRE_CMARK is not 1 (scripts/test installs Debian's cmark-gfm).
-func renderMarkdown(t *testing.T, md string) string {
-	t.Helper()
-	path, err := exec.LookPath("cmark-gfm")
-	if err != nil {
-		if os.Getenv("TOOLSCORE_REQUIRE_CMARK") == "1" {
-			t.Fatal("cmark-gfm is not installed: apt-get install cmark-gfm")
-		}
-		t.Log("cmark-gfm is not installed: the Markdown is checked, not rendered")
-		return ""
-	}
-	cmd := exec.Command(path, "--unsafe", "-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tasklist", "-e", "footnotes")
-	cmd.Stdin = strings.NewReader(md)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	html, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("cmark-gfm: %v: %s", err, stderr.String())
-	}
-	return string(html)
 }
 
 // checkJSON checks JSON output: valid, printable in a log, and decoded into v.

@@ -31,11 +31,7 @@ func runCmd(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	clients := fs.String("clients", "", "only these clients, comma-separated")
-	faults := fs.String("faults", "", "only these faults, comma-separated")
-	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
-	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
-	transports := fs.String("transports", "", "only these transports (stdio, http), comma-separated")
-	tools := fs.String("tools", "", "only these tools of a scenario with tools:, comma-separated")
+	axes := axisFlags(fs)
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
 	maxRuns := fs.Int("max-runs", sweep.DefaultMaxRuns, "refuse a sweep of more runs than this (cells × runs, in this shard), before anything runs")
 	parallel := fs.Int("parallel", 0, "runs at once (default: the scenario's, or the number of CPUs)")
@@ -69,12 +65,12 @@ func runCmd(ctx context.Context, args []string) error {
 		return exitcode.UsageError(err)
 	}
 	c := sweep.Config{
-		Clients: cli.Split(*clients), Faults: cli.Split(*faults), Schemas: cli.Split(*schemas), Protocols: cli.Split(*protocols),
-		Transports: cli.Split(*transports), Tools: cli.Split(*tools),
+		Clients: cli.Split(*clients),
 		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: i, Shards: n, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir, Cache: *cacheDir,
 		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
+	axes(&c)
 	if c.Cache == "" {
 		c.Cache = defaultCacheDir()
 	}
@@ -134,6 +130,20 @@ func resumeCmd(ctx context.Context, fs *flag.FlagSet, positional []string, dir s
 	res, out, err := sweep.Resume(ctx, dir, c)
 	cli.PrintSweepError(os.Stderr, "toolscore run", err, res, out)
 	return err
+}
+
+// axisFlags defines the flags that narrow the matrix axis by axis, as run and history take
+// them; the function returned sets them in a sweep's Config.
+func axisFlags(fs *flag.FlagSet) func(*sweep.Config) {
+	faults := fs.String("faults", "", "only these faults, comma-separated")
+	schemas := fs.String("schema", "", "only these schema modes, comma-separated")
+	protocols := fs.String("protocols", "", "only these protocols (as-is or versions), comma-separated")
+	transports := fs.String("transports", "", "only these transports (stdio, http), comma-separated")
+	tools := fs.String("tools", "", "only these tools of a scenario with tools:, comma-separated")
+	return func(c *sweep.Config) {
+		c.Faults, c.Schemas, c.Protocols = cli.Split(*faults), cli.Split(*schemas), cli.Split(*protocols)
+		c.Transports, c.Tools = cli.Split(*transports), cli.Split(*tools)
+	}
 }
 
 // countFlags refuses a count flag given below 1: a count of 0 or less is never what was meant,

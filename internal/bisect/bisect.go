@@ -142,7 +142,7 @@ func (b *Search) runIn(ctx context.Context, version, out string) (*Probe, error)
 	if len(res.Unavailable) > 0 {
 		return nil, fmt.Errorf("%w: %s", errUnbuilt, res.Unavailable[0].Reason)
 	}
-	recs := ReplayRecords(out)
+	recs := record.RunsIn(out)
 	if len(recs) != 1 {
 		return nil, fmt.Errorf("%s holds %d runs, want 1", out, len(recs))
 	}
@@ -159,22 +159,6 @@ func (b *Search) runIn(ctx context.Context, version, out string) (*Probe, error)
 	}
 	fmt.Fprintf(b.Stderr, "toolscore bisect: %s %s, %s: %s\n", report.Plain(c.Name), report.Plain(version), how, p.Describe())
 	return p, nil
-}
-
-// ReplayRecords reads the run records of an output directory, as many as are whole.
-func ReplayRecords(dir string) []record.Run {
-	path := filepath.Join(dir, record.RunsFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var recs []record.Run
-	record.ReadRunsAny(f, path, func(_ int, r *record.Run) error {
-		recs = append(recs, *r)
-		return nil
-	})
-	return recs
 }
 
 // GoVersion is a Go module version as the module proxy writes it, with its v.

@@ -176,7 +176,7 @@ func (s *Search) sweep(ctx context.Context, ver string) (*version, error) {
 // anything (an import that fails: a dependency range resolving to a release the version no
 // longer works with): that is the version not starting, no behaviour of it.
 func neverStarted(out string, res *tally.Results) string {
-	recs := records(out)
+	recs := record.RunsIn(out)
 	if len(recs) == 0 {
 		return ""
 	}
@@ -211,7 +211,7 @@ func spoke(tee string) bool {
 
 // asked is the protocol version the client asked for in the sweep's first run's handshake.
 func asked(out string) string {
-	for _, r := range records(out) {
+	for _, r := range record.RunsIn(out) {
 		entries, err := transcript.Read(filepath.Join(out, r.Tee))
 		if err != nil {
 			continue
@@ -221,22 +221,6 @@ func asked(out string) string {
 		}
 	}
 	return ""
-}
-
-// records reads the runs of a sweep's output directory, as many as are whole.
-func records(dir string) []record.Run {
-	path := filepath.Join(dir, record.RunsFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var recs []record.Run
-	record.ReadRunsAny(f, path, func(_ int, r *record.Run) error {
-		recs = append(recs, *r)
-		return nil
-	})
-	return recs
 }
 
 // same says two swept versions had every cell's outcome alike, or both could not run.
