@@ -67,6 +67,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
+
 	// The agents register themselves as clients.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
@@ -75,7 +77,7 @@ import (
 
 const cellPrefix = "toolscore/cell-"
 
-// The CLI each agent's image installs (internal/backend/images/NAME/Dockerfile): the variable its
+// The CLI each agent's image installs (internal/cellimage/images/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
 var cliOf = map[string]struct{ env, name string }{
 	"claude-code": {"TOOLSCORE_CLAUDE", "claude"},
@@ -205,7 +207,7 @@ func run(ctx context.Context, c config) error {
 // ensureImages makes each agent's cell image as `$TMP/toolscore images build` would (the same
 // spec: backend.ClientImage of the binary's bytes), and reads from it how a bare container runs.
 func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentImage, error) {
-	raw, err := backend.StaticBinary(bin)
+	raw, err := cellimage.StaticBinary(bin)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +221,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		if !desc.Contained() {
 			return nil, fmt.Errorf("agent %s has no cell image (its internal/client.Descriptor names none)", a)
 		}
-		spec, err := backend.ClientImage(desc.Image, raw, "")
+		spec, err := cellimage.Client(desc.Image, raw, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a, err)
 		}

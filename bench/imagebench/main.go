@@ -72,6 +72,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	// The agents register themselves as clients, with their cell images.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
@@ -688,13 +689,13 @@ func parseStream(s string) []step {
 // cmd/toolscore/images.go makes, reading the builder's stream; then its `images build` must
 // find them all.
 func (b *bench) streamCase(ctx context.Context, bin string, names []string, problems *[]string) error {
-	raw, err := backend.StaticBinary(bin)
+	raw, err := cellimage.StaticBinary(bin)
 	if err != nil {
 		return err
 	}
-	specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(raw, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
+	specs := map[string]cellimage.Spec{"builtin": cellimage.Builtin(raw, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
 	for _, im := range tsclient.Images() {
-		if specs[im.Dir], err = backend.ClientImage(im, raw, ""); err != nil {
+		if specs[im.Dir], err = cellimage.Client(im, raw, ""); err != nil {
 			return err
 		}
 	}

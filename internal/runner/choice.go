@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -183,11 +184,11 @@ func LocalRecipe(c Client) (install.Recipe, error) {
 	d := c.Descriptor
 	version := c.Version
 	if version == "" {
-		version = backend.DefaultVersion(d.Image)
+		version = cellimage.DefaultVersion(d.Image)
 	}
 	r := d.Local.VersionedRecipe(version, c.Version != "")
 	if r.Files == nil && d.Contained() {
-		files, err := backend.ImageFS(d.Image)
+		files, err := cellimage.ImageFS(d.Image)
 		if err != nil {
 			return r, err
 		}
@@ -235,7 +236,7 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 		return "", false
 	}
 	start := time.Now()
-	path, err := backend.GoAdapter(ctx, d.Module, c.Version, io.Discard)
+	path, err := cellimage.BuildGoAdapter(ctx, d.Module, c.Version, io.Discard)
 	if err != nil {
 		unavailable[c.ID()] = err.Error()
 		fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
@@ -251,7 +252,7 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 // client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
 // left anything behind.
 func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
-	bin, err := backend.StaticBinary(self)
+	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -294,7 +295,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 			images[key] = m
 		}
 		if isGo {
-			adapters[c.ID()] = backend.GoAdapterPath
+			adapters[c.ID()] = cellimage.GoAdapterPath
 		}
 		tag, err := m.tag, m.err
 		if _, step := errors.AsType[*install.StepError](err); step && c.Descriptor.Manifest {
@@ -327,7 +328,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 // path goAdapter layered on), with the command server's install step layered on when there is
 // one.
 func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
-	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd := c.Descriptor; {
 	case cd.Manifest:
 		tag, err := recipeImage(ctx, d, c, bin, log)
@@ -340,10 +341,10 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 		if err != nil {
 			return "", err
 		}
-		spec = backend.ReadyImage(c.Image, id, bin)
+		spec = cellimage.Ready(c.Image, id, bin)
 	case cd.Contained():
 		var err error
-		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
+		if spec, err = cellimage.Client(cd.Image, bin, c.Version); err != nil {
 			return "", err
 		}
 	}
@@ -352,7 +353,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 	if err == nil && goAdapter != "" {
 		var adapter []byte
 		if adapter, err = os.ReadFile(goAdapter); err == nil {
-			tag, built, err = d.EnsureImage(ctx, backend.GoAdapterImage(tag, adapter), nil)
+			tag, built, err = d.EnsureImage(ctx, cellimage.GoAdapter(tag, adapter), nil)
 		}
 	}
 	if err != nil {
@@ -369,7 +370,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 // last lines of output.
 func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, log io.Writer) (string, error) {
 	// The manifest's image, when it names one, is the base the client's folder and steps go on.
-	spec, err := backend.RecipeImage(c.Descriptor.Local.Recipe, c.Image, bin)
+	spec, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
 	if err != nil {
 		return "", err
 	}
@@ -380,7 +381,7 @@ func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, l
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", backend.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
+		return "", cellimage.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
 	}
 	if built {
 		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
@@ -394,7 +395,7 @@ func withInstall(ctx context.Context, d *backend.Docker, c Client, tag, install 
 		return tag, nil
 	}
 	start := time.Now()
-	with, built, err := d.EnsureImage(ctx, backend.InstallImage(tag, install), nil)
+	with, built, err := d.EnsureImage(ctx, cellimage.Install(tag, install), nil)
 	if err != nil {
 		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/grade"
@@ -375,7 +376,7 @@ func ModelKeyEnv(c scenario.Client) string { return resolve(c, "").KeyEnv() }
 func (o Options) adapterCommand(self string, c Client) []string {
 	dir := o.Installed[c.ID()]
 	if dir == "" && c.Descriptor.Manifest {
-		dir = backend.RecipeDir
+		dir = cellimage.RecipeDir
 	}
 	if dir != "" {
 		argv := c.Descriptor.Local.Argv(self, dir, c.Name, c.Path)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -77,7 +78,7 @@ func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte,
 		return "", err
 	}
 	start := time.Now()
-	tag, built, err := d.EnsureImage(ctx, backend.ReadyImage(ref, id, bin), nil)
+	tag, built, err := d.EnsureImage(ctx, cellimage.Ready(ref, id, bin), nil)
 	if err != nil {
 		return "", fmt.Errorf("layering toolscore on the server image %s (server.image): %w", ref, err)
 	}
@@ -96,7 +97,7 @@ const maxBesideOutput = 16 << 20
 // the bridge on the loopback they share, both hardened, labelled and removed), and returns the
 // cell's stdout, its stderr written to log. env are the server's variables. The cell runs in the server's own image, which holds the binary.
 func BesideImageServer(ctx context.Context, self, ref string, server, env, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
-	bin, err := backend.StaticBinary(self)
+	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
 		return nil, err
 	}
