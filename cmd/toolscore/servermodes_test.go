@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/transcript"
 )
 
@@ -312,7 +313,7 @@ func TestServerModesOnDocker(t *testing.T) {
 func TestLocalRunEndsWhatAClientLeft(t *testing.T) {
 	dir := t.TempDir()
 	tee := filepath.Join(dir, "tee.jsonl")
-	res := backend.Local{}.Run(context.Background(), backend.Spec{Dir: dir, Timeout: time.Minute,
+	res := local.Backend{}.Run(context.Background(), backend.Spec{Dir: dir, Timeout: time.Minute,
 		Command: []string{"sh", "-c", `(sleep 60 | "$0" proxy --tee "$1" --env HOSTILE_MODE -- "$0" hostile >/dev/null) & sleep 1`, os.Args[0], tee},
 		Env:     []string{"HOSTILE_MODE=setsid-helper", "TOOLSCORE_AS_MAIN=1"}})
 	if res.Err != nil || res.ExitCode != 0 {

@@ -56,18 +56,19 @@ type Result struct {
 	Err error
 }
 
-// maxOutput caps what is kept of a run's stderr, which only its last lines are read of.
-const maxOutput = 16 << 20
+// MaxOutput caps what is kept of a run's stderr, which only its last lines are read of.
+const MaxOutput = 16 << 20
 
-// capped is an io.Writer that keeps the first max bytes and counts the rest.
-type capped struct {
+// Capped is an io.Writer that keeps the first Max bytes and counts the rest: a run's stderr on
+// either backend.
+type Capped struct {
+	Max     int
 	buf     []byte
-	max     int
 	dropped int
 }
 
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
+func (c *Capped) Write(p []byte) (int, error) {
+	room := c.Max - len(c.buf)
 	if room >= len(p) {
 		c.buf = append(c.buf, p...)
 	} else {
@@ -78,3 +79,6 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Bytes is what was kept.
+func (c *Capped) Bytes() []byte { return c.buf }

@@ -9,13 +9,13 @@ import (
 )
 
 // cellOutput reads a cell's output as it comes: the cell's stream into the run's directory, its
-// stderr kept up to maxOutput. Both docker paths (a fresh container's attached output, a held
+// stderr kept up to MaxOutput. Both docker paths (a fresh container's attached output, a held
 // one's frames) read a run through it.
 type cellOutput struct {
 	read     chan struct{} // closed once the attached output ended
 	streamed chan struct{} // closed once the stream is read
 	pw       *io.PipeWriter
-	stderr   *capped
+	stderr   *Capped
 	end      streamEnd
 	// code is the run's exit status as the held container's first process saw it (-1: unknown).
 	code int
@@ -35,7 +35,7 @@ func readCellOutput(attached io.Reader, dir string) *cellOutput {
 // once the run's output has ended.
 func newCellOutput(dir string) *cellOutput {
 	pr, pw := io.Pipe()
-	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &capped{max: maxOutput}, code: -1}
+	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &Capped{Max: MaxOutput}, code: -1}
 	go func() {
 		o.end = readStream(pr, dir)
 		close(o.streamed)

@@ -249,7 +249,7 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 	}
 	whole := out.finish().whole
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.Bytes()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {

@@ -277,7 +277,7 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 	end := out.finish()
 	h.detach(out) // after which no frame touches out
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.Bytes()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if out.code >= 0 {

@@ -93,7 +93,7 @@ func (d *Docker) CheckServer(ctx context.Context, ref string, s ServerSpec, time
 	if err := d.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return fmt.Errorf("starting the server container from %s: %w", ref, err)
 	}
-	stdout, both := &capped{max: maxProbeOutput}, &lastBytes{max: 1000}
+	stdout, both := &Capped{Max: maxProbeOutput}, &lastBytes{max: 1000}
 	read := make(chan struct{})
 	go func() {
 		_, _ = stdcopy.StdCopy(io.MultiWriter(stdout, both), both, att.Reader)
@@ -119,7 +119,7 @@ func (d *Docker) CheckServer(ctx context.Context, ref string, s ServerSpec, time
 	}
 	fail := &StartFailure{Image: ref, Command: s.Command, HTTP: s.HTTP, Status: status, Output: both.String(), Container: true}
 	var r probeReport
-	if status == probeRefused && json.Unmarshal(bytes.TrimSpace(stdout.buf), &r) == nil {
+	if status == probeRefused && json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r) == nil {
 		fail.Status, fail.Output, fail.Container = r.Status, r.Output, false
 	}
 	return fail

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/report"
@@ -50,12 +51,12 @@ type Choice struct {
 // first. self is the toolscore binary; what it does is logged to log.
 func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
-	if n, err := backend.SweepGroups(); err != nil {
+	if n, err := local.SweepGroups(); err != nil {
 		fmt.Fprintln(log, "toolscore:", err)
 	} else if n > 0 {
 		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
 	}
-	local := backend.Local{Binary: self}
+	onHost := local.Backend{Binary: self}
 	localOnly := LocalUnavailable(sc)
 	clients := Clients(sc)
 	localAdapters := func() map[string]string {
@@ -70,7 +71,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
 		installed, err := installLocal(ctx, sc, clients, localOnly, log)
-		return Choice{local, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
+		return Choice{onHost, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
 	}
 	switch name {
 	case "local":
