@@ -67,6 +67,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
 
 	// The agents register themselves as clients.
@@ -88,7 +89,7 @@ var cliOf = map[string]struct{ env, name string }{
 // cellHardening is how backend.Docker.Run confines a cell with the default sandbox (its
 // backend.CellConfig): the user it runs as and the host config, which a bare container gets too.
 func cellHardening() (user string, host *container.HostConfig) {
-	cfg, host := backend.CellConfig("", backend.Sandbox{}, backend.Spec{})
+	cfg, host := docker.CellConfig("", docker.Sandbox{}, backend.Spec{})
 	return cfg.User, host
 }
 
@@ -211,7 +212,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 	if err != nil {
 		return nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		// The cell's work directory is HOME when the image has it made for the cell user (as
 		// the cell's own runs have it); /tmp otherwise.
 		im.home = "/tmp"
-		if user, _ := cellHardening(); backend.Prepared(labels[backend.LabelWorkdir], user) {
+		if user, _ := cellHardening(); docker.Prepared(labels[docker.LabelWorkdir], user) {
 			im.home = backend.CellWorkDir
 		}
 		fmt.Printf("image: %s %s (%s; bare: %s, HOME=%s)\n", tag, im.state, a, strings.Join(im.cli, " "), im.home)

@@ -68,6 +68,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
 
@@ -355,7 +356,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	// The sweep's containers carry its owner label, host:pid of the sweep.
 	owner := ":" + strconv.Itoa(cmd.Process.Pid)
 	stop := b.sess.SampleForeign(ctx, &s.foreign, func(labels map[string]string) bool {
-		return strings.HasSuffix(labels[backend.LabelOwner], owner)
+		return strings.HasSuffix(labels[docker.LabelOwner], owner)
 	})
 	go func() {
 		defer close(read)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	tsclient "github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/internal/transcript"
@@ -47,7 +48,7 @@ func plan(sc *scenario.Scenario) (runner.Options, []runner.Job, error) {
 		return runner.Options{}, nil, err
 	}
 	// Only the backend's Self and WorkDir are asked: runs go through cellRun, not its Run.
-	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: &docker.Backend{}, ServerEnv: env}
 	return o, slices.Collect(o.Jobs()), nil
 }
 
@@ -55,7 +56,7 @@ func plan(sc *scenario.Scenario) (runner.Options, []runner.Job, error) {
 // default sandbox), labelled as this benchmark's: with the session's label, which Create adds,
 // the same number of labels as a sweep's, but not io.toolscore, so no sweep takes it for its own.
 func cellConfig(image string, spec backend.Spec) (*container.Config, *container.HostConfig) {
-	cfg, host := backend.CellConfig(image, backend.Sandbox{}, spec)
+	cfg, host := docker.CellConfig(image, docker.Sandbox{}, spec)
 	cfg.Labels[enginebench.Label+".owner"] = "x"
 	return cfg, host
 }
@@ -88,7 +89,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 
 	cfg, host := cellConfig(b.image, spec)
 	if v == sandboxVersion {
-		cfg.Entrypoint, cfg.Cmd = backend.Argv([]string{backend.CellBinary, "version"})
+		cfg.Entrypoint, cfg.Cmd = docker.Argv([]string{backend.CellBinary, "version"})
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
 	}
 	id, err := b.sess.Create(ctx, cfg, host)
@@ -104,8 +105,8 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	if v == sandboxVersion {
 		return b.sandboxRest(ctx, id, st, t)
 	}
-	if !backend.Prepared(b.workdir, cfg.User) || backend.HasFiles(dir) {
-		in, err := backend.TarDir(dir)
+	if !docker.Prepared(b.workdir, cfg.User) || docker.HasFiles(dir) {
+		in, err := docker.TarDir(dir)
 		if err != nil {
 			return st, err
 		}
@@ -169,7 +170,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	lap("inspect")
 	if !whole {
 		// Run copies out what a cell that could not send its stream left.
-		if err := backend.CopyOut(ictx, b.api, id, dir); err != nil {
+		if err := docker.CopyOut(ictx, b.api, id, dir); err != nil {
 			return st, fmt.Errorf("copy-out: %w", err)
 		}
 		lap("copy-out")
@@ -297,7 +298,7 @@ func (b *bench) workdirOwner(ctx context.Context) (string, error) {
 	if info.Config == nil {
 		return "", nil
 	}
-	return info.Config.Labels[backend.LabelWorkdir], nil
+	return info.Config.Labels[docker.LabelWorkdir], nil
 }
 
 // profileSteps runs the plan through the timed copy of the run loop, its variants and the API
@@ -320,17 +321,17 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 		return err
 	}
 	inputs := 0
-	if backend.HasFiles(probe) {
+	if docker.HasFiles(probe) {
 		inputs = n
 	}
 	spec, _ := b.opts.Spec(b.plan[0], probe)
 	cfg, _ := cellConfig(b.image, spec)
-	prepared := backend.Prepared(label, cfg.User)
+	prepared := docker.Prepared(label, cfg.User)
 	cmd, env := backend.CellCommand(spec.Command)
 	copyIn := "made (the image's work directory is not the cell user's)"
 	switch {
 	case prepared && inputs == 0:
-		copyIn = "skipped (the image's " + backend.LabelWorkdir + " is " + label + ", and no run has an input file)"
+		copyIn = "skipped (the image's " + docker.LabelWorkdir + " is " + label + ", and no run has an input file)"
 	case prepared:
 		copyIn = fmt.Sprintf("made for the %d runs with an input file (output-schema.json), skipped for the rest", inputs)
 	}

@@ -72,8 +72,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
-
 	// The agents register themselves as clients, with their cell images.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
@@ -700,7 +700,7 @@ func (b *bench) streamCase(ctx context.Context, bin string, names []string, prob
 			return err
 		}
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}

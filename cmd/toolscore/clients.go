@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
@@ -184,7 +184,7 @@ func localInstall(c runner.Client) string {
 // dockerEngine is the Docker engine that answers here, if one does, and the toolscore binary a cell
 // image is built with.
 type dockerEngine struct {
-	d      *backend.Docker
+	d      *docker.Backend
 	err    error // why there is no engine
 	bin    []byte
 	binErr error
@@ -192,7 +192,7 @@ type dockerEngine struct {
 
 func newEngine(ctx context.Context) *dockerEngine {
 	e := &dockerEngine{}
-	if e.d, e.err = backend.NewDocker(ctx); e.err != nil {
+	if e.d, e.err = docker.New(ctx); e.err != nil {
 		return e
 	}
 	self, err := os.Executable()

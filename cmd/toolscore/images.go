@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/client"
 )
@@ -25,7 +25,7 @@ func imagesCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore images:", err)
 		return exitcode.Failed(err)
@@ -108,7 +108,7 @@ func cleanCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore clean:", err)
 		return exitcode.Failed(err)

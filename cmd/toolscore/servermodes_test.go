@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/transcript"
 )
@@ -291,14 +292,14 @@ func TestServerModesOnDocker(t *testing.T) {
 			if c.mode == "setsid-helper" && !strings.Contains(recs["ts-sdk/call"].Stderr, "toolscore proxy: killed 1 process(es) the server left running") {
 				t.Errorf("ts-sdk/call: the proxy does not say it ended the helper; stderr:\n%s", recs["ts-sdk/call"].Stderr)
 			}
-			cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
+			cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", docker.LabelMarker+"=1"))})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, ctr := range cs {
-				if o, err := backend.ParseOwner(ctr.Labels[backend.LabelOwner]); err == nil {
+				if o, err := backend.ParseOwner(ctr.Labels[docker.LabelOwner]); err == nil {
 					if by, _ := startedPids.Load(o.PID); by == topTest(t) {
-						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[backend.LabelCell], ctr.State)
+						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[docker.LabelCell], ctr.State)
 					}
 				}
 			}

@@ -82,7 +82,7 @@ func CellCommand(command []string) (cmd, env []string) {
 // passed on as it comes. A stop signal is passed on to the adapter. The exit status is the
 // adapter's.
 func Cell(ctx context.Context, args []string) int {
-	if len(args) == 1 && args[0] == holdArg {
+	if len(args) == 1 && args[0] == HoldArg {
 		return hold(ctx)
 	}
 	h := startRun()
@@ -243,41 +243,41 @@ func writeStream(w io.Writer, dir string, stdout *os.File, exitAfter func() stri
 // It reads r to its end whatever it holds, so the cell's output never backs up. Exported for
 // bench/dockerbench, whose copy of Run must read the same stream.
 func ReadStream(r io.Reader, dir string) (whole bool) {
-	return readStream(r, dir).whole
+	return ReadStreamEnd(r, dir).Whole
 }
 
-// readStream is ReadStream that returns the stream's exit entry, which for a held cell says
+// ReadStreamEnd is ReadStream that returns the stream's exit entry, which for a held cell says
 // more about how the run ended.
-func readStream(r io.Reader, dir string) streamEnd {
+func ReadStreamEnd(r io.Reader, dir string) StreamEnd {
 	defer io.Copy(io.Discard, r)
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			return streamEnd{}
+			return StreamEnd{}
 		}
 		switch {
 		case h.Name == streamExit:
 			b, err := io.ReadAll(io.LimitReader(tr, 64))
 			if err != nil {
-				return streamEnd{}
+				return StreamEnd{}
 			}
 			return parseEnd(string(b))
 		case h.Name == streamStdout:
 			if err := writeFile(filepath.Join(dir, StdoutFile), tr); err != nil {
-				return streamEnd{}
+				return StreamEnd{}
 			}
 		case strings.HasPrefix(h.Name, streamWork) && h.Typeflag == tar.TypeReg:
-			if err := extractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
-				return streamEnd{}
+			if err := ExtractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
+				return StreamEnd{}
 			}
 		}
 	}
 }
 
-// extractFile writes one file of a tar stream from a cell into dir: only plain names inside
+// ExtractFile writes one file of a tar stream from a cell into dir: only plain names inside
 // it, so a hostile cell cannot write elsewhere.
-func extractFile(r io.Reader, dir, name string) error {
+func ExtractFile(r io.Reader, dir, name string) error {
 	name = path.Clean(name)
 	if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 		return nil

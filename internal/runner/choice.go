@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/install"
@@ -252,12 +252,12 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 // dockerBackend connects, sweeps what dead sweeps left, and makes sure the cell image of every
 // client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
 // left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*docker.Backend, map[string]string, map[string]string, func(), error) {
 	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -328,7 +328,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 // binary layered on; for a Go client at a version pin, the built-in image with the adapter at
 // path goAdapter layered on), with the command server's install step layered on when there is
 // one.
-func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
+func cellImage(ctx context.Context, d *docker.Backend, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
 	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd := c.Descriptor; {
 	case cd.Manifest:
@@ -369,7 +369,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 // recipeImage builds the cell image of a client the manifest defines (backend.RecipeImage); an
 // install step that fails is the manifest's error, at the client's install, with the step's
 // last lines of output.
-func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, log io.Writer) (string, error) {
+func recipeImage(ctx context.Context, d *docker.Backend, c Client, bin []byte, log io.Writer) (string, error) {
 	// The manifest's image, when it names one, is the base the client's folder and steps go on.
 	spec, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
 	if err != nil {
@@ -391,7 +391,7 @@ func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, l
 }
 
 // withInstall layers the command server's install step, if any, on the client's cell image tag.
-func withInstall(ctx context.Context, d *backend.Docker, c Client, tag, install string, log io.Writer) (string, error) {
+func withInstall(ctx context.Context, d *docker.Backend, c Client, tag, install string, log io.Writer) (string, error) {
 	if install == "" {
 		return tag, nil
 	}
@@ -422,9 +422,9 @@ func MissingKeys(sc *scenario.Scenario) map[string]string {
 }
 
 // sandbox is the manifest's relaxation of the cell hardening, if any.
-func sandbox(sc *scenario.Scenario) backend.Sandbox {
+func sandbox(sc *scenario.Scenario) docker.Sandbox {
 	s := sc.Sandbox
-	return backend.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
+	return docker.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
 }
 
 // Options are the options of a sweep of p on the chosen backend, with what provisioning made
@@ -437,7 +437,7 @@ func (c Choice) Options(p Plan) Options {
 
 // Image is the cell image client id's runs start from, "" on a backend that runs no images.
 func (c Choice) Image(id string) string {
-	if d, ok := c.Backend.(*backend.Docker); ok {
+	if d, ok := c.Backend.(*docker.Backend); ok {
 		return d.Images[id]
 	}
 	return ""
@@ -447,7 +447,7 @@ func (c Choice) Image(id string) string {
 // backend that runs no images has nothing to check. A server that exits before it listens is a
 // *backend.StartFailure.
 func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env []string) error {
-	d, ok := c.Backend.(*backend.Docker)
+	d, ok := c.Backend.(*docker.Backend)
 	if !ok {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent" // the agents are clients of the ledger scenario
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenario"
@@ -87,16 +88,16 @@ func TestPlanGolden(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &backend.Docker{}}},
+		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &docker.Backend{}}},
 		{"ledger local shard 2/3, ts-sdk unavailable", Options{
 			Plan:    Plan{Scenario: ledger, Shard: 2, Shards: 3, Unavailable: map[string]string{"ts-sdk/call": "no image"}},
 			Backend: onHost,
 		}},
-		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
+		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &docker.Backend{}, ServerEnv: serverEnv}},
 		{"command local", Options{Plan: Plan{Scenario: command}, Backend: onHost, ServerEnv: serverEnv}},
-		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &backend.Docker{}}},
+		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &docker.Backend{}}},
 		{"http command local", Options{Plan: Plan{Scenario: httpCommand}, Backend: onHost, ServerEnv: httpEnv}},
-		{"url docker", Options{Plan: Plan{Scenario: remote}, Backend: &backend.Docker{}, Auth: auth}},
+		{"url docker", Options{Plan: Plan{Scenario: remote}, Backend: &docker.Backend{}, Auth: auth}},
 	} {
 		got = append(got, "# "+c.name)
 		out := t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
@@ -72,7 +73,7 @@ func imageServerUnavailable(sc *scenario.Scenario, docker bool, out map[string]s
 
 // serverImage builds the image server's image: the manifest's image with the static binary
 // layered on (as a ready client image is), cached by its inputs.
-func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte, log io.Writer) (string, error) {
+func serverImage(ctx context.Context, d *docker.Backend, ref string, bin []byte, log io.Writer) (string, error) {
 	id, err := d.ImageID(ctx, ref)
 	if err != nil {
 		return "", err
@@ -101,7 +102,7 @@ func BesideImageServer(ctx context.Context, self, ref string, server, env, comma
 	if err != nil {
 		return nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("a server image needs the docker backend: %w", err)
 	}

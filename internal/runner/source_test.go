@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/scenario"
@@ -92,7 +93,7 @@ clients: [raw]
 			}
 		}},
 	} {
-		o := Options{Plan: Plan{Scenario: c.sc}, Backend: &backend.Docker{}, Auth: "Bearer auth-789"}
+		o := Options{Plan: Plan{Scenario: c.sc}, Backend: &docker.Backend{}, Auth: "Bearer auth-789"}
 		if env, _, err := c.sc.ServerEnv(os.LookupEnv); err == nil {
 			o.ServerEnv = env
 		}

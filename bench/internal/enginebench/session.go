@@ -23,7 +23,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 )
 
 // Label is the label every container a benchmark creates carries, with its session's ID as
@@ -173,7 +173,7 @@ func (s *Session) SampleForeign(ctx context.Context, most *int, mine func(labels
 // process this one started on this host: a sweep the benchmark runs, whose cells are not
 // foreign. It is a mine for SampleForeign.
 func OwnedByChild(labels map[string]string) bool {
-	host, pidText, ok := strings.Cut(labels[backend.LabelOwner], ":")
+	host, pidText, ok := strings.Cut(labels[docker.LabelOwner], ":")
 	me, _ := os.Hostname()
 	if !ok || host != me {
 		return false

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"archive/tar"
@@ -10,22 +10,19 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/build"
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/volume"
 
 	"github.com/toolscore/toolscore/internal/cellimage"
 )
 
 // EnsureImage returns the image's tag, building it through the API unless an image with that
 // tag (that is, those inputs) already exists. Build output goes to log.
-func (d *Docker) EnsureImage(ctx context.Context, s cellimage.Spec, log io.Writer) (string, bool, error) {
+func (d *Backend) EnsureImage(ctx context.Context, s cellimage.Spec, log io.Writer) (string, bool, error) {
 	tag, err := s.Tag()
 	if err != nil {
 		return "", false, err
@@ -100,7 +97,7 @@ const LabelWorkdir = "io.toolscore.workdir"
 
 // noteWorkdir remembers whether the image tag has the run's work directory made for the cell
 // user, so its runs without input files skip the copy-in.
-func (d *Docker) noteWorkdir(tag string, labels map[string]string) {
+func (d *Backend) noteWorkdir(tag string, labels map[string]string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.workdir == nil {
@@ -111,7 +108,7 @@ func (d *Docker) noteWorkdir(tag string, labels map[string]string) {
 
 // ImageID is the id of the image ref names on this engine, or "" when it is not here (a build
 // from it pulls it).
-func (d *Docker) ImageID(ctx context.Context, ref string) (string, error) {
+func (d *Backend) ImageID(ctx context.Context, ref string) (string, error) {
 	have, err := d.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", ref))})
 	if err != nil {
 		return "", fmt.Errorf("looking for image %s: %w", ref, err)
@@ -120,68 +117,6 @@ func (d *Docker) ImageID(ctx context.Context, ref string) (string, error) {
 		return "", nil
 	}
 	return have[0].ID, nil
-}
-
-// Sweep removes containers and volumes of ours that outlived their sweep: those past their
-// deadline, and those whose owning process on this host is gone. With all, it removes every one
-// of ours (toolscore clean). It returns how many it removed.
-func (d *Docker) Sweep(ctx context.Context, all bool) (int, error) {
-	cs, err := d.api.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelMarker+"=1"))})
-	if err != nil {
-		return 0, fmt.Errorf("listing containers: %w", err)
-	}
-	n := 0
-	for _, c := range cs {
-		if all || d.leftover(c.Labels) {
-			if err := d.api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
-				n++
-			}
-		}
-	}
-	vs, err := d.api.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelMarker+"=1"))})
-	if err != nil {
-		return n, fmt.Errorf("listing volumes: %w", err)
-	}
-	for _, v := range vs.Volumes {
-		if all || d.leftover(v.Labels) {
-			if err := d.api.VolumeRemove(ctx, v.Name, true); err == nil {
-				n++
-			}
-		}
-	}
-	return n, nil
-}
-
-// leftover says whether something labelled by a sweep belongs to a sweep that is over: past its
-// deadline, or made by an owner this process can see is gone. An owner it cannot judge (of
-// another machine, boot or PID namespace, or an older label that does not say) may still be
-// running, so its things are left until their deadline.
-func (d *Docker) leftover(labels map[string]string) bool {
-	if labels[LabelSession] == d.session {
-		return false
-	}
-	if dl, err := strconv.ParseInt(labels[LabelDeadline], 10, 64); err == nil && time.Now().Unix() > dl {
-		return true
-	}
-	o, err := ParseOwner(labels[LabelOwner])
-	if err != nil {
-		return false
-	}
-	gone, known := o.Gone()
-	return known && gone
-}
-
-// RemoveMine removes the containers of this sweep still there (none, when every run cleaned up
-// after itself) and says how many there were.
-func (d *Docker) RemoveMine(ctx context.Context) (int, error) {
-	cs, err := d.api.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelSession+"="+d.session))})
-	if err != nil {
-		return 0, err
-	}
-	for _, c := range cs {
-		_ = d.api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	}
-	return len(cs), nil
 }
 
 // ImageInfo is one of our images.
@@ -193,7 +128,7 @@ type ImageInfo struct {
 }
 
 // ListImages lists the images toolscore built.
-func (d *Docker) ListImages(ctx context.Context) ([]ImageInfo, error) {
+func (d *Backend) ListImages(ctx context.Context) ([]ImageInfo, error) {
 	ims, err := d.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelMarker+"=1"))})
 	if err != nil {
 		return nil, fmt.Errorf("listing images: %w", err)
@@ -211,7 +146,7 @@ func (d *Docker) ListImages(ctx context.Context) ([]ImageInfo, error) {
 }
 
 // PruneImages removes our images except those tagged keep.
-func (d *Docker) PruneImages(ctx context.Context, keep ...string) (int, error) {
+func (d *Backend) PruneImages(ctx context.Context, keep ...string) (int, error) {
 	ims, err := d.ListImages(ctx)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // cellOutput reads a cell's output as it comes: the cell's stream into the run's directory, its
@@ -15,8 +17,8 @@ type cellOutput struct {
 	read     chan struct{} // closed once the attached output ended
 	streamed chan struct{} // closed once the stream is read
 	pw       *io.PipeWriter
-	stderr   *Capped
-	end      streamEnd
+	stderr   *backend.Capped
+	end      backend.StreamEnd
 	// code is the run's exit status as the held container's first process saw it (-1: unknown).
 	code int
 }
@@ -35,9 +37,9 @@ func readCellOutput(attached io.Reader, dir string) *cellOutput {
 // once the run's output has ended.
 func newCellOutput(dir string) *cellOutput {
 	pr, pw := io.Pipe()
-	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &Capped{Max: MaxOutput}, code: -1}
+	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &backend.Capped{Max: backend.MaxOutput}, code: -1}
 	go func() {
-		o.end = readStream(pr, dir)
+		o.end = backend.ReadStreamEnd(pr, dir)
 		close(o.streamed)
 	}()
 	return o
@@ -45,7 +47,7 @@ func newCellOutput(dir string) *cellOutput {
 
 // finish waits up to 5 s more for the output to end (a cell stopped at its timeout still sends
 // what it wrote), then for the stream, and returns its exit entry.
-func (o *cellOutput) finish() streamEnd {
+func (o *cellOutput) finish() backend.StreamEnd {
 	select {
 	case <-o.read:
 	case <-time.After(5 * time.Second):
