@@ -7,7 +7,7 @@
 // It compiles the static toolscore binary into a temporary directory (CGO_ENABLED=0 go build
 // -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (every
 // agent registered in internal/client, sorted, or the -agents named) in this process with
-// backend.ClientImage and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
+// cellimage.Client and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
 // the sweep below finds (it must not build one of its own). Then, for each agent in turn: one
 // untimed bare CLI start and one untimed bare /bin/true (the warm-up; the CLI's version line is
 // read from it), half of the bare runs, the sweep
@@ -86,8 +86,8 @@ var cliOf = map[string]struct{ env, name string }{
 	"gemini-cli":  {"TOOLSCORE_GEMINI", "gemini"},
 }
 
-// cellHardening is how backend.Docker.Run confines a cell with the default sandbox (its
-// backend.CellConfig): the user it runs as and the host config, which a bare container gets too.
+// cellHardening is how docker.Backend.Run confines a cell with the default sandbox (its
+// docker.CellConfig): the user it runs as and the host config, which a bare container gets too.
 func cellHardening() (user string, host *container.HostConfig) {
 	cfg, host := docker.CellConfig("", docker.Sandbox{}, backend.Spec{})
 	return cfg.User, host
@@ -206,7 +206,7 @@ func run(ctx context.Context, c config) error {
 }
 
 // ensureImages makes each agent's cell image as `$TMP/toolscore images build` would (the same
-// spec: backend.ClientImage of the binary's bytes), and reads from it how a bare container runs.
+// spec: cellimage.Client of the binary's bytes), and reads from it how a bare container runs.
 func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentImage, error) {
 	raw, err := cellimage.StaticBinary(bin)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestCellConfigIsTheBackends: the container the benchmark times for each run of its plan is
-// the one backend.Docker.Run creates for it (backend.CellConfig with the default sandbox), but
+// the one docker.Backend.Run creates for it (docker.CellConfig with the default sandbox), but
 // for the labels that keep it out of every sweep's hands.
 func TestCellConfigIsTheBackends(t *testing.T) {
 	sc, err := loadScenario(2)

@@ -58,7 +58,7 @@ func bisectCmd(ctx context.Context, args []string) error {
 	var pin cellimage.Pin
 	switch {
 	case ok && d.Module != "":
-		// A Go client is built from its module at each version (backend.GoAdapter).
+		// A Go client is built from its module at each version (cellimage.BuildGoAdapter).
 		pin = cellimage.Pin{Registry: "Go", Package: d.Module}
 		*good, *bad = bisect.GoVersion(*good), bisect.GoVersion(*bad)
 	case ok && d.Contained() && d.Image.VersionArg != "":

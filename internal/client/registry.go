@@ -123,7 +123,7 @@ func inInstall(dir, w string) string {
 	return w
 }
 
-// Image is the cell image a contained client lives in, built by internal/backend.ClientImage.
+// Image is the cell image a contained client lives in, built by internal/cellimage.Client.
 type Image struct {
 	// Dir is the image's name: its client folder's, or its directory under
 	// internal/cellimage/images.
@@ -242,7 +242,7 @@ func Images() []Image {
 }
 
 // Versioned lists the names a manifest may pin a version of, sorted: those of a Go library,
-// built for the pin (internal/backend.GoAdapter), and of an image that installs one.
+// built for the pin (internal/cellimage.BuildGoAdapter), and of an image that installs one.
 func Versioned() []string {
 	var out []string
 	for n, e := range byName {

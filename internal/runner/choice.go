@@ -200,7 +200,7 @@ func LocalRecipe(c Client) (install.Recipe, error) {
 
 // LocalUnavailable lists the clients of sc the local backend cannot run, each with the reason,
 // before any Go adapter is built (a Go client at a version pin may still fail to build: see
-// backend.GoCommand). toolscore clients says the same, so it cannot disagree with a sweep.
+// cellimage.GoCommand). toolscore clients says the same, so it cannot disagree with a sweep.
 func LocalUnavailable(sc *scenario.Scenario) map[string]string {
 	out := MissingKeys(sc)
 	for _, c := range Clients(sc) {
@@ -366,7 +366,7 @@ func cellImage(ctx context.Context, d *docker.Backend, c Client, install string,
 	return withInstall(ctx, d, c, tag, install, log)
 }
 
-// recipeImage builds the cell image of a client the manifest defines (backend.RecipeImage); an
+// recipeImage builds the cell image of a client the manifest defines (cellimage.Recipe); an
 // install step that fails is the manifest's error, at the client's install, with the step's
 // last lines of output.
 func recipeImage(ctx context.Context, d *docker.Backend, c Client, bin []byte, log io.Writer) (string, error) {
@@ -445,7 +445,7 @@ func (c Choice) Image(id string) string {
 
 // CheckImageServer starts sc's server.image once as its runs will, with env its variables; a
 // backend that runs no images has nothing to check. A server that exits before it listens is a
-// *backend.StartFailure.
+// *docker.StartFailure.
 func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env []string) error {
 	d, ok := c.Backend.(*docker.Backend)
 	if !ok {

@@ -24,7 +24,7 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-// Backend executes one run; backend.Local and backend.Docker implement it.
+// Backend executes one run; local.Backend and docker.Backend implement it.
 type Backend interface {
 	Name() string
 	// Self is the toolscore binary as seen where runs execute (it serves the proxy, the

@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/scenario"
@@ -114,7 +115,7 @@ clients: [raw]
 			command := req.Server
 			if tr == scenario.TransportHTTP {
 				i := slices.Index(s.Command, "--serve")
-				var serve backend.Serve
+				var serve incell.Serve
 				if i < 0 || json.Unmarshal([]byte(s.Command[i+1]), &serve) != nil {
 					t.Fatalf("%s: the http cell's command %q serves no proxy", c.name, s.Command)
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // cellOutput reads a cell's output as it comes: the cell's stream into the run's directory, its
@@ -18,7 +19,7 @@ type cellOutput struct {
 	streamed chan struct{} // closed once the stream is read
 	pw       *io.PipeWriter
 	stderr   *backend.Capped
-	end      backend.StreamEnd
+	end      incell.StreamEnd
 	// code is the run's exit status as the held container's first process saw it (-1: unknown).
 	code int
 }
@@ -39,7 +40,7 @@ func newCellOutput(dir string) *cellOutput {
 	pr, pw := io.Pipe()
 	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &backend.Capped{Max: backend.MaxOutput}, code: -1}
 	go func() {
-		o.end = backend.ReadStreamEnd(pr, dir)
+		o.end = incell.ReadStreamEnd(pr, dir)
 		close(o.streamed)
 	}()
 	return o
@@ -47,7 +48,7 @@ func newCellOutput(dir string) *cellOutput {
 
 // finish waits up to 5 s more for the output to end (a cell stopped at its timeout still sends
 // what it wrote), then for the stream, and returns its exit entry.
-func (o *cellOutput) finish() backend.StreamEnd {
+func (o *cellOutput) finish() incell.StreamEnd {
 	select {
 	case <-o.read:
 	case <-time.After(5 * time.Second):

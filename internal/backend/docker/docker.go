@@ -26,6 +26,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // engine is the part of the Docker Engine API the backend uses; *client.Client has it, and it
@@ -282,7 +283,7 @@ func (d *Backend) cpuTime(ctx context.Context, id string) time.Duration {
 	return time.Duration(v.CPUStats.CPUUsage.TotalUsage)
 }
 
-// CellConfig is the container a run of s executes in: image img, the command of CellCommand
+// CellConfig is the container a run of s executes in: image img, the command of incell.Command
 // (its program as the entrypoint, so an image's own ENTRYPOINT never takes it as arguments)
 // with the run's environment, confined by sb (a zero field is the hardened default; the spec's
 // network, when set, is used over sb's), and labelled with the run's deadline, cell and run.
@@ -294,7 +295,7 @@ func CellConfig(img string, sb Sandbox, s backend.Spec) (*container.Config, *con
 	}
 	pids := sb.Pids
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
-	cmd, cellEnv := backend.CellCommand(s.Command)
+	cmd, cellEnv := incell.Command(s.Command)
 	cfg := &container.Config{
 		Image:        img,
 		Cmd:          cmd,
@@ -385,7 +386,7 @@ func ExtractArchive(r io.Reader, dir string) error {
 		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
 			name = parts[1]
 		}
-		if err := backend.ExtractFile(tr, dir, name); err != nil {
+		if err := incell.ExtractFile(tr, dir, name); err != nil {
 			return err
 		}
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/frame"
 )
 
 // heldCell is the container a cell's runs execute in, one after the other: started before the
 // cell's first run when the runner says which cell comes next (PrepareCell), removed after its
-// last (EndCell). Each run is started by the container's first process (hold.go), and ends
-// every process it started and clears its files before the next (held.go); a run that could not be ended cleanly (left processes,
+// last (EndCell). Each run is started by the container's first process (incell's hold.go), and ends
+// every process it started and clears its files before the next (incell's held.go); a run that could not be ended cleanly (left processes,
 // killed at its timeout, out of memory, its stream cut) retires the container, and the cell's
 // next run gets a fresh one.
 type heldCell struct {
@@ -62,11 +63,11 @@ func (h *heldCell) relay() {
 				h.run = nil
 			}
 		case o == nil:
-		case kind == backend.FrameStdout:
+		case kind == incell.FrameStdout:
 			_, _ = o.pw.Write(p)
-		case kind == backend.FrameStderr:
+		case kind == incell.FrameStderr:
 			_, _ = o.stderr.Write(p)
-		case kind == backend.FrameExit:
+		case kind == incell.FrameExit:
 			if code, err := strconv.Atoi(string(p)); err == nil {
 				o.code = code
 			}
@@ -140,8 +141,8 @@ func (d *Backend) startHeld(ctx context.Context, s backend.Spec) *heldCell {
 			return
 		}
 		cfg, host := CellConfig(img, d.Sandbox, s)
-		// The first process starts each run it is asked for on its stdin (hold.go).
-		cfg.Entrypoint, cfg.Cmd = []string{backend.CellBinary, "cell", backend.HoldArg}, nil
+		// The first process starts each run it is asked for on its stdin (incell's hold.go).
+		cfg.Entrypoint, cfg.Cmd = []string{backend.CellBinary, "cell", incell.HoldArg}, nil
 		cfg.Env = []string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = true, true, true, true, false
 		delete(cfg.Labels, LabelRun)
@@ -235,9 +236,9 @@ func (d *Backend) runHeld(ctx context.Context, s backend.Spec) backend.Result {
 			return backend.Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
 		}
 	}
-	cmd, cellEnv := backend.CellCommand(s.Command)
-	env := append(append(append([]string{}, cellEnv...), s.Env...), backend.EnvCellHeld+"=1")
-	req, err := json.Marshal(backend.HoldRequest{Cmd: cmd, Env: env})
+	cmd, cellEnv := incell.Command(s.Command)
+	env := append(append(append([]string{}, cellEnv...), s.Env...), incell.EnvCellHeld+"=1")
+	req, err := json.Marshal(incell.HoldRequest{Cmd: cmd, Env: env})
 	if err != nil {
 		return backend.Result{Err: err}
 	}

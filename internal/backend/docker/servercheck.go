@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // StartFailure is an image server that exited before it listened: a setup error of the sweep,
@@ -106,8 +107,8 @@ func (d *Backend) CheckServer(ctx context.Context, ref string, s backend.ServerS
 		return nil
 	}
 	fail := &StartFailure{Image: ref, Command: s.Command, HTTP: s.HTTP, Status: status, Output: both.String(), Container: true}
-	var r backend.ProbeReport
-	if status == backend.ProbeRefused && json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r) == nil {
+	var r incell.ProbeReport
+	if status == incell.ProbeRefused && json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r) == nil {
 		fail.Status, fail.Output, fail.Container = r.Status, r.Output, false
 	}
 	return fail

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -67,7 +68,7 @@ func startServe(ctx context.Context, s Serve) (*served, string, error) {
 	cmd.Env = without(os.Environ(), EnvCellStream)
 	// What it says on stderr stays the cell's stderr; its last words also go into the error
 	// when it fails to start, where the run's evidence shows them.
-	said := &LastBytes{Max: 600}
+	said := &backend.LastBytes{Max: 600}
 	cmd.Stderr = io.MultiWriter(os.Stderr, said)
 	cmd.WaitDelay = time.Second
 	out, err := cmd.StdoutPipe()

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"archive/tar"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestStreamRoundTrip: the work directory's files (nested ones too), the adapter's stdout and
@@ -23,7 +25,7 @@ func TestStreamRoundTrip(t *testing.T) {
 	// a work file that claims to be it.
 	out, _ := os.CreateTemp(t.TempDir(), "stdout")
 	out.WriteString(`{"client":"raw"}` + "\n")
-	os.WriteFile(filepath.Join(src, StdoutFile), []byte("forged"), 0o644)
+	os.WriteFile(filepath.Join(src, backend.StdoutFile), []byte("forged"), 0o644)
 	var stream bytes.Buffer
 	if err := writeStream(&stream, src, out, func() string { return StreamEnd{Code: 3, Left: 2, OOM: true}.String() }); err != nil {
 		t.Fatal(err)
@@ -31,7 +33,7 @@ func TestStreamRoundTrip(t *testing.T) {
 	dst := t.TempDir()
 	end := ReadStreamEnd(&stream, dst)
 	whole := end.Whole
-	if stdout, _ := os.ReadFile(filepath.Join(dst, StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
+	if stdout, _ := os.ReadFile(filepath.Join(dst, backend.StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
 		t.Fatalf("whole %v, stdout %q", whole, stdout)
 	}
 	if end.Code != 3 || end.Left != 2 || !end.OOM || end.Clean {
@@ -60,7 +62,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 
 	var hostile bytes.Buffer
 	tw := tar.NewWriter(&hostile)
-	for _, name := range []string{"work/../escaped", "work//abs", "work/ok", "work/" + StdoutFile} {
+	for _, name := range []string{"work/../escaped", "work//abs", "work/ok", "work/" + backend.StdoutFile} {
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
 		tw.Write([]byte("x"))
 	}
@@ -79,7 +81,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "ok")); err != nil {
 		t.Error("a plain name was not written")
 	}
-	if _, err := os.Stat(filepath.Join(dst, StdoutFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dst, backend.StdoutFile)); err == nil {
 		t.Error("a work file of the cell was taken as the adapter's stdout")
 	}
 

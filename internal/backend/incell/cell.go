@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -34,9 +35,9 @@ const (
 // themselves, so their cells need no wrapper process.
 const EnvCellStream = "TOOLSCORE_CELL_STREAM"
 
-// InCell runs an adapter of toolscore's own in this process, its stdout kept, then writes the
+// Adapter runs an adapter of toolscore's own in this process, its stdout kept, then writes the
 // cell's stream to stdout. The exit status is the adapter's.
-func InCell(adapter func(stdout io.Writer) int) int {
+func Adapter(adapter func(stdout io.Writer) int) int {
 	out, err := stdoutFile()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore: keeping the adapter's output: %v\n", err)
@@ -64,14 +65,14 @@ func stdoutFile() (*os.File, error) {
 	return f, nil
 }
 
-// CellCommand is what a cell container runs for the adapter command: toolscore's own adapters
+// Command is what a cell container runs for the adapter command: toolscore's own adapters
 // and cell commands as they are, told to write the stream; any other under the toolscore cell
 // wrapper. Exported for bench/dockerbench, whose copy of Run must start the same command.
-func CellCommand(command []string) (cmd, env []string) {
-	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent" || command[1] == "cell") {
+func Command(command []string) (cmd, env []string) {
+	if len(command) > 1 && command[0] == backend.CellBinary && (command[1] == "client" || command[1] == "agent" || command[1] == "cell") {
 		return command, []string{EnvCellStream + "=1"}
 	}
-	return append([]string{CellBinary, "cell", "--"}, command...), nil
+	return append([]string{backend.CellBinary, "cell", "--"}, command...), nil
 }
 
 // Cell runs the adapter command inside a cell, args being [--serve JSON] [--] ADAPTER [ARGS...]:
@@ -264,7 +265,7 @@ func ReadStreamEnd(r io.Reader, dir string) StreamEnd {
 			}
 			return parseEnd(string(b))
 		case h.Name == streamStdout:
-			if err := writeFile(filepath.Join(dir, StdoutFile), tr); err != nil {
+			if err := writeFile(filepath.Join(dir, backend.StdoutFile), tr); err != nil {
 				return StreamEnd{}
 			}
 		case strings.HasPrefix(h.Name, streamWork) && h.Typeflag == tar.TypeReg:
@@ -282,7 +283,7 @@ func ExtractFile(r io.Reader, dir, name string) error {
 	if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 		return nil
 	}
-	if name == StdoutFile {
+	if name == backend.StdoutFile {
 		return nil // the adapter's stdout comes from the stream's own entry, never from the cell's files
 	}
 	dst := filepath.Join(dir, filepath.FromSlash(name))

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/frame"
 )
 
@@ -203,7 +204,7 @@ func (h *holder) start(r HoldRequest) (int, error) {
 	// This process's environment is the container's, which the cell's config and image define
 	// (never the runner's): the run's goes over it, as an exec's went over the container's.
 	p, err := os.StartProcess(r.Cmd[0], r.Cmd, &os.ProcAttr{
-		Dir: CellWorkDir, Env: mergeEnv(os.Environ(), r.Env), Files: []*os.File{null, outW, errW},
+		Dir: backend.CellWorkDir, Env: mergeEnv(os.Environ(), r.Env), Files: []*os.File{null, outW, errW},
 	})
 	if err == nil {
 		h.runPID = p.Pid

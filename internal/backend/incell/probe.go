@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // ProbeRefused is the probe's exit status when the server exited before it listened; it then
@@ -32,8 +34,8 @@ const initializeRequest = `{"jsonrpc":"2.0","id":0,"method":"initialize","params
 // args [--wait D] [--http ADDR] -- CMD [ARGS...]. It starts the server as the bridge does (its
 // own process group, the container's environment) and waits for it to listen: a stdio server's
 // answer to initialize, or ADDR accepting connections. It exits 0 once the server listens or
-// is still running after D; when the server exits first, it writes a probeReport to stdout and
-// exits probeRefused.
+// is still running after D; when the server exits first, it writes a ProbeReport to stdout and
+// exits ProbeRefused.
 func ProbeServer(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet("probe-server", flag.ContinueOnError)
 	wait := fs.Duration("wait", 30*time.Second, "how long a silent server is waited for")
@@ -42,7 +44,7 @@ func ProbeServer(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "usage: toolscore probe-server [--wait D] [--http ADDR] -- CMD [ARGS...]")
 		return 2
 	}
-	tail := &LastBytes{Max: 1000}
+	tail := &backend.LastBytes{Max: 1000}
 	answered := make(chan struct{})
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -120,7 +122,7 @@ func exitStatus(ps *os.ProcessState) int {
 // the first line that is a JSON-RPC answer; other lines are the server's
 // noise, which the runs measure.
 type answerWatch struct {
-	tail     *LastBytes
+	tail     *backend.LastBytes
 	answered chan struct{}
 	line     []byte
 	done     bool

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"io/fs"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -59,7 +60,7 @@ func endRun(h *heldRun, code int) func() string {
 	end := StreamEnd{Code: code, Left: leftBehind()}
 	end.OOM = h.oomBefore >= 0 && oomKills() > h.oomBefore
 	return func() string {
-		end.Clean = wipe(CellWorkDir, "/tmp")
+		end.Clean = wipe(backend.CellWorkDir, "/tmp")
 		return end.String()
 	}
 }
