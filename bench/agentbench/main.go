@@ -69,7 +69,6 @@ import (
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cellimage"
-
 	// The agents register themselves as clients.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
