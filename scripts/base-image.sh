@@ -38,7 +38,7 @@ if [ "${HOST_NODE:-}" = 1 ]; then
 fi
 # HOST_RUST=1 puts this machine's own Rust toolchain (rustup's active one: rustc, cargo and the
 # standard library, no docs) in the image, on PATH: Debian's rustc is too old for the rmcp
-# adapter's crates (the build stage of internal/backend/images/rmcp; give it gcc,libc6-dev for
+# adapter's crates (the build stage of internal/cellimage/images/rmcp; give it gcc,libc6-dev for
 # rustc's linker). A machine that reaches an image registry uses a public Rust image instead.
 env=(-c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')
 if [ "${HOST_RUST:-}" = 1 ]; then

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -84,7 +85,7 @@ func checkImageServer(ctx context.Context, choice runner.Choice, sc *scenario.Sc
 		return true, err
 	}
 	err = choice.CheckImageServer(ctx, sc, env)
-	var failed *backend.StartFailure
+	var failed *docker.StartFailure
 	if errors.As(err, &failed) {
 		for _, s := range secrets {
 			if s != "" {

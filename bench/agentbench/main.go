@@ -7,7 +7,7 @@
 // It compiles the static toolscore binary into a temporary directory (CGO_ENABLED=0 go build
 // -o $TMP/toolscore ./cmd/toolscore) and makes the cell image of every agent measured (every
 // agent registered in internal/client, sorted, or the -agents named) in this process with
-// backend.ClientImage and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
+// cellimage.Client and EnsureImage: the spec, and so the tag, `$TMP/toolscore images build` makes, and the one
 // the sweep below finds (it must not build one of its own). Then, for each agent in turn: one
 // untimed bare CLI start and one untimed bare /bin/true (the warm-up; the CLI's version line is
 // read from it), half of the bare runs, the sweep
@@ -67,6 +67,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	// The agents register themselves as clients.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
@@ -75,7 +77,7 @@ import (
 
 const cellPrefix = "toolscore/cell-"
 
-// The CLI each agent's image installs (internal/backend/images/NAME/Dockerfile): the variable its
+// The CLI each agent's image installs (internal/cellimage/images/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
 var cliOf = map[string]struct{ env, name string }{
 	"claude-code": {"TOOLSCORE_CLAUDE", "claude"},
@@ -83,10 +85,10 @@ var cliOf = map[string]struct{ env, name string }{
 	"gemini-cli":  {"TOOLSCORE_GEMINI", "gemini"},
 }
 
-// cellHardening is how backend.Docker.Run confines a cell with the default sandbox (its
-// backend.CellConfig): the user it runs as and the host config, which a bare container gets too.
+// cellHardening is how docker.Backend.Run confines a cell with the default sandbox (its
+// docker.CellConfig): the user it runs as and the host config, which a bare container gets too.
 func cellHardening() (user string, host *container.HostConfig) {
-	cfg, host := backend.CellConfig("", backend.Sandbox{}, backend.Spec{})
+	cfg, host := docker.CellConfig("", docker.Sandbox{}, backend.Spec{})
 	return cfg.User, host
 }
 
@@ -203,13 +205,13 @@ func run(ctx context.Context, c config) error {
 }
 
 // ensureImages makes each agent's cell image as `$TMP/toolscore images build` would (the same
-// spec: backend.ClientImage of the binary's bytes), and reads from it how a bare container runs.
+// spec: cellimage.Client of the binary's bytes), and reads from it how a bare container runs.
 func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentImage, error) {
-	raw, err := backend.StaticBinary(bin)
+	raw, err := cellimage.StaticBinary(bin)
 	if err != nil {
 		return nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +221,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		if !desc.Contained() {
 			return nil, fmt.Errorf("agent %s has no cell image (its internal/client.Descriptor names none)", a)
 		}
-		spec, err := backend.ClientImage(desc.Image, raw, "")
+		spec, err := cellimage.Client(desc.Image, raw, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a, err)
 		}
@@ -251,7 +253,7 @@ func (b *bench) ensureImages(ctx context.Context, bin string) (map[string]agentI
 		// The cell's work directory is HOME when the image has it made for the cell user (as
 		// the cell's own runs have it); /tmp otherwise.
 		im.home = "/tmp"
-		if user, _ := cellHardening(); backend.Prepared(labels[backend.LabelWorkdir], user) {
+		if user, _ := cellHardening(); docker.Prepared(labels[docker.LabelWorkdir], user) {
 			im.home = backend.CellWorkDir
 		}
 		fmt.Printf("image: %s %s (%s; bare: %s, HOME=%s)\n", tag, im.state, a, strings.Join(im.cli, " "), im.home)

@@ -26,14 +26,14 @@
 // medians per P and whether each meets sweep <= 1.2 × floor.
 //
 // With -profile auto (the default) it then, when a target was missed, finds where the time of
-// a run goes: it runs the same runs through a copy of backend.Docker.Run's loop that makes the
+// a run goes: it runs the same runs through a copy of docker.Backend.Run's loop that makes the
 // same Engine API calls in the same order with the same configuration, timing each step:
-// create (the command of backend.CellCommand, /opt/toolscore/toolscore client NAME with
+// create (the command of incell.Command, /opt/toolscore/toolscore client NAME with
 // TOOLSCORE_CELL_STREAM=1, so the client itself writes the cell's tar stream on stdout at its
 // end); copy-in only when Run makes it (the image's io.toolscore.workdir label is not the cell
 // user, 1000:1000, or the run's directory has input files: the built-in image has the label
 // and the embedded scenario's runs have no input files, so it is skipped); attach; wait;
-// start; the exit; the stream read to its end (backend.ReadStream, which writes the run's
+// start; the exit; the stream read to its end (incell.ReadStream, which writes the run's
 // files into its directory); inspect; copy-out only when Run makes it (the stream was not
 // whole); remove. Beside it, in the same mixed queue, run the floor's command in the cell's
 // configuration (to tell the sandbox's cost from the rest) and the floor itself, and it prints
@@ -68,6 +68,7 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
 
@@ -151,8 +152,8 @@ type bench struct {
 	tmp   string
 	self  string
 	image string
-	// workdir is what backend.Docker.Run reads from the image's io.toolscore.workdir label:
-	// whom the work directory belongs to (see backend.Prepared).
+	// workdir is what docker.Backend.Run reads from the image's io.toolscore.workdir label:
+	// whom the work directory belongs to (see docker.Prepared).
 	workdir string
 	sc      *scenario.Scenario
 	opts    runner.Options // the runner's plan: its jobs, each run's spec and inputs
@@ -355,7 +356,7 @@ func (b *bench) sweep(ctx context.Context, par int, out string, extra []string, 
 	// The sweep's containers carry its owner label, host:pid of the sweep.
 	owner := ":" + strconv.Itoa(cmd.Process.Pid)
 	stop := b.sess.SampleForeign(ctx, &s.foreign, func(labels map[string]string) bool {
-		return strings.HasSuffix(labels[backend.LabelOwner], owner)
+		return strings.HasSuffix(labels[docker.LabelOwner], owner)
 	})
 	go func() {
 		defer close(read)

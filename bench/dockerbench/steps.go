@@ -20,6 +20,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	tsclient "github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/internal/transcript"
@@ -30,7 +32,7 @@ import (
 // steps is the time each named step of one run took.
 type steps map[string]time.Duration
 
-// The steps of a cell run, in the order backend.Docker.Run makes them; the three indented
+// The steps of a cell run, in the order docker.Backend.Run makes them; the three indented
 // ones split "exit" by the transcript's timestamps (same kernel clock inside and out).
 // copy-in and copy-out are made only when Run makes them.
 var cellSteps = []string{"create", "copy-in", "attach", "wait", "start", "exit", "  start→proxy", "  session", "  proxy→exit", "stream", "inspect", "copy-out", "remove"}
@@ -47,27 +49,27 @@ func plan(sc *scenario.Scenario) (runner.Options, []runner.Job, error) {
 		return runner.Options{}, nil, err
 	}
 	// Only the backend's Self and WorkDir are asked: runs go through cellRun, not its Run.
-	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: &docker.Backend{}, ServerEnv: env}
 	return o, slices.Collect(o.Jobs()), nil
 }
 
-// cellConfig is the container backend.Docker.Run creates for a run (backend.CellConfig, the
+// cellConfig is the container docker.Backend.Run creates for a run (docker.CellConfig, the
 // default sandbox), labelled as this benchmark's: with the session's label, which Create adds,
 // the same number of labels as a sweep's, but not io.toolscore, so no sweep takes it for its own.
 func cellConfig(image string, spec backend.Spec) (*container.Config, *container.HostConfig) {
-	cfg, host := backend.CellConfig(image, backend.Sandbox{}, spec)
+	cfg, host := docker.CellConfig(image, docker.Sandbox{}, spec)
 	cfg.Labels[enginebench.Label+".owner"] = "x"
 	return cfg, host
 }
 
-// --- a copy of backend.Docker.Run, timed step by step -----------------------------------------
+// --- a copy of docker.Backend.Run, timed step by step -----------------------------------------
 
-// cellRun makes the Engine API calls backend.Docker.Run makes, in its order and with its
+// cellRun makes the Engine API calls docker.Backend.Run makes, in its order and with its
 // configuration (the default sandbox: network none, 1 GiB memory and no swap, 1 CPU, 256 pids,
 // 1024 files, user 1000:1000, every capability dropped, no-new-privileges; the command and
-// environment of backend.CellCommand), timing each: create; the copy-in only when Run makes it
+// environment of incell.Command), timing each: create; the copy-in only when Run makes it
 // (the image's work directory is not the cell user's, or the run has input files); attach;
-// wait; start; the exit; the cell's stream read to its end (backend.ReadStream, which writes
+// wait; start; the exit; the cell's stream read to its end (incell.ReadStream, which writes
 // the run's files into dir); inspect; the copy-out only when Run makes it (the stream was not
 // whole); remove.
 //
@@ -88,7 +90,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 
 	cfg, host := cellConfig(b.image, spec)
 	if v == sandboxVersion {
-		cfg.Entrypoint, cfg.Cmd = backend.Argv([]string{backend.CellBinary, "version"})
+		cfg.Entrypoint, cfg.Cmd = docker.Argv([]string{backend.CellBinary, "version"})
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = false, false, false, false, false
 	}
 	id, err := b.sess.Create(ctx, cfg, host)
@@ -104,8 +106,8 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	if v == sandboxVersion {
 		return b.sandboxRest(ctx, id, st, t)
 	}
-	if !backend.Prepared(b.workdir, cfg.User) || backend.HasFiles(dir) {
-		in, err := backend.TarDir(dir)
+	if !docker.Prepared(b.workdir, cfg.User) || docker.HasFiles(dir) {
+		in, err := docker.TarDir(dir)
 		if err != nil {
 			return st, err
 		}
@@ -134,7 +136,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	whole := false
 	streamed := make(chan struct{})
 	go func() {
-		whole = backend.ReadStream(pr, dir)
+		whole = incell.ReadStream(pr, dir)
 		close(streamed)
 	}()
 	read := make(chan struct{})
@@ -169,7 +171,7 @@ func (b *bench) cellRun(ctx context.Context, j runner.Job, dir string, v variant
 	lap("inspect")
 	if !whole {
 		// Run copies out what a cell that could not send its stream left.
-		if err := backend.CopyOut(ictx, b.api, id, dir); err != nil {
+		if err := docker.CopyOut(ictx, b.api, id, dir); err != nil {
 			return st, fmt.Errorf("copy-out: %w", err)
 		}
 		lap("copy-out")
@@ -221,7 +223,7 @@ func (b *bench) sandboxRest(ctx context.Context, id string, st steps, t time.Tim
 type variant int
 
 const (
-	cellAsIs       variant = iota // backend.Docker.Run as it is
+	cellAsIs       variant = iota // docker.Backend.Run as it is
 	sandboxVersion                // the cell's configuration, the floor's command and calls
 	bareFloor                     // the floor itself
 )
@@ -230,7 +232,7 @@ var variants = []struct {
 	v          variant
 	head, what string
 }{
-	{cellAsIs, "cell", "backend.Docker.Run's calls in its order, timed, in its configuration (backend.CellConfig)"},
+	{cellAsIs, "cell", "docker.Backend.Run's calls in its order, timed, in its configuration (docker.CellConfig)"},
 	{sandboxVersion, "sandbox+ver", "the floor's command and calls (create, wait, start, exit, remove) in the cell's Config/HostConfig"},
 	{bareFloor, "floor", "the floor: create {network none}, wait, start, exit, remove"},
 }
@@ -286,9 +288,9 @@ func variantHead(v variant) string {
 	return "?"
 }
 
-// workdirOwner is what backend.Docker.Run reads from the image's labels: whom its work
+// workdirOwner is what docker.Backend.Run reads from the image's labels: whom its work
 // directory belongs to ("" when it has none), so that a run with no input files is not
-// copied in when that is the cell user (backend.Prepared).
+// copied in when that is the cell user (docker.Prepared).
 func (b *bench) workdirOwner(ctx context.Context) (string, error) {
 	info, err := b.api.ImageInspect(ctx, b.image)
 	if err != nil {
@@ -297,7 +299,7 @@ func (b *bench) workdirOwner(ctx context.Context) (string, error) {
 	if info.Config == nil {
 		return "", nil
 	}
-	return info.Config.Labels[backend.LabelWorkdir], nil
+	return info.Config.Labels[docker.LabelWorkdir], nil
 }
 
 // profileSteps runs the plan through the timed copy of the run loop, its variants and the API
@@ -320,17 +322,17 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 		return err
 	}
 	inputs := 0
-	if backend.HasFiles(probe) {
+	if docker.HasFiles(probe) {
 		inputs = n
 	}
 	spec, _ := b.opts.Spec(b.plan[0], probe)
 	cfg, _ := cellConfig(b.image, spec)
-	prepared := backend.Prepared(label, cfg.User)
-	cmd, env := backend.CellCommand(spec.Command)
+	prepared := docker.Prepared(label, cfg.User)
+	cmd, env := incell.Command(spec.Command)
 	copyIn := "made (the image's work directory is not the cell user's)"
 	switch {
 	case prepared && inputs == 0:
-		copyIn = "skipped (the image's " + backend.LabelWorkdir + " is " + label + ", and no run has an input file)"
+		copyIn = "skipped (the image's " + docker.LabelWorkdir + " is " + label + ", and no run has an input file)"
 	case prepared:
 		copyIn = fmt.Sprintf("made for the %d runs with an input file (output-schema.json), skipped for the rest", inputs)
 	}
@@ -364,7 +366,7 @@ func (b *bench) profileSteps(ctx context.Context, rows []row) error {
 	}
 	fmt.Println()
 	fmt.Println("steps are laps, one after the other within a run; medians over the runs, in ms; - = the step is not made")
-	fmt.Println("copy-in, copy-out: made only when backend.Docker.Run makes them (see above); the median is over the runs that made them")
+	fmt.Println("copy-in, copy-out: made only when docker.Backend.Run makes them (see above); the median is over the runs that made them")
 	fmt.Println("exit: ContainerStart returned to the wait answering; start→proxy: ContainerStart called to the proxy's first")
 	fmt.Println("transcript entry (runc, the client process, the proxy); session: first to last entry (the MCP exchange and the")
 	fmt.Println("ledger's exit); proxy→exit: last entry to the wait answering (the client's end, its writing the cell's stream,")

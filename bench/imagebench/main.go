@@ -25,7 +25,7 @@
 // are the time from the previous line (the first: from the command's start) to its line. Which
 // layers a build made anew is read from the image's history afterwards: a step whose layer is
 // older than the build's start was reused. With -stream (the default) a third binary
-// (main.version=bench3) is built into images in this process with backend.EnsureImage, the
+// (main.version=bench3) is built into images in this process with docker.Backend.EnsureImage, the
 // builder's stream captured, and its "Using cache" lines counted per image; then
 // $TMP/toolscore-bench3 images build must find every one of them up to date (the same specs as
 // the command's). The images of the bench2 and bench3 binaries are removed at the end.
@@ -72,6 +72,8 @@ import (
 
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	// The agents register themselves as clients, with their cell images.
 	_ "github.com/toolscore/toolscore/internal/agent"
 	tsclient "github.com/toolscore/toolscore/internal/client"
@@ -91,7 +93,7 @@ type config struct {
 func main() {
 	var c config
 	flag.IntVar(&c.runs, "runs", 10, "runs per adapter sweep, and bare runs per image")
-	flag.BoolVar(&c.stream, "stream", true, "also build a third binary's images in-process with backend.EnsureImage and count the stream's \"Using cache\" lines")
+	flag.BoolVar(&c.stream, "stream", true, "also build a third binary's images in-process with docker.Backend.EnsureImage and count the stream's \"Using cache\" lines")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (its path is printed)")
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up (and stop everything started) after this long")
 	flag.Parse()
@@ -684,26 +686,26 @@ func parseStream(s string) []step {
 	return steps
 }
 
-// streamCase builds the third binary's images here, through backend.EnsureImage with the specs
+// streamCase builds the third binary's images here, through docker.Backend.EnsureImage with the specs
 // cmd/toolscore/images.go makes, reading the builder's stream; then its `images build` must
 // find them all.
 func (b *bench) streamCase(ctx context.Context, bin string, names []string, problems *[]string) error {
-	raw, err := backend.StaticBinary(bin)
+	raw, err := cellimage.StaticBinary(bin)
 	if err != nil {
 		return err
 	}
-	specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(raw, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
+	specs := map[string]cellimage.Spec{"builtin": cellimage.Builtin(raw, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
 	for _, im := range tsclient.Images() {
-		if specs[im.Dir], err = backend.ClientImage(im, raw, ""); err != nil {
+		if specs[im.Dir], err = cellimage.Client(im, raw, ""); err != nil {
 			return err
 		}
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Println()
-	fmt.Println("new binary again, in this process: $TMP/toolscore-bench3's images through backend.EnsureImage(ctx, spec, log), the specs")
+	fmt.Println("new binary again, in this process: $TMP/toolscore-bench3's images through docker.Backend.EnsureImage(ctx, spec, log), the specs")
 	fmt.Println("cmd/toolscore/images.go makes; the builder's stream read for \"Using cache\" after each Step:")
 	fmt.Printf("%-13s %6s %8s %12s  %s\n", "image", "s", "steps", "Using cache", "steps not cached (FROM and ARG before FROM are never)")
 	t0 := time.Now()

@@ -47,6 +47,7 @@ import (
 	"github.com/toolscore/toolscore/bench/internal/enginebench"
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
@@ -246,7 +247,7 @@ func plan(sc *scenario.Scenario, self string) (runner.Options, []runner.Job, err
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
-	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: self}, ServerEnv: env}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: local.Backend{Binary: self}, ServerEnv: env}
 	return o, slices.Collect(o.Jobs()), nil
 }
 

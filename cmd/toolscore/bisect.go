@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/registry"
@@ -55,14 +55,14 @@ func bisectCmd(ctx context.Context, args []string) error {
 		return usage("--cell %q: want FAULT/SCHEMA, FAULT/SCHEMA/PROTOCOL or FAULT/SCHEMA/PROTOCOL/TRANSPORT", *cellFlag)
 	}
 	d, _, ok := client.Lookup(*name)
-	var pin backend.Pin
+	var pin cellimage.Pin
 	switch {
 	case ok && d.Module != "":
-		// A Go client is built from its module at each version (backend.GoAdapter).
-		pin = backend.Pin{Registry: "Go", Package: d.Module}
+		// A Go client is built from its module at each version (cellimage.BuildGoAdapter).
+		pin = cellimage.Pin{Registry: "Go", Package: d.Module}
 		*good, *bad = bisect.GoVersion(*good), bisect.GoVersion(*bad)
 	case ok && d.Contained() && d.Image.VersionArg != "":
-		if pin, err = backend.ImagePin(d.Image); err != nil {
+		if pin, err = cellimage.PinOf(d.Image); err != nil {
 			return usage("--client %s: %v", *name, err)
 		}
 	default:

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/client"
 )
 
 // cellServe is toolscore cell's --serve value for command, with proxyEnv for it alone.
 func cellServe(t *testing.T, proxyEnv []string, command ...string) string {
 	t.Helper()
-	b, err := json.Marshal(backend.Serve{Command: command, ProxyEnv: proxyEnv})
+	b, err := json.Marshal(incell.Serve{Command: command, ProxyEnv: proxyEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestCellServesHTTP(t *testing.T) {
 	ledger := cellServe(t, []string{"CELL_TEST_SECRET"}, self, "ledger", "--stateless", "--http", "127.0.0.1:0")
 	env := []string{
 		client.EnvTool + "=get_account_balance", client.EnvArguments + `={"account_id":"ACC-4471"}`,
-		client.EnvServer + `=["/nonexistent"]`, "CELL_TEST_SECRET=s3cret", backend.EnvCellStream + "=",
+		client.EnvServer + `=["/nonexistent"]`, "CELL_TEST_SECRET=s3cret", incell.EnvCellStream + "=",
 	}
 	stdout, stderr, code := runCell(t, env, "--serve", ledger, "--", self, "client", "raw")
 	if code != 0 || !strings.Contains(stdout, `ACC-4471: balance 40,718.77 USD`) {
@@ -60,7 +60,7 @@ func TestCellServesHTTP(t *testing.T) {
 		switch name {
 		case client.EnvURL:
 			url = value
-		case client.EnvServer, "CELL_TEST_SECRET", backend.EnvCellStream:
+		case client.EnvServer, "CELL_TEST_SECRET", incell.EnvCellStream:
 			t.Errorf("the adapter was given %s", kv)
 		}
 	}

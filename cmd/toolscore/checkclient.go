@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/proxy"
@@ -114,7 +115,7 @@ func checkRun(ctx context.Context, self, dir string, tool scenario.Tool, fault, 
 	spec := backend.Spec{Dir: dir, Client: "check-client", Cell: fault + "/" + schema, Run: 1,
 		Command: command, Env: req.Env(), Timeout: timeout}
 	// The run goes the way each run of a sweep goes, from its spec to its grade.
-	ran, err := execute.Run(ctx, backend.Local{Binary: self}, execute.Job{Spec: spec, Agent: agent, Truth: tool.Truth})
+	ran, err := execute.Run(ctx, local.Backend{Binary: self}, execute.Job{Spec: spec, Agent: agent, Truth: tool.Truth})
 	res, g := ran.Result, ran.Record.Grade
 	if res.Cancelled {
 		return nil, false, nil

@@ -47,7 +47,7 @@ func clientTable(t *testing.T, ds []client.Descriptor) string {
 		case d.Image.Folder != nil:
 			where = "`internal/client/clients/" + d.Name + "`"
 		case d.Contained():
-			where = "`internal/backend/images/" + d.Image.Dir + "`"
+			where = "`internal/cellimage/images/" + d.Image.Dir + "`"
 		}
 		if d.Does == "" {
 			t.Fatalf("client %s says nothing about what its adapter does (Descriptor.Does)", d.Name)

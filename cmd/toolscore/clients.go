@@ -12,7 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/install"
@@ -139,7 +140,7 @@ func clientRows(ctx context.Context, sc *scenario.Scenario, from string, engine 
 		// A Go client at a version pin runs an adapter the sweep builds with the go command.
 		var goErr error
 		if d.Module != "" && c.Version != "" {
-			_, goErr = backend.GoCommand(d.Module, c.Version)
+			_, goErr = cellimage.GoCommand(d.Module, c.Version)
 		}
 		switch why, out := local[c.ID()]; {
 		case out:
@@ -183,7 +184,7 @@ func localInstall(c runner.Client) string {
 // dockerEngine is the Docker engine that answers here, if one does, and the toolscore binary a cell
 // image is built with.
 type dockerEngine struct {
-	d      *backend.Docker
+	d      *docker.Backend
 	err    error // why there is no engine
 	bin    []byte
 	binErr error
@@ -191,12 +192,12 @@ type dockerEngine struct {
 
 func newEngine(ctx context.Context) *dockerEngine {
 	e := &dockerEngine{}
-	if e.d, e.err = backend.NewDocker(ctx); e.err != nil {
+	if e.d, e.err = docker.New(ctx); e.err != nil {
 		return e
 	}
 	self, err := os.Executable()
 	if err == nil {
-		e.bin, err = backend.StaticBinary(self)
+		e.bin, err = cellimage.StaticBinary(self)
 	}
 	e.binErr = err
 	return e
@@ -213,11 +214,11 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 		return "", "not: " + e.binErr.Error()
 	}
 	// The image a sweep builds for c (runner.cellImage), before a server's install step.
-	spec := backend.BuiltinImage(e.bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+	spec := cellimage.Builtin(e.bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch d := c.Descriptor; {
 	case d.Manifest:
 		var err error
-		if spec, err = backend.RecipeImage(d.Local.Recipe, c.Image, e.bin); err != nil {
+		if spec, err = cellimage.Recipe(d.Local.Recipe, c.Image, e.bin); err != nil {
 			return "", "not: " + err.Error()
 		}
 	case c.Image != "":
@@ -225,10 +226,10 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 		if err != nil {
 			return "", "not: " + err.Error()
 		}
-		spec = backend.ReadyImage(c.Image, id, e.bin)
+		spec = cellimage.Ready(c.Image, id, e.bin)
 	case d.Contained():
 		var err error
-		if spec, err = backend.ClientImage(d.Image, e.bin, c.Version); err != nil {
+		if spec, err = cellimage.Client(d.Image, e.bin, c.Version); err != nil {
 			return "", "not: " + err.Error()
 		}
 	}
@@ -244,7 +245,7 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 		// The adapter at the pin is layered on the built-in image once go has built it.
 		return tag, "buildable (builds the adapter with go)"
 	case id != "" && install != "":
-		with, err := backend.InstallImage(tag, install).Tag()
+		with, err := cellimage.Install(tag, install).Tag()
 		if err == nil {
 			id, err = e.d.ImageID(ctx, with)
 		}
@@ -292,7 +293,7 @@ func library(d client.Descriptor, deps map[string]string) (lib, ver string, err 
 	case d.Manifest:
 		return "its own: " + strings.Join(d.Local.Command, " "), "", nil
 	case d.Contained():
-		p, err := backend.ImagePin(d.Image)
+		p, err := cellimage.PinOf(d.Image)
 		if err != nil {
 			return "", "", err
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -44,7 +44,7 @@ func TestRunnerInContainer(t *testing.T) {
 	created, err := api.ContainerCreate(ctx, &container.Config{
 		Image:  tag,
 		Cmd:    []string{"run", "--runs", "1", "--clients", "raw,go-sdk/call,mcp-go/call", "--faults", "clean,corrupt,rpc-error,wrong-container", "--protocols", "2026-07-28", "--out", "/out"},
-		Labels: map[string]string{backend.LabelMarker: "1"},
+		Labels: map[string]string{docker.LabelMarker: "1"},
 	}, &container.HostConfig{NetworkMode: "none", Binds: []string{sock + ":/var/run/docker.sock"}}, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestRunnerInContainer(t *testing.T) {
 	// Only the runner container itself may remain (removed by the deferred call).
 	for _, c := range ours(t, api) {
 		if c.ID != created.ID {
-			t.Errorf("a cell container outlived the sweep: %s %s", c.ID[:12], c.Labels[backend.LabelCell])
+			t.Errorf("a cell container outlived the sweep: %s %s", c.ID[:12], c.Labels[docker.LabelCell])
 		}
 	}
 }
@@ -144,7 +144,7 @@ func buildImageFile(t *testing.T, api *client.Client, dir, dockerfile, tag strin
 	}
 	resp, err := api.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{
 		Tags: []string{tag}, Dockerfile: dockerfile, BuildArgs: bargs, NetworkMode: "host", Remove: true, ForceRemove: true,
-		Labels: map[string]string{backend.LabelMarker: "1"},
+		Labels: map[string]string{docker.LabelMarker: "1"},
 	})
 	if err != nil {
 		t.Fatal(err)

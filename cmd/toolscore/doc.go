@@ -17,7 +17,7 @@
 //   - client and agent: the built-in adapters under the runner's contract (packages client,
 //     agent); cell, serve-stdio, connect and the hidden probe-server: what runs inside a cell
 //     or a server container (packages backend, bridge).
-//   - check-client: a user's adapter run on the ledger as a local run does (backend.Local, the
+//   - check-client: a user's adapter run on the ledger as a local run does (local.Backend, the
 //     proxy) and its output held to the contract the grader reads (client.ReadObservation, grade).
 //   - images and clean: the images and containers toolscore makes (package backend); version;
 //     demo, one tools/call through each fault.

@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -44,7 +45,7 @@ func engine(t *testing.T) *client.Client {
 // from here).
 func serialEngine(t *testing.T) *client.Client {
 	t.Helper()
-	if _, err := backend.NewDocker(context.Background()); err != nil {
+	if _, err := docker.New(context.Background()); err != nil {
 		if os.Getenv("TOOLSCORE_REQUIRE_DOCKER") == "1" {
 			t.Fatalf("the Docker engine is required here: %v", err)
 		}
@@ -106,14 +107,14 @@ func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 // not this test's leftovers.
 func ours(t *testing.T, api *client.Client) []container.Summary {
 	t.Helper()
-	cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
+	cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", docker.LabelMarker+"=1"))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
 	var mine []container.Summary
 	for _, c := range cs {
-		label := c.Labels[backend.LabelOwner]
+		label := c.Labels[docker.LabelOwner]
 		if label == "" {
 			// An image build's step, which carries its base image's marker but no owner: every
 			// container a sweep creates names its owner.
@@ -165,7 +166,7 @@ func noLeftovers(t *testing.T, api *client.Client, after string) {
 	if cs := ours(t, api); len(cs) > 0 {
 		var names []string
 		for _, c := range cs {
-			names = append(names, c.ID[:12]+" "+c.Labels[backend.LabelCell]+" "+c.State)
+			names = append(names, c.ID[:12]+" "+c.Labels[docker.LabelCell]+" "+c.State)
 		}
 		t.Errorf("after %s, containers with our label remain: %v", after, names)
 	}
@@ -343,7 +344,7 @@ func TestDockerHardening(t *testing.T) {
 		}
 		for _, c := range ours(t, api) {
 			// A cell's, not the preflight's, which starts the server once before the sweep.
-			if c.State == "running" && c.Labels[backend.LabelCell] != "preflight" {
+			if c.State == "running" && c.Labels[docker.LabelCell] != "preflight" {
 				live = append(live, c)
 			}
 		}
@@ -369,7 +370,7 @@ func TestDockerHardening(t *testing.T) {
 		{"no mounts (no Docker socket)", len(info.Mounts) == 0 && len(h.Binds) == 0},
 		{"not auto-removed (toolscore removes it after copying out)", !h.AutoRemove},
 		{"no log file (its output reaches only the attach connection)", h.LogConfig.Type == "none"},
-		{"labelled with session and cell", info.Config.Labels[backend.LabelSession] != "" && info.Config.Labels[backend.LabelCell] == "raw|latency|hidden|stdio"},
+		{"labelled with session and cell", info.Config.Labels[docker.LabelSession] != "" && info.Config.Labels[docker.LabelCell] == "raw|latency|hidden|stdio"},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -495,7 +496,7 @@ func ownedBy(t *testing.T, api *client.Client, pid int) []container.Summary {
 	here := backend.Self().PIDNS
 	var of []container.Summary
 	for _, c := range ours(t, api) {
-		if o, err := backend.ParseOwner(c.Labels[backend.LabelOwner]); err == nil && o.PID == pid && o.PIDNS != here && c.State == "running" {
+		if o, err := backend.ParseOwner(c.Labels[docker.LabelOwner]); err == nil && o.PID == pid && o.PIDNS != here && c.State == "running" {
 			of = append(of, c)
 		}
 	}
@@ -570,15 +571,15 @@ func containerCreates(t *testing.T, api *client.Client, run func()) map[string]i
 	defer cancel()
 	msgs, errs := api.Events(ctx, events.ListOptions{
 		Since: stamp(since), Until: stamp(time.Now()),
-		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", backend.LabelMarker)),
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", docker.LabelMarker)),
 	})
 	n := map[string]int{}
 	for {
 		select {
 		case m := <-msgs:
-			if o, err := backend.ParseOwner(m.Actor.Attributes[backend.LabelOwner]); err == nil {
+			if o, err := backend.ParseOwner(m.Actor.Attributes[docker.LabelOwner]); err == nil {
 				if by, _ := startedPids.Load(o.PID); by == topTest(t) {
-					switch cell := m.Actor.Attributes[backend.LabelCell]; cell {
+					switch cell := m.Actor.Attributes[docker.LabelCell]; cell {
 					case "preflight", "cache check":
 						n[cell]++
 					default:

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/bisect"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/history"
@@ -196,15 +196,15 @@ func backendOf(dir string, h *tally.History) string {
 
 // clientPin is where a client's versions come from: a Go client's module on the Go proxy, or
 // the package its cell image installs at a version.
-func clientPin(name string) (backend.Pin, error) {
+func clientPin(name string) (cellimage.Pin, error) {
 	d, _, ok := client.Lookup(name)
 	switch {
 	case ok && d.Module != "":
-		return backend.Pin{Registry: "Go", Package: d.Module}, nil
+		return cellimage.Pin{Registry: "Go", Package: d.Module}, nil
 	case ok && d.Contained() && d.Image.VersionArg != "":
-		return backend.ImagePin(d.Image)
+		return cellimage.PinOf(d.Image)
 	}
-	return backend.Pin{}, fmt.Errorf("not a client whose version can be set (%s)", strings.Join(client.Versioned(), ", "))
+	return cellimage.Pin{}, fmt.Errorf("not a client whose version can be set (%s)", strings.Join(client.Versioned(), ", "))
 }
 
 // releases lists a package's published versions, oldest first in the registry's order.

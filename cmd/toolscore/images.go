@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/client"
 )
 
@@ -24,24 +25,24 @@ func imagesCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore images:", err)
 		return exitcode.Failed(err)
 	}
 	// current lists the image of every client as this binary would build it, by image name.
-	current := func() (map[string]backend.ImageSpec, error) {
+	current := func() (map[string]cellimage.Spec, error) {
 		self, err := os.Executable()
 		if err != nil {
 			return nil, err
 		}
-		bin, err := backend.StaticBinary(self)
+		bin, err := cellimage.StaticBinary(self)
 		if err != nil {
 			return nil, err
 		}
-		specs := map[string]backend.ImageSpec{"builtin": backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
+		specs := map[string]cellimage.Spec{"builtin": cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
 		for _, im := range client.Images() {
-			if specs[im.Dir], err = backend.ClientImage(im, bin, ""); err != nil {
+			if specs[im.Dir], err = cellimage.Client(im, bin, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -107,7 +108,7 @@ func cleanCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore clean:", err)
 		return exitcode.Failed(err)

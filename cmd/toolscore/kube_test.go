@@ -19,7 +19,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/outdir"
 )
 
@@ -209,7 +209,7 @@ func TestKubeJobOnDocker(t *testing.T) {
 		uid := *spec.SecurityContext.RunAsUser
 		created, err := api.ContainerCreate(ctx, &container.Config{
 			Image: c.Image, Entrypoint: c.Command, Env: env, WorkingDir: c.WorkingDir, User: fmt.Sprintf("%d:%d", uid, uid),
-			Labels: map[string]string{backend.LabelMarker: "1"},
+			Labels: map[string]string{docker.LabelMarker: "1"},
 		}, &container.HostConfig{NetworkMode: "none", Binds: binds, CapDrop: []string{"ALL"}, SecurityOpt: []string{"no-new-privileges"}}, nil, nil, "")
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 )
 
 // serverImageTag is the server image the tests build from testdata/server-image.
@@ -153,7 +153,7 @@ func TestImageServerContainers(t *testing.T) {
 			if err != nil || info.State == nil || !info.State.Running {
 				continue
 			}
-			if c.Labels[backend.LabelServer] == "1" {
+			if c.Labels[docker.LabelServer] == "1" {
 				server = info
 			} else if server.ContainerJSONBase != nil && string(info.HostConfig.NetworkMode) == "container:"+server.ID {
 				cell = info
@@ -180,8 +180,8 @@ func TestImageServerContainers(t *testing.T) {
 			{"open files limited", len(h.Ulimits) == 1 && h.Ulimits[0].Name == "nofile" && h.Ulimits[0].Hard == 1024},
 			{"not privileged", !h.Privileged},
 			{"no mounts (no Docker socket)", len(c.info.Mounts) == 0 && len(h.Binds) == 0},
-			{"labelled with session, owner, deadline, cell and run", c.info.Config.Labels[backend.LabelSession] != "" && c.info.Config.Labels[backend.LabelOwner] != "" &&
-				c.info.Config.Labels[backend.LabelDeadline] != "" && c.info.Config.Labels[backend.LabelCell] == "raw|latency|published|stdio" && c.info.Config.Labels[backend.LabelRun] != ""},
+			{"labelled with session, owner, deadline, cell and run", c.info.Config.Labels[docker.LabelSession] != "" && c.info.Config.Labels[docker.LabelOwner] != "" &&
+				c.info.Config.Labels[docker.LabelDeadline] != "" && c.info.Config.Labels[docker.LabelCell] == "raw|latency|published|stdio" && c.info.Config.Labels[docker.LabelRun] != ""},
 		}
 		for _, k := range checks {
 			if !k.ok {
@@ -189,7 +189,7 @@ func TestImageServerContainers(t *testing.T) {
 			}
 		}
 	}
-	if server.Config.Labels[backend.LabelRun] != cell.Config.Labels[backend.LabelRun] || server.Config.Labels[backend.LabelSession] != cell.Config.Labels[backend.LabelSession] {
+	if server.Config.Labels[docker.LabelRun] != cell.Config.Labels[docker.LabelRun] || server.Config.Labels[docker.LabelSession] != cell.Config.Labels[docker.LabelSession] {
 		t.Errorf("the server container is not of the cell's run: %v, %v", server.Config.Labels, cell.Config.Labels)
 	}
 

@@ -17,6 +17,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/transcript"
 )
 
@@ -290,14 +292,14 @@ func TestServerModesOnDocker(t *testing.T) {
 			if c.mode == "setsid-helper" && !strings.Contains(recs["ts-sdk/call"].Stderr, "toolscore proxy: killed 1 process(es) the server left running") {
 				t.Errorf("ts-sdk/call: the proxy does not say it ended the helper; stderr:\n%s", recs["ts-sdk/call"].Stderr)
 			}
-			cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", backend.LabelMarker+"=1"))})
+			cs, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", docker.LabelMarker+"=1"))})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, ctr := range cs {
-				if o, err := backend.ParseOwner(ctr.Labels[backend.LabelOwner]); err == nil {
+				if o, err := backend.ParseOwner(ctr.Labels[docker.LabelOwner]); err == nil {
 					if by, _ := startedPids.Load(o.PID); by == topTest(t) {
-						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[backend.LabelCell], ctr.State)
+						t.Errorf("a container of the sweep is left: %s %s %s", ctr.ID[:12], ctr.Labels[docker.LabelCell], ctr.State)
 					}
 				}
 			}
@@ -312,7 +314,7 @@ func TestServerModesOnDocker(t *testing.T) {
 func TestLocalRunEndsWhatAClientLeft(t *testing.T) {
 	dir := t.TempDir()
 	tee := filepath.Join(dir, "tee.jsonl")
-	res := backend.Local{}.Run(context.Background(), backend.Spec{Dir: dir, Timeout: time.Minute,
+	res := local.Backend{}.Run(context.Background(), backend.Spec{Dir: dir, Timeout: time.Minute,
 		Command: []string{"sh", "-c", `(sleep 60 | "$0" proxy --tee "$1" --env HOSTILE_MODE -- "$0" hostile >/dev/null) & sleep 1`, os.Args[0], tee},
 		Env:     []string{"HOSTILE_MODE=setsid-helper", "TOOLSCORE_AS_MAIN=1"}})
 	if res.Err != nil || res.ExitCode != 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/record"
@@ -73,7 +73,7 @@ func TestJobsMadeLazily(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	res, err := runner.Run(ctx, runner.Options{
 		Plan:     runner.Plan{Scenario: sc},
-		Backend:  backend.Local{Binary: self},
+		Backend:  local.Backend{Binary: self},
 		Out:      t.TempDir(),
 		Parallel: 2,
 		Progress: cancelAfterFirst{cancel},

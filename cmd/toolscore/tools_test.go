@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolscore/toolscore/fault"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/scenario"
@@ -113,7 +113,7 @@ runs: 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: os.Args[0]}}
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: local.Backend{Binary: os.Args[0]}}
 	direct := calls(t, []string{os.Args[0], "ledger"})
 	for j := range o.Jobs() {
 		dir := t.TempDir()

@@ -17,7 +17,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/fault"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/scenario"
@@ -45,7 +45,7 @@ runs: 1
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := runner.Run(context.Background(), runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: backend.Local{Binary: self}, Out: out, Parallel: 2})
+	res, err := runner.Run(context.Background(), runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: local.Backend{Binary: self}, Out: out, Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "toolscore dev (go") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	images := "../../internal/backend/images/"
+	images := "../../internal/cellimage/images/"
 	// The Go libraries and the agents' images are named here; every client folder adds its row
 	// from the registry, its pin read by a pattern of its runtime from the file that pins it.
 	rows := []struct{ label, what, file, pin string }{

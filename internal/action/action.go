@@ -14,7 +14,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
@@ -180,7 +180,7 @@ func (st *step) prepare(ctx context.Context, sc *scenario.Scenario, base *tally.
 	// backend auto is docker or nothing: the local backend would run the server under test in
 	// this container, beside the runner's token and workspace.
 	if st.in.Sweep.Backend == "auto" {
-		if _, err := backend.NewDocker(ctx); err != nil {
+		if _, err := docker.New(ctx); err != nil {
 			gha.Errorf("%s", "toolscore: no Docker engine, so nothing ran: with backend auto every server under test runs in a container of its own, "+
 				"never beside the runner's token. Give the action a Docker engine: a container action gets the runner's /var/run/docker.sock "+
 				"when Docker runs on the runner (on a self-hosted runner, install Docker and let the runner's user use it, or set DOCKER_HOST "+

@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolscore/toolscore/record"
@@ -30,6 +32,27 @@ type Spec struct {
 	Server *ServerSpec
 }
 
+// ServerSpec is a run's server container (server.image): the stdio server's command, run in the
+// sweep's server image (Docker.ServerImage) behind toolscore serve-stdio, and its variables.
+type ServerSpec struct {
+	Command []string
+	Env     []string
+	// HTTP says the command serves streamable HTTP itself on ServerAddr (its {port} written
+	// as ServerAddr's port), so the container runs it as it is, with no bridge.
+	HTTP bool
+}
+
+// ServerAddr is where a server container's bridge (or its HTTP server) listens: on the loopback
+// it shares with the run's cell only, so one fixed port serves every run.
+const ServerAddr = "127.0.0.1:7464"
+
+// Paths inside a cell container: the docker backend, the images and the cell's own side agree
+// on them.
+const (
+	CellBinary  = "/opt/toolscore/toolscore"
+	CellWorkDir = "/run/toolscore"
+)
+
 // StdoutFile is the file in a run's directory that holds the adapter's stdout: its observation
 // is the last line. It is streamed there, never held in memory, so an observation of any size
 // is kept whole; a cell's own work files of that name are not taken.
@@ -56,18 +79,19 @@ type Result struct {
 	Err error
 }
 
-// maxOutput caps what is kept of a run's stderr, which only its last lines are read of.
-const maxOutput = 16 << 20
+// MaxOutput caps what is kept of a run's stderr, which only its last lines are read of.
+const MaxOutput = 16 << 20
 
-// capped is an io.Writer that keeps the first max bytes and counts the rest.
-type capped struct {
+// Capped is an io.Writer that keeps the first Max bytes and counts the rest: a run's stderr on
+// either backend.
+type Capped struct {
+	Max     int
 	buf     []byte
-	max     int
 	dropped int
 }
 
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
+func (c *Capped) Write(p []byte) (int, error) {
+	room := c.Max - len(c.buf)
 	if room >= len(p) {
 		c.buf = append(c.buf, p...)
 	} else {
@@ -77,4 +101,31 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.dropped += len(p) - max(room, 0)
 	}
 	return len(p), nil
+}
+
+// Bytes is what was kept.
+func (c *Capped) Bytes() []byte { return c.buf }
+
+// LastBytes keeps the last Max bytes written to it.
+type LastBytes struct {
+	mu  sync.Mutex
+	buf []byte
+	Max int
+}
+
+func (l *LastBytes) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if over := len(l.buf) - l.Max; over > 0 {
+		l.buf = l.buf[over:]
+	}
+	return len(p), nil
+}
+
+// String is what was kept, trimmed, its lines joined with " | ".
+func (l *LastBytes) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(l.buf)), "\n", " | ")), " ")
 }

@@ -30,7 +30,7 @@ func Self() Owner {
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	ns, _ := os.Readlink("/proc/self/ns/pid")
 	o := Owner{Host: host, Boot: strings.TrimSpace(string(boot)), PIDNS: ns, PID: os.Getpid()}
-	if st, err := readStat("self"); err == nil {
+	if st, err := ReadStat("self"); err == nil {
 		o.Start = st.Start
 	}
 	return o
@@ -62,7 +62,7 @@ func (o Owner) Gone() (gone, known bool) {
 	if o.Boot == "" || o.PIDNS == "" || o.Host != me.Host || o.Boot != me.Boot || o.PIDNS != me.PIDNS || !procIsMine() {
 		return false, false
 	}
-	st, err := readStat(strconv.Itoa(o.PID))
+	st, err := ReadStat(strconv.Itoa(o.PID))
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrNotExist)
 	}
@@ -76,30 +76,30 @@ func procIsMine() bool {
 	return err == nil && self == strconv.Itoa(os.Getpid())
 }
 
-// procStat is what /proc/PID/stat says of a process.
-type procStat struct {
+// ProcStat is what /proc/PID/stat says of a process.
+type ProcStat struct {
 	State byte
 	PGID  int
 	Start uint64
 }
 
-// readStat reads /proc/PID/stat; pid is a number or "self".
-func readStat(pid string) (procStat, error) {
+// ReadStat reads /proc/PID/stat; pid is a number or "self".
+func ReadStat(pid string) (ProcStat, error) {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
-		return procStat{}, err
+		return ProcStat{}, err
 	}
 	// The command name, in parentheses, may hold spaces and parentheses itself: the fields
 	// start after the last one.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return procStat{}, errors.New("unreadable /proc/" + pid + "/stat")
+		return ProcStat{}, errors.New("unreadable /proc/" + pid + "/stat")
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
-		return procStat{}, errors.New("unreadable /proc/" + pid + "/stat")
+		return ProcStat{}, errors.New("unreadable /proc/" + pid + "/stat")
 	}
 	pgid, _ := strconv.Atoi(f[2])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{State: f[0][0], PGID: pgid, Start: start}, nil
+	return ProcStat{State: f[0][0], PGID: pgid, Start: start}, nil
 }

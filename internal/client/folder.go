@@ -180,7 +180,7 @@ func ReadFolder(root fs.FS, name string) (Descriptor, error) {
 	d := Descriptor{Name: name, Paths: s.Paths, Does: s.Does, Doc: string(bytes.TrimSpace(doc)) + "\n",
 		Image:   Image{Dir: name, BaseEnv: s.BaseEnv, ArgEnv: s.ArgEnv, VersionArg: FolderVersionArg, Folder: f},
 		Command: s.Command}
-	// The install's files are the image's, less a Dockerfile (internal/backend.ImageFS).
+	// The install's files are the image's, less a Dockerfile (internal/cellimage.ImageFS).
 	local := &Local{Recipe: install.Recipe{Runtime: s.Runtime}}
 	switch s.Runtime {
 	case install.Node:

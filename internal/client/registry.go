@@ -123,10 +123,10 @@ func inInstall(dir, w string) string {
 	return w
 }
 
-// Image is the cell image a contained client lives in, built by internal/backend.ClientImage.
+// Image is the cell image a contained client lives in, built by internal/cellimage.Client.
 type Image struct {
 	// Dir is the image's name: its client folder's, or its directory under
-	// internal/backend/images.
+	// internal/cellimage/images.
 	Dir string
 	// BaseEnv names the variable that replaces the Dockerfile's BASE_IMAGE when set (CI
 	// without a registry brings its own base).
@@ -138,10 +138,10 @@ type Image struct {
 	// the one the Dockerfile pins.
 	VersionArg string
 	// Borrow lists files of other image directories the build context takes as well, by their
-	// path under internal/backend/images, so one adapter script can serve several images.
+	// path under internal/cellimage/images, so one adapter script can serve several images.
 	Borrow []string
 	// Folder is the client folder the image is made from; nil for an image directory of
-	// internal/backend/images (the agents', whose Dockerfiles pin their CLIs).
+	// internal/cellimage/images (the agents', whose Dockerfiles pin their CLIs).
 	Folder *Folder
 }
 
@@ -242,7 +242,7 @@ func Images() []Image {
 }
 
 // Versioned lists the names a manifest may pin a version of, sorted: those of a Go library,
-// built for the pin (internal/backend.GoAdapter), and of an image that installs one.
+// built for the pin (internal/cellimage.BuildGoAdapter), and of an image that installs one.
 func Versioned() []string {
 	var out []string
 	for n, e := range byName {

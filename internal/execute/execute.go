@@ -26,7 +26,7 @@ import (
 	"github.com/toolscore/toolscore/record"
 )
 
-// Backend executes one run's spec; backend.Local and backend.Docker implement it.
+// Backend executes one run's spec; local.Backend and docker.Backend implement it.
 type Backend interface {
 	Run(ctx context.Context, s backend.Spec) backend.Result
 }

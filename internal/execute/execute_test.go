@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 )
@@ -48,7 +49,7 @@ func TestRun(t *testing.T) {
 			f.Close()
 			obs := `{"client":"x","library":"y","returned":{"content":[],"structuredContent":{"owner":"` + secret + `"}}}`
 			cell := record.Cell{Client: "x", Fault: "clean", Schema: "hidden"}
-			ran, err := Run(context.Background(), backend.Local{}, Job{
+			ran, err := Run(context.Background(), local.Backend{}, Job{
 				Spec: backend.Spec{Dir: dir, Client: "x", Cell: "x/clean", Run: 2, Timeout: 30 * time.Second,
 					Command: []string{"sh", "-c", `printf '%s\n' "$OBS"; echo "using $KEY" >&2`}, Env: []string{"OBS=" + obs, "KEY=" + secret}},
 				Cell: cell, Run: 2, Seed: 7, Dir: "runs/x/run-2", Secrets: []string{"", secret},

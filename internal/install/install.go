@@ -41,7 +41,7 @@ var Runtimes = []string{Node, Python, Binary}
 
 // Recipe is how a client is installed into a folder of its own: its files copied in, then its
 // steps run there. The same recipe is installed on this machine (Ensure) and, for a manifest's
-// own client, in its cell image (internal/backend.RecipeImage).
+// own client, in its cell image (internal/cellimage.Recipe).
 type Recipe struct {
 	// Runtime is what the client needs on the machine: Node, Python, Java or Binary.
 	Runtime string

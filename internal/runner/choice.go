@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/local"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -49,12 +51,12 @@ type Choice struct {
 // first. self is the toolscore binary; what it does is logged to log.
 func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
-	if n, err := backend.SweepGroups(); err != nil {
+	if n, err := local.SweepGroups(); err != nil {
 		fmt.Fprintln(log, "toolscore:", err)
 	} else if n > 0 {
 		fmt.Fprintf(log, "killed %d process group(s) left by runs whose toolscore was killed\n", n)
 	}
-	local := backend.Local{Binary: self}
+	onHost := local.Backend{Binary: self}
 	localOnly := LocalUnavailable(sc)
 	clients := Clients(sc)
 	localAdapters := func() map[string]string {
@@ -69,7 +71,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
 		installed, err := installLocal(ctx, sc, clients, localOnly, log)
-		return Choice{local, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
+		return Choice{onHost, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
 	}
 	switch name {
 	case "local":
@@ -183,11 +185,11 @@ func LocalRecipe(c Client) (install.Recipe, error) {
 	d := c.Descriptor
 	version := c.Version
 	if version == "" {
-		version = backend.DefaultVersion(d.Image)
+		version = cellimage.DefaultVersion(d.Image)
 	}
 	r := d.Local.VersionedRecipe(version, c.Version != "")
 	if r.Files == nil && d.Contained() {
-		files, err := backend.ImageFS(d.Image)
+		files, err := cellimage.ImageFS(d.Image)
 		if err != nil {
 			return r, err
 		}
@@ -198,7 +200,7 @@ func LocalRecipe(c Client) (install.Recipe, error) {
 
 // LocalUnavailable lists the clients of sc the local backend cannot run, each with the reason,
 // before any Go adapter is built (a Go client at a version pin may still fail to build: see
-// backend.GoCommand). toolscore clients says the same, so it cannot disagree with a sweep.
+// cellimage.GoCommand). toolscore clients says the same, so it cannot disagree with a sweep.
 func LocalUnavailable(sc *scenario.Scenario) map[string]string {
 	out := MissingKeys(sc)
 	for _, c := range Clients(sc) {
@@ -235,7 +237,7 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 		return "", false
 	}
 	start := time.Now()
-	path, err := backend.GoAdapter(ctx, d.Module, c.Version, io.Discard)
+	path, err := cellimage.BuildGoAdapter(ctx, d.Module, c.Version, io.Discard)
 	if err != nil {
 		unavailable[c.ID()] = err.Error()
 		fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
@@ -250,12 +252,12 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 // dockerBackend connects, sweeps what dead sweeps left, and makes sure the cell image of every
 // client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
 // left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*backend.Docker, map[string]string, map[string]string, func(), error) {
-	bin, err := backend.StaticBinary(self)
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*docker.Backend, map[string]string, map[string]string, func(), error) {
+	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -294,7 +296,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 			images[key] = m
 		}
 		if isGo {
-			adapters[c.ID()] = backend.GoAdapterPath
+			adapters[c.ID()] = cellimage.GoAdapterPath
 		}
 		tag, err := m.tag, m.err
 		if _, step := errors.AsType[*install.StepError](err); step && c.Descriptor.Manifest {
@@ -326,8 +328,8 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 // binary layered on; for a Go client at a version pin, the built-in image with the adapter at
 // path goAdapter layered on), with the command server's install step layered on when there is
 // one.
-func cellImage(ctx context.Context, d *backend.Docker, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
-	spec := backend.BuiltinImage(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
+func cellImage(ctx context.Context, d *docker.Backend, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
+	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd := c.Descriptor; {
 	case cd.Manifest:
 		tag, err := recipeImage(ctx, d, c, bin, log)
@@ -340,10 +342,10 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 		if err != nil {
 			return "", err
 		}
-		spec = backend.ReadyImage(c.Image, id, bin)
+		spec = cellimage.Ready(c.Image, id, bin)
 	case cd.Contained():
 		var err error
-		if spec, err = backend.ClientImage(cd.Image, bin, c.Version); err != nil {
+		if spec, err = cellimage.Client(cd.Image, bin, c.Version); err != nil {
 			return "", err
 		}
 	}
@@ -352,7 +354,7 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 	if err == nil && goAdapter != "" {
 		var adapter []byte
 		if adapter, err = os.ReadFile(goAdapter); err == nil {
-			tag, built, err = d.EnsureImage(ctx, backend.GoAdapterImage(tag, adapter), nil)
+			tag, built, err = d.EnsureImage(ctx, cellimage.GoAdapter(tag, adapter), nil)
 		}
 	}
 	if err != nil {
@@ -364,12 +366,12 @@ func cellImage(ctx context.Context, d *backend.Docker, c Client, install string,
 	return withInstall(ctx, d, c, tag, install, log)
 }
 
-// recipeImage builds the cell image of a client the manifest defines (backend.RecipeImage); an
+// recipeImage builds the cell image of a client the manifest defines (cellimage.Recipe); an
 // install step that fails is the manifest's error, at the client's install, with the step's
 // last lines of output.
-func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, log io.Writer) (string, error) {
+func recipeImage(ctx context.Context, d *docker.Backend, c Client, bin []byte, log io.Writer) (string, error) {
 	// The manifest's image, when it names one, is the base the client's folder and steps go on.
-	spec, err := backend.RecipeImage(c.Descriptor.Local.Recipe, c.Image, bin)
+	spec, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
 	if err != nil {
 		return "", err
 	}
@@ -380,7 +382,7 @@ func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, l
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", backend.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
+		return "", cellimage.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
 	}
 	if built {
 		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
@@ -389,12 +391,12 @@ func recipeImage(ctx context.Context, d *backend.Docker, c Client, bin []byte, l
 }
 
 // withInstall layers the command server's install step, if any, on the client's cell image tag.
-func withInstall(ctx context.Context, d *backend.Docker, c Client, tag, install string, log io.Writer) (string, error) {
+func withInstall(ctx context.Context, d *docker.Backend, c Client, tag, install string, log io.Writer) (string, error) {
 	if install == "" {
 		return tag, nil
 	}
 	start := time.Now()
-	with, built, err := d.EnsureImage(ctx, backend.InstallImage(tag, install), nil)
+	with, built, err := d.EnsureImage(ctx, cellimage.Install(tag, install), nil)
 	if err != nil {
 		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
 	}
@@ -420,9 +422,9 @@ func MissingKeys(sc *scenario.Scenario) map[string]string {
 }
 
 // sandbox is the manifest's relaxation of the cell hardening, if any.
-func sandbox(sc *scenario.Scenario) backend.Sandbox {
+func sandbox(sc *scenario.Scenario) docker.Sandbox {
 	s := sc.Sandbox
-	return backend.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
+	return docker.Sandbox{Network: s.Network, Memory: s.Memory << 20, CPUs: s.CPUs, Pids: s.Pids, NoFile: s.NoFile, User: s.User, KeepCapabilities: s.KeepCapabilities}
 }
 
 // Options are the options of a sweep of p on the chosen backend, with what provisioning made
@@ -435,7 +437,7 @@ func (c Choice) Options(p Plan) Options {
 
 // Image is the cell image client id's runs start from, "" on a backend that runs no images.
 func (c Choice) Image(id string) string {
-	if d, ok := c.Backend.(*backend.Docker); ok {
+	if d, ok := c.Backend.(*docker.Backend); ok {
 		return d.Images[id]
 	}
 	return ""
@@ -443,9 +445,9 @@ func (c Choice) Image(id string) string {
 
 // CheckImageServer starts sc's server.image once as its runs will, with env its variables; a
 // backend that runs no images has nothing to check. A server that exits before it listens is a
-// *backend.StartFailure.
+// *docker.StartFailure.
 func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env []string) error {
-	d, ok := c.Backend.(*backend.Docker)
+	d, ok := c.Backend.(*docker.Backend)
 	if !ok {
 		return nil
 	}

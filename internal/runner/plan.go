@@ -244,7 +244,7 @@ func (o Options) installedEnv(c Client) []string {
 }
 
 // AuthEnv is the variable of an http cell's environment that holds a url server's
-// Authorization header, for the proxy alone (see backend.Serve.ProxyEnv).
+// Authorization header, for the proxy alone (see incell.Serve.ProxyEnv).
 const AuthEnv = "TOOLSCORE_UPSTREAM_AUTHORIZATION"
 
 // CellRuns is how many of the runs of the matrix's cell i this sweep has.

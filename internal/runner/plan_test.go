@@ -11,6 +11,8 @@ import (
 	"github.com/toolscore/toolscore/fault"
 	_ "github.com/toolscore/toolscore/internal/agent" // the agents are clients of the ledger scenario
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/scenarios"
@@ -80,22 +82,22 @@ func TestPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := backend.Local{Binary: "/usr/local/bin/toolscore"}
+	onHost := local.Backend{Binary: "/usr/local/bin/toolscore"}
 	var got []string
 	for _, c := range []struct {
 		name string
 		o    Options
 	}{
-		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &backend.Docker{}}},
+		{"ledger docker", Options{Plan: Plan{Scenario: ledger}, Backend: &docker.Backend{}}},
 		{"ledger local shard 2/3, ts-sdk unavailable", Options{
 			Plan:    Plan{Scenario: ledger, Shard: 2, Shards: 3, Unavailable: map[string]string{"ts-sdk/call": "no image"}},
-			Backend: local,
+			Backend: onHost,
 		}},
-		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &backend.Docker{}, ServerEnv: serverEnv}},
-		{"command local", Options{Plan: Plan{Scenario: command}, Backend: local, ServerEnv: serverEnv}},
-		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &backend.Docker{}}},
-		{"http command local", Options{Plan: Plan{Scenario: httpCommand}, Backend: local, ServerEnv: httpEnv}},
-		{"url docker", Options{Plan: Plan{Scenario: remote}, Backend: &backend.Docker{}, Auth: auth}},
+		{"command docker", Options{Plan: Plan{Scenario: command}, Backend: &docker.Backend{}, ServerEnv: serverEnv}},
+		{"command local", Options{Plan: Plan{Scenario: command}, Backend: onHost, ServerEnv: serverEnv}},
+		{"ledger http docker", Options{Plan: Plan{Scenario: ledgerHTTP}, Backend: &docker.Backend{}}},
+		{"http command local", Options{Plan: Plan{Scenario: httpCommand}, Backend: onHost, ServerEnv: httpEnv}},
+		{"url docker", Options{Plan: Plan{Scenario: remote}, Backend: &docker.Backend{}, Auth: auth}},
 	} {
 		got = append(got, "# "+c.name)
 		out := t.TempDir()

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -21,7 +21,7 @@ func TestCheckResume(t *testing.T) {
 		return sc
 	}
 	dir := t.TempDir()
-	started := Options{Plan: Plan{Scenario: load(2)}, Backend: backend.Local{}, Out: dir}
+	started := Options{Plan: Plan{Scenario: load(2)}, Backend: local.Backend{}, Out: dir}
 	f, err := started.start(started.Results())
 	if err != nil {
 		t.Fatal(err)
@@ -35,16 +35,16 @@ func TestCheckResume(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"more runs", Options{Plan: Plan{Scenario: load(3)}, Backend: backend.Local{}, Out: dir}, "with 2 runs where this sweep has raw|clean|hidden|stdio with 3"},
-		{"a shard", Options{Plan: Plan{Scenario: load(2), Shard: 1, Shards: 2}, Backend: backend.Local{}, Out: dir}, `it is shard "" of its sweep, this would be "1/2"`},
-		{"unavailable now", Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"raw": "gone"}}, Backend: backend.Local{}, Out: dir}, "its plan has raw|clean|hidden|stdio with 2 runs where this sweep has go-sdk/call"},
-		{"no sweep", Options{Plan: Plan{Scenario: load(2)}, Backend: backend.Local{}, Out: t.TempDir()}, "has no sweep.json"},
+		{"more runs", Options{Plan: Plan{Scenario: load(3)}, Backend: local.Backend{}, Out: dir}, "with 2 runs where this sweep has raw|clean|hidden|stdio with 3"},
+		{"a shard", Options{Plan: Plan{Scenario: load(2), Shard: 1, Shards: 2}, Backend: local.Backend{}, Out: dir}, `it is shard "" of its sweep, this would be "1/2"`},
+		{"unavailable now", Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"raw": "gone"}}, Backend: local.Backend{}, Out: dir}, "its plan has raw|clean|hidden|stdio with 2 runs where this sweep has go-sdk/call"},
+		{"no sweep", Options{Plan: Plan{Scenario: load(2)}, Backend: local.Backend{}, Out: t.TempDir()}, "has no sweep.json"},
 	} {
 		if _, err := c.o.CheckResume(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
-	unavailable := Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"go-sdk/call": "gone"}}, Backend: backend.Local{}, Out: t.TempDir()}
+	unavailable := Options{Plan: Plan{Scenario: load(2), Unavailable: map[string]string{"go-sdk/call": "gone"}}, Backend: local.Backend{}, Out: t.TempDir()}
 	f, _ = unavailable.start(unavailable.Results())
 	f.Close()
 	unavailable.Unavailable = nil

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/grade"
@@ -23,7 +24,7 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-// Backend executes one run; backend.Local and backend.Docker implement it.
+// Backend executes one run; local.Backend and docker.Backend implement it.
 type Backend interface {
 	Name() string
 	// Self is the toolscore binary as seen where runs execute (it serves the proxy, the
@@ -379,7 +380,7 @@ func ModelKeyEnv(c scenario.Client) string { return resolve(c, "").KeyEnv() }
 func (o Options) adapterCommand(self string, c Client) []string {
 	dir := o.Installed[c.ID()]
 	if dir == "" && c.Descriptor.Manifest {
-		dir = backend.RecipeDir
+		dir = cellimage.RecipeDir
 	}
 	if dir != "" {
 		argv := c.Descriptor.Local.Argv(self, dir, c.Name, c.Path)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
@@ -71,13 +73,13 @@ func imageServerUnavailable(sc *scenario.Scenario, docker bool, out map[string]s
 
 // serverImage builds the image server's image: the manifest's image with the static binary
 // layered on (as a ready client image is), cached by its inputs.
-func serverImage(ctx context.Context, d *backend.Docker, ref string, bin []byte, log io.Writer) (string, error) {
+func serverImage(ctx context.Context, d *docker.Backend, ref string, bin []byte, log io.Writer) (string, error) {
 	id, err := d.ImageID(ctx, ref)
 	if err != nil {
 		return "", err
 	}
 	start := time.Now()
-	tag, built, err := d.EnsureImage(ctx, backend.ReadyImage(ref, id, bin), nil)
+	tag, built, err := d.EnsureImage(ctx, cellimage.Ready(ref, id, bin), nil)
 	if err != nil {
 		return "", fmt.Errorf("layering toolscore on the server image %s (server.image): %w", ref, err)
 	}
@@ -96,11 +98,11 @@ const maxBesideOutput = 16 << 20
 // the bridge on the loopback they share, both hardened, labelled and removed), and returns the
 // cell's stdout, its stderr written to log. env are the server's variables. The cell runs in the server's own image, which holds the binary.
 func BesideImageServer(ctx context.Context, self, ref string, server, env, command []string, timeout time.Duration, log io.Writer) ([]byte, error) {
-	bin, err := backend.StaticBinary(self)
+	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
 		return nil, err
 	}
-	d, err := backend.NewDocker(ctx)
+	d, err := docker.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("a server image needs the docker backend: %w", err)
 	}

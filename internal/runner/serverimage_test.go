@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/scenario"
 )
@@ -31,7 +32,7 @@ clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.exampl
 		t.Fatal(err)
 	}
 	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
-	o := Options{Plan: Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
+	o := Options{Plan: Plan{Scenario: sc}, Backend: &docker.Backend{}, ServerEnv: env}
 	var j Job
 	for j = range o.Jobs() {
 		break
@@ -49,10 +50,10 @@ clients: [raw, {name: claude-code, model: {name: m1, url: "https://vendor.exampl
 	}
 	// Both containers name their own program as the entrypoint: an image's ENTRYPOINT (a
 	// published server image's usual shape) would take the whole command as its arguments.
-	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || cfg.Cmd[0] != "serve-stdio" || !slices.Equal(cfg.Cmd[len(cfg.Cmd)-3:], sc.Server.Command) {
+	if cfg, _ := docker.ServerConfig("img", docker.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || cfg.Cmd[0] != "serve-stdio" || !slices.Equal(cfg.Cmd[len(cfg.Cmd)-3:], sc.Server.Command) {
 		t.Errorf("the server container runs entrypoint %q, command %q", cfg.Entrypoint, cfg.Cmd)
 	}
-	if cfg, _ := backend.CellConfig("img", backend.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Command) {
+	if cfg, _ := docker.CellConfig("img", docker.Sandbox{}, spec); !slices.Equal(cfg.Entrypoint, []string{backend.CellBinary}) || !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Command) {
 		t.Errorf("the cell runs entrypoint %q, command %q; want %q", cfg.Entrypoint, cfg.Cmd, spec.Command)
 	}
 
@@ -87,7 +88,7 @@ clients: [raw]
 		t.Fatal(err)
 	}
 	env, _, _ := sc.ServerEnv(func(string) (string, bool) { return "", false })
-	o := Options{Plan: Plan{Scenario: sc}, Backend: &backend.Docker{}, ServerEnv: env}
+	o := Options{Plan: Plan{Scenario: sc}, Backend: &docker.Backend{}, ServerEnv: env}
 	var j Job
 	for j = range o.Jobs() {
 		break
@@ -99,7 +100,7 @@ clients: [raw]
 	if spec.Server == nil || !spec.Server.HTTP || strings.Join(spec.Server.Command, " ") != "mcp-server-time --port 7464" || !slices.Equal(spec.Server.Env, []string{"TZ_DEFAULT=UTC"}) {
 		t.Errorf("server spec %+v", spec.Server)
 	}
-	if cfg, _ := backend.ServerConfig("img", backend.Sandbox{}, spec); !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Server.Command) || len(cfg.Entrypoint) != 1 {
+	if cfg, _ := docker.ServerConfig("img", docker.Sandbox{}, spec); !slices.Equal(append(cfg.Entrypoint, cfg.Cmd...), spec.Server.Command) || len(cfg.Entrypoint) != 1 {
 		t.Errorf("the server container runs %q %q; want its own command as entrypoint and arguments, no bridge", cfg.Entrypoint, cfg.Cmd)
 	}
 	serve := strings.Join(spec.Command, " ")

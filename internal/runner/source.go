@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/internal/replay"
 	"github.com/toolscore/toolscore/record"
@@ -59,7 +60,7 @@ type served struct {
 	// server is the container started beside the cell, if any.
 	server *backend.ServerSpec
 	// await is, on http, the address the cell waits on before it starts the proxy
-	// (backend.Serve.Await).
+	// (incell.Serve.Await).
 	await string
 	// env are the server's variables (and a url server's Authorization), carried in the
 	// adapter's environment, never on a command line; proxyEnv names those the proxy passes on
@@ -156,7 +157,7 @@ func (o Options) serve(j Job, self, work string) served {
 // serveCommand is the command of an http cell: toolscore cell, which serves the proxy of s on
 // loopback (printing its endpoint's URL as its first stdout line) before it starts the adapter.
 func serveCommand(self string, s served, adapter []string) []string {
-	b, _ := json.Marshal(backend.Serve{Command: proxyCommand(self, s.proxy), ProxyEnv: s.proxyEnv, Await: s.await})
+	b, _ := json.Marshal(incell.Serve{Command: proxyCommand(self, s.proxy), ProxyEnv: s.proxyEnv, Await: s.await})
 	return append([]string{self, "cell", "--serve", string(b), "--"}, adapter...)
 }
 

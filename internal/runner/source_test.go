@@ -10,6 +10,8 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/proxy"
 	"github.com/toolscore/toolscore/scenario"
@@ -92,7 +94,7 @@ clients: [raw]
 			}
 		}},
 	} {
-		o := Options{Plan: Plan{Scenario: c.sc}, Backend: &backend.Docker{}, Auth: "Bearer auth-789"}
+		o := Options{Plan: Plan{Scenario: c.sc}, Backend: &docker.Backend{}, Auth: "Bearer auth-789"}
 		if env, _, err := c.sc.ServerEnv(os.LookupEnv); err == nil {
 			o.ServerEnv = env
 		}
@@ -113,7 +115,7 @@ clients: [raw]
 			command := req.Server
 			if tr == scenario.TransportHTTP {
 				i := slices.Index(s.Command, "--serve")
-				var serve backend.Serve
+				var serve incell.Serve
 				if i < 0 || json.Unmarshal([]byte(s.Command[i+1]), &serve) != nil {
 					t.Fatalf("%s: the http cell's command %q serves no proxy", c.name, s.Command)
 				}

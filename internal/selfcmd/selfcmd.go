@@ -15,7 +15,7 @@ import (
 	"slices"
 
 	"github.com/toolscore/toolscore/exitcode"
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // Version is toolscore's version, as the built-in servers and init's client announce it; main
@@ -44,16 +44,16 @@ func Run(ctx context.Context, name string, args []string) error {
 		return replayCmd(ctx, args)
 	case "client", "agent":
 		adapter := func(w io.Writer) int { return exitcode.Of(adapterCmd(ctx, name, args, w)) }
-		if os.Getenv(backend.EnvCellStream) == "1" {
+		if os.Getenv(incell.EnvCellStream) == "1" {
 			// In a cell, toolscore's own adapters send the run's files out themselves: one
 			// process fewer than the wrapper.
-			return exitcode.Status(backend.InCell(adapter))
+			return exitcode.Status(incell.Adapter(adapter))
 		}
 		return adapterCmd(ctx, name, args, os.Stdout)
 	case "cell":
 		// What the docker backend starts in every cell (the adapter, then the run's files out),
 		// and what an http cell runs on either backend (the proxy served first).
-		return exitcode.Status(backend.Cell(ctx, args))
+		return exitcode.Status(incell.Cell(ctx, args))
 	case "serve-stdio":
 		return serveStdioCmd(ctx, args)
 	case "connect":
@@ -63,7 +63,7 @@ func Run(ctx context.Context, name string, args []string) error {
 	case "reach": // hidden: the url server's check runs it where the proxy will run
 		return reachCmd(ctx, args)
 	case "probe-server": // hidden: the image server's check runs it in the server's container
-		return exitcode.Status(backend.ProbeServer(ctx, args, os.Stdout))
+		return exitcode.Status(incell.ProbeServer(ctx, args, os.Stdout))
 	}
 	return exitcode.UsageError(errors.New("toolscore has no command " + name))
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/docker"
 )
 
 // Label is the label every container a benchmark creates carries, with its session's ID as
@@ -93,7 +93,7 @@ func (s *Session) StartToExit(ctx context.Context, id string, lap func(step stri
 }
 
 // Remove removes one container this session created, by its id, with its anonymous volumes
-// (as backend.Docker.Run removes a cell), and forgets it once it is gone. It goes on for up to
+// (as docker.Backend.Run removes a cell), and forgets it once it is gone. It goes on for up to
 // 30 s after ctx is done, so that a benchmark that gave up still cleans up.
 func (s *Session) Remove(ctx context.Context, id string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -169,11 +169,11 @@ func (s *Session) SampleForeign(ctx context.Context, most *int, mine func(labels
 	return func() { close(done); wg.Wait() }
 }
 
-// OwnedByChild says whether a container's owner label (backend.LabelOwner, host:pid) names a
+// OwnedByChild says whether a container's owner label (docker.LabelOwner, host:pid) names a
 // process this one started on this host: a sweep the benchmark runs, whose cells are not
 // foreign. It is a mine for SampleForeign.
 func OwnedByChild(labels map[string]string) bool {
-	host, pidText, ok := strings.Cut(labels[backend.LabelOwner], ":")
+	host, pidText, ok := strings.Cut(labels[docker.LabelOwner], ":")
 	me, _ := os.Hostname()
 	if !ok || host != me {
 		return false

@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
-	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/cellimage"
 )
 
 // DefaultHost is the engine this repository's scripts/dockerd.sh starts.
@@ -131,7 +131,7 @@ func BuildToolscore(ctx context.Context, root, dir, name, version string) (strin
 	if o, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%s: %w\n%s", shown, err, o)
 	}
-	if _, err := backend.StaticBinary(out); err != nil {
+	if _, err := cellimage.StaticBinary(out); err != nil {
 		return "", err
 	}
 	v, err := exec.CommandContext(ctx, out, "version").Output()
@@ -171,7 +171,7 @@ func Toolscore(ctx context.Context, dir, bin string) (string, error) {
 		}
 		return BuildToolscore(ctx, root, dir, "toolscore", "")
 	}
-	if _, err := backend.StaticBinary(bin); err != nil {
+	if _, err := cellimage.StaticBinary(bin); err != nil {
 		return "", err
 	}
 	b, err := os.ReadFile(bin)

@@ -6,7 +6,7 @@
 // It is used two ways. Compiled into toolscore, package client's go-sdk and mcp-go
 // descriptors call [GoSDK] and [MCPGo] (after [MCPGoClient]) and turn the [Result] (what the
 // library returned, or the error it [Raised]) into an observation. Built on its own, the
-// backend (backend.GoAdapter) builds [Source] with the pinned version of one library, and a
+// cell image (cellimage.BuildGoAdapter) builds [Source] with the pinned version of one library, and a
 // main that calls [Main], which reads the adapter contract from the environment and prints
 // the observation line as the built-in adapter would; that binary is then the adapter the
 // client's runs start (on docker, layered into its cell image).

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"bufio"
@@ -13,10 +13,10 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -68,7 +68,7 @@ func startServe(ctx context.Context, s Serve) (*served, string, error) {
 	cmd.Env = without(os.Environ(), EnvCellStream)
 	// What it says on stderr stays the cell's stderr; its last words also go into the error
 	// when it fails to start, where the run's evidence shows them.
-	said := &lastBytes{max: 600}
+	said := &backend.LastBytes{Max: 600}
 	cmd.Stderr = io.MultiWriter(os.Stderr, said)
 	cmd.WaitDelay = time.Second
 	out, err := cmd.StdoutPipe()
@@ -171,30 +171,6 @@ func parseCellArgs(args []string) (*Serve, []string, error) {
 		args = args[1:]
 	}
 	return s, args, nil
-}
-
-// lastBytes keeps the last max bytes written to it.
-type lastBytes struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (l *lastBytes) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	if over := len(l.buf) - l.max; over > 0 {
-		l.buf = l.buf[over:]
-	}
-	return len(p), nil
-}
-
-// String is what was kept, trimmed, its lines joined with " | ".
-func (l *lastBytes) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(l.buf)), "\n", " | ")), " ")
 }
 
 func truncate(s string, n int) string {

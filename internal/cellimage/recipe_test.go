@@ -1,4 +1,4 @@
-package backend
+package cellimage
 
 import (
 	"errors"
@@ -23,11 +23,11 @@ func TestRecipeImage(t *testing.T) {
 	}
 	r := install.Recipe{Runtime: install.Python, Files: files, Steps: []string{"pip install -r requirements.txt", `echo "a b" > x`}}
 	t.Setenv("TOOLSCORE_PYTHON_IMAGE", "example.invalid/python:1")
-	s, err := RecipeImage(r, "", []byte("binary"))
+	s, err := Recipe(r, "", []byte("binary"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, err := s.context()
+	ctx, err := s.Context()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestRecipeImage(t *testing.T) {
 		},
 	} {
 		r2, base := change(r)
-		s2, err := RecipeImage(r2, base, []byte("binary"))
+		s2, err := Recipe(r2, base, []byte("binary"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestRecipeImage(t *testing.T) {
 		}
 	}
 	t.Setenv("TOOLSCORE_NODE_IMAGE", "")
-	if s, _ := RecipeImage(install.Recipe{Runtime: install.Node}, "", nil); s.Args["BASE_IMAGE"] != DefaultNodeImage || strings.Contains(string(s.Extra["Dockerfile"]), "venv") {
+	if s, _ := Recipe(install.Recipe{Runtime: install.Node}, "", nil); s.Args["BASE_IMAGE"] != DefaultNodeImage || strings.Contains(string(s.Extra["Dockerfile"]), "venv") {
 		t.Errorf("a node recipe's spec %v", s.Args)
 	}
 }

@@ -1,6 +1,6 @@
 # Cells of {{.Name}}: the real {{.Package}} from PyPI, driven by adapter.py, pinned with every
 # dependency by requirements.txt; SDK_VERSION installs another version instead (a manifest pin).
-# Rendered from internal/backend/templates/python.Dockerfile for internal/client/clients/{{.Name}}.
+# Rendered from internal/cellimage/templates/python.Dockerfile for internal/client/clients/{{.Name}}.
 ARG BASE_IMAGE=python:3.12-slim-bookworm
 FROM ${BASE_IMAGE}
 ARG SDK_VERSION=

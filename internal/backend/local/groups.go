@@ -1,4 +1,4 @@
-package backend
+package local
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // The local backend notes each live process group of a run in a file of the state directory, as
@@ -21,8 +23,8 @@ type groupRecord struct {
 	PGID int `json:"pgid"`
 	// Start is the group leader's start time (see Owner.Start): a pgid names the group only
 	// while the leader or a member lives, and the number may be reused after.
-	Start uint64 `json:"start"`
-	Owner Owner  `json:"owner"`
+	Start uint64        `json:"start"`
+	Owner backend.Owner `json:"owner"`
 }
 
 // GroupDir is where the records of live process groups are: $XDG_RUNTIME_DIR/toolscore/groups
@@ -40,7 +42,7 @@ func GroupDir() string {
 // recordGroup notes the live group whose leader is pid; forget removes the note, once the group
 // is dead.
 func recordGroup(pid int) (forget func(), err error) {
-	st, err := readStat(strconv.Itoa(pid))
+	st, err := backend.ReadStat(strconv.Itoa(pid))
 	if err != nil {
 		return func() {}, err
 	}
@@ -48,7 +50,7 @@ func recordGroup(pid int) (forget func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return func() {}, err
 	}
-	b, _ := json.Marshal(groupRecord{PGID: pid, Start: st.Start, Owner: Self()})
+	b, _ := json.Marshal(groupRecord{PGID: pid, Start: st.Start, Owner: backend.Self()})
 	name := filepath.Join(dir, fmt.Sprintf("%d-%d.json", pid, st.Start))
 	// Written aside and renamed, so a sweep never reads half a record.
 	tmp := filepath.Join(dir, "."+filepath.Base(name))
@@ -73,7 +75,7 @@ func SweepGroups() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reading the records of process groups in %s: %w", dir, err)
 	}
-	me := Self()
+	me := backend.Self()
 	n := 0
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
@@ -95,7 +97,7 @@ func SweepGroups() (int, error) {
 		}
 		// While any process of the group lives, its number is not given to another process; a
 		// leader with another start time means the group is long gone and the number reused.
-		if st, err := readStat(strconv.Itoa(r.PGID)); err == nil && st.Start != r.Start {
+		if st, err := backend.ReadStat(strconv.Itoa(r.PGID)); err == nil && st.Start != r.Start {
 			os.Remove(path)
 			continue
 		}

@@ -1,4 +1,4 @@
-package backend
+package local
 
 import (
 	"context"
@@ -10,35 +10,36 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
 )
 
-// Local runs each adapter as a fresh process group on this machine.
-type Local struct {
+// Backend runs each adapter as a fresh process group on this machine.
+type Backend struct {
 	// Binary is the toolscore binary on this machine.
 	Binary string
 }
 
-func (Local) Name() string { return "local" }
+func (Backend) Name() string { return "local" }
 
 // Self is the toolscore binary the runs start.
-func (l Local) Self() string { return l.Binary }
+func (l Backend) Self() string { return l.Binary }
 
 // WorkDir is the run's own directory: runs execute right here.
-func (Local) WorkDir(hostDir string) string { return hostDir }
+func (Backend) WorkDir(hostDir string) string { return hostDir }
 
 // Run starts the adapter in its own process group, and afterwards kills the whole group and
 // what left it (proc.EndStrays), so a proxy, server or daemon the adapter left behind never
 // outlives the run. The adapter dies with this
 // process (proc.Start), and the group is on record until it is dead, for the next sweep
 // (SweepGroups) should this process be killed before it could kill the group.
-func (Local) Run(ctx context.Context, s Spec) Result {
+func (Backend) Run(ctx context.Context, s backend.Spec) backend.Result {
 	if s.Server != nil {
-		return Result{Err: errors.New("an image server (server.image) runs only on the docker backend")}
+		return backend.Result{Err: errors.New("an image server (server.image) runs only on the docker backend")}
 	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return Result{Err: fmt.Errorf("making the run's directory: %w", err)}
+		return backend.Result{Err: fmt.Errorf("making the run's directory: %w", err)}
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
@@ -46,13 +47,13 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	// directory are its own, and the rest is what the run defines.
 	cmd.Env = append(append(runenv.Allowed(os.Environ()), "HOME="+s.Dir, "TMPDIR="+s.Dir), s.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdoutPath := filepath.Join(s.Dir, StdoutFile)
+	stdoutPath := filepath.Join(s.Dir, backend.StdoutFile)
 	stdout, err := os.Create(stdoutPath)
 	if err != nil {
-		return Result{Err: fmt.Errorf("making the file for the adapter's output: %w", err)}
+		return backend.Result{Err: fmt.Errorf("making the file for the adapter's output: %w", err)}
 	}
 	defer stdout.Close()
-	stderr := &capped{max: maxOutput}
+	stderr := &backend.Capped{Max: backend.MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// The pipes' copying goroutines may wait on a grandchild holding them open; the group is
 	// killed by then, so this bounds the wait.
@@ -62,7 +63,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	_ = proc.Subreaper()
 	start := time.Now()
 	if err := proc.Start(cmd); err != nil {
-		return Result{Err: fmt.Errorf("starting %q: %w", s.Command[0], err)}
+		return backend.Result{Err: fmt.Errorf("starting %q: %w", s.Command[0], err)}
 	}
 	pgid := cmd.Process.Pid
 	// Without the record the run goes as well; only a sweep after a killed runner misses it.
@@ -72,7 +73,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
-	var r Result
+	var r backend.Result
 	select {
 	case err = <-done:
 	case <-timer.C:
@@ -89,7 +90,7 @@ func (Local) Run(ctx context.Context, s Spec) Result {
 	if ps := cmd.ProcessState; ps != nil {
 		r.CPU = ps.UserTime() + ps.SystemTime()
 	}
-	r.Stdout, r.Stderr = stdoutPath, stderr.buf
+	r.Stdout, r.Stderr = stdoutPath, stderr.Bytes()
 	r.ExitCode = 0
 	var exit *exec.ExitError
 	switch {
@@ -126,7 +127,7 @@ func groupLives(pgid int) bool {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
 			continue
 		}
-		if st, err := readStat(e.Name()); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
+		if st, err := backend.ReadStat(e.Name()); err == nil && st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"context"
@@ -7,21 +7,9 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
-
-// ServerSpec is a run's server container (server.image): the stdio server's command, run in the
-// sweep's server image (Docker.ServerImage) behind toolscore serve-stdio, and its variables.
-type ServerSpec struct {
-	Command []string
-	Env     []string
-	// HTTP says the command serves streamable HTTP itself on ServerAddr (its {port} written
-	// as ServerAddr's port), so the container runs it as it is, with no bridge.
-	HTTP bool
-}
-
-// ServerAddr is where a server container's bridge (or its HTTP server) listens: on the loopback
-// it shares with the run's cell only, so one fixed port serves every run.
-const ServerAddr = "127.0.0.1:7464"
 
 // LabelServer marks a run's server container, beside the cell that shares its loopback.
 const LabelServer = "io.toolscore.server"
@@ -30,9 +18,9 @@ const LabelServer = "io.toolscore.server"
 // (CellConfig) with the bridge as its command (or, over HTTP, the server's own), never a network but loopback, and nothing
 // attached. Its user is the cell's; its working directory and environment are the image's, with
 // HOME a writable /tmp and the manifest's server.env.
-func ServerConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.HostConfig) {
+func ServerConfig(img string, sb Sandbox, s backend.Spec) (*container.Config, *container.HostConfig) {
 	cfg, host := CellConfig(img, sb, s)
-	cmd := append([]string{CellBinary, "serve-stdio", "--listen", ServerAddr, "--"}, s.Server.Command...)
+	cmd := append([]string{backend.CellBinary, "serve-stdio", "--listen", backend.ServerAddr, "--"}, s.Server.Command...)
 	if s.Server.HTTP {
 		cmd = s.Server.Command
 	}
@@ -49,7 +37,7 @@ func ServerConfig(img string, sb Sandbox, s Spec) (*container.Config, *container
 
 // startServer creates and starts the run's server container; remove removes it (also when
 // starting failed), with its own context so a cancelled sweep still cleans up.
-func (d *Docker) startServer(ctx context.Context, s Spec) (id string, remove func(), err error) {
+func (d *Backend) startServer(ctx context.Context, s backend.Spec) (id string, remove func(), err error) {
 	remove = func() {}
 	if d.ServerImage == "" {
 		return "", remove, errors.New("no server image was built for server.image")

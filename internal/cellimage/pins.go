@@ -1,4 +1,4 @@
-package backend
+package cellimage
 
 import (
 	"bufio"
@@ -25,13 +25,13 @@ type Pin struct {
 // versionArg is the build argument that installs another version, with its default.
 var versionArg = regexp.MustCompile(`(?m)^ARG ([A-Z_]+_VERSION)=(\S*)`)
 
-// ImagePin reads the default version of what the cell image installs from where the image
+// PinOf reads the default version of what the cell image installs from where the image
 // pins it. A client folder names its package in client.yaml and pins it by the lockfile of its
 // runtime. An image directory of this package pins it in its Dockerfile: the version argument names the package (as "pkg@$ARG" for npm,
 // "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven, cargo update -p NAME --precise "$ARG"
 // for a crate) and holds the version, or, left empty, the package-lock.json, requirements.txt,
 // pom.xml or Cargo.lock beside it does.
-func ImagePin(im client.Image) (Pin, error) {
+func PinOf(im client.Image) (Pin, error) {
 	image := im.Dir
 	p := Pin{Image: image}
 	if f := im.Folder; f != nil {

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"archive/tar"
@@ -24,6 +24,9 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // engine is the part of the Docker Engine API the backend uses; *client.Client has it, and it
@@ -63,12 +66,8 @@ const (
 	LabelInputs   = "io.toolscore.inputs" // an image's input hash
 )
 
-// Paths inside a cell container.
-const (
-	CellBinary  = "/opt/toolscore/toolscore"
-	CellWorkDir = "/run/toolscore"
-	cellUID     = 1000
-)
+// cellUID is the user a cell runs as, who owns its work directory.
+const cellUID = 1000
 
 // Sandbox is how a cell container is confined; every field is a manifest option a user can
 // relax, and the zero value of each means the hardened default.
@@ -105,10 +104,10 @@ func (s Sandbox) withDefaults() Sandbox {
 	return s
 }
 
-// Docker runs each cell's runs in a container of the cell's own (held.go), each run a fresh
+// Backend runs each cell's runs in a container of the cell's own (heldcell.go), each run a fresh
 // process tree holding the client, the proxy and the server; a run with an image server runs in
 // a fresh container of its own.
-type Docker struct {
+type Backend struct {
 	api     engine
 	session string
 	owner   string
@@ -124,9 +123,9 @@ type Docker struct {
 	ending  sync.WaitGroup // held cells being removed
 }
 
-// NewDocker connects to the engine named by the environment (DOCKER_HOST and friends), and
+// New connects to the engine named by the environment (DOCKER_HOST and friends), and
 // pings it: an error means no daemon answered.
-func NewDocker(ctx context.Context) (*Docker, error) {
+func New(ctx context.Context) (*Backend, error) {
 	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
@@ -137,29 +136,29 @@ func NewDocker(ctx context.Context) (*Docker, error) {
 		api.Close()
 		return nil, fmt.Errorf("no Docker daemon answered at %s: %w", api.DaemonHost(), err)
 	}
-	return &Docker{
+	return &Backend{
 		api:     api,
 		session: strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid()),
-		owner:   Self().String(),
+		owner:   backend.Self().String(),
 		Images:  map[string]string{},
 		held:    map[string]*heldCell{},
 	}, nil
 }
 
-func (d *Docker) Name() string { return "docker" }
+func (d *Backend) Name() string { return "docker" }
 
 // Self is where the toolscore binary is inside every cell.
-func (d *Docker) Self() string { return CellBinary }
+func (d *Backend) Self() string { return backend.CellBinary }
 
 // WorkDir is the run's directory inside its cell.
-func (d *Docker) WorkDir(string) string { return CellWorkDir }
+func (d *Backend) WorkDir(string) string { return backend.CellWorkDir }
 
 // Session names this sweep's containers.
-func (d *Docker) Session() string { return d.session }
+func (d *Backend) Session() string { return d.session }
 
 // Run executes one run: in its cell's held container, or in a fresh one when it has an image
 // server (whose container's network the cell joins, one server a run).
-func (d *Docker) Run(ctx context.Context, s Spec) Result {
+func (d *Backend) Run(ctx context.Context, s backend.Spec) backend.Result {
 	if s.Server != nil {
 		return d.runFresh(ctx, s)
 	}
@@ -170,11 +169,11 @@ func (d *Docker) Run(ctx context.Context, s Spec) Result {
 // any), attach, register the wait, start, read the cell's stream to EOF (its files land in the
 // run's directory as they come), wait, inspect, copy the files out only when the stream was cut
 // short, remove.
-func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
+func (d *Backend) runFresh(ctx context.Context, s backend.Spec) backend.Result {
 	start := time.Now()
 	img := d.Images[s.Client]
 	if img == "" {
-		return Result{Err: fmt.Errorf("no image for client %q", s.Client)}
+		return backend.Result{Err: fmt.Errorf("no image for client %q", s.Client)}
 	}
 	cfg, host := CellConfig(img, d.Sandbox, s)
 	cfg.Labels[LabelMarker], cfg.Labels[LabelSession], cfg.Labels[LabelOwner] = "1", d.session, d.owner
@@ -182,13 +181,13 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 		sid, remove, err := d.startServer(ctx, s)
 		defer remove() // after the cell's own removal: the server outlives its client
 		if err != nil {
-			return Result{Err: err, Cancelled: ctx.Err() != nil}
+			return backend.Result{Err: err, Cancelled: ctx.Err() != nil}
 		}
 		host.NetworkMode = container.NetworkMode("container:" + sid)
 	}
 	created, err := d.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
 	if err != nil {
-		return Result{Err: fmt.Errorf("creating the cell container from %s: %w", img, err), Cancelled: ctx.Err() != nil}
+		return backend.Result{Err: fmt.Errorf("creating the cell container from %s: %w", img, err), Cancelled: ctx.Err() != nil}
 	}
 	id := created.ID
 	// Removal must happen even when the sweep is being cancelled, so it gets its own context.
@@ -198,7 +197,7 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 		_ = d.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	}()
 	// Whatever this run's adapter prints, and nothing an earlier sweep into the same directory left.
-	_ = os.Remove(filepath.Join(s.Dir, StdoutFile))
+	_ = os.Remove(filepath.Join(s.Dir, backend.StdoutFile))
 	// The copy-in is skipped when there is nothing to copy: the image has the work directory,
 	// owned by the user the cell runs as, and the run has no input files.
 	d.mu.Lock()
@@ -207,25 +206,25 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 	if !prepared || HasFiles(s.Dir) {
 		in, err := TarDir(s.Dir)
 		if err != nil {
-			return Result{Err: err}
+			return backend.Result{Err: err}
 		}
 		if err := d.api.CopyToContainer(ctx, id, "/", in, container.CopyToContainerOptions{}); err != nil {
-			return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+			return backend.Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
 		}
 	}
 	att, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
-		return Result{Err: fmt.Errorf("attaching: %w", err), Cancelled: ctx.Err() != nil}
+		return backend.Result{Err: fmt.Errorf("attaching: %w", err), Cancelled: ctx.Err() != nil}
 	}
 	defer att.Close()
 	waitCh, waitErr := d.api.ContainerWait(context.WithoutCancel(ctx), id, container.WaitConditionNextExit)
 	if err := d.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return Result{Err: fmt.Errorf("starting the cell: %w", err), Cancelled: ctx.Err() != nil}
+		return backend.Result{Err: fmt.Errorf("starting the cell: %w", err), Cancelled: ctx.Err() != nil}
 	}
 	_ = att.CloseWrite() // the adapter reads nothing: stdin is closed at once
 	out := readCellOutput(att.Reader, s.Dir)
 
-	var r Result
+	var r backend.Result
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	stop := func() {
@@ -247,9 +246,9 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 		r.Cancelled = true
 		stop()
 	}
-	whole := out.finish().whole
+	whole := out.finish().Whole
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, backend.StdoutFile), out.stderr.Bytes()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if info, err := d.api.ContainerInspect(ictx, id); err == nil && info.State != nil {
@@ -271,7 +270,7 @@ func (d *Docker) runFresh(ctx context.Context, s Spec) Result {
 // cpuTime is the CPU time the cell's processes have used so far, as its cgroup counts it; 0 when
 // the engine cannot tell. It is read before a run is stopped: once the cell has exited, its
 // cgroup is gone and the engine says 0.
-func (d *Docker) cpuTime(ctx context.Context, id string) time.Duration {
+func (d *Backend) cpuTime(ctx context.Context, id string) time.Duration {
 	st, err := d.api.ContainerStatsOneShot(ctx, id)
 	if err != nil {
 		return 0
@@ -284,24 +283,24 @@ func (d *Docker) cpuTime(ctx context.Context, id string) time.Duration {
 	return time.Duration(v.CPUStats.CPUUsage.TotalUsage)
 }
 
-// CellConfig is the container a run of s executes in: image img, the command of CellCommand
+// CellConfig is the container a run of s executes in: image img, the command of incell.Command
 // (its program as the entrypoint, so an image's own ENTRYPOINT never takes it as arguments)
 // with the run's environment, confined by sb (a zero field is the hardened default; the spec's
 // network, when set, is used over sb's), and labelled with the run's deadline, cell and run.
-// Docker.Run creates every cell from it, adding its sweep's labels.
-func CellConfig(img string, sb Sandbox, s Spec) (*container.Config, *container.HostConfig) {
+// Backend.Run creates every cell from it, adding its sweep's labels.
+func CellConfig(img string, sb Sandbox, s backend.Spec) (*container.Config, *container.HostConfig) {
 	sb = sb.withDefaults()
 	if s.Network != "" {
 		sb.Network = s.Network
 	}
 	pids := sb.Pids
 	deadline := time.Now().Add(s.Timeout + 2*time.Minute).Unix()
-	cmd, cellEnv := CellCommand(s.Command)
+	cmd, cellEnv := incell.Command(s.Command)
 	cfg := &container.Config{
 		Image:        img,
 		Cmd:          cmd,
-		Env:          append(append([]string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}, cellEnv...), s.Env...),
-		WorkingDir:   CellWorkDir,
+		Env:          append(append([]string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}, cellEnv...), s.Env...),
+		WorkingDir:   backend.CellWorkDir,
 		User:         sb.User,
 		AttachStdin:  true,
 		AttachStdout: true,
@@ -357,7 +356,7 @@ type copierFrom interface {
 
 // CopyOut brings the run directory's files back from the cell id into dir.
 func CopyOut(ctx context.Context, api copierFrom, id, dir string) error {
-	rc, _, err := api.CopyFromContainer(ctx, id, CellWorkDir+"/.")
+	rc, _, err := api.CopyFromContainer(ctx, id, backend.CellWorkDir+"/.")
 	if err != nil {
 		return err
 	}
@@ -387,7 +386,7 @@ func ExtractArchive(r io.Reader, dir string) error {
 		if parts := strings.SplitN(name, "/", 2); len(parts) == 2 && !strings.HasPrefix(h.Name, "./") {
 			name = parts[1]
 		}
-		if err := extractFile(tr, dir, name); err != nil {
+		if err := incell.ExtractFile(tr, dir, name); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package backend
+package cellimage
 
 import (
 	"encoding/json"
@@ -36,19 +36,19 @@ func RecipeBase(runtime string) string {
 	return def
 }
 
-// stepsLine is where RecipeImage writes a recipe's steps into the Dockerfile.
+// stepsLine is where Recipe writes a recipe's steps into the Dockerfile.
 const stepsLine = "# STEPS\n"
 
-// RecipeImage is the cell image of a client a manifest defines: on base ("": RecipeBase of its
+// Recipe is the cell image of a client a manifest defines: on base ("": RecipeBase of its
 // runtime), the recipe's files at /opt/client, for Python a virtual environment at
 // /opt/client/venv with its bin first on PATH, each step RUN there as root with the build's
 // network, and the static toolscore binary. Its tag hashes every file, step and the base, so
 // the image is rebuilt exactly when one changes, as the local install is.
-func RecipeImage(r install.Recipe, base string, binary []byte) (ImageSpec, error) {
+func Recipe(r install.Recipe, base string, binary []byte) (Spec, error) {
 	if base == "" {
 		base = RecipeBase(r.Runtime)
 	}
-	s := ImageSpec{Name: "defined", Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{"BASE_IMAGE": base},
+	s := Spec{Name: "defined", Extra: map[string][]byte{"toolscore": binary}, Args: map[string]string{"BASE_IMAGE": base},
 		Exec: map[string]bool{}, Network: true}
 	files, err := install.Files(r)
 	if err != nil {
@@ -87,7 +87,7 @@ func runJSON(step string) string {
 	return string(b)
 }
 
-// RecipeStepError is a failed build of a RecipeImage as the install step that failed and its
+// RecipeStepError is a failed build of a Recipe image as the install step that failed and its
 // last lines of output, read from the build's log (the classic builder names each instruction
 // on a "Step N/M : " line before its output); err as it is when no step is found.
 func RecipeStepError(r install.Recipe, buildLog string, err error) error {

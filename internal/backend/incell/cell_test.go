@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"archive/tar"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestStreamRoundTrip: the work directory's files (nested ones too), the adapter's stdout and
@@ -23,18 +25,18 @@ func TestStreamRoundTrip(t *testing.T) {
 	// a work file that claims to be it.
 	out, _ := os.CreateTemp(t.TempDir(), "stdout")
 	out.WriteString(`{"client":"raw"}` + "\n")
-	os.WriteFile(filepath.Join(src, StdoutFile), []byte("forged"), 0o644)
+	os.WriteFile(filepath.Join(src, backend.StdoutFile), []byte("forged"), 0o644)
 	var stream bytes.Buffer
-	if err := writeStream(&stream, src, out, func() string { return streamEnd{code: 3, left: 2, oom: true}.String() }); err != nil {
+	if err := writeStream(&stream, src, out, func() string { return StreamEnd{Code: 3, Left: 2, OOM: true}.String() }); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	end := readStream(&stream, dst)
-	whole := end.whole
-	if stdout, _ := os.ReadFile(filepath.Join(dst, StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
+	end := ReadStreamEnd(&stream, dst)
+	whole := end.Whole
+	if stdout, _ := os.ReadFile(filepath.Join(dst, backend.StdoutFile)); !whole || string(stdout) != `{"client":"raw"}`+"\n" {
 		t.Fatalf("whole %v, stdout %q", whole, stdout)
 	}
-	if end.code != 3 || end.left != 2 || !end.oom || end.clean {
+	if end.Code != 3 || end.Left != 2 || !end.OOM || end.Clean {
 		t.Errorf("a held run that exited 3, left 2 processes, lost one to the OOM killer and could not be cleared read as %+v", end)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "tee.jsonl")); !bytes.Equal(b, big) {
@@ -52,7 +54,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "tee.jsonl"), []byte("abc"), 0o644)
 	var stream bytes.Buffer
-	writeStream(&stream, src, nil, func() string { return streamEnd{clean: true}.String() })
+	writeStream(&stream, src, nil, func() string { return StreamEnd{Clean: true}.String() })
 	cut := stream.Bytes()[:stream.Len()-2100] // into the stdout entry, before the exit entry
 	if whole := ReadStream(bytes.NewReader(cut), t.TempDir()); whole {
 		t.Error("a cut stream was taken as whole")
@@ -60,7 +62,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 
 	var hostile bytes.Buffer
 	tw := tar.NewWriter(&hostile)
-	for _, name := range []string{"work/../escaped", "work//abs", "work/ok", "work/" + StdoutFile} {
+	for _, name := range []string{"work/../escaped", "work//abs", "work/ok", "work/" + backend.StdoutFile} {
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
 		tw.Write([]byte("x"))
 	}
@@ -79,7 +81,7 @@ func TestStreamCutOrHostile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "ok")); err != nil {
 		t.Error("a plain name was not written")
 	}
-	if _, err := os.Stat(filepath.Join(dst, StdoutFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dst, backend.StdoutFile)); err == nil {
 		t.Error("a work file of the cell was taken as the adapter's stdout")
 	}
 

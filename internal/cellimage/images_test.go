@@ -1,4 +1,4 @@
-package backend
+package cellimage
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestClientImage(t *testing.T) {
 				t.Fatalf("image %s names no base variable or version argument: %+v", im.Dir, im)
 			}
 			t.Setenv(im.BaseEnv, "example.invalid/base:1")
-			s, err := ClientImage(im, []byte("binary"), "9.9.9")
+			s, err := Client(im, []byte("binary"), "9.9.9")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +33,7 @@ func TestClientImage(t *testing.T) {
 			}
 			// The Dockerfile the image builds from: a client folder's rendered template or its
 			// own, else its directory's here.
-			built, err := s.context()
+			built, err := s.Context()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestClientImage(t *testing.T) {
 					t.Errorf("images/%s/Dockerfile declares no ARG %s", im.Dir, arg)
 				}
 			}
-			files, err := s.context()
+			files, err := s.Context()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,18 +64,18 @@ func TestClientImage(t *testing.T) {
 					t.Errorf("images/%s/Dockerfile declares no ARG %s (set by %s)", im.Dir, arg, env)
 				}
 				t.Setenv(env, "example.invalid/toolchain:1")
-				if s, _ := ClientImage(im, nil, ""); s.Args[arg] != "example.invalid/toolchain:1" {
+				if s, _ := Client(im, nil, ""); s.Args[arg] != "example.invalid/toolchain:1" {
 					t.Errorf("with %s set, the build arguments are %v, want %s from it", env, s.Args, arg)
 				}
 				t.Setenv(env, "")
 			}
 			t.Setenv(im.BaseEnv, "")
-			if s, _ := ClientImage(im, nil, ""); s.Args["BASE_IMAGE"] != "" || len(s.Args) != 0 {
+			if s, _ := Client(im, nil, ""); s.Args["BASE_IMAGE"] != "" || len(s.Args) != 0 {
 				t.Errorf("without %s or a version, the build arguments are %v, want none", im.BaseEnv, s.Args)
 			}
 		})
 	}
-	if _, err := ClientImage(client.Image{Dir: "no-such-image"}, nil, ""); err == nil {
+	if _, err := Client(client.Image{Dir: "no-such-image"}, nil, ""); err == nil {
 		t.Error("ClientImage of an image with no directory succeeded")
 	}
 }

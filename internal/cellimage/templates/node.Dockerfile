@@ -1,6 +1,6 @@
 # Cells of {{.Name}}: the real {{.Package}} from npm, driven by adapter.mjs, pinned by
 # package-lock.json; SDK_VERSION installs another version instead (a manifest pin). Rendered from
-# internal/backend/templates/node.Dockerfile for internal/client/clients/{{.Name}}.
+# internal/cellimage/templates/node.Dockerfile for internal/client/clients/{{.Name}}.
 ARG BASE_IMAGE=node:20-bookworm-slim
 FROM ${BASE_IMAGE}
 ARG SDK_VERSION=

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -34,9 +35,9 @@ const (
 // themselves, so their cells need no wrapper process.
 const EnvCellStream = "TOOLSCORE_CELL_STREAM"
 
-// InCell runs an adapter of toolscore's own in this process, its stdout kept, then writes the
+// Adapter runs an adapter of toolscore's own in this process, its stdout kept, then writes the
 // cell's stream to stdout. The exit status is the adapter's.
-func InCell(adapter func(stdout io.Writer) int) int {
+func Adapter(adapter func(stdout io.Writer) int) int {
 	out, err := stdoutFile()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscore: keeping the adapter's output: %v\n", err)
@@ -64,14 +65,14 @@ func stdoutFile() (*os.File, error) {
 	return f, nil
 }
 
-// CellCommand is what a cell container runs for the adapter command: toolscore's own adapters
+// Command is what a cell container runs for the adapter command: toolscore's own adapters
 // and cell commands as they are, told to write the stream; any other under the toolscore cell
 // wrapper. Exported for bench/dockerbench, whose copy of Run must start the same command.
-func CellCommand(command []string) (cmd, env []string) {
-	if len(command) > 1 && command[0] == CellBinary && (command[1] == "client" || command[1] == "agent" || command[1] == "cell") {
+func Command(command []string) (cmd, env []string) {
+	if len(command) > 1 && command[0] == backend.CellBinary && (command[1] == "client" || command[1] == "agent" || command[1] == "cell") {
 		return command, []string{EnvCellStream + "=1"}
 	}
-	return append([]string{CellBinary, "cell", "--"}, command...), nil
+	return append([]string{backend.CellBinary, "cell", "--"}, command...), nil
 }
 
 // Cell runs the adapter command inside a cell, args being [--serve JSON] [--] ADAPTER [ARGS...]:
@@ -82,7 +83,7 @@ func CellCommand(command []string) (cmd, env []string) {
 // passed on as it comes. A stop signal is passed on to the adapter. The exit status is the
 // adapter's.
 func Cell(ctx context.Context, args []string) int {
-	if len(args) == 1 && args[0] == holdArg {
+	if len(args) == 1 && args[0] == HoldArg {
 		return hold(ctx)
 	}
 	h := startRun()
@@ -243,46 +244,46 @@ func writeStream(w io.Writer, dir string, stdout *os.File, exitAfter func() stri
 // It reads r to its end whatever it holds, so the cell's output never backs up. Exported for
 // bench/dockerbench, whose copy of Run must read the same stream.
 func ReadStream(r io.Reader, dir string) (whole bool) {
-	return readStream(r, dir).whole
+	return ReadStreamEnd(r, dir).Whole
 }
 
-// readStream is ReadStream that returns the stream's exit entry, which for a held cell says
+// ReadStreamEnd is ReadStream that returns the stream's exit entry, which for a held cell says
 // more about how the run ended.
-func readStream(r io.Reader, dir string) streamEnd {
+func ReadStreamEnd(r io.Reader, dir string) StreamEnd {
 	defer io.Copy(io.Discard, r)
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			return streamEnd{}
+			return StreamEnd{}
 		}
 		switch {
 		case h.Name == streamExit:
 			b, err := io.ReadAll(io.LimitReader(tr, 64))
 			if err != nil {
-				return streamEnd{}
+				return StreamEnd{}
 			}
 			return parseEnd(string(b))
 		case h.Name == streamStdout:
-			if err := writeFile(filepath.Join(dir, StdoutFile), tr); err != nil {
-				return streamEnd{}
+			if err := writeFile(filepath.Join(dir, backend.StdoutFile), tr); err != nil {
+				return StreamEnd{}
 			}
 		case strings.HasPrefix(h.Name, streamWork) && h.Typeflag == tar.TypeReg:
-			if err := extractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
-				return streamEnd{}
+			if err := ExtractFile(tr, dir, strings.TrimPrefix(h.Name, streamWork)); err != nil {
+				return StreamEnd{}
 			}
 		}
 	}
 }
 
-// extractFile writes one file of a tar stream from a cell into dir: only plain names inside
+// ExtractFile writes one file of a tar stream from a cell into dir: only plain names inside
 // it, so a hostile cell cannot write elsewhere.
-func extractFile(r io.Reader, dir, name string) error {
+func ExtractFile(r io.Reader, dir, name string) error {
 	name = path.Clean(name)
 	if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 		return nil
 	}
-	if name == StdoutFile {
+	if name == backend.StdoutFile {
 		return nil // the adapter's stdout comes from the stream's own entry, never from the cell's files
 	}
 	dst := filepath.Join(dir, filepath.FromSlash(name))

@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"bufio"
@@ -14,15 +14,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/frame"
 )
 
-// holdArg makes toolscore cell the held container's first process, which starts the cell's runs.
-const holdArg = "--hold"
+// HoldArg makes toolscore cell the held container's first process, which starts the cell's runs.
+const HoldArg = "--hold"
 
-// holdRequest is one run, as the docker backend writes it on the held container's stdin: the
+// HoldRequest is one run, as the docker backend writes it on the held container's stdin: the
 // cell command and the run's environment (over the container's own).
-type holdRequest struct {
+type HoldRequest struct {
 	Cmd []string `json:"cmd"`
 	Env []string `json:"env"`
 }
@@ -30,9 +31,9 @@ type holdRequest struct {
 // The kinds of frame on the held container's stdout: a piece of the run's stdout or stderr, and
 // the run's end (its exit status).
 const (
-	frameStdout = 'o'
-	frameStderr = 'e'
-	frameExit   = 'x'
+	FrameStdout = 'o'
+	FrameStderr = 'e'
+	FrameExit   = 'x'
 )
 
 // holder is a held cell container's first process. It starts each run the docker backend asks
@@ -55,13 +56,13 @@ func hold(ctx context.Context) int {
 	h := &holder{out: os.Stdout}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
-	requests := make(chan holdRequest)
+	requests := make(chan HoldRequest)
 	go func() {
 		defer close(requests)
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
-			var r holdRequest
+			var r HoldRequest
 			if json.Unmarshal(sc.Bytes(), &r) == nil && len(r.Cmd) > 0 {
 				requests <- r
 			}
@@ -149,17 +150,17 @@ func (h *holder) frame(kind byte, p []byte) {
 // run starts one run with its stdout and stderr on pipes, relays both as frames, and once the
 // run has exited and both pipes are closed (or 2 s after its exit: a process it left holds
 // them), sends its end.
-func (h *holder) run(r holdRequest, done chan struct{}) {
+func (h *holder) run(r HoldRequest, done chan struct{}) {
 	defer close(done)
 	code, err := h.start(r)
 	if err != nil {
-		h.frame(frameStderr, []byte("toolscore cell: starting the run: "+err.Error()+"\n"))
+		h.frame(FrameStderr, []byte("toolscore cell: starting the run: "+err.Error()+"\n"))
 		code = 127
 	}
-	h.frame(frameExit, []byte(strconv.Itoa(code)))
+	h.frame(FrameExit, []byte(strconv.Itoa(code)))
 }
 
-func (h *holder) start(r holdRequest) (int, error) {
+func (h *holder) start(r HoldRequest) (int, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return 0, err
@@ -203,7 +204,7 @@ func (h *holder) start(r holdRequest) (int, error) {
 	// This process's environment is the container's, which the cell's config and image define
 	// (never the runner's): the run's goes over it, as an exec's went over the container's.
 	p, err := os.StartProcess(r.Cmd[0], r.Cmd, &os.ProcAttr{
-		Dir: CellWorkDir, Env: mergeEnv(os.Environ(), r.Env), Files: []*os.File{null, outW, errW},
+		Dir: backend.CellWorkDir, Env: mergeEnv(os.Environ(), r.Env), Files: []*os.File{null, outW, errW},
 	})
 	if err == nil {
 		h.runPID = p.Pid
@@ -217,8 +218,8 @@ func (h *holder) start(r holdRequest) (int, error) {
 		return 0, err
 	}
 	relayed.Add(2)
-	go relay(frameStdout, outR)
-	go relay(frameStderr, errR)
+	go relay(FrameStdout, outR)
+	go relay(FrameStderr, errR)
 	// The run is reaped by reap, on SIGCHLD; the status comes from there.
 	ws := <-status
 	piped := make(chan struct{})

@@ -1,9 +1,11 @@
-package backend
+package local
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestLocalCPU: a local run says how much CPU its adapter used, also when its timeout stopped
@@ -18,7 +20,7 @@ func TestLocalCPU(t *testing.T) {
 		{"sleeps", []string{"sleep", "5"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := Local{}.Run(context.Background(), Spec{Dir: t.TempDir(), Command: c.command, Timeout: 700 * time.Millisecond})
+			r := Backend{}.Run(context.Background(), backend.Spec{Dir: t.TempDir(), Command: c.command, Timeout: 700 * time.Millisecond})
 			if !r.TimedOut {
 				t.Fatalf("the run was not stopped at its timeout: %+v", r)
 			}

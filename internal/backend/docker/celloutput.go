@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"errors"
@@ -6,17 +6,20 @@ import (
 	"time"
 
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 )
 
 // cellOutput reads a cell's output as it comes: the cell's stream into the run's directory, its
-// stderr kept up to maxOutput. Both docker paths (a fresh container's attached output, a held
+// stderr kept up to MaxOutput. Both docker paths (a fresh container's attached output, a held
 // one's frames) read a run through it.
 type cellOutput struct {
 	read     chan struct{} // closed once the attached output ended
 	streamed chan struct{} // closed once the stream is read
 	pw       *io.PipeWriter
-	stderr   *capped
-	end      streamEnd
+	stderr   *backend.Capped
+	end      incell.StreamEnd
 	// code is the run's exit status as the held container's first process saw it (-1: unknown).
 	code int
 }
@@ -35,9 +38,9 @@ func readCellOutput(attached io.Reader, dir string) *cellOutput {
 // once the run's output has ended.
 func newCellOutput(dir string) *cellOutput {
 	pr, pw := io.Pipe()
-	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &capped{max: maxOutput}, code: -1}
+	o := &cellOutput{read: make(chan struct{}), streamed: make(chan struct{}), pw: pw, stderr: &backend.Capped{Max: backend.MaxOutput}, code: -1}
 	go func() {
-		o.end = readStream(pr, dir)
+		o.end = incell.ReadStreamEnd(pr, dir)
 		close(o.streamed)
 	}()
 	return o
@@ -45,7 +48,7 @@ func newCellOutput(dir string) *cellOutput {
 
 // finish waits up to 5 s more for the output to end (a cell stopped at its timeout still sends
 // what it wrote), then for the stream, and returns its exit entry.
-func (o *cellOutput) finish() streamEnd {
+func (o *cellOutput) finish() incell.StreamEnd {
 	select {
 	case <-o.read:
 	case <-time.After(5 * time.Second):

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/backend"
 )
 
 // TestLeftover: what a sweep takes for a dead sweep's container. Only an owner it can see is
@@ -17,14 +19,14 @@ func TestLeftover(t *testing.T) {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
-	me := Self()
+	me := backend.Self()
 	gone, reused, elsewhere := me, me, me
 	gone.PID = dead.Process.Pid
 	reused.Start++ // this process's pid, taken by a process that started later
 	elsewhere.PIDNS = "pid:[1]"
 	later := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
 	past := strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10)
-	d := &Docker{session: "this-sweep"}
+	d := &Backend{session: "this-sweep"}
 	for _, tc := range []struct {
 		name   string
 		labels map[string]string

@@ -1,4 +1,4 @@
-package backend
+package cellimage
 
 import (
 	"bytes"
@@ -48,11 +48,11 @@ func GoCommand(module, version string) (string, error) {
 	return gocmd, nil
 }
 
-// GoAdapter builds the Go clients' adapter (internal/client/goadapter) with module at version,
+// BuildGoAdapter builds the Go clients' adapter (internal/client/goadapter) with module at version,
 // and the other Go library at the version built into toolscore, and returns the static binary's
 // path. It builds with this machine's go command and module proxy settings, as any Go module is
 // built; a build is kept in the user's cache by its inputs, so a version is built once.
-func GoAdapter(ctx context.Context, module, version string, log io.Writer) (string, error) {
+func BuildGoAdapter(ctx context.Context, module, version string, log io.Writer) (string, error) {
 	gocmd, err := GoCommand(module, version)
 	if err != nil {
 		return "", err
@@ -150,8 +150,8 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "; ")
 }
 
-// GoAdapterImage is the cell image of a Go client at a version pin: its adapter binary layered
+// GoAdapter is the cell image of a Go client at a version pin: its adapter binary layered
 // on the built-in image base (a tag EnsureImage gave).
-func GoAdapterImage(base string, adapter []byte) ImageSpec {
-	return ImageSpec{Name: "goadapter", Extra: map[string][]byte{"goadapter": adapter}, Args: map[string]string{"BASE_IMAGE": base}}
+func GoAdapter(base string, adapter []byte) Spec {
+	return Spec{Name: "goadapter", Extra: map[string][]byte{"goadapter": adapter}, Args: map[string]string{"BASE_IMAGE": base}}
 }

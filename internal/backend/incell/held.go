@@ -1,4 +1,4 @@
-package backend
+package incell
 
 import (
 	"io/fs"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/proc"
 )
 
@@ -54,12 +55,12 @@ func oomKills() int {
 // its files are cleared once they are in the stream. It returns the stream's exit entry.
 func endRun(h *heldRun, code int) func() string {
 	if h == nil {
-		return func() string { return streamEnd{code: code, clean: true}.String() }
+		return func() string { return StreamEnd{Code: code, Clean: true}.String() }
 	}
-	end := streamEnd{code: code, left: leftBehind()}
-	end.oom = h.oomBefore >= 0 && oomKills() > h.oomBefore
+	end := StreamEnd{Code: code, Left: leftBehind()}
+	end.OOM = h.oomBefore >= 0 && oomKills() > h.oomBefore
 	return func() string {
-		end.clean = wipe(CellWorkDir, "/tmp")
+		end.Clean = wipe(backend.CellWorkDir, "/tmp")
 		return end.String()
 	}
 }
@@ -118,50 +119,50 @@ func wipe(dirs ...string) bool {
 	return ok
 }
 
-// streamEnd is the stream's last entry: the adapter's exit status, and for a held cell how many
+// StreamEnd is the stream's last entry: the adapter's exit status, and for a held cell how many
 // processes the run left behind, whether the kernel killed one of its processes for want of
 // memory, and whether its files could be cleared after it.
-type streamEnd struct {
-	whole bool // the entry was read: the stream is whole
-	code  int
-	left  int
-	oom   bool
-	clean bool
+type StreamEnd struct {
+	Whole bool // the entry was read: the stream is whole
+	Code  int
+	Left  int
+	OOM   bool
+	Clean bool
 }
 
-func (e streamEnd) String() string {
-	s := strconv.Itoa(e.code)
-	if e.left > 0 {
-		s += " left=" + strconv.Itoa(e.left)
+func (e StreamEnd) String() string {
+	s := strconv.Itoa(e.Code)
+	if e.Left > 0 {
+		s += " left=" + strconv.Itoa(e.Left)
 	}
-	if e.oom {
+	if e.OOM {
 		s += " oom"
 	}
-	if !e.clean {
+	if !e.Clean {
 		s += " unclean"
 	}
 	return s
 }
 
 // parseEnd reads an exit entry.
-func parseEnd(s string) streamEnd {
+func parseEnd(s string) StreamEnd {
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return streamEnd{}
+		return StreamEnd{}
 	}
 	code, err := strconv.Atoi(f[0])
 	if err != nil {
-		return streamEnd{}
+		return StreamEnd{}
 	}
-	e := streamEnd{whole: true, code: code, clean: true}
+	e := StreamEnd{Whole: true, Code: code, Clean: true}
 	for _, x := range f[1:] {
 		switch {
 		case strings.HasPrefix(x, "left="):
-			e.left, _ = strconv.Atoi(strings.TrimPrefix(x, "left="))
+			e.Left, _ = strconv.Atoi(strings.TrimPrefix(x, "left="))
 		case x == "oom":
-			e.oom = true
+			e.OOM = true
 		case x == "unclean":
-			e.clean = false
+			e.Clean = false
 		}
 	}
 	return e

@@ -1,4 +1,4 @@
-package backend
+package docker
 
 import (
 	"bufio"
@@ -16,13 +16,15 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/toolscore/toolscore/internal/backend"
+	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/frame"
 )
 
 // heldCell is the container a cell's runs execute in, one after the other: started before the
 // cell's first run when the runner says which cell comes next (PrepareCell), removed after its
-// last (EndCell). Each run is started by the container's first process (hold.go), and ends
-// every process it started and clears its files before the next (held.go); a run that could not be ended cleanly (left processes,
+// last (EndCell). Each run is started by the container's first process (incell's hold.go), and ends
+// every process it started and clears its files before the next (incell's held.go); a run that could not be ended cleanly (left processes,
 // killed at its timeout, out of memory, its stream cut) retires the container, and the cell's
 // next run gets a fresh one.
 type heldCell struct {
@@ -31,7 +33,7 @@ type heldCell struct {
 	err   error
 	// att is the container's attached stdin (each run's request) and stdout (each run's frames).
 	att types.HijackedResponse
-	// retired is set (under Docker.mu) once no further run may use the container.
+	// retired is set (under Backend.mu) once no further run may use the container.
 	retired bool
 
 	mu  sync.Mutex
@@ -61,11 +63,11 @@ func (h *heldCell) relay() {
 				h.run = nil
 			}
 		case o == nil:
-		case kind == frameStdout:
+		case kind == incell.FrameStdout:
 			_, _ = o.pw.Write(p)
-		case kind == frameStderr:
+		case kind == incell.FrameStderr:
 			_, _ = o.stderr.Write(p)
-		case kind == frameExit:
+		case kind == incell.FrameExit:
 			if code, err := strconv.Atoi(string(p)); err == nil {
 				o.code = code
 			}
@@ -93,7 +95,7 @@ func (h *heldCell) detach(o *cellOutput) {
 // PrepareCell starts the held container of the cell whose first run is s, in the background, so
 // creating and starting it is off the critical path: the runner calls it as soon as it knows
 // the cell comes next. A run with an image server gets no held container.
-func (d *Docker) PrepareCell(ctx context.Context, s Spec) {
+func (d *Backend) PrepareCell(ctx context.Context, s backend.Spec) {
 	if s.Server != nil {
 		return
 	}
@@ -106,7 +108,7 @@ func (d *Docker) PrepareCell(ctx context.Context, s Spec) {
 }
 
 // EndCell removes the cell's held container, in the background; Close waits for it.
-func (d *Docker) EndCell(cell string) {
+func (d *Backend) EndCell(cell string) {
 	d.mu.Lock()
 	h := d.held[cell]
 	delete(d.held, cell)
@@ -117,7 +119,7 @@ func (d *Docker) EndCell(cell string) {
 }
 
 // Close removes every held container still there and waits until they are gone.
-func (d *Docker) Close() {
+func (d *Backend) Close() {
 	d.mu.Lock()
 	held := d.held
 	d.held = map[string]*heldCell{}
@@ -129,7 +131,7 @@ func (d *Docker) Close() {
 }
 
 // startHeld creates and starts a held container for s's cell; the caller holds d.mu.
-func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
+func (d *Backend) startHeld(ctx context.Context, s backend.Spec) *heldCell {
 	h := &heldCell{ready: make(chan struct{})}
 	img := d.Images[s.Client]
 	go func() {
@@ -139,9 +141,9 @@ func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
 			return
 		}
 		cfg, host := CellConfig(img, d.Sandbox, s)
-		// The first process starts each run it is asked for on its stdin (hold.go).
-		cfg.Entrypoint, cfg.Cmd = []string{CellBinary, "cell", holdArg}, nil
-		cfg.Env = []string{"TMPDIR=" + CellWorkDir, "HOME=" + CellWorkDir}
+		// The first process starts each run it is asked for on its stdin (incell's hold.go).
+		cfg.Entrypoint, cfg.Cmd = []string{backend.CellBinary, "cell", incell.HoldArg}, nil
+		cfg.Env = []string{"TMPDIR=" + backend.CellWorkDir, "HOME=" + backend.CellWorkDir}
 		cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr, cfg.OpenStdin, cfg.StdinOnce = true, true, true, true, false
 		delete(cfg.Labels, LabelRun)
 		// Every run of the cell may take its whole timeout.
@@ -170,7 +172,7 @@ func (d *Docker) startHeld(ctx context.Context, s Spec) *heldCell {
 }
 
 // retire takes h out of use and removes its container in the background.
-func (d *Docker) retire(h *heldCell) {
+func (d *Backend) retire(h *heldCell) {
 	d.mu.Lock()
 	h.retired = true
 	d.mu.Unlock()
@@ -191,7 +193,7 @@ func (d *Docker) retire(h *heldCell) {
 }
 
 // cellFor is the held container s runs in: its cell's, else one started now.
-func (d *Docker) cellFor(ctx context.Context, s Spec) *heldCell {
+func (d *Backend) cellFor(ctx context.Context, s backend.Spec) *heldCell {
 	d.mu.Lock()
 	h := d.held[s.Cell]
 	if h == nil || h.retired {
@@ -206,39 +208,39 @@ func (d *Docker) cellFor(ctx context.Context, s Spec) *heldCell {
 // any), ask the container's first process to start the cell command, read the run's frames to
 // its end (its files land in the run's directory as they come); at the timeout the container is
 // stopped.
-func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
+func (d *Backend) runHeld(ctx context.Context, s backend.Spec) backend.Result {
 	start := time.Now()
 	h := d.cellFor(ctx, s)
 	select {
 	case <-h.ready:
 	case <-ctx.Done():
-		return Result{Cancelled: true, Err: ctx.Err()}
+		return backend.Result{Cancelled: true, Err: ctx.Err()}
 	}
 	if h.err != nil {
 		d.retire(h)
-		return Result{Err: h.err, Cancelled: ctx.Err() != nil}
+		return backend.Result{Err: h.err, Cancelled: ctx.Err() != nil}
 	}
 	img := d.Images[s.Client]
 	cfg, _ := CellConfig(img, d.Sandbox, s)
-	_ = os.Remove(filepath.Join(s.Dir, StdoutFile))
+	_ = os.Remove(filepath.Join(s.Dir, backend.StdoutFile))
 	d.mu.Lock()
 	prepared := Prepared(d.workdir[img], cfg.User)
 	d.mu.Unlock()
 	if !prepared || HasFiles(s.Dir) {
 		in, err := TarDir(s.Dir)
 		if err != nil {
-			return Result{Err: err}
+			return backend.Result{Err: err}
 		}
 		if err := d.api.CopyToContainer(ctx, h.id, "/", in, container.CopyToContainerOptions{}); err != nil {
 			d.retire(h)
-			return Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
+			return backend.Result{Err: fmt.Errorf("copying the run's inputs in: %w", err), Cancelled: ctx.Err() != nil}
 		}
 	}
-	cmd, cellEnv := CellCommand(s.Command)
-	env := append(append(append([]string{}, cellEnv...), s.Env...), EnvCellHeld+"=1")
-	req, err := json.Marshal(holdRequest{Cmd: cmd, Env: env})
+	cmd, cellEnv := incell.Command(s.Command)
+	env := append(append(append([]string{}, cellEnv...), s.Env...), incell.EnvCellHeld+"=1")
+	req, err := json.Marshal(incell.HoldRequest{Cmd: cmd, Env: env})
 	if err != nil {
-		return Result{Err: err}
+		return backend.Result{Err: err}
 	}
 	out := newCellOutput(s.Dir)
 	h.mu.Lock()
@@ -248,10 +250,10 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 	if _, err := h.att.Conn.Write(append(req, '\n')); err != nil {
 		d.retire(h)
 		out.pw.Close()
-		return Result{Err: fmt.Errorf("starting the run in its cell: %w", err), Cancelled: ctx.Err() != nil}
+		return backend.Result{Err: fmt.Errorf("starting the run in its cell: %w", err), Cancelled: ctx.Err() != nil}
 	}
 
-	var r Result
+	var r backend.Result
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	killed := false
@@ -277,13 +279,13 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 	end := out.finish()
 	h.detach(out) // after which no frame touches out
 	r.Took = time.Since(start)
-	r.Stdout, r.Stderr = filepath.Join(s.Dir, StdoutFile), out.stderr.buf
+	r.Stdout, r.Stderr = filepath.Join(s.Dir, backend.StdoutFile), out.stderr.Bytes()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if out.code >= 0 {
 		r.ExitCode = out.code
 	}
-	if !end.whole && !killed {
+	if !end.Whole && !killed {
 		// The run's cell command died (the OOM killer takes the largest process, which may be
 		// it): the container goes, and the engine says whether memory ran out in it.
 		waitCh, errCh := d.api.ContainerWait(ictx, h.id, container.WaitConditionNotRunning)
@@ -300,20 +302,20 @@ func (d *Docker) runHeld(ctx context.Context, s Spec) Result {
 			killed = true
 		}
 	}
-	r.OOMKilled = r.OOMKilled || end.oom
+	r.OOMKilled = r.OOMKilled || end.OOM
 	switch {
-	case end.left > 0:
-		r.Stderr = append(r.Stderr, fmt.Sprintf("\ntoolscore: the run left %d process(es) running in its cell; they were killed, and the cell's next run gets a fresh container", end.left)...)
-	case end.whole && !end.clean:
+	case end.Left > 0:
+		r.Stderr = append(r.Stderr, fmt.Sprintf("\ntoolscore: the run left %d process(es) running in its cell; they were killed, and the cell's next run gets a fresh container", end.Left)...)
+	case end.Whole && !end.Clean:
 		r.Stderr = append(r.Stderr, "\ntoolscore: the run's files could not all be cleared from its cell; the cell's next run gets a fresh container"...)
 	}
-	if !end.whole {
+	if !end.Whole {
 		// The run died before it could send its files (killed, out of memory): take what it left.
 		if err := CopyOut(ictx, d.api, h.id, s.Dir); err != nil && r.Err == nil && !r.Cancelled {
 			r.Stderr = append(r.Stderr, []byte("\ntoolscore: copying the transcript out: "+err.Error())...)
 		}
 	}
-	if killed || r.OOMKilled || !end.whole || !end.clean || end.left > 0 {
+	if killed || r.OOMKilled || !end.Whole || !end.Clean || end.Left > 0 {
 		d.retire(h)
 	}
 	return r
