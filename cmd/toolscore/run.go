@@ -65,8 +65,7 @@ func runCmd(ctx context.Context, args []string) error {
 		return exitcode.UsageError(err)
 	}
 	c := sweep.Config{
-		Clients: cli.Split(*clients),
-		Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: i, Shards: n, ShardBy: *shardBy, Backend: *backendName, Out: *out,
+		Clients: cli.Split(*clients), Runs: *runs, MaxRuns: *maxRuns, Parallel: *parallel, Shard: i, Shards: n, ShardBy: *shardBy, Backend: *backendName, Out: *out,
 		FailOn: failOn, Replay: *replayDir, Cache: *cacheDir,
 		Version: version, Self: runsBinary, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
