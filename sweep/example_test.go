@@ -64,3 +64,29 @@ func Example() {
 	// expectations: 2 held, 0 unmet, 2 unchecked
 	// exit code 0
 }
+
+// TestInProcessCellCache: the cell cache works from a Go test too: the second sweep's check of
+// the server (toolscore cache-replay, started as this test binary) passes and every cell is
+// reused, none run.
+func TestInProcessCellCache(t *testing.T) {
+	cache := t.TempDir()
+	sweepOnce := func() *tally.Results {
+		t.Helper()
+		sc, err := sweep.Load("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := sweep.Sweep(context.Background(), sc, sweep.Config{
+			Clients: []string{"raw", "go-sdk/call"}, Faults: []string{"clean", "rpc-error"}, Schemas: []string{"published"},
+			Protocols: []string{"2025-11-25"}, Runs: 1, Backend: "local", Out: t.TempDir(), Cache: cache,
+		})
+		if res == nil || exitcode.Of(err) != 0 {
+			t.Fatalf("the sweep: %v", err)
+		}
+		return res
+	}
+	first, second := sweepOnce(), sweepOnce()
+	if first.RunsExecuted != 4 || second.RunsExecuted != 0 || second.RunsReused != 4 {
+		t.Errorf("runs executed %d then %d, reused then %d; want 4, 0 and 4", first.RunsExecuted, second.RunsExecuted, second.RunsReused)
+	}
+}

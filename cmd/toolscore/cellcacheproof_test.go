@@ -271,7 +271,7 @@ func TestDockerCellCache(t *testing.T) {
 	noLeftovers(t, api, "the cached sweeps")
 }
 
-// TestCacheReplayManySessions: toolscore cache replay answers every session of a long file
+// TestCacheReplayManySessions: toolscore cache-replay answers every session of a long file
 // through the run's proxy, whose one --tee would otherwise refuse the 33rd server start: on
 // the embedded study, 572 of 616 cached cells ran again for it.
 func TestCacheReplayManySessions(t *testing.T) {
@@ -280,7 +280,7 @@ func TestCacheReplayManySessions(t *testing.T) {
 	writeFile(t, config, `{"A":"alpha","B":"beta"}`)
 	session := `{"sent":["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}","{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}","{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":{}}}"],"waits":[0,1,1],"total":2}` + "\n"
 	writeFile(t, filepath.Join(dir, "sessions.jsonl"), strings.Repeat(session, 40))
-	stdout, stderr, code := toolscore(t, dir, "cache", "replay", "--in", "sessions.jsonl", "--",
+	stdout, stderr, code := toolscore(t, dir, "cache-replay", "--in", "sessions.jsonl", "--",
 		os.Args[0], "proxy", "--tee", filepath.Join(dir, "check", "tee.jsonl"), "--", os.Args[0], "badserver", "twotools", config)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)

@@ -62,8 +62,8 @@ type cacheHit struct {
 }
 
 // cacheReplayCommand is the command toolscore runs where the runs execute to replay recorded
-// sessions to the live server, their answers on its stdout: toolscore cache replay --in F -- SERVER...
-const cacheReplayCommand = "cache"
+// sessions to the live server, their answers on its stdout: toolscore cache-replay --in F -- SERVER...
+const cacheReplayCommand = "cache-replay"
 
 // keyInputs is everything that decides a cell apart from the server: its key is their hash.
 type keyInputs struct {
@@ -247,7 +247,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 }
 
 // replaySessions plays each session to a fresh server where the runs execute, through toolscore
-// cache replay and a clean proxy, and returns the live answers by session key.
+// cache-replay and a clean proxy, and returns the live answers by session key.
 func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session) (map[string]cache.Live, error) {
 	dir, err := os.MkdirTemp(o.Out, ".cache-check-")
 	if err == nil {
@@ -270,7 +270,7 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 		return nil, err
 	}
 	work := o.Backend.WorkDir(dir)
-	command := append([]string{o.Backend.Self(), cacheReplayCommand, "replay", "--in", filepath.Join(work, "sessions.jsonl"), "--"}, server...)
+	command := append([]string{o.Backend.Self(), cacheReplayCommand, "--in", filepath.Join(work, "sessions.jsonl"), "--"}, server...)
 	client := ""
 	for _, c := range o.Scenario.Clients {
 		if _, out := o.Unavailable[c.ID()]; !out {

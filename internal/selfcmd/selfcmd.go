@@ -1,6 +1,7 @@
 // Package selfcmd holds the commands of toolscore that a sweep starts of toolscore itself:
 // the proxy, the built-in client and agent adapters, the built-in servers, the cell wrapper,
-// the bridges of a server container, the checks run where the server runs, and init --json
+// the bridges of a server container, the checks run where the server runs (the cell cache's
+// replay of recorded sessions among them), and init --json
 // (the preflight). cmd/toolscore dispatches them, and so does sweep.Reenter in any program
 // that sweeps with itself as Config.Self: a Go test runs a sweep in-process that way, its test
 // binary re-executed as toolscore, as testscript re-enters its own.
@@ -23,7 +24,7 @@ import (
 var Version = "dev"
 
 // Names are the commands Run runs.
-var Names = []string{"init", "ledger", "hostile", "proxy", "replay", "client", "agent", "cell", "serve-stdio", "connect", "lookpath", "reach", "probe-server"}
+var Names = []string{"init", "ledger", "hostile", "proxy", "replay", "client", "agent", "cell", "serve-stdio", "connect", "lookpath", "reach", "probe-server", "cache-replay"}
 
 // Has says whether name is one of Names.
 func Has(name string) bool { return slices.Contains(Names, name) }
@@ -56,6 +57,8 @@ func Run(ctx context.Context, name string, args []string) error {
 		return exitcode.Status(incell.Cell(ctx, args))
 	case "serve-stdio":
 		return serveStdioCmd(ctx, args)
+	case "cache-replay":
+		return cacheReplayCmd(ctx, args)
 	case "connect":
 		return connectCmd(ctx, args)
 	case "lookpath": // hidden: the server check runs it where the server will run
