@@ -77,7 +77,7 @@ import (
 
 const cellPrefix = "toolscore/cell-"
 
-// The CLI each agent's image installs (internal/cellimage/images/NAME/Dockerfile): the variable its
+// The CLI each agent's image installs (internal/client/clients/NAME/Dockerfile): the variable its
 // adapter reads the command from, which the image's ENV sets, and the command's name there.
 var cliOf = map[string]struct{ env, name string }{
 	"claude-code": {"TOOLSCORE_CLAUDE", "claude"},

@@ -58,11 +58,16 @@ func clientTable(t *testing.T, ds []client.Descriptor) string {
 }
 
 // clientSections renders the sections of docs/clients.md that the clients of ds bring (their
-// folder's doc.md), sorted by name.
-func clientSections(ds []client.Descriptor) string {
+// folder's doc.md), sorted by name; the agents' are agentSections.
+func clientSections(ds []client.Descriptor) string { return sections(ds, false) }
+
+// agentSections renders the sections the agents of ds bring, under the page's Agents.
+func agentSections(ds []client.Descriptor) string { return sections(ds, true) }
+
+func sections(ds []client.Descriptor, agents bool) string {
 	var parts []string
 	for _, d := range ds {
-		if d.Doc != "" {
+		if d.Doc != "" && d.Agent == agents {
 			parts = append(parts, d.Doc)
 		}
 	}

@@ -39,6 +39,7 @@ var generatedBlocks = []struct {
 	{"docs/manifest.md", "reference", manifestReference},
 	{"docs/clients.md", "clients", func(t *testing.T) string { return clientTable(t, client.Descriptors()) }},
 	{"docs/clients.md", "client-sections", func(*testing.T) string { return clientSections(client.Descriptors()) }},
+	{"docs/clients.md", "agent-sections", func(*testing.T) string { return agentSections(client.Descriptors()) }},
 }
 
 // TestDocsAreGenerated: every generated block of docs/ is what the code renders today (the

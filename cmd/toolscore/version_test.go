@@ -19,9 +19,9 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "toolscore dev (go") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	images := "../../internal/cellimage/images/"
-	// The Go libraries and the agents' images are named here; every client folder adds its row
-	// from the registry, its pin read by a pattern of its runtime from the file that pins it.
+	images := "../../internal/client/clients/"
+	// The Go libraries and the agents' folders are named here; every other client folder adds its
+	// row from the registry, its pin read by a pattern of its runtime from the file that pins it.
 	rows := []struct{ label, what, file, pin string }{
 		{"go-sdk/*", "github.com/modelcontextprotocol/go-sdk", "../../go.mod", `github.com/modelcontextprotocol/go-sdk (v\S+)`},
 		{"mcp-go/*", "github.com/mark3labs/mcp-go", "../../go.mod", `github.com/mark3labs/mcp-go (v\S+)`},
@@ -35,7 +35,7 @@ func TestVersion(t *testing.T) {
 	folders := 0
 	for _, d := range client.Descriptors() {
 		f := d.Image.Folder
-		if f == nil {
+		if f == nil || d.Agent { // an agent's row is named above, its Dockerfile pinning its CLI
 			continue
 		}
 		folders++

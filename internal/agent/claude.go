@@ -26,17 +26,10 @@ func defaultPrompt(r client.Request) string {
 }
 
 func init() {
-	client.Register(client.Descriptor{Name: "claude-code", Agent: true, KeyEnv: "ANTHROPIC_API_KEY",
-		Does: "`claude -p` headless, stream-json, against the scripted model",
-		// The agent's version is the CLI's (the Dockerfile pins the default).
-		Image:   client.Image{Dir: "claude-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CLAUDE_CODE_VERSION"},
-		Command: cliInImage("claude-code"),
-		// Only the glibc binary of the machine's architecture is kept, as in the image.
-		Local: npmCLI("@anthropic-ai/claude-code", "", "TOOLSCORE_CLAUDE=./node_modules/.bin/claude",
-			"rm -rf node_modules/@anthropic-ai/claude-code-*-musl"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return ClaudeCode(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/claude-code).
+	client.Register(client.AgentFolder("claude-code", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return ClaudeCode(ctx, r)
+	}))
 }
 
 // ClaudeCode runs Claude Code headless (claude -p, stream-json) with a fresh home holding only

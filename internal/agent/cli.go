@@ -12,26 +12,9 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/client"
-	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/model"
 	"github.com/toolscore/toolscore/internal/proc"
 )
-
-// cliInImage is how an agent starts in its cell image: toolscore's own agent adapter
-// (toolscore agent NAME), which runs the CLI installed there. Each agent registers as a client
-// from an init in its own file, so a program that runs agents imports this package.
-func cliInImage(name string) []string { return []string{"/opt/toolscore/toolscore", "agent", name} }
-
-// npmCLI installs an agent's CLI from npm (with flags for npm install) into the install's
-// folder, at the version its Dockerfile pins or the manifest's, then runs the steps after;
-// bin says where the adapter finds the CLI.
-func npmCLI(pkg, flags, bin string, after ...string) *client.Local {
-	step := strings.TrimSpace("npm install --no-audit --no-fund --no-save " + flags + " " + pkg + "@{version}")
-	return &client.Local{
-		Recipe: install.Recipe{Runtime: install.Node, Steps: append([]string{step}, after...)},
-		Env:    []string{bin},
-	}
-}
 
 // cliRun is one run of an agent's CLI: its own record (stdout), its stderr, exit status and time.
 type cliRun struct {

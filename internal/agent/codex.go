@@ -28,14 +28,10 @@ const codexKeyEnv = "TOOLSCORE_CODEX_API_KEY"
 const scriptedCodexModel = "gpt-5.5"
 
 func init() {
-	client.Register(client.Descriptor{Name: "codex", Agent: true, KeyEnv: "OPENAI_API_KEY",
-		Does:    "`codex exec --json` headless, against the scripted Responses API",
-		Image:   client.Image{Dir: "codex", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "CODEX_VERSION"},
-		Command: cliInImage("codex"),
-		Local:   npmCLI("@openai/codex", "", "TOOLSCORE_CODEX=./node_modules/.bin/codex"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return Codex(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/codex).
+	client.Register(client.AgentFolder("codex", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return Codex(ctx, r)
+	}))
 }
 
 // Codex runs the Codex CLI headless (codex exec --json) with a fresh home and CODEX_HOME

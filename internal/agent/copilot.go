@@ -16,14 +16,10 @@ import (
 )
 
 func init() {
-	client.Register(client.Descriptor{Name: "copilot-cli", Agent: true, KeyEnv: "OPENAI_API_KEY",
-		Does:    "`copilot -p` in its offline mode with its own-key provider on the scripted model",
-		Image:   client.Image{Dir: "copilot-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "COPILOT_VERSION"},
-		Command: cliInImage("copilot-cli"),
-		Local:   npmCLI("@github/copilot", "", "TOOLSCORE_COPILOT=./node_modules/.bin/copilot"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return CopilotCLI(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/copilot-cli).
+	client.Register(client.AgentFolder("copilot-cli", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return CopilotCLI(ctx, r)
+	}))
 }
 
 // CopilotCLI runs GitHub Copilot CLI headless (copilot -p, --output-format json) in its

@@ -3,9 +3,10 @@
 // reports what the agent put in front of the model and what it answered. It is the agents'
 // part of the step where a run produces its observation; package client is the SDKs' part.
 //
-// Each agent registers itself as a client (a client.Descriptor with Agent set) from an init
-// in its own file, so a program that runs agents imports this package for its side effect,
-// as cmd/toolscore does. A run of an agent goes:
+// Each agent registers itself as a client from an init in its own file, so a program that runs
+// agents imports this package for its side effect, as cmd/toolscore does. What it registers is
+// its folder's descriptor (internal/client/clients/NAME: its package, the Dockerfile that pins
+// its CLI, its docs; client.AgentFolder) with the adapter here as its Run. A run of an agent goes:
 //
 //  1. toolscore agent NAME reads the adapter contract (client.RequestFromEnv) and calls the
 //     agent's function: [ClaudeCode], [Codex] or [GeminiCLI].
@@ -23,8 +24,9 @@
 // requests, the CLI's record and stderr, its config) land in a directory of the run named
 // after it, listed in the observation.
 //
-// Files: one per agent (claude.go, codex.go, gemini.go), cli.go (running a CLI and its
-// environment), model.go (starting the scripted model or the gateway), view.go ([Classify]).
+// Files: one per agent (claude.go, codex.go, copilot.go, gemini.go, opencode.go, qwen.go),
+// cli.go (running a CLI and its environment), model.go (starting the scripted model or the
+// gateway), view.go ([Classify]).
 //
 // Used by: the CLI (cmd/toolscore, for `toolscore agent NAME` and the registry). Uses: client,
 // model, proc.

@@ -16,14 +16,10 @@ import (
 )
 
 func init() {
-	client.Register(client.Descriptor{Name: "gemini-cli", Agent: true, KeyEnv: "GEMINI_API_KEY",
-		Does:    "`gemini -p` headless, stream-json, yolo, against the scripted Gemini API",
-		Image:   client.Image{Dir: "gemini-cli", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "GEMINI_CLI_VERSION"},
-		Command: cliInImage("gemini-cli"),
-		Local:   npmCLI("@google/gemini-cli", "--omit=optional --ignore-scripts", "TOOLSCORE_GEMINI=./node_modules/.bin/gemini"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return GeminiCLI(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/gemini-cli).
+	client.Register(client.AgentFolder("gemini-cli", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return GeminiCLI(ctx, r)
+	}))
 }
 
 // GeminiCLI runs Gemini CLI headless (gemini -p, stream-json, yolo approval) with a fresh home

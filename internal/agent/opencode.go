@@ -20,15 +20,10 @@ import (
 const opencodeProvider = "toolscore"
 
 func init() {
-	client.Register(client.Descriptor{Name: "opencode", Agent: true, KeyEnv: "OPENAI_API_KEY",
-		Does:    "`opencode run` with an OpenAI-compatible provider on the scripted model",
-		Image:   client.Image{Dir: "opencode", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "OPENCODE_VERSION"},
-		Command: cliInImage("opencode"),
-		// The package's postinstall links the platform's binary in place of its launcher.
-		Local: npmCLI("opencode-ai", "", "TOOLSCORE_OPENCODE=./node_modules/.bin/opencode"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return OpenCode(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/opencode).
+	client.Register(client.AgentFolder("opencode", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return OpenCode(ctx, r)
+	}))
 }
 
 // OpenCode runs opencode headless (opencode run --format json) with a fresh home and XDG dirs,

@@ -19,14 +19,10 @@ import (
 const scriptedQwenModel = "qwen3-coder-plus"
 
 func init() {
-	client.Register(client.Descriptor{Name: "qwen-code", Agent: true, KeyEnv: "OPENAI_API_KEY",
-		Does:    "headless, against the scripted Chat Completions API",
-		Image:   client.Image{Dir: "qwen-code", BaseEnv: "TOOLSCORE_NODE_IMAGE", VersionArg: "QWEN_CODE_VERSION"},
-		Command: cliInImage("qwen-code"),
-		Local:   npmCLI("@qwen-code/qwen-code", "--omit=optional --ignore-scripts", "TOOLSCORE_QWEN=./node_modules/.bin/qwen"),
-		Run: func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-			return QwenCode(ctx, r)
-		}})
+	// Its name, package, pin, image and docs are its folder's (internal/client/clients/qwen-code).
+	client.Register(client.AgentFolder("qwen-code", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return QwenCode(ctx, r)
+	}))
 }
 
 // QwenCode runs Qwen Code headless (qwen -p, stream-json, yolo approval) with a fresh home

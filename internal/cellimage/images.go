@@ -262,12 +262,20 @@ func ImageFS(im client.Image) (fs.FS, error) {
 }
 
 // DefaultVersion is the version of its library or CLI a contained client's Dockerfile installs
-// when no manifest names one (its VersionArg's default), "" when it pins by lockfile instead.
+// when no manifest names one (its VersionArg's default, as an agent's pins its CLI), "" when it
+// pins by lockfile instead.
 func DefaultVersion(im client.Image) string {
-	if im.VersionArg == "" || im.Folder != nil { // a client folder pins by lockfile
+	if im.VersionArg == "" {
 		return ""
 	}
-	dockerfile, _ := imageFiles.ReadFile("images/" + im.Dir + "/Dockerfile")
+	// A client folder's own Dockerfile, else its directory's here; a folder rendered from its
+	// runtime's template, or whose Dockerfile leaves the argument empty, pins by lockfile.
+	var dockerfile []byte
+	if im.Folder != nil {
+		dockerfile, _ = fs.ReadFile(im.Folder.Files, "Dockerfile")
+	} else {
+		dockerfile, _ = imageFiles.ReadFile("images/" + im.Dir + "/Dockerfile")
+	}
 	m := regexp.MustCompile(`(?m)^ARG ` + regexp.QuoteMeta(im.VersionArg) + `=(\S+)`).FindSubmatch(dockerfile)
 	if m == nil {
 		return ""

@@ -27,7 +27,7 @@ var versionArg = regexp.MustCompile(`(?m)^ARG ([A-Z_]+_VERSION)=(\S*)`)
 
 // PinOf reads the default version of what the cell image installs from where the image
 // pins it. A client folder names its package in client.yaml and pins it by the lockfile of its
-// runtime. An image directory of this package pins it in its Dockerfile: the version argument names the package (as "pkg@$ARG" for npm,
+// runtime, or, an agent's, by the default of its version_arg in its Dockerfile. An image directory of this package pins it in its Dockerfile: the version argument names the package (as "pkg@$ARG" for npm,
 // "pkg==$ARG" for PyPI, "group:artifact:$ARG" for Maven, cargo update -p NAME --precise "$ARG"
 // for a crate) and holds the version, or, left empty, the package-lock.json, requirements.txt,
 // pom.xml or Cargo.lock beside it does.
@@ -36,6 +36,9 @@ func PinOf(im client.Image) (Pin, error) {
 	p := Pin{Image: image}
 	if f := im.Folder; f != nil {
 		p.Package, p.Registry = f.Package, f.Registry()
+		if p.Version = DefaultVersion(im); p.Version != "" { // an agent's Dockerfile pins its CLI
+			return p, nil
+		}
 		return lockfilePin(p, f.Files, "internal/client/clients/"+image)
 	}
 	dockerfile, err := imageFiles.ReadFile("images/" + image + "/Dockerfile")

@@ -3,26 +3,34 @@ package client
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing/fstest"
 
 	"github.com/goccy/go-yaml"
 
 	"github.com/toolscore/toolscore/internal/install"
+	"github.com/toolscore/toolscore/record"
 )
 
 // The clients whose adapter runs in an image of their own language (an SDK or framework of
 // node, python, java or rust) are each a folder of clients/: client.yaml (FolderSpec), the adapter
 // and its lockfiles, and doc.md, the client's section of docs/clients.md. Adding one is adding a
-// folder: nothing else names it.
+// folder: nothing else names it. An agent CLI is a folder too (agent: true), its Dockerfile
+// pinning the CLI, but its adapter is Go: internal/agent registers it (AgentFolder).
 //
 //go:embed clients
 var builtinFolders embed.FS
+
+// agentFolders are the agent folders read, by name, for internal/agent to register.
+var agentFolders = map[string]Descriptor{}
 
 func init() {
 	sub, err := fs.Sub(builtinFolders, "clients")
@@ -34,9 +42,28 @@ func init() {
 		panic(fmt.Sprintf("internal/client/clients: %v", err))
 	}
 	for _, d := range ds {
+		if d.Agent {
+			agentFolders[d.Name] = d
+			continue
+		}
 		Register(d)
 	}
 }
+
+// AgentFolder is the descriptor the agent folder name describes, with run, its adapter in Go
+// (toolscore agent NAME), for internal/agent to register. It panics when there is no such
+// folder, as Register does on a mistake, so a misnamed agent stops every test at once.
+func AgentFolder(name string, run func(ctx context.Context, r Request, path string) (*record.Observation, error)) Descriptor {
+	d, ok := agentFolders[name]
+	if !ok {
+		panic(fmt.Sprintf("client.AgentFolder(%q): no agent folder internal/client/clients/%s", name, name))
+	}
+	d.Run = run
+	return d
+}
+
+// AgentFolders lists the agent folders' names, sorted, registered or not.
+func AgentFolders() []string { return slices.Sorted(maps.Keys(agentFolders)) }
 
 // Folder is a client read from a folder of internal/client/clients: what its cell image and
 // its local install are made from.
@@ -84,6 +111,11 @@ type FolderSpec struct {
 	Package string `yaml:"package"`
 	// Requirement is what pip installs at a version pin, when not Package (extras).
 	Requirement string `yaml:"requirement"`
+	// Agent marks an agent CLI: its folder's Dockerfile installs the CLI at VersionArg, its
+	// adapter is Go (internal/agent), and KeyEnv holds its vendor's key for a real model.
+	Agent      bool   `yaml:"agent"`
+	KeyEnv     string `yaml:"key_env"`
+	VersionArg string `yaml:"version_arg"`
 	// Does says in one line what the adapter does, for the table of docs/clients.md.
 	Does string `yaml:"does"`
 	// Borrow names files of other folders the client takes too, as FOLDER/FILE.
@@ -93,7 +125,8 @@ type FolderSpec struct {
 	// BaseEnv and ArgEnv, as Image's; BaseEnv defaults to the runtime's base variable.
 	BaseEnv string            `yaml:"base_env"`
 	ArgEnv  map[string]string `yaml:"arg_env"`
-	// Local is how the client installs on this machine; node and python have one.
+	// Local is how the client installs on this machine; node and python have one, an agent's
+	// steps install its CLI at {version} and Env tells toolscore agent NAME where it is.
 	Local *struct {
 		Steps   []string `yaml:"steps"`
 		Pinned  []string `yaml:"pinned"`
@@ -103,7 +136,7 @@ type FolderSpec struct {
 }
 
 // FolderVersionArg is the build argument that installs a manifest's version in the image of
-// every client folder.
+// every client folder but an agent's (its version_arg, which its Dockerfile pins the CLI by).
 const FolderVersionArg = "SDK_VERSION"
 
 // packageName is a package name a Dockerfile and a shell can take as they are.
@@ -180,6 +213,12 @@ func ReadFolder(root fs.FS, name string) (Descriptor, error) {
 	d := Descriptor{Name: name, Paths: s.Paths, Does: s.Does, Doc: string(bytes.TrimSpace(doc)) + "\n",
 		Image:   Image{Dir: name, BaseEnv: s.BaseEnv, ArgEnv: s.ArgEnv, VersionArg: FolderVersionArg, Folder: f},
 		Command: s.Command}
+	if s.Agent {
+		return agentFolder(d, s)
+	}
+	if s.KeyEnv != "" || s.VersionArg != "" {
+		return d, fmt.Errorf("client.yaml: key_env and version_arg are an agent's (agent: true)")
+	}
 	// The install's files are the image's, less a Dockerfile (internal/cellimage.ImageFS).
 	local := &Local{Recipe: install.Recipe{Runtime: s.Runtime}}
 	switch s.Runtime {
@@ -215,6 +254,36 @@ func ReadFolder(root fs.FS, name string) (Descriptor, error) {
 		return d, fmt.Errorf("a %s client brings its own Dockerfile (only node and python have a template)", s.Runtime)
 	}
 	d.Local = local
+	return d, nil
+}
+
+// agentFolder completes the descriptor of an agent folder: its own Dockerfile installs the CLI
+// at the version its build argument pins, the cell starts toolscore agent NAME, and the local
+// backend installs the CLI by the folder's steps and runs the same adapter.
+func agentFolder(d Descriptor, s FolderSpec) (Descriptor, error) {
+	d.Agent, d.KeyEnv = true, s.KeyEnv
+	d.Image.VersionArg = s.VersionArg
+	d.Command = orArgv(s.Command, []string{"/opt/toolscore/toolscore", "agent", d.Name})
+	if len(s.Paths) > 0 || len(s.Borrow) > 0 {
+		return d, fmt.Errorf("client.yaml: an agent has no paths and borrows nothing")
+	}
+	if s.KeyEnv == "" || s.VersionArg == "" {
+		return d, fmt.Errorf("client.yaml: an agent names its vendor's key variable (key_env) and the build argument its Dockerfile pins the CLI by (version_arg)")
+	}
+	if !d.Image.Folder.HasDockerfile() {
+		return d, fmt.Errorf("an agent brings its own Dockerfile, which installs its CLI")
+	}
+	if s.Runtime == install.Node {
+		d.Image.BaseEnv = cmp.Or(d.Image.BaseEnv, "TOOLSCORE_NODE_IMAGE")
+	}
+	if d.Image.BaseEnv == "" {
+		return d, fmt.Errorf("client.yaml: an agent of runtime %q names the base image's variable (base_env)", s.Runtime)
+	}
+	if s.Local == nil || len(s.Local.Steps) == 0 || len(s.Local.Pinned) > 0 {
+		return d, fmt.Errorf("client.yaml: an agent says how its CLI installs at {version} (local: steps)")
+	}
+	// No command: the local backend runs toolscore agent NAME, which finds the CLI by Env.
+	d.Local = &Local{Recipe: install.Recipe{Runtime: s.Runtime, Steps: s.Local.Steps}, Command: s.Local.Command, Env: s.Local.Env}
 	return d, nil
 }
 

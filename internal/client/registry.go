@@ -15,8 +15,8 @@ import (
 
 // Descriptor is everything toolscore knows about one client or agent. A client whose adapter
 // runs in an image of its own language is a folder of clients/ (ReadFolder); a Go client
-// registers one from its own file, and an agent from internal/agent (so a program that runs
-// them imports that package). Every lookup reads it: the names a manifest may use, the command
+// registers one from its own file, and an agent, a folder of clients/ too, from internal/agent
+// with its Go adapter (AgentFolder; so a program that runs them imports that package). Every lookup reads it: the names a manifest may use, the command
 // a run starts, the cell image, where a real model's key is, toolscore version, the usage text
 // and docs/clients.md.
 type Descriptor struct {
@@ -126,7 +126,7 @@ func inInstall(dir, w string) string {
 // Image is the cell image a contained client lives in, built by internal/cellimage.Client.
 type Image struct {
 	// Dir is the image's name: its client folder's, or its directory under
-	// internal/cellimage/images.
+	// internal/cellimage/images when it has no folder.
 	Dir string
 	// BaseEnv names the variable that replaces the Dockerfile's BASE_IMAGE when set (CI
 	// without a registry brings its own base).
@@ -140,8 +140,9 @@ type Image struct {
 	// Borrow lists files of other image directories the build context takes as well, by their
 	// path under internal/cellimage/images, so one adapter script can serve several images.
 	Borrow []string
-	// Folder is the client folder the image is made from; nil for an image directory of
-	// internal/cellimage/images (the agents', whose Dockerfiles pin their CLIs).
+	// Folder is the client folder the image is made from (an agent's among them, whose
+	// Dockerfile pins its CLI at VersionArg); nil for an image directory of
+	// internal/cellimage/images.
 	Folder *Folder
 }
 
