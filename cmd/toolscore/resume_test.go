@@ -36,7 +36,7 @@ func TestResumeAfterKill(t *testing.T) {
 	ref := t.TempDir()
 	start := time.Now()
 	first := startSweep(t, append(resumeSweepArgs, "--out", ref)...)
-	waitFile(t, filepath.Join(ref, "sweep.json"), first)
+	waitFile(t, filepath.Join(ref, "sweep.json"), nil, first)
 
 	// Another sweep on the same --out, fresh or resumed, is refused while the first runs.
 	for _, args := range [][]string{append(resumeSweepArgs, "--out", ref), {"run", "--resume", ref}} {
@@ -68,8 +68,11 @@ func TestResumeAfterKill(t *testing.T) {
 				t.Fatalf("the sweep before exited %d:\n%s", code, b)
 			}
 		}
+		// The sweep before's sweep.json is there from the start: wait for this sweep's, else a
+		// kill in its first milliseconds finds the directory untouched (the sweep before's, rightly).
+		before, _ := os.ReadFile(filepath.Join(out, "sweep.json"))
 		s := startSweep(t, append(resumeSweepArgs, "--out", out)...)
-		waitFile(t, filepath.Join(out, "sweep.json"), s)
+		waitFile(t, filepath.Join(out, "sweep.json"), before, s)
 		// The kill point: once a number of runs drawn from 0 to 40 are recorded, then up to
 		// two runs' time later, so kills spread over the sweep whatever the machine's speed
 		// (40: between the last record and results.json, or after it).
@@ -219,12 +222,12 @@ func (s *sweepProc) wait(t *testing.T) int {
 	return -1
 }
 
-// waitFile waits until the sweep s has made path.
-func waitFile(t *testing.T, path string, s *sweepProc) {
+// waitFile waits until the sweep s has made path, with contents other than old (nil: any).
+func waitFile(t *testing.T, path string, old []byte, s *sweepProc) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && (old == nil || !bytes.Equal(b, old)) {
 			return
 		}
 		select {
