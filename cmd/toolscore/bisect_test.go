@@ -123,21 +123,10 @@ func TestBisectPyPIOnDocker(t *testing.T) {
 func TestBisectAgentOnDocker(t *testing.T) {
 	engine(t)
 	manifest := filepath.Join(t.TempDir(), "claude-code.yaml")
-	writeFile(t, manifest, `name: claude code versions
-server: {builtin: ledger}
-tool: get_account_balance
-arguments: {account_id: ACC-4471}
-prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
-truth: ["40718.77", "4071877"]
-faults: [type-swap]
-schema_modes: [published]
-protocols: [2026-07-28]
-clients:
+	writeFile(t, manifest, claudeTypeSwapManifest(`clients:
   - {name: claude-code, version: "2.1.291"}
   - {name: claude-code, version: "2.1.292"}
-runs: 1
-timeout: 60s
-`)
+`))
 	out := bisectFinds(t, []string{"--client", "claude-code", "--good", "2.1.291", "--bad", "2.1.293", "--cell", "type-swap/published/2026-07-28",
 		"--work", t.TempDir(), manifest},
 		"first version whose outcome differs from 2.1.291's: claude-code 2.1.292",
@@ -186,4 +175,21 @@ func bisectFinds(t *testing.T, args []string, want ...string) string {
 		t.Errorf("%d live runs and %d against the recording, with %v:\n%s", live, replayed, args, stderr.String())
 	}
 	return string(out)
+}
+
+// claudeTypeSwapManifest is the manifest of Claude Code's type-swap cell with the schema
+// published under protocol 2026-07-28, which bisect and history sweep, with its clients lines.
+func claudeTypeSwapManifest(clients string) string {
+	return `name: claude code versions
+server: {builtin: ledger}
+tool: get_account_balance
+arguments: {account_id: ACC-4471}
+prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
+truth: ["40718.77", "4071877"]
+faults: [type-swap]
+schema_modes: [published]
+protocols: [2026-07-28]
+` + clients + `runs: 1
+timeout: 60s
+`
 }

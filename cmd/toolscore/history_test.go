@@ -173,19 +173,7 @@ func TestHistoryGoOnDocker(t *testing.T) {
 func TestHistoryAgentOnDocker(t *testing.T) {
 	engine(t)
 	manifest := filepath.Join(t.TempDir(), "claude-code.yaml")
-	writeFile(t, manifest, `name: claude code versions
-server: {builtin: ledger}
-tool: get_account_balance
-arguments: {account_id: ACC-4471}
-prompt: What is the balance of ledger account ACC-4471? Answer with the amount and currency.
-truth: ["40718.77", "4071877"]
-faults: [type-swap]
-schema_modes: [published]
-protocols: [2026-07-28]
-clients: [claude-code]
-runs: 1
-timeout: 60s
-`)
+	writeFile(t, manifest, claudeTypeSwapManifest("clients: [claude-code]\n"))
 	h := runHistory(t, t.TempDir(), manifest, "--clients", "claude-code", "--backend", "docker", "--cache", t.TempDir(),
 		"--from", "2.1.291", "--to", "2.1.292")
 	if got, want := segments(t, h), []string{"2.1.291–2.1.291 passed", "2.1.292–2.1.292 rejected"}; !sameStrings(got, want) {
