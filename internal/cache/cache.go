@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/dirsum"
 	"github.com/toolscore/toolscore/internal/filelock"
 )
 
@@ -63,12 +64,7 @@ type Entry struct {
 	Meta Meta
 	Runs []Run
 	dir  string
-	sums map[string]fileSum
-}
-
-type fileSum struct {
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+	sums dirsum.Sums
 }
 
 // Cache is a folder of entries, one a key: DIR/<key>/. Entries are made beside it and renamed
@@ -110,7 +106,7 @@ func (c *Cache) Get(key string) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the cache entry %s: %w", dir, err)
 	}
-	var sums map[string]fileSum
+	var sums dirsum.Sums
 	if json.Unmarshal(b, &sums) != nil {
 		return nil, &DamagedError{key, "its manifest is unreadable"}
 	}
@@ -139,24 +135,11 @@ func (c *Cache) Get(key string) (*Entry, error) {
 	return e, nil
 }
 
-// check says what of dir differs from sums, "" when nothing: sizes first, so an entry cut
-// short is found without reading any content, then every file's hash; a file the manifest
-// does not name is a difference too.
-func check(dir string, sums map[string]fileSum) string {
-	for _, rel := range slices.Sorted(maps.Keys(sums)) {
-		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
-		switch {
-		case err != nil:
-			return fmt.Sprintf("its file %q is missing", rel)
-		case !info.Mode().IsRegular() || info.Size() != sums[rel].Size:
-			return fmt.Sprintf("its file %q changed size", rel)
-		}
-	}
-	for _, rel := range slices.Sorted(maps.Keys(sums)) {
-		sum, _, err := hashFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil || sum != sums[rel].SHA256 {
-			return fmt.Sprintf("its file %q is not what was stored", rel)
-		}
+// check says what of dir differs from sums, "" when nothing; a file the manifest does not
+// name is a difference too.
+func check(dir string, sums dirsum.Sums) string {
+	if why := sums.Changed(dir, "stored"); why != "" {
+		return why
 	}
 	extra := ""
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -197,7 +180,7 @@ func (e *Entry) Copy(out string, r Run) error {
 }
 
 // copyChecked copies from to to, and fails unless what it copied is want.
-func copyChecked(from, to string, want fileSum) error {
+func copyChecked(from, to string, want dirsum.File) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
@@ -265,7 +248,7 @@ func (c *Cache) Put(ctx context.Context, meta Meta, out string, runs []Run, repl
 	if err := os.WriteFile(filepath.Join(tmp, metaFile), mb, 0o644); err != nil {
 		return err
 	}
-	if err := writeManifest(tmp); err != nil {
+	if err := dirsum.Write(tmp, manifestFile); err != nil {
 		return err
 	}
 	// The lock is the one a damaged entry's removal takes: this rename does not land in the
@@ -410,39 +393,6 @@ func copyTree(from, to string) error {
 		}
 		return err
 	})
-}
-
-// writeManifest lists every file of dir with its size and hash, in manifest.json.
-func writeManifest(dir string) error {
-	sums := map[string]fileSum{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		sum, n, err := hashFile(p)
-		if err != nil {
-			return err
-		}
-		sums[filepath.ToSlash(rel)] = fileSum{n, sum}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	b, _ := json.Marshal(sums)
-	return os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
-}
-
-func hashFile(p string) (sum string, n int64, err error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err = io.Copy(h, f)
-	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
 func randomSuffix() string {

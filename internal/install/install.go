@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/internal/dirsum"
 	"github.com/toolscore/toolscore/internal/filelock"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
@@ -501,55 +501,8 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// installedFile is what the entry's record holds of one file: its size, checked first because
-// it is cheap, and its content's sha256, so a same-size edit is seen too.
-type installedFile struct {
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
-}
-
 // writeDone lists every file of the entry with its size and its content's hash.
-func writeDone(dir string) error {
-	files := map[string]installedFile{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == doneFile {
-			return nil
-		}
-		sum, n, err := hashFile(p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = installedFile{Size: n, SHA256: sum}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	b, _ := json.Marshal(files)
-	return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
-}
-
-// hashFile streams p through sha256, so a file of any size costs no more memory than a buffer.
-func hashFile(p string) (sum string, n int64, err error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err = io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
+func writeDone(dir string) error { return dirsum.Write(dir, doneFile) }
 
 // intact says whether dir is a complete entry whose files all hold what they held when it was
 // installed; when not, why says what differs, for the line that installs it afresh.
@@ -558,25 +511,12 @@ func intact(dir string) (ok bool, why string) {
 	if err != nil {
 		return false, "it has no record of a finished install"
 	}
-	var want map[string]installedFile
+	var want dirsum.Sums
 	if json.Unmarshal(b, &want) != nil {
 		return false, "its record of the install is unreadable or from an older toolscore"
 	}
-	// Sizes first, over every file: a cut-short entry is found without reading any content.
-	for _, rel := range slices.Sorted(maps.Keys(want)) {
-		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
-		switch {
-		case err != nil:
-			return false, fmt.Sprintf("its file %q is missing", rel)
-		case !info.Mode().IsRegular() || info.Size() != want[rel].Size:
-			return false, fmt.Sprintf("its file %q is not what was installed: its size changed", rel)
-		}
-	}
-	for _, rel := range slices.Sorted(maps.Keys(want)) {
-		sum, _, err := hashFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil || sum != want[rel].SHA256 {
-			return false, fmt.Sprintf("its file %q is not what was installed: its content changed", rel)
-		}
+	if why := want.Changed(dir, "installed"); why != "" {
+		return false, why
 	}
 	return true, ""
 }
