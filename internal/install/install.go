@@ -348,7 +348,7 @@ func install(ctx context.Context, dir string, r Recipe) error {
 			return err
 		}
 	}
-	if err := writeDone(dir); err != nil {
+	if err := dirsum.Write(dir, doneFile); err != nil {
 		_ = os.RemoveAll(dir)
 		return err
 	}
@@ -500,9 +500,6 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// writeDone lists every file of the entry with its size and its content's hash.
-func writeDone(dir string) error { return dirsum.Write(dir, doneFile) }
 
 // intact says whether dir is a complete entry whose files all hold what they held when it was
 // installed; when not, why says what differs, for the line that installs it afresh.
