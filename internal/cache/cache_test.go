@@ -174,12 +174,12 @@ func TestDiffers(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"result":{"v":1,"at":"t2"}}`, []string{"/at"}, true},
 		{`{"jsonrpc":"2.0","id":1,"result":{"v":2,"at":"t2"}}`, []string{"/at"}, false},
 	} {
-		why := s.Differs(live(tt.answer), map[string][]string{"a": tt.volatile})
+		why := s.Differs(live(tt.answer), map[string][]string{"a": tt.volatile}, 30*time.Second)
 		if (why == "") != tt.same {
 			t.Errorf("%s with volatile %v: %q", tt.answer, tt.volatile, why)
 		}
 	}
-	if why := s.Differs(Live{Answers: map[string]string{}}, nil); why == "" {
+	if why := s.Differs(Live{Answers: map[string]string{}}, nil, 30*time.Second); why == "" {
 		t.Error("no live answer at all passed")
 	}
 }
