@@ -171,8 +171,7 @@ func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, 
 
 // listSchemas asks a fresh instance of the server for its tools (every page of tools/list) and
 // returns each tool's outputSchema, by name: what the server publishes, whatever the client of
-// the session under test asks. The pages it read go into the transcript (event schema-session),
-// so the cell cache can ask a live server the same before it reuses the cell.
+// the session under test asks.
 func listSchemas(ctx context.Context, srv Server, tee *transcript.Tee) (map[string]map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -181,15 +180,11 @@ func listSchemas(ctx context.Context, srv Server, tee *transcript.Tee) (map[stri
 		return nil, err
 	}
 	defer f.close()
-	schemas, pages, err := pagedSchemas(f.request)
-	if err == nil {
-		tee.Write(&transcript.Record{Dir: transcript.Event, Event: "schema-session", Note: "the proxy's own session with a fresh server: the tools/list pages it read", Detail: map[string]any{"pages": pages}})
-	}
-	return schemas, err
+	return recordedSchemas(f.request, tee)
 }
 
 // listSchemasHTTP does what listSchemas does over a session of its own with an HTTP server.
-func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]any, error) {
+func listSchemasHTTP(ctx context.Context, up Upstream, tee *transcript.Tee) (map[string]map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	s, err := startFreshHTTP(ctx, up, "toolscore-schema")
@@ -197,7 +192,16 @@ func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]an
 		return nil, err
 	}
 	defer s.close()
-	schemas, _, err := pagedSchemas(s.request)
+	return recordedSchemas(s.request, tee)
+}
+
+// recordedSchemas is pagedSchemas with the pages it read written to the transcript (event
+// schema-session), so the cell cache can ask a live server the same before it reuses the cell.
+func recordedSchemas(request func(id, method string, params any) (json.RawMessage, error), tee *transcript.Tee) (map[string]map[string]any, error) {
+	schemas, pages, err := pagedSchemas(request)
+	if err == nil {
+		tee.Write(&transcript.Record{Dir: transcript.Event, Event: "schema-session", Note: "the proxy's own session with a fresh server: the tools/list pages it read", Detail: map[string]any{"pages": pages}})
+	}
 	return schemas, err
 }
 
