@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,8 +28,27 @@ func newOneCellCache(t *testing.T, manifest string) *oneCellCache {
 	return c
 }
 
-// sweep serves cfg and sweeps once: whether the cell was reused, its outcome, and the log.
+// sweep serves cfg and sweeps once: whether the first cell was reused, its outcome, and the log.
 func (c *oneCellCache) sweep(cfg twoToolsConfig) (reused bool, outcome, stderr string) {
+	c.t.Helper()
+	cells, stderr := c.sweepAll(cfg)
+	if len(cells) != 1 {
+		c.t.Fatalf("sweep %d: %d cells, want 1", c.n, len(cells))
+	}
+	for _, cell := range cells {
+		reused, outcome = cell.reused, cell.outcome
+	}
+	return reused, outcome, stderr
+}
+
+// cellSeen is what a sweep did with one cell: reused or not, and its outcome ("passed 1").
+type cellSeen struct {
+	reused  bool
+	outcome string
+}
+
+// sweepAll serves cfg and sweeps once: each cell, by client, and the log.
+func (c *oneCellCache) sweepAll(cfg twoToolsConfig) (map[string]cellSeen, string) {
 	c.t.Helper()
 	b, _ := json.Marshal(cfg)
 	writeFile(c.t, c.config, string(b))
@@ -40,38 +60,46 @@ func (c *oneCellCache) sweep(cfg twoToolsConfig) (reused bool, outcome, stderr s
 	if code != 0 && code != 1 {
 		c.t.Fatalf("sweep %d exited %d:\n%s", c.n, code, stderr)
 	}
-	res := readResultsDir(c.t, out)
-	if len(res.Cells) != 1 {
-		c.t.Fatalf("sweep %d: %d cells, want 1", c.n, len(res.Cells))
+	c.t.Logf("sweep %d:\n%s", c.n, stderr)
+	cells := map[string]cellSeen{}
+	for _, cell := range readResultsDir(c.t, out).Cells {
+		var outcomes []string
+		for o, n := range cell.Outcome {
+			outcomes = append(outcomes, fmt.Sprintf("%s %d", o, n))
+		}
+		slices.Sort(outcomes)
+		cells[cell.Client] = cellSeen{cell.ReusedFrom != nil, strings.Join(outcomes, ", ")}
 	}
-	cell := res.Cells[0]
-	var outcomes []string
-	for o, n := range cell.Outcome {
-		outcomes = append(outcomes, fmt.Sprintf("%s %d", o, n))
-	}
-	return cell.ReusedFrom != nil, strings.Join(outcomes, ", "), stderr
+	return cells, stderr
 }
 
 // TestCellCacheChecksTiming (issue 48): the check of the server before reuse compares when its
 // answers come, on the cell's own timeout. A server that became slower than the timeout runs
-// its cell again (where it hangs), and once fast again, the cached hung cell is not reused
-// either: it runs, and passes. A server as fast as before is reused.
+// its cells again (where the raw client hangs and go-sdk throws), and once fast again, those
+// cached cells are not reused either: they run, and pass. A server as fast as before is reused.
 func TestCellCacheChecksTiming(t *testing.T) {
 	t.Parallel()
-	c := newOneCellCache(t, "tool: a\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw]\nruns: 1\ntimeout: 2s\n")
-	if reused, outcome, log := c.sweep(twoToolsConfig{A: "alpha"}); reused || outcome != "passed 1" {
-		t.Fatalf("first sweep: reused %v, %s:\n%s", reused, outcome, log)
-	}
-	// Slower than the cell's timeout: the cached "passed" is not what a client sees now.
-	if reused, outcome, log := c.sweep(twoToolsConfig{A: "alpha", DelayMS: 3000}); reused || outcome != "hung 1" {
-		t.Fatalf("a server slower than the timeout: reused %v, %s; want the cell run, hung:\n%s", reused, outcome, log)
-	}
-	// Fast again: the cached "hung" was the server's time, and is not kept.
-	if reused, outcome, log := c.sweep(twoToolsConfig{A: "alpha"}); reused || outcome != "passed 1" {
-		t.Fatalf("a server fast again: reused %v, %s; want the cell run, passed:\n%s", reused, outcome, log)
-	}
-	if reused, outcome, log := c.sweep(twoToolsConfig{A: "alpha"}); !reused || outcome != "passed 1" {
-		t.Fatalf("a server as fast as the cached run: reused %v, %s; want it reused, passed:\n%s", reused, outcome, log)
+	c := newOneCellCache(t, "tool: a\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw, go-sdk/call]\nruns: 1\ntimeout: 2s\n")
+	fast, slow := twoToolsConfig{A: "alpha"}, twoToolsConfig{A: "alpha", DelayMS: 3000}
+	for _, step := range []struct {
+		what   string
+		serve  twoToolsConfig
+		reused bool
+	}{
+		{"first sweep", fast, false},
+		// Slower than the cell's timeout: the cached "passed" is not what a client sees now.
+		{"a server slower than the timeout", slow, false},
+		// Fast again: the cached outcomes were the server's time, and are not kept.
+		{"a server fast again", fast, false},
+		{"a server as fast as the cached run", fast, true},
+	} {
+		cells, log := c.sweepAll(step.serve)
+		for client, cell := range cells {
+			passed := cell.outcome == "passed 1"
+			if cell.reused != step.reused || passed != (step.serve.DelayMS == 0) {
+				t.Fatalf("%s: %s reused %v, %s; want reused %v, passed %v:\n%s", step.what, client, cell.reused, cell.outcome, step.reused, step.serve.DelayMS == 0, log)
+			}
+		}
 	}
 }
 
