@@ -194,6 +194,11 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 			}
 			ss, err := cache.ReadSessions(e.RunDir(r))
 			if err != nil {
+				// Never reused, so its cell's new runs replace it: kept, it would make the cell
+				// run in every sweep (an entry of a toolscore that did not record the proxy's own
+				// sessions, a message too large to replay).
+				fmt.Fprintf(cc.Log, "cell cache: %s: %s; the cell runs, and its new runs replace the entry\n", report.Plain(c.First.Cell.Key()), report.Plain(err.Error()))
+				cc.stale[i] = true
 				ok = false
 				break
 			}
