@@ -19,6 +19,12 @@ import (
 type twoToolsConfig struct {
 	A, B  string
 	Stamp bool
+	// DelayMS holds each tools/call answer this long; Schema is the outputSchema tools/list
+	// publishes for both tools (none when nil); Notify sends a notifications/message with this
+	// text before each tools/call answer.
+	DelayMS int
+	Schema  map[string]any
+	Notify  string
 }
 
 // twoTools is an MCP server on stdio with two tools, a and b, whose answers its config file says.
@@ -57,7 +63,11 @@ func twoTools(config string) int {
 			result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "twotools", "version": "1"}}
 		case "tools/list":
 			tool := func(name string) map[string]any {
-				return map[string]any{"name": name, "description": "answers " + name, "inputSchema": map[string]any{"type": "object"}}
+				t := map[string]any{"name": name, "description": "answers " + name, "inputSchema": map[string]any{"type": "object"}}
+				if cfg.Schema != nil {
+					t["outputSchema"] = cfg.Schema
+				}
+				return t
 			}
 			result = map[string]any{"tools": []any{tool("a"), tool("b")}}
 		case "tools/call":
@@ -69,6 +79,10 @@ func twoTools(config string) int {
 			if cfg.Stamp {
 				structured["at"] = time.Now().Format(time.RFC3339Nano)
 			}
+			if cfg.Notify != "" {
+				send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": cfg.Notify}})
+			}
+			time.Sleep(time.Duration(cfg.DelayMS) * time.Millisecond)
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "structuredContent": structured}
 		default:
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})

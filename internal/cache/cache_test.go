@@ -174,12 +174,57 @@ func TestDiffers(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"result":{"v":1,"at":"t2"}}`, []string{"/at"}, true},
 		{`{"jsonrpc":"2.0","id":1,"result":{"v":2,"at":"t2"}}`, []string{"/at"}, false},
 	} {
-		why := s.Differs(live(tt.answer), map[string][]string{"a": tt.volatile})
+		why := s.Differs(live(tt.answer), map[string][]string{"a": tt.volatile}, 30*time.Second)
 		if (why == "") != tt.same {
 			t.Errorf("%s with volatile %v: %q", tt.answer, tt.volatile, why)
 		}
 	}
-	if why := s.Differs(Live{Answers: map[string]string{}}, nil); why == "" {
+	if why := s.Differs(Live{Answers: map[string]string{}}, nil, 30*time.Second); why == "" {
 		t.Error("no live answer at all passed")
+	}
+}
+
+// TestDiffersOnTime: an answer is reused only on the same side of the cell's timeout as the
+// recorded one, within a quarter of it or past it; between, either side, the cell runs. A request
+// the recorded session never had answered agrees only with a live answer that comes a quarter of
+// the timeout after the recorded session ended, or none.
+func TestDiffersOnTime(t *testing.T) {
+	dir := t.TempDir()
+	// Request 1 answered after 10ms; request 2 never answered, the session ending 1.5s after it.
+	tee := `{"time":"2026-01-01T00:00:00Z","dir":"to-server","wire":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n"}
+{"time":"2026-01-01T00:00:00.01Z","dir":"to-client","wire":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"}
+{"time":"2026-01-01T00:00:00.5Z","dir":"to-server","wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}\n"}
+{"time":"2026-01-01T00:00:02Z","dir":"event","event":"no-server-exit"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "tee.jsonl"), []byte(tee), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := ReadSessions(dir)
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("ReadSessions: %+v, %v", ss, err)
+	}
+	const timeout = 2 * time.Second
+	for _, tt := range []struct {
+		name     string
+		latency1 time.Duration
+		latency2 time.Duration // 0: request 2 unanswered
+		same     bool
+	}{
+		{"both on time", 300 * time.Millisecond, 0, true},
+		{"live too near the timeout", time.Second, 0, false},
+		{"live late", 0, 0, false}, // request 1 unanswered live, within the timeout
+		{"the hung request answered now", 5 * time.Millisecond, 100 * time.Millisecond, false},
+		{"the hung request answered well after the session", 5 * time.Millisecond, 2100 * time.Millisecond, true},
+	} {
+		live := Live{Answers: map[string]string{}, Latency: map[string]time.Duration{}, Before: map[string][]string{}}
+		if tt.latency1 > 0 {
+			live.Answers["1"], live.Latency["1"] = `{"jsonrpc":"2.0","id":1,"result":{}}`, tt.latency1
+		}
+		if tt.latency2 > 0 {
+			live.Answers["2"], live.Latency["2"] = `{"jsonrpc":"2.0","id":2,"result":{}}`, tt.latency2
+		}
+		if why := ss[0].Differs(live, nil, timeout); (why == "") != tt.same {
+			t.Errorf("%s: differs %q, want same %v", tt.name, why, tt.same)
+		}
 	}
 }

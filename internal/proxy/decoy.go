@@ -25,7 +25,7 @@ func fetchOnce(ctx context.Context, srv Server, tool string, args json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	tee.Write(&transcript.Record{Dir: transcript.Event, Event: "decoy", Note: "fetched a real record for the fault from a fresh server", Detail: map[string]any{"arguments": args, "result": raw}})
+	tee.Write(&transcript.Record{Dir: transcript.Event, Event: "decoy", Note: "fetched a real record for the fault from a fresh server", Detail: map[string]any{"tool": tool, "arguments": args, "result": raw}})
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var result map[string]any

@@ -57,7 +57,7 @@ func RunHTTP(ctx context.Context, hr HTTPRun, cfg Config, tee *transcript.Tee, s
 		return 2, errors.New("no upstream URL and no server command given (usage: toolscore proxy --listen ADDR (--upstream URL | -- CMD ...))")
 	}
 	if p.cfg.Schemas == nil {
-		p.cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) { return listSchemasHTTP(ctx, up) }
+		p.cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) { return listSchemasHTTP(ctx, up, tee) }
 	}
 	if cmd == nil {
 		p.record(&transcript.Record{Dir: transcript.Event, Event: "start", Detail: map[string]any{

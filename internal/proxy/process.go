@@ -64,7 +64,7 @@ func Run(ctx context.Context, srv Server, cfg Config, tee *transcript.Tee, stdin
 	}
 	if cfg.Schemas == nil {
 		cfg.Schemas = func(ctx context.Context) (map[string]map[string]any, error) {
-			return listSchemas(ctx, srv)
+			return listSchemas(ctx, srv, tee)
 		}
 	}
 	cmd := srv.cmd()

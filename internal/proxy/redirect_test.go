@@ -31,7 +31,7 @@ func TestSchemaLookupKeepsCredentialsInOrigin(t *testing.T) {
 	defer redirector.Close()
 	u, _ := url.Parse(redirector.URL + "/mcp")
 	up := Upstream{URL: u, Header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Api-Key": {"k3y"}}}
-	_, err := listSchemasHTTP(context.Background(), up)
+	_, err := listSchemasHTTP(context.Background(), up, nil)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, h := range seen {
@@ -58,7 +58,7 @@ func TestSchemaLookupFollowsSameOrigin(t *testing.T) {
 	}))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL + "/old")
-	_, err := listSchemasHTTP(context.Background(), Upstream{URL: u, Header: http.Header{"X-Api-Key": {"k3y"}}})
+	_, err := listSchemasHTTP(context.Background(), Upstream{URL: u, Header: http.Header{"X-Api-Key": {"k3y"}}}, nil)
 	if got != "k3y" {
 		t.Errorf("the same origin got X-Api-Key %q after the redirect, want k3y (err %v)", got, err)
 	}

@@ -172,7 +172,7 @@ func (p *Proxy) listFault(ctx context.Context, lf fault.ListFault, name string, 
 // listSchemas asks a fresh instance of the server for its tools (every page of tools/list) and
 // returns each tool's outputSchema, by name: what the server publishes, whatever the client of
 // the session under test asks.
-func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, error) {
+func listSchemas(ctx context.Context, srv Server, tee *transcript.Tee) (map[string]map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	f, err := startFresh(ctx, srv, "toolscore-schema")
@@ -180,11 +180,11 @@ func listSchemas(ctx context.Context, srv Server) (map[string]map[string]any, er
 		return nil, err
 	}
 	defer f.close()
-	return pagedSchemas(f.request)
+	return recordedSchemas(f.request, tee)
 }
 
 // listSchemasHTTP does what listSchemas does over a session of its own with an HTTP server.
-func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]any, error) {
+func listSchemasHTTP(ctx context.Context, up Upstream, tee *transcript.Tee) (map[string]map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	s, err := startFreshHTTP(ctx, up, "toolscore-schema")
@@ -192,19 +192,31 @@ func listSchemasHTTP(ctx context.Context, up Upstream) (map[string]map[string]an
 		return nil, err
 	}
 	defer s.close()
-	return pagedSchemas(s.request)
+	return recordedSchemas(s.request, tee)
+}
+
+// recordedSchemas is pagedSchemas with the pages it read written to the transcript (event
+// schema-session), so the cell cache can ask a live server the same before it reuses the cell.
+func recordedSchemas(request func(id, method string, params any) (json.RawMessage, error), tee *transcript.Tee) (map[string]map[string]any, error) {
+	schemas, pages, err := pagedSchemas(request)
+	if err == nil {
+		tee.Write(&transcript.Record{Dir: transcript.Event, Event: "schema-session", Note: "the proxy's own session with a fresh server: the tools/list pages it read", Detail: map[string]any{"pages": pages}})
+	}
+	return schemas, err
 }
 
 // pagedSchemas reads every page of tools/list through request and returns each tool's
-// outputSchema, by name.
-func pagedSchemas(request func(id, method string, params any) (json.RawMessage, error)) (map[string]map[string]any, error) {
+// outputSchema, by name, and the pages' results as the server sent them.
+func pagedSchemas(request func(id, method string, params any) (json.RawMessage, error)) (map[string]map[string]any, []json.RawMessage, error) {
+	var pages []json.RawMessage
 	schemas := map[string]map[string]any{}
 	params := map[string]any{}
 	for page := 1; ; page++ {
 		raw, err := request(fmt.Sprintf("toolscore-schema-list-%d", page), "tools/list", params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		pages = append(pages, raw)
 		var list struct {
 			Tools []struct {
 				Name         string          `json:"name"`
@@ -213,7 +225,7 @@ func pagedSchemas(request func(id, method string, params any) (json.RawMessage, 
 			NextCursor string `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("the fresh server's tools/list: %w", err)
+			return nil, nil, fmt.Errorf("the fresh server's tools/list: %w", err)
 		}
 		for _, t := range list.Tools {
 			var s map[string]any
@@ -223,7 +235,7 @@ func pagedSchemas(request func(id, method string, params any) (json.RawMessage, 
 		}
 		// A server that pages for ever is cut off: the schemas seen so far are what it publishes.
 		if list.NextCursor == "" || page == 100 {
-			return schemas, nil
+			return schemas, pages, nil
 		}
 		params = map[string]any{"cursor": list.NextCursor}
 	}

@@ -194,6 +194,11 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 			}
 			ss, err := cache.ReadSessions(e.RunDir(r))
 			if err != nil {
+				// Never reused, so its cell's new runs replace it: kept, it would make the cell
+				// run in every sweep (an entry of a toolscore that did not record the proxy's own
+				// sessions, a message too large to replay).
+				fmt.Fprintf(cc.Log, "cell cache: %s: %s; the cell runs, and its new runs replace the entry\n", report.Plain(c.First.Cell.Key()), report.Plain(err.Error()))
+				cc.stale[i] = true
 				ok = false
 				break
 			}
@@ -229,7 +234,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	changed, first := 0, ""
 	for _, i := range slices.Sorted(maps.Keys(hits)) {
 		for _, s := range hits[i].sessions {
-			if why := s.Differs(live[s.Key()], volatile); why != "" {
+			if why := s.Differs(live[s.Key()], volatile, o.Scenario.Timeout.Std()); why != "" {
 				if first == "" {
 					first = res.Cells[i].Key() + ": " + why
 				}
@@ -270,7 +275,10 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 		return nil, err
 	}
 	work := o.Backend.WorkDir(dir)
-	command := append([]string{o.Backend.Self(), cacheReplayCommand, "--in", filepath.Join(work, "sessions.jsonl"), "--"}, server...)
+	// Each session is replayed with the cell's own timeout: what comes later than that, a client
+	// of the cell would not see either.
+	timeout := o.Scenario.Timeout.Std()
+	command := append([]string{o.Backend.Self(), cacheReplayCommand, "--in", filepath.Join(work, "sessions.jsonl"), "--wait", timeout.String(), "--"}, server...)
 	client := ""
 	for _, c := range o.Scenario.Clients {
 		if _, out := o.Unavailable[c.ID()]; !out {
@@ -278,8 +286,13 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 			break
 		}
 	}
-	timeout := 2*time.Minute + time.Duration(len(sessions))*o.Scenario.Timeout.Std()
-	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: client, Cell: "cache check", Command: command, Env: env, Timeout: timeout})
+	// A replay waits up to the timeout before each message and once more for the answers at its
+	// end: this bounds a server that is slow at every step.
+	var steps time.Duration
+	for _, s := range sessions {
+		steps += time.Duration(len(s.Sent)+1) * timeout
+	}
+	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: client, Cell: "cache check", Command: command, Env: env, Timeout: 2*time.Minute + steps})
 	switch {
 	case res.Err != nil:
 		return nil, res.Err

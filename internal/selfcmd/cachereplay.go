@@ -22,12 +22,13 @@ import (
 func cacheReplayCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("cache-replay", flag.ContinueOnError)
 	in := fs.String("in", "", "the sessions to play, one JSON a line")
+	wait := fs.Duration("wait", 10*time.Second, "the cell's timeout: how long to wait for each message of the server, and for each answer after its request")
 	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
 	argv := fs.Args()
-	if *in == "" || len(argv) == 0 {
-		return exitcode.UsageError(errors.New("toolscore cache-replay --in FILE -- SERVER [ARGS]"))
+	if *in == "" || len(argv) == 0 || *wait <= 0 {
+		return exitcode.UsageError(errors.New("toolscore cache-replay --in FILE [--wait TIMEOUT] -- SERVER [ARGS]"))
 	}
 	f, err := os.Open(*in)
 	if err != nil {
@@ -51,7 +52,7 @@ func cacheReplayCmd(ctx context.Context, args []string) error {
 		}
 		// This command runs as a run does (the backend starts it with the environment the run
 		// defines, runner.cellcache's Spec), so its environment is already the server's.
-		live := cache.Replay(ctx, s, session, os.Environ(), 10*time.Second)
+		live := cache.Replay(ctx, s, session, os.Environ(), *wait)
 		if folder != "" {
 			os.RemoveAll(folder)
 		}
