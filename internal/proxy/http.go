@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/internal/transcript"
 )
 
@@ -139,10 +140,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		var req *transcript.Record
 		if r.Method == http.MethodPost {
 			var err error
-			body, err = io.ReadAll(r.Body)
+			// One message per POST, read up to the cap that bounds the server's: a client that
+			// sends one without end costs the proxy this much, not all it sends.
+			body, err = io.ReadAll(io.LimitReader(r.Body, int64(p.maxMessage())+1))
 			r.Body.Close()
 			if err != nil {
 				p.record(&transcript.Record{Dir: transcript.Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
+				return
+			}
+			if len(body) > p.maxMessage() {
+				p.refuseRequest(w, facts, body)
 				return
 			}
 			rec := &transcript.Record{Time: time.Now(), Dir: transcript.ClientToServer, Wire: body, HTTP: facts}
@@ -190,6 +197,33 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 		rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r)
 	})
+}
+
+// refuseRequest answers a POST whose body is over the proxy's cap (head is what was read of it)
+// with 413 and a JSON-RPC error for the request's id, if its first bytes name one: the server
+// never sees it. The transcript keeps its first bytes.
+func (p *Proxy) refuseRequest(w http.ResponseWriter, facts *transcript.HTTPFacts, head []byte) {
+	id := json.RawMessage("null")
+	jsonrpc.Members(head, func(key, v []byte) bool { // the head is cut short: the members before the cut
+		if string(key) == `"id"` && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Valid(v) {
+			id = v
+		}
+		return true
+	})
+	why := fmt.Sprintf("the request is over %d bytes, the most the toolscore proxy reads of one message; it was not sent to the server", p.maxMessage())
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": why}})
+	keep := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	keep.Write(head)
+	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "request-refused",
+		Note:   why + "; the client got 413 and a JSON-RPC error (the transcript keeps the request's first bytes)",
+		Detail: map[string]any{"prefix": keep.Head(jsonstream.PrefixLen), "read_bytes": len(head)},
+		HTTP:   &transcript.HTTPFacts{Method: facts.Method, Path: facts.Path, Status: http.StatusRequestEntityTooLarge},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_, _ = w.Write(msg)
 }
 
 // modifyResponse records the answer and puts the proxy's rewrite of its messages in its place.
