@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,8 @@ type exchange struct {
 	scope string
 	// host is the Host header the request carries upstream (see upstreamHost).
 	host string
+	// credential says the operator's headers go with it (see carriesCredential).
+	credential bool
 	// other says the request is not to the MCP endpoint: relayed, never parsed.
 	other bool
 	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
@@ -73,7 +76,8 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		Transport: transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = up.URL.Scheme, up.URL.Host
-			if ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange); ok && ex.host != "" {
+			ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange)
+			if ok && ex.host != "" {
 				pr.Out.Host = ex.host
 			}
 			// The reverse proxy drops these before Rewrite; they are the client's to send.
@@ -89,8 +93,10 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 				// The proxy must read the messages: a compressed answer would hide them.
 				pr.Out.Header.Del("Accept-Encoding")
 			}
-			for name, vs := range up.Header {
-				pr.Out.Header[name] = vs
+			if ok && ex.credential {
+				for name, vs := range up.Header {
+					pr.Out.Header[name] = vs
+				}
 			}
 		},
 		ModifyResponse: p.modifyResponse,
@@ -118,10 +124,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host), swap: newOriginSwap(origins, r.Host)}
+		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, r.Host), swap: newOriginSwap(origins, r.Host)}
 		facts := &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
 		if ex.host != r.Host {
 			facts.UpstreamHost = ex.host
+		}
+		ex.credential = carriesCredential(up.URL, addrString(local), r.Host, ex.host)
+		if !ex.credential && len(up.Header) > 0 {
+			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "credential-withheld",
+				Note: "the client's Host names neither the proxy nor the upstream the operator named: the request goes with the client's Host but without the operator's headers (" + strings.Join(p.masked, ", ") + ")",
+				HTTP: &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Host: r.Host}})
 		}
 		if r.URL.Path != endpoint {
 			// Not MCP (OAuth's documents and endpoints, anything): relayed to the same path,
@@ -444,14 +456,28 @@ func sameEnding(server, out []byte, rec *transcript.Record) []byte {
 }
 
 // upstreamHost is the Host header a request carries upstream: the client's, as it sent it, to
-// a loopback server (whose DNS-rebinding check must see it); to a remote one, its own host in
-// place of a Host that names the proxy (local is the address the request reached it at), since
-// TLS and virtual hosting expect it there; any other Host as the client sent it.
-func upstreamHost(up *url.URL, local, host string) string {
-	if loopbackName(up.Hostname()) || !namesProxy(local, host) {
+// a loopback server (whose DNS-rebinding check must see it); to a remote one, the client's only
+// where it names that server, else the server's own: TLS and virtual hosting expect it there,
+// and a client under test must not pick which virtual host behind a shared front gets the
+// operator's credential.
+func upstreamHost(up *url.URL, host string) string {
+	if loopbackName(up.Hostname()) || namesUpstream(up, host) {
 		return host
 	}
 	return up.Host
+}
+
+// namesUpstream says host (a Host header) is up's own host and port, in any of its spellings.
+func namesUpstream(up *url.URL, host string) bool {
+	return slices.ContainsFunc(upstreamOrigins(up), func(o string) bool { return strings.EqualFold(o, up.Scheme+"://"+host) })
+}
+
+// carriesCredential says the operator's --header values go with a request that reached the
+// proxy at local with the client's Host host and goes upstream with Host sent: only to the
+// upstream the operator named, which a Host naming the proxy or the upstream itself means; a
+// loopback server is sent any other Host the client chose (above), without them.
+func carriesCredential(up *url.URL, local, host, sent string) bool {
+	return namesProxy(local, host) || namesUpstream(up, sent)
 }
 
 // namesProxy says host is the proxy at local: the same port (80 when none), and a loopback
