@@ -270,6 +270,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case encoded:
 		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+	case ct == "application/json" && resp.ContentLength < 0 && ex.notice == nil:
+		// Of unknown length, it may stay open and carry a message at a time: each is passed on
+		// as soon as it is whole, read up to the cap.
+		resp.Body = newJSONRelay(ctx, p, ex, facts, resp.Body)
 	case ct == "application/json":
 		// Read up to the cap: a larger body is passed on as it comes.
 		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(p.maxMessage())+1))
