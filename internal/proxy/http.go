@@ -39,6 +39,8 @@ type exchange struct {
 	host string
 	// credential says the operator's headers go with it (see carriesCredential).
 	credential bool
+	// body is the POST's body as it goes upstream, sent again where the endpoint redirects.
+	body []byte
 	// other says the request is not to the MCP endpoint: relayed, never parsed.
 	other bool
 	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
@@ -72,8 +74,9 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	// and the client gets the server's bytes.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableCompression = true
+	follower := &endpointFollower{rt: transport, p: p, up: up.URL}
 	rp := &httputil.ReverseProxy{
-		Transport: transport,
+		Transport: follower,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = up.URL.Scheme, up.URL.Host
 			ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange)
@@ -87,6 +90,9 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 				}
 			}
 			if pr.In.URL.Path == endpoint {
+				if moved := follower.upstreamPath(); moved != "" {
+					pr.Out.URL.Path, pr.Out.URL.RawPath = moved, ""
+				}
 				if pr.Out.URL.RawQuery == "" {
 					pr.Out.URL.RawQuery = up.URL.RawQuery
 				}
@@ -180,6 +186,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(out))
 			r.ContentLength = int64(len(out))
+			ex.body = out
 		} else {
 			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
 		}
