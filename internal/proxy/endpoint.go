@@ -103,3 +103,21 @@ func (f *endpointFollower) sameOriginRedirect(req *http.Request, resp *http.Resp
 	}
 	return loc, true
 }
+
+// looksMCP says a request to another path than the endpoint carries MCP: a session id, or a
+// POST of JSON that accepts an event stream, as only an MCP client sends (OAuth's requests are
+// forms or plain JSON; its discovery may carry MCP-Protocol-Version, so that says nothing).
+func looksMCP(r *http.Request) bool {
+	return mcpSign(r) != ""
+}
+
+// mcpSign names what marks r as MCP, "" when nothing does.
+func mcpSign(r *http.Request) string {
+	switch {
+	case r.Header.Get("Mcp-Session-Id") != "":
+		return "an Mcp-Session-Id"
+	case r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") && strings.Contains(r.Header.Get("Accept"), "text/event-stream"):
+		return "a JSON body, accepting an event stream"
+	}
+	return ""
+}

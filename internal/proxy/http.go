@@ -147,6 +147,11 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			// revoked credential (http-401) still answers it.
 			ex.other, ex.scope = true, ""
 			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
+			if looksMCP(r) {
+				p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: transcript.OffPath,
+					Note: fmt.Sprintf("the client sent MCP (%s with %s) to %s, not to the MCP endpoint %s the proxy records and faults: relayed unrecorded and unfaulted, so the run measured neither the client nor the server", r.Method, mcpSign(r), r.URL.Path, endpoint),
+					HTTP: &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path}})
+			}
 			if ex.fault, _ = p.exchangeFault(ex, nil); ex.fault != nil && ex.fault.Status != 0 {
 				p.answerStatus(w, r, ex, false)
 				return
@@ -268,6 +273,13 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		}
 	}
 	p.swapOrigins(resp, ex)
+	if loc := resp.Header.Get("Location"); !ex.other && loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// A redirect of the endpoint that endpointFollower did not follow: a client that does
+		// leaves the recorded path.
+		p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: transcript.OffPath,
+			Note: fmt.Sprintf("the server redirected its MCP endpoint %s to %s (%d), which the proxy does not follow (another origin, or a POST's %d): the exchange leaves the path the proxy records and faults, so the run measured neither the client nor the server", ex.path, loc, resp.StatusCode, resp.StatusCode),
+			HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode}})
+	}
 	if ex.other {
 		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts})
 		return nil
