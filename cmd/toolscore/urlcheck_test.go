@@ -15,7 +15,8 @@ import (
 // (exit 2, naming the url and what came back), not a `hung` or `threw` of every client under
 // exit 0: nothing listening, a 405 to everything, an HTML page, a listener that accepts and never
 // answers (within the manifest's timeout), a redirect to another origin (not followed, even to an
-// MCP server). One that answers the check's MCP initialize with a JSON-RPC answer is swept.
+// MCP server). One that answers the check's MCP initialize with a JSON-RPC answer, or a JSON-RPC
+// error under another status, is swept.
 func TestURLServerUnreachable(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,6 +65,13 @@ func TestURLServerUnreachable(t *testing.T) {
 		_, _ = io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":"+id+",\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\n")
 	}))
 	t.Cleanup(func() { mcp.Close() })
+	// Refuses the check's protocol version as an MCP server does: a JSON-RPC error under a 400.
+	picky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Unsupported protocol version"}}`)
+	}))
+	t.Cleanup(func() { picky.Close() })
 	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, mcp.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
@@ -79,6 +87,7 @@ func TestURLServerUnreachable(t *testing.T) {
 		{"silent", "http://" + silent.Addr().String() + "/mcp", 2, "it accepted the connection but sent no answer to an MCP initialize within 1s"},
 		{"another origin", away.URL + "/mcp", 2, "it redirected the MCP initialize to another origin, " + mcp.URL + "/mcp, which toolscore does not follow"},
 		{"answers initialize", mcp.URL + "/mcp", 0, ""},
+		{"a JSON-RPC error under 400", picky.URL + "/mcp", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -134,18 +134,20 @@ func notMCPAnswer(resp *http.Response, withCredential bool) string {
 	if ct != "" {
 		got += " and " + ct
 	}
+	if ct == "application/json" {
+		// The first JSON value: a streamed JSON body may stay open after it. A JSON-RPC error
+		// under any status is MCP's (a server refusing the check's protocol version, say).
+		var msg json.RawMessage
+		if err := json.NewDecoder(io.LimitReader(resp.Body, reachBodyLimit)).Decode(&msg); err != nil {
+			return got + " whose body is not JSON (" + err.Error() + ")"
+		}
+		if !answersCheck(msg, resp.StatusCode == http.StatusOK) {
+			return got + " that is not a JSON-RPC answer to it: " + excerpt(msg)
+		}
+		return ""
+	}
 	if resp.StatusCode == http.StatusOK {
 		switch ct {
-		case "application/json":
-			// The first JSON value: a streamed JSON body may stay open after it.
-			var msg json.RawMessage
-			if err := json.NewDecoder(io.LimitReader(resp.Body, reachBodyLimit)).Decode(&msg); err != nil {
-				return got + " whose body is not JSON (" + err.Error() + ")"
-			}
-			if !answersCheck(msg) {
-				return got + " that is not a JSON-RPC answer to it: " + excerpt(msg)
-			}
-			return ""
 		case "text/event-stream":
 			sc := bufio.NewScanner(io.LimitReader(resp.Body, reachBodyLimit))
 			sc.Buffer(nil, reachBodyLimit)
@@ -154,7 +156,7 @@ func notMCPAnswer(resp *http.Response, withCredential bool) string {
 				line := sc.Bytes()
 				switch {
 				case len(line) == 0:
-					if answersCheck(data) {
+					if answersCheck(data, true) {
 						return ""
 					}
 					data = nil
@@ -178,15 +180,22 @@ func notMCPAnswer(resp *http.Response, withCredential bool) string {
 	return got
 }
 
-// answersCheck says msg is a JSON-RPC answer (a result or an error) to the check's request.
-func answersCheck(msg []byte) bool {
+// answersCheck says msg is a JSON-RPC answer (a result or an error) to the check's request, or,
+// where ok is false (the status was not 200), a JSON-RPC error, for the request or for none.
+func answersCheck(msg []byte, ok bool) bool {
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      any             `json:"id"`
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
-	return json.Unmarshal(msg, &m) == nil && m.JSONRPC == "2.0" && m.ID == reachID && (m.Result != nil || m.Error != nil)
+	if json.Unmarshal(msg, &m) != nil || m.JSONRPC != "2.0" {
+		return false
+	}
+	if !ok {
+		return m.Error != nil && (m.ID == reachID || m.ID == nil)
+	}
+	return m.ID == reachID && (m.Result != nil || m.Error != nil)
 }
 
 // excerpt quotes the first bytes of what a server sent (the sweep escapes it where it prints).
