@@ -96,14 +96,13 @@ func (j *jsonRelay) next() ([]byte, error) {
 		}
 		return out, err
 	}
-	depth, inString, escaped := 1, false, false
-	for depth > 0 {
+	sc := valueScanner{depth: 1}
+	for sc.depth > 0 {
 		if len(msg) > j.p.maxMessage() {
 			j.passUnread(msg)
 			return nil, nil
 		}
-		c, err := j.br.ReadByte()
-		if err != nil {
+		if _, err := j.br.Peek(1); err != nil {
 			// The body ended in the middle of a value: passed on as it came.
 			out, rerr := j.message(msg)
 			if rerr != nil {
@@ -111,27 +110,46 @@ func (j *jsonRelay) next() ([]byte, error) {
 			}
 			return out, err
 		}
-		msg = append(msg, c)
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		}
+		// What is buffered, up to the value's end and the cap: scanned a buffer at a time.
+		buf, _ := j.br.Peek(min(j.br.Buffered(), j.p.maxMessage()+1-len(msg)))
+		n := sc.scan(buf)
+		msg = append(msg, buf[:n]...)
+		_, _ = j.br.Discard(n)
 	}
 	out, err := j.message(msg)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, j.bufferedSpace()...), nil
+}
+
+// valueScanner finds the end of a JSON object or array, a buffer at a time.
+type valueScanner struct {
+	depth             int
+	inString, escaped bool
+}
+
+// scan reads b up to the end of the value, and says how many bytes of b it took.
+func (v *valueScanner) scan(b []byte) int {
+	for i, c := range b {
+		switch {
+		case v.inString && v.escaped:
+			v.escaped = false
+		case v.inString && c == '\\':
+			v.escaped = true
+		case v.inString:
+			v.inString = c != '"'
+		case c == '"':
+			v.inString = true
+		case c == '{' || c == '[':
+			v.depth++
+		case c == '}' || c == ']':
+			if v.depth--; v.depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(b)
 }
 
 // message records one message of the body and returns the proxy's rewrite of it.

@@ -96,3 +96,68 @@ func TestStreamedJSONBodyMessageByMessage(t *testing.T) {
 		t.Errorf("the transcript's messages to the client: %q, want the two, each its own", msgs)
 	}
 }
+
+// TestStreamedJSONBodyTrickyValues: a chunked JSON body of several values, sent a byte at a
+// time, with braces and escaped quotes inside strings, a batch array and whitespace between, goes
+// to the client byte for byte, and the transcript records each value as its own message.
+func TestStreamedJSONBodyTrickyValues(t *testing.T) {
+	values := []string{
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"} { \" ] [ \\"}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}]`,
+		`{"jsonrpc":"2.0","id":1,"result":{"text":"\u00e9\\\""}}`,
+	}
+	body := values[0] + "\r\n" + values[1] + "  \n\t" + values[2]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		rc := http.NewResponseController(w)
+		for i := range len(body) {
+			_, _ = io.WriteString(w, body[i:i+1])
+			_ = rc.Flush()
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL + "/mcp")
+	var tee bytes.Buffer
+	tw := transcript.NewTee(&tee)
+	p := New(Config{Tool: "x", Probability: 1, Seed: 1}, tw)
+	front := httptest.NewServer(p.Handler(Upstream{URL: u}))
+	defer front.Close()
+	req, _ := http.NewRequest(http.MethodPost, front.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(got) != body {
+		t.Errorf("the client got %q (%v), want the server's %q", got, err, body)
+	}
+	front.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, line := range strings.Split(strings.TrimSpace(tee.String()), "\n") {
+		var rec struct {
+			Dir  string `json:"dir"`
+			Wire string `json:"wire"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Dir == transcript.ServerToClient {
+			msgs = append(msgs, rec.Wire)
+		}
+	}
+	if len(msgs) != len(values) {
+		t.Fatalf("the transcript has %d messages to the client, want %d: %q", len(msgs), len(values), msgs)
+	}
+	for i := range values {
+		if msgs[i] != values[i] {
+			t.Errorf("message %d recorded as %q, want %q", i+1, msgs[i], values[i])
+		}
+	}
+}
