@@ -47,11 +47,17 @@ const (
 // fault is not what it met.
 const Diverged Outcome = "diverged"
 
+// OffPath is the outcome of a run whose MCP exchange left the endpoint the proxy records and
+// faults (the server redirected it where the proxy does not follow, or the client sent MCP to
+// another path): what the client did there was neither recorded nor faulted, so the run says
+// nothing of the client or the server.
+const OffPath Outcome = "off-path"
+
 // Outcomes returns every outcome a run can be graded with, each once, in the order the reports
 // list them: an SDK-level client's, those an agent adds, then those of a run that measured
 // less than its cell.
 func Outcomes() []Outcome {
-	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged}
+	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged, OffPath}
 }
 
 // Kinds of an agent's model view (ModelView.Kind): what its client layer put in front of the

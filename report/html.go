@@ -28,7 +28,7 @@ var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 // whose most frequent outcome is another (one of those, or a hand-edited results.json) is drawn
 // in the neutral colour.
 var colours = slices.DeleteFunc(record.Outcomes(), func(o record.Outcome) bool {
-	return o == record.NotReady || o == record.Diverged
+	return o == record.NotReady || o == record.Diverged || o == record.OffPath
 })
 
 // coloured says whether the page has a colour for outcome.

@@ -204,7 +204,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		if _, err := checkServer(ctx, choice, sc); err != nil {
 			return fail(err)
 		}
-		if _, err := checkURLServer(ctx, be, sc, unavailable); err != nil {
+		if _, err := checkURLServer(ctx, be, sc, auth, unavailable); err != nil {
 			return fail(err)
 		}
 		// It fills the server's package cache, which the runs then share.

@@ -13,14 +13,20 @@ import (
 	"github.com/toolscore/toolscore/scenario"
 )
 
-// unreachable is the exit status of `toolscore reach` when no connection could be made.
-const unreachable = 69
+// Exit statuses of `toolscore reach`: no connection could be made, or what came back to its
+// MCP initialize is not MCP.
+const (
+	unreachable = 69
+	notMCP      = 76
+)
 
-// checkURLServer connects once to a url server from where the proxy will (a cell on the
-// server's network), before any run: one nothing answers at (refused, no such host, a failed TLS
-// handshake, a timeout) is a setup error naming the url, not a `threw` of every client. Any HTTP
-// answer, even 401 or 405, is reachable.
-func checkURLServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, unavailable map[string]string) (setup bool, err error) {
+// checkURLServer sends one MCP initialize to a url server from where the proxy will (a cell on
+// the server's network, with the Authorization auth the proxy adds), before any run: one nothing
+// answers at (refused, no such host, a failed TLS handshake, a timeout), or that answers
+// something else than MCP (an HTML page, a 404, a connection left silent for the run's timeout,
+// a redirect to another origin), is a setup error naming the url and what came back, not a
+// `hung` or `threw` of every client.
+func checkURLServer(ctx context.Context, be runner.Backend, sc *scenario.Scenario, auth string, unavailable map[string]string) (setup bool, err error) {
 	if sc.Server.URL == "" {
 		return false, nil
 	}
@@ -33,7 +39,13 @@ func checkURLServer(ctx context.Context, be runner.Backend, sc *scenario.Scenari
 			return false, err
 		}
 		defer os.RemoveAll(dir)
-		res := be.Run(ctx, backend.Spec{Dir: dir, Client: c.ID(), Cell: "server check", Command: []string{be.Self(), "reach", sc.Server.URL}, Network: sc.Server.Network, Timeout: time.Minute})
+		var env []string
+		if auth != "" {
+			env = []string{runner.AuthEnv + "=" + auth}
+		}
+		// As long to answer as a run gives it.
+		within := sc.Timeout.Std()
+		res := be.Run(ctx, backend.Spec{Dir: dir, Client: c.ID(), Cell: "server check", Command: []string{be.Self(), "reach", "--within", within.String(), sc.Server.URL}, Env: env, Network: sc.Server.Network, Timeout: within + time.Minute})
 		msg := report.Plain(strings.TrimSpace(string(res.Stderr))) // an error may quote what the server sent
 		switch {
 		case res.Err != nil:
@@ -42,6 +54,8 @@ func checkURLServer(ctx context.Context, be runner.Backend, sc *scenario.Scenari
 			return false, ctx.Err()
 		case res.ExitCode == unreachable:
 			return true, fmt.Errorf("the server url %s cannot be reached (network %s): %s", sc.Server.URL, sc.Server.Network, msg)
+		case res.ExitCode == notMCP:
+			return true, fmt.Errorf("the server url %s (network %s): %s", sc.Server.URL, sc.Server.Network, msg)
 		case res.ExitCode != 0 || res.TimedOut:
 			return false, fmt.Errorf("checking the server url %s: the check exited with status %d: %s", sc.Server.URL, res.ExitCode, msg)
 		}

@@ -18,6 +18,12 @@
 // and as an application/json body, by a tiny server of this program's own (it streams the
 // answer), direct and through the clean proxy with its tee on; the body must arrive with the
 // direct call's sha256, and the proxy's peak memory (VmHWM) is reported against the size.
+//
+// Part 3, a streamed JSON body: a POST answered with an application/json body the server keeps
+// open, writing one message, then another after -gap (a stateless server's
+// subscriptions/listen), direct and through the clean proxy with its tee on, interleaved
+// -streams times: the time to the first message, which must come before the server sends the
+// second (a proxy that reads the body whole gives it only at the end).
 package main
 
 import (
@@ -58,8 +64,15 @@ func main() {
 		case "floor": // httpbench floor URL: the ReverseProxy floor, started by the benchmark
 			exit(serveFloor(os.Args[2]))
 			return
-		case "big": // httpbench big: the large-answer server, started by the benchmark
-			exit(serveBig())
+		case "big": // httpbench big [GAP]: the large-answer and streamed-body server, started by the benchmark
+			gap := 100 * time.Millisecond
+			if len(os.Args) > 2 {
+				var err error
+				if gap, err = time.ParseDuration(os.Args[2]); err != nil {
+					exit(err)
+				}
+			}
+			exit(serveBig(gap))
 			return
 		}
 	}
@@ -67,16 +80,18 @@ func main() {
 	batch := flag.Int("batch", 25, "calls per setup before moving to the next one")
 	warmup := flag.Int("warmup", 50, "untimed calls per setup before the timed rounds")
 	mib := flag.Int("mib", 64, "size of the large answer, in MiB (0: skip it)")
+	streams := flag.Int("streams", 40, "streamed JSON bodies per setup (0: skip them)")
+	gap := flag.Duration("gap", 100*time.Millisecond, "how long the streamed body's server waits between its two messages")
 	bin := flag.String("bin", "", "an already built toolscore binary (default: go build ./cmd/toolscore)")
 	timeout := flag.Duration("timeout", 110*time.Second, "give up (and stop every process started) after this long")
 	flag.Parse()
-	if *rounds < 1 || *batch < 1 || *warmup < 0 || *mib < 0 {
-		fmt.Fprintln(os.Stderr, "httpbench: -rounds and -batch must be at least 1, -warmup and -mib at least 0")
+	if *rounds < 0 || *batch < 1 || *warmup < 0 || *mib < 0 || *streams < 0 || *gap <= 0 {
+		fmt.Fprintln(os.Stderr, "httpbench: -batch must be at least 1, -rounds, -warmup, -mib and -streams at least 0, -gap above 0")
 		os.Exit(2)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, *rounds, *batch, *warmup, *mib, *bin); err != nil {
+	if err := run(ctx, *rounds, *batch, *warmup, *mib, *streams, *gap, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "httpbench:", err)
 		cancel()
 		os.Exit(1)
@@ -90,7 +105,7 @@ func exit(err error) {
 	}
 }
 
-func run(ctx context.Context, rounds, batch, warmup, mib int, bin string) error {
+func run(ctx context.Context, rounds, batch, warmup, mib, streams int, gap time.Duration, bin string) error {
 	name := os.Args[0]
 	if strings.Contains(name, "go-build") {
 		name = "go run ./bench/httpbench"
@@ -119,8 +134,15 @@ func run(ctx context.Context, rounds, batch, warmup, mib int, bin string) error 
 	if err != nil {
 		return err
 	}
-	if err := small(ctx, tmp, bin, self, rounds, batch, warmup); err != nil {
-		return err
+	if rounds > 0 {
+		if err := small(ctx, tmp, bin, self, rounds, batch, warmup); err != nil {
+			return err
+		}
+	}
+	if streams > 0 {
+		if err := streamed(ctx, tmp, bin, self, streams, gap); err != nil {
+			return err
+		}
 	}
 	if mib > 0 {
 		return large(ctx, tmp, bin, self, mib)
@@ -321,6 +343,77 @@ func verdict(ok bool) string {
 	return "MISSED"
 }
 
+// streamed times the first message of a streamed JSON body, direct and through the proxy,
+// interleaved (the starting side alternating), n times each.
+func streamed(ctx context.Context, tmp, bin, self string, n int, gap time.Duration) error {
+	srv, err := start(ctx, self, "big", gap.String())
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	upstream := srv.url + "/stream"
+	px, err := start(ctx, bin, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream, "--fault", "clean", "--tee", filepath.Join(tmp, "stream.tee.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer px.stop()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	var direct, proxied []float64
+	for i := range n {
+		sides := []string{upstream, px.url}
+		if i%2 == 1 {
+			slices.Reverse(sides)
+		}
+		for _, u := range sides {
+			first, err := firstMessage(ctx, client, u)
+			if err != nil {
+				return fmt.Errorf("streamed JSON body from %s: %w", u, err)
+			}
+			if first >= gap {
+				return fmt.Errorf("streamed JSON body from %s: the first message came after %v, not before the server's second (%v)", u, first, gap)
+			}
+			if u == upstream {
+				direct = append(direct, us(first))
+			} else {
+				proxied = append(proxied, us(first))
+			}
+		}
+	}
+	fmt.Printf("\nstreamed application/json body, %d per setup, second message %v after the first: time to the first message\n", n, gap)
+	fmt.Printf("%-10s %10s %10s %10s\n", "setup", "p10 µs", "p50 µs", "p90 µs")
+	for _, r := range []struct {
+		name string
+		xs   []float64
+	}{{"direct", direct}, {"proxy", proxied}} {
+		fmt.Printf("%-10s %10.1f %10.1f %10.1f\n", r.name, pct(r.xs, 10), pct(r.xs, 50), pct(r.xs, 90))
+	}
+	fmt.Printf("first message: proxy %+.1f µs over direct (p50), every one before the server's second message\n", pct(proxied, 50)-pct(direct, 50))
+	return nil
+}
+
+// firstMessage posts to url and returns the time to the first line of the answer's body; it
+// reads the rest, so the server's stream ends before the next.
+func firstMessage(ctx context.Context, client *http.Client, url string) (time.Duration, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	t0 := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.ReadString('\n'); err != nil {
+		return 0, err
+	}
+	first := time.Since(t0)
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return 0, err
+	}
+	return first, nil
+}
+
 // large sends one N MiB answer in each form, direct and through the proxy.
 func large(ctx context.Context, tmp, bin, self string, mib int) error {
 	big, err := start(ctx, self, "big")
@@ -413,8 +506,9 @@ func serveFloor(upstream string) error {
 
 // serveBig answers any tools/call at /sse (one SSE event) or /json (an application/json body)
 // with one text block of the call's "mib" MiB, streamed. The text needs JSON escaping and holds
-// non-ASCII UTF-8, so a relay that re-encodes or cuts it shows in the hash.
-func serveBig() error {
+// non-ASCII UTF-8, so a relay that re-encodes or cuts it shows in the hash. At /stream it answers
+// any POST with an application/json body of two notifications, one line each, gap apart.
+func serveBig(gap time.Duration) error {
 	var line bytes.Buffer
 	for line.Len() < 1<<20 {
 		fmt.Fprintf(&line, "%010d é \"quoted\" back\\slash\ttab ünïcödé\n", line.Len())
@@ -456,6 +550,20 @@ func serveBig() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /sse", func(w http.ResponseWriter, r *http.Request) { answer(w, r, true) })
 	mux.HandleFunc("POST /json", func(w http.ResponseWriter, r *http.Request) { answer(w, r, false) })
+	mux.HandleFunc("POST /stream", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		rc := http.NewResponseController(w)
+		for i := range 2 {
+			if i > 0 {
+				time.Sleep(gap)
+			}
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///%d"}}`+"\n", i)
+			if rc.Flush() != nil {
+				return
+			}
+		}
+	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

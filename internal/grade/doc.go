@@ -10,9 +10,12 @@
 //     recording (the replayer's own line on the server's stderr says where). One that kept to
 //     it is graded on by the steps below with the recording's negotiation and the values its
 //     answer's fault introduced, which the replay's clean proxy cannot know.
-//  2. [Protocol]: "unavailable" or "unsupported" when the handshake alone decided the run, so
+//  2. [OffPath]: "off-path" when the HTTP proxy saw the MCP exchange leave the endpoint it
+//     records and faults (a redirect it does not follow, MCP sent to another path): what the
+//     client did there is no one's finding.
+//  3. [Protocol]: "unavailable" or "unsupported" when the handshake alone decided the run, so
 //     it measured less than its cell asks.
-//  3. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
+//  4. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
 //     answer on the wire. SDK compares the adapter's observation (package client) with the
 //     answer the proxy sent, by digest, so an answer of any size costs no copy:
 //     [record.Passed], [record.Altered], [record.Threw], [record.RPCError], [record.Hung],
@@ -27,7 +30,7 @@
 // lists every outcome a run can get).
 //
 // Files: input.go ([Input] and the order above), grade.go ([Grade], [SDK] and the comparison),
-// agent.go ([Agent], [GradeAnswer]), protocol.go ([Protocol]), replay.go ([Replayed]),
+// agent.go ([Agent], [GradeAnswer]), protocol.go ([Protocol]), replay.go ([Replayed]), offpath.go ([OffPath]),
 // unread.go ([Unread]), listing.go (the notes on a network $ref fetched and on a hung run's CPU
 // time).
 //

@@ -19,7 +19,7 @@ type Input struct {
 	Recording []transcript.Entry
 }
 
-// Grade grades the run whole: [Replayed] for a replayed run, then [Protocol], then [Agent] or
+// Grade grades the run whole: [Replayed] for a replayed run, then [OffPath], [Protocol], then [Agent] or
 // [SDK], and [Unread] when the transcript could not be read whole. A replayed run that kept to
 // its recording is graded with the recording's negotiation and the values its answer's fault
 // introduced: the clean proxy of the replay knows neither the cell's protocol cap nor the
@@ -47,6 +47,9 @@ func (in Input) grade() Grade {
 		if _, answer := transcript.TargetAnswer(in.Transcript); answer != nil {
 			_, recorded = transcript.TargetAnswer(in.Recording)
 		}
+	}
+	if g, ok := OffPath(in.Transcript); ok {
+		return g
 	}
 	if g, ok := Protocol(n, in.Transcript); ok {
 		return g

@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/fault"
 	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/internal/jsonstream"
 	"github.com/toolscore/toolscore/internal/transcript"
 )
 
@@ -35,6 +37,10 @@ type exchange struct {
 	scope string
 	// host is the Host header the request carries upstream (see upstreamHost).
 	host string
+	// credential says the operator's headers go with it (see carriesCredential).
+	credential bool
+	// body is the POST's body as it goes upstream, sent again where the endpoint redirects.
+	body []byte
 	// other says the request is not to the MCP endpoint: relayed, never parsed.
 	other bool
 	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
@@ -68,11 +74,13 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	// and the client gets the server's bytes.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableCompression = true
+	follower := &endpointFollower{rt: transport, p: p, up: up.URL}
 	rp := &httputil.ReverseProxy{
-		Transport: transport,
+		Transport: follower,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = up.URL.Scheme, up.URL.Host
-			if ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange); ok && ex.host != "" {
+			ex, ok := pr.In.Context().Value(exchangeKey{}).(*exchange)
+			if ok && ex.host != "" {
 				pr.Out.Host = ex.host
 			}
 			// The reverse proxy drops these before Rewrite; they are the client's to send.
@@ -82,14 +90,19 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 				}
 			}
 			if pr.In.URL.Path == endpoint {
+				if moved := follower.upstreamPath(); moved != "" {
+					pr.Out.URL.Path, pr.Out.URL.RawPath = moved, ""
+				}
 				if pr.Out.URL.RawQuery == "" {
 					pr.Out.URL.RawQuery = up.URL.RawQuery
 				}
 				// The proxy must read the messages: a compressed answer would hide them.
 				pr.Out.Header.Del("Accept-Encoding")
 			}
-			for name, vs := range up.Header {
-				pr.Out.Header[name] = vs
+			if ok && ex.credential {
+				for name, vs := range up.Header {
+					pr.Out.Header[name] = vs
+				}
 			}
 		},
 		ModifyResponse: p.modifyResponse,
@@ -117,10 +130,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	p.mu.Unlock()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, addrString(local), r.Host), swap: newOriginSwap(origins, r.Host)}
+		ex := &exchange{method: r.Method, path: r.URL.Path, scope: r.Header.Get("Mcp-Session-Id"), host: upstreamHost(up.URL, r.Host), swap: newOriginSwap(origins, r.Host)}
 		facts := &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Header: p.maskHeader(r.Header)}
 		if ex.host != r.Host {
 			facts.UpstreamHost = ex.host
+		}
+		ex.credential = carriesCredential(up.URL, addrString(local), r.Host, ex.host)
+		if !ex.credential && len(up.Header) > 0 {
+			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "credential-withheld",
+				Note: "the client's Host names neither the proxy nor the upstream the operator named: the request goes with the client's Host but without the operator's headers (" + strings.Join(p.masked, ", ") + ")",
+				HTTP: &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Host: r.Host}})
 		}
 		if r.URL.Path != endpoint {
 			// Not MCP (OAuth's documents and endpoints, anything): relayed to the same path,
@@ -128,6 +147,11 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			// revoked credential (http-401) still answers it.
 			ex.other, ex.scope = true, ""
 			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
+			if looksMCP(r) {
+				p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: transcript.OffPath,
+					Note: fmt.Sprintf("the client sent MCP (%s with %s) to %s, not to the MCP endpoint %s the proxy records and faults: relayed unrecorded and unfaulted, so the run measured neither the client nor the server", r.Method, mcpSign(r), r.URL.Path, endpoint),
+					HTTP: &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path}})
+			}
 			if ex.fault, _ = p.exchangeFault(ex, nil); ex.fault != nil && ex.fault.Status != 0 {
 				p.answerStatus(w, r, ex, false)
 				return
@@ -139,10 +163,16 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		var req *transcript.Record
 		if r.Method == http.MethodPost {
 			var err error
-			body, err = io.ReadAll(r.Body)
+			// One message per POST, read up to the cap that bounds the server's: a client that
+			// sends one without end costs the proxy this much, not all it sends.
+			body, err = io.ReadAll(io.LimitReader(r.Body, int64(p.maxMessage())+1))
 			r.Body.Close()
 			if err != nil {
 				p.record(&transcript.Record{Dir: transcript.Event, Event: "client-closed", Note: "reading the request: " + err.Error(), HTTP: facts})
+				return
+			}
+			if len(body) > p.maxMessage() {
+				p.refuseRequest(w, facts, body)
 				return
 			}
 			rec := &transcript.Record{Time: time.Now(), Dir: transcript.ClientToServer, Wire: body, HTTP: facts}
@@ -161,6 +191,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(out))
 			r.ContentLength = int64(len(out))
+			ex.body = out
 		} else {
 			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request", HTTP: facts})
 		}
@@ -192,6 +223,33 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 	})
 }
 
+// refuseRequest answers a POST whose body is over the proxy's cap (head is what was read of it)
+// with 413 and a JSON-RPC error for the request's id, if its first bytes name one: the server
+// never sees it. The transcript keeps its first bytes.
+func (p *Proxy) refuseRequest(w http.ResponseWriter, facts *transcript.HTTPFacts, head []byte) {
+	id := json.RawMessage("null")
+	jsonrpc.Members(head, func(key, v []byte) bool { // the head is cut short: the members before the cut
+		if string(key) == `"id"` && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Valid(v) {
+			id = v
+		}
+		return true
+	})
+	why := fmt.Sprintf("the request is over %d bytes, the most the toolscore proxy reads of one message; it was not sent to the server", p.maxMessage())
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": why}})
+	keep := jsonstream.NewKeeper(jsonstream.PrefixLen)
+	keep.Write(head)
+	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "request-refused",
+		Note:   why + "; the client got 413 and a JSON-RPC error (the transcript keeps the request's first bytes)",
+		Detail: map[string]any{"prefix": keep.Head(jsonstream.PrefixLen), "read_bytes": len(head)},
+		HTTP:   &transcript.HTTPFacts{Method: facts.Method, Path: facts.Path, Status: http.StatusRequestEntityTooLarge},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_, _ = w.Write(msg)
+}
+
 // modifyResponse records the answer and puts the proxy's rewrite of its messages in its place.
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	ctx := resp.Request.Context()
@@ -215,6 +273,13 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		}
 	}
 	p.swapOrigins(resp, ex)
+	if loc := resp.Header.Get("Location"); !ex.other && loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// A redirect of the endpoint that endpointFollower did not follow: a client that does
+		// leaves the recorded path.
+		p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: transcript.OffPath,
+			Note: fmt.Sprintf("the server redirected its MCP endpoint %s to %s (%d), which the proxy does not follow (another origin, or a POST's %d): the exchange leaves the path the proxy records and faults, so the run measured neither the client nor the server", ex.path, loc, resp.StatusCode, resp.StatusCode),
+			HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode}})
+	}
 	if ex.other {
 		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts})
 		return nil
@@ -224,6 +289,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case encoded:
 		p.record(&transcript.Record{Dir: transcript.Event, Event: "http-response", HTTP: facts, Note: "an encoded body the proxy cannot read, passed as it is"})
+	case ct == "application/json" && resp.ContentLength < 0 && ex.notice == nil:
+		// Of unknown length, it may stay open and carry a message at a time: each is passed on
+		// as soon as it is whole, read up to the cap.
+		resp.Body = newJSONRelay(ctx, p, ex, facts, resp.Body)
 	case ct == "application/json":
 		// Read up to the cap: a larger body is passed on as it comes.
 		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(p.maxMessage())+1))
@@ -410,14 +479,28 @@ func sameEnding(server, out []byte, rec *transcript.Record) []byte {
 }
 
 // upstreamHost is the Host header a request carries upstream: the client's, as it sent it, to
-// a loopback server (whose DNS-rebinding check must see it); to a remote one, its own host in
-// place of a Host that names the proxy (local is the address the request reached it at), since
-// TLS and virtual hosting expect it there; any other Host as the client sent it.
-func upstreamHost(up *url.URL, local, host string) string {
-	if loopbackName(up.Hostname()) || !namesProxy(local, host) {
+// a loopback server (whose DNS-rebinding check must see it); to a remote one, the client's only
+// where it names that server, else the server's own: TLS and virtual hosting expect it there,
+// and a client under test must not pick which virtual host behind a shared front gets the
+// operator's credential.
+func upstreamHost(up *url.URL, host string) string {
+	if loopbackName(up.Hostname()) || namesUpstream(up, host) {
 		return host
 	}
 	return up.Host
+}
+
+// namesUpstream says host (a Host header) is up's own host and port, in any of its spellings.
+func namesUpstream(up *url.URL, host string) bool {
+	return slices.ContainsFunc(upstreamOrigins(up), func(o string) bool { return strings.EqualFold(o, up.Scheme+"://"+host) })
+}
+
+// carriesCredential says the operator's --header values go with a request that reached the
+// proxy at local with the client's Host host and goes upstream with Host sent: only to the
+// upstream the operator named, which a Host naming the proxy or the upstream itself means; a
+// loopback server is sent any other Host the client chose (above), without them.
+func carriesCredential(up *url.URL, local, host, sent string) bool {
+	return namesProxy(local, host) || namesUpstream(up, sent)
 }
 
 // namesProxy says host is the proxy at local: the same port (80 when none), and a loopback

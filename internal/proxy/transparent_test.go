@@ -160,26 +160,30 @@ func TestHTTPRequestsReachServerAsSent(t *testing.T) {
 }
 
 // TestUpstreamHost: the Host a request carries upstream. A loopback server gets the client's
-// Host, whatever it is (its DNS-rebinding check must see it); a remote one gets its own name in
-// place of a Host that names the proxy (TLS and virtual hosting expect it), any other as sent.
+// Host, whatever it is (its DNS-rebinding check must see it); a remote one gets the client's
+// Host only where it names that server, its own name in place of any other (TLS and virtual
+// hosting expect it, and a client must not pick the virtual host behind a shared front).
 func TestUpstreamHost(t *testing.T) {
 	for _, c := range []struct {
-		upstream, local, host, want string
+		upstream, host, want string
 	}{
-		{"http://127.0.0.1:9000/mcp", "127.0.0.1:8000", "127.0.0.1:8000", "127.0.0.1:8000"},
-		{"http://localhost:9000/mcp", "127.0.0.1:8000", "localhost:8000", "localhost:8000"},
-		{"http://127.0.0.1:9000/mcp", "127.0.0.1:8000", "evil.example:8000", "evil.example:8000"},
-		{"http://[::1]:9000/mcp", "[::1]:8000", "evil.example", "evil.example"},
-		{"https://mcp.example.com/mcp", "127.0.0.1:8000", "127.0.0.1:8000", "mcp.example.com"},
-		{"https://mcp.example.com:8443/mcp", "127.0.0.1:8000", "localhost:8000", "mcp.example.com:8443"},
-		{"https://mcp.example.com/mcp", "10.1.2.3:8000", "10.1.2.3:8000", "mcp.example.com"},
-		{"https://mcp.example.com/mcp", "127.0.0.1:80", "localhost", "mcp.example.com"},
-		{"https://mcp.example.com/mcp", "127.0.0.1:8000", "localhost:8001", "localhost:8001"},
-		{"https://mcp.example.com/mcp", "127.0.0.1:8000", "evil.example:8000", "evil.example:8000"},
+		{"http://127.0.0.1:9000/mcp", "127.0.0.1:8000", "127.0.0.1:8000"},
+		{"http://localhost:9000/mcp", "localhost:8000", "localhost:8000"},
+		{"http://127.0.0.1:9000/mcp", "evil.example:8000", "evil.example:8000"},
+		{"http://[::1]:9000/mcp", "evil.example", "evil.example"},
+		{"https://mcp.example.com/mcp", "127.0.0.1:8000", "mcp.example.com"},
+		{"https://mcp.example.com:8443/mcp", "localhost:8000", "mcp.example.com:8443"},
+		{"https://mcp.example.com/mcp", "10.1.2.3:8000", "mcp.example.com"},
+		{"https://mcp.example.com/mcp", "localhost", "mcp.example.com"},
+		{"https://mcp.example.com/mcp", "localhost:8001", "mcp.example.com"},
+		{"https://mcp.example.com/mcp", "evil.example:8000", "mcp.example.com"},
+		{"https://mcp.example.com/mcp", "admin.example.com", "mcp.example.com"},
+		{"https://mcp.example.com/mcp", "MCP.example.com:443", "MCP.example.com:443"},
+		{"https://mcp.example.com/mcp", "mcp.example.com:8443", "mcp.example.com"},
 	} {
 		u, _ := url.Parse(c.upstream)
-		if got := upstreamHost(u, c.local, c.host); got != c.want {
-			t.Errorf("upstream %s, proxy at %s, client's Host %q: %q upstream, want %q", c.upstream, c.local, c.host, got, c.want)
+		if got := upstreamHost(u, c.host); got != c.want {
+			t.Errorf("upstream %s, client's Host %q: %q upstream, want %q", c.upstream, c.host, got, c.want)
 		}
 	}
 }

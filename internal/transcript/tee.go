@@ -24,6 +24,10 @@ const (
 // RefFetch is the event of a request to the $ref listener of a schema-ref fault.
 const RefFetch = "schema-ref-fetch"
 
+// OffPath is the HTTP proxy's event for an MCP exchange that left the endpoint it records and
+// faults; a run that has one is graded off-path.
+const OffPath = "off-path"
+
 // Record is one line of the transcript: a message on the wire, a line of the server's stderr,
 // or an event the proxy saw (start, negotiation, a fault decision, the server's exit).
 type Record struct {
