@@ -20,12 +20,13 @@ type Input struct {
 }
 
 // Grade grades the run whole: [Replayed] for a replayed run, then [Protocol], then [Agent] or
-// [SDK], and [Unread] when the transcript could not be read whole. A replayed run that kept to
+// [SDK], then [unobserved] for a transcript cut short before the call's answer, and [Unread] when
+// the transcript could not be read whole. A replayed run that kept to
 // its recording is graded with the recording's negotiation and the values its answer's fault
 // introduced: the clean proxy of the replay knows neither the cell's protocol cap nor the
 // fault that put those values on the wire.
 func (in Input) Grade() Grade {
-	g := in.grade()
+	g := unobserved(in.grade(), in.Transcript)
 	if in.Unread != nil {
 		g = Unread(g, in.Unread)
 	}
