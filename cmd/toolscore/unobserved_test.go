@@ -189,8 +189,9 @@ func TestLoadRerunsAlone(t *testing.T) {
 		case !alone[rec.Cell.Key()]:
 			t.Errorf("%s: an outcome the load can make, but its cell was not run again alone", at)
 		}
-		if rec.Observation != nil && rec.Observation.Agent == nil && strings.Contains(rec.Client, "agent") && rec.Outcome == record.Passed {
-			t.Errorf("%s: passed with no model view", at)
+		// An agent's run with no model view at all (the 8 of 132 cells) is the load's.
+		if strings.Contains(rec.Client, "agent") && rec.ModelView == "" && !slices.Contains(loadOutcomes, rec.Outcome) {
+			t.Errorf("%s: no model view at all, yet counted as the client's", at)
 		}
 	}
 	// The cut clients' first runs are cut whatever the load: the check above did check something.
