@@ -37,6 +37,7 @@ exec "$@"
 // the folder of the marks, outside the manifest's (which a defined client's install copies).
 func cutWorkspace(t *testing.T, extra string) (ws, marks string) {
 	t.Helper()
+	needRuntimes(t)
 	ws, marks = t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(ws, "cut.sh"), cutScript)
 	if err := os.Chmod(filepath.Join(ws, "cut.sh"), 0o755); err != nil {
