@@ -7,17 +7,21 @@ import (
 	"github.com/toolscore/toolscore/record"
 )
 
-// cutShort says why the transcript was cut short, or "" when it is whole. A transcript is whole
+// cutShort says how the run's transcript was cut short, or "" when it is whole. A transcript is whole
 // when it ends with the proxy's own last record (the server's exit, its failure to start, the
 // end of an upstream session); without one, the runner appended "no-server-exit" with how the
 // run ended (transcript.EndWithout): the proxy was killed before it wrote the end, and with it
 // whatever it had not flushed yet (records wait up to transcript.FlushEvery in its buffer, far
 // longer on a starved machine). Only the runner writes that event: nothing on the wire can.
-func cutShort(entries []transcript.Entry) string {
+// otherCut names another session of the run that was cut short (see Input.OtherCut), if one was.
+func cutShort(entries []transcript.Entry, otherCut string) string {
 	for i := range entries {
 		if e := &entries[i]; e.Dir == transcript.Event && e.Event == "no-server-exit" {
-			return e.Note
+			return "it was cut short (" + e.Note + ")"
 		}
+	}
+	if otherCut != "" {
+		return "the run's other session " + otherCut + ", cut short, may have held the call"
 	}
 	return ""
 }
@@ -33,8 +37,8 @@ var judged = []record.Outcome{record.Passed, record.Altered, record.Threw, recor
 // the client did with what it got. The grade it would have had stays in the evidence. Outcomes
 // that do not rest on the answer (hung, crashed, no-call, out of memory...) are kept: the runner
 // runs those again alone already.
-func unobserved(g Grade, entries []transcript.Entry) Grade {
-	why := cutShort(entries)
+func unobserved(g Grade, entries []transcript.Entry, otherCut string) Grade {
+	why := cutShort(entries, otherCut)
 	if why == "" || !slices.Contains(judged, g.Outcome) {
 		return g
 	}
@@ -46,7 +50,7 @@ func unobserved(g Grade, entries []transcript.Entry) Grade {
 		was += ": " + g.Evidence
 	}
 	g.Outcome = record.Unobserved
-	g.Evidence = clip("toolscore did not see the run whole: its transcript holds no answer to the call and was cut short ("+why+
-		"), so the call and its answer may have been on the wire unrecorded; on what the transcript holds the run would be "+was, maxEvidence)
+	g.Evidence = clip("toolscore did not see the run whole: its transcript holds no answer to the call, and "+why+
+		", so the call and its answer may have been on the wire unrecorded; on what the transcript holds the run would be "+was, maxEvidence)
 	return g
 }

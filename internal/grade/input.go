@@ -10,6 +10,9 @@ type Input struct {
 	// set, says why it could not be read whole.
 	Transcript []transcript.Entry
 	Unread     error
+	// OtherCut names another session's transcript of the run (a client that started the server
+	// more than once) that was cut short, when one was: it may have held the call.
+	OtherCut string
 	// Agent says the client is an agent, whose final answer is graded against Truth.
 	Agent bool
 	Truth []string
@@ -26,7 +29,7 @@ type Input struct {
 // introduced: the clean proxy of the replay knows neither the cell's protocol cap nor the
 // fault that put those values on the wire.
 func (in Input) Grade() Grade {
-	g := unobserved(in.grade(), in.Transcript)
+	g := unobserved(in.grade(), in.Transcript, in.OtherCut)
 	if in.Unread != nil {
 		g = Unread(g, in.Unread)
 	}
