@@ -53,11 +53,17 @@ const Diverged Outcome = "diverged"
 // nothing of the client or the server.
 const OffPath Outcome = "off-path"
 
+// Unobserved is toolscore's own failure, never the client's: the run's transcript was cut short
+// (the proxy was killed before it wrote what it had seen, as on a starved machine) before it
+// held the answer to the call, so what the client did with that answer cannot be graded. The
+// runner runs such a run again alone and never keeps its cell in the cell cache.
+const Unobserved Outcome = "unobserved"
+
 // Outcomes returns every outcome a run can be graded with, each once, in the order the reports
-// list them: an SDK-level client's, those an agent adds, then those of a run that measured
-// less than its cell.
+// list them: an SDK-level client's, those an agent adds, those of a run that measured less than
+// its cell, then toolscore's own failure to observe a run.
 func Outcomes() []Outcome {
-	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged, OffPath}
+	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged, OffPath, Unobserved}
 }
 
 // Kinds of an agent's model view (ModelView.Kind): what its client layer put in front of the

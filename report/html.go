@@ -24,11 +24,12 @@ var htmlSource string
 var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 
 // colours are the outcomes the page has a colour for, in the legend's order: every outcome
-// but those of a run that is no one's finding (its server not ready, a replay it left). A cell
+// but those of a run that is no one's finding (its server not ready, a replay it left, a run
+// toolscore did not observe whole). A cell
 // whose most frequent outcome is another (one of those, or a hand-edited results.json) is drawn
 // in the neutral colour.
 var colours = slices.DeleteFunc(record.Outcomes(), func(o record.Outcome) bool {
-	return o == record.NotReady || o == record.Diverged || o == record.OffPath
+	return o == record.NotReady || o == record.Diverged || o == record.OffPath || o == record.Unobserved
 })
 
 // coloured says whether the page has a colour for outcome.

@@ -72,14 +72,24 @@ func Run(ctx context.Context, be Backend, j Job) (Ran, error) {
 	}
 	// A client that started the server more than once left a transcript per session: the run is
 	// graded on, and its record names, the one that carried its call.
-	tee := transcript.GradedSession(filepath.Join(j.Spec.Dir, record.TeeFile))
-	// The end goes into the transcript before it is read back, so the reading (and what it
-	// says of a record the proxy left cut short) is of the transcript as it stays on disk.
-	if _, err := transcript.EndWithout(tee, noExitWhy(res, j.Spec.Timeout),
-		map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode}); NoRoom(err) {
-		return Ran{Result: res}, fmt.Errorf("ending the transcript: %w", err)
-	} else if err != nil {
-		res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript: "+err.Error()...)
+	first := filepath.Join(j.Spec.Dir, record.TeeFile)
+	tee := transcript.GradedSession(first)
+	// The end goes into every session's transcript before it is read back, so the reading (and
+	// what it says of a record the proxy left cut short) is of the transcript as it stays on
+	// disk. A session other than the graded one that was cut short may have held the call the
+	// graded one lacks (its record lost with the proxy): the grader hears of it.
+	var otherCut string
+	for _, s := range transcript.Sessions(first) {
+		ended, err := transcript.EndWithout(s, noExitWhy(res, j.Spec.Timeout),
+			map[string]any{"timed_out": res.TimedOut, "oom_killed": res.OOMKilled, "adapter_exit": res.ExitCode})
+		if NoRoom(err) {
+			return Ran{Result: res}, fmt.Errorf("ending the transcript %s: %w", filepath.Base(s), err)
+		} else if err != nil {
+			res.Stderr = append(res.Stderr, "\ntoolscore: ending the transcript "+filepath.Base(s)+": "+err.Error()...)
+		}
+		if ended && s != tee && otherCut == "" {
+			otherCut = filepath.Base(s)
+		}
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
 	// missing transcript is a run whose proxy never started: nothing was on the wire.
@@ -87,7 +97,7 @@ func Run(ctx context.Context, be Backend, j Job) (Ran, error) {
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
-	in := grade.Input{Run: gradeRun(res), Transcript: entries, Unread: terr, Agent: j.Agent, Truth: j.Truth}
+	in := grade.Input{Run: gradeRun(res), Transcript: entries, Unread: terr, Agent: j.Agent, Truth: j.Truth, OtherCut: otherCut}
 	if j.Recording != "" {
 		// A recording that cannot be read adds no negotiation and no fault's values: the run is
 		// graded on its own transcript.

@@ -87,3 +87,47 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestRunOtherSessionCut: a client that started the server twice left two transcripts; the
+// first was cut short before its call was written (its proxy killed), the second is whole and
+// holds no call. The run is graded on the second, which alone would say the client returned a
+// result nothing on the wire carried (altered); but the call may have been in the first, lost
+// with its proxy: the run is unobserved, and the first transcript is ended with why, as the
+// graded one would be.
+func TestRunOtherSessionCut(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the adapter")
+	}
+	dir := t.TempDir()
+	write := func(name string, recs ...*transcript.Record) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := transcript.NewTee(f)
+		for _, r := range recs {
+			w.Write(r)
+		}
+		w.Close()
+		f.Close()
+	}
+	start := &transcript.Record{Dir: transcript.Event, Event: "start"}
+	write(record.TeeFile, start)
+	write(transcript.SessionPath(record.TeeFile, 2), start, &transcript.Record{Dir: transcript.Event, Event: "server-exit", Detail: map[string]any{"client_closed_first": true}})
+	obs := `{"client":"x","library":"y","returned":{"content":[{"type":"text","text":"ok"}]}}`
+	ran, err := Run(context.Background(), local.Backend{}, Job{
+		Spec: backend.Spec{Dir: dir, Client: "x", Cell: "x/clean", Run: 1, Timeout: 30 * time.Second,
+			Command: []string{"sh", "-c", `printf '%s\n' "$OBS"`}, Env: []string{"OBS=" + obs}},
+		Cell: record.Cell{Client: "x", Fault: "clean", Schema: "hidden"}, Run: 1, Dir: "runs/x/run-1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := ran.Record; rec.Outcome != record.Unobserved || !strings.Contains(rec.Evidence, "other session tee.jsonl, cut short") ||
+		!strings.Contains(rec.Evidence, "would be altered") || rec.Tee != "runs/x/run-1/tee.2.jsonl" {
+		t.Errorf("graded %s (%s) on %s; want unobserved on tee.2.jsonl, naming the cut tee.jsonl", rec.Outcome, rec.Evidence, rec.Tee)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, record.TeeFile)); !strings.Contains(string(b), `"event":"no-server-exit"`) {
+		t.Errorf("the cut session's transcript was not ended with why:\n%s", b)
+	}
+}

@@ -10,6 +10,9 @@ type Input struct {
 	// set, says why it could not be read whole.
 	Transcript []transcript.Entry
 	Unread     error
+	// OtherCut names another session's transcript of the run (a client that started the server
+	// more than once) that was cut short, when one was: it may have held the call.
+	OtherCut string
 	// Agent says the client is an agent, whose final answer is graded against Truth.
 	Agent bool
 	Truth []string
@@ -19,13 +22,14 @@ type Input struct {
 	Recording []transcript.Entry
 }
 
-// Grade grades the run whole: [Replayed] for a replayed run, then [OffPath], [Protocol], then [Agent] or
-// [SDK], and [Unread] when the transcript could not be read whole. A replayed run that kept to
+// Grade grades the run whole: [Replayed] for a replayed run, then [OffPath], [Protocol], then
+// [Agent] or [SDK], then [unobserved] for a transcript cut short before the call's answer, and
+// [Unread] when the transcript could not be read whole. A replayed run that kept to
 // its recording is graded with the recording's negotiation and the values its answer's fault
 // introduced: the clean proxy of the replay knows neither the cell's protocol cap nor the
 // fault that put those values on the wire.
 func (in Input) Grade() Grade {
-	g := in.grade()
+	g := unobserved(in.grade(), in.Transcript, in.OtherCut)
 	if in.Unread != nil {
 		g = Unread(g, in.Unread)
 	}

@@ -389,7 +389,9 @@ type suspectCell struct {
 // keepCell stores cell c in the cache once its runs are over: only a cell this sweep ran every
 // run of (all of the cell's, or all of its shard's slice, kept under a key of that slice). A
 // cell with an outcome the machine's load may have made (hung, crashed...) waits for its run
-// alone (keepConfirmed). A cache that cannot be written is said once, and the sweep goes on
+// alone (keepConfirmed). A cell with a run toolscore did not observe whole (unobserved) is
+// never stored, whatever its run alone has: its counts hold toolscore's failure, which no live
+// run is bound to repeat. A cache that cannot be written is said once, and the sweep goes on
 // without storing.
 func (o Options) keepCell(ctx context.Context, c cellRuns, started time.Time) {
 	cc := o.Cache
@@ -411,7 +413,7 @@ func (o Options) keepCell(ctx context.Context, c cellRuns, started time.Time) {
 		var rec struct {
 			Outcome record.Outcome `json:"outcome"`
 		}
-		if json.Unmarshal(r.Line, &rec) != nil {
+		if json.Unmarshal(r.Line, &rec) != nil || rec.Outcome == record.Unobserved {
 			return
 		}
 		if loadMayMake(rec.Outcome) {

@@ -298,11 +298,11 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 const maxAlone = 32
 
 // loadMayMake says whether an outcome may be the loaded machine's rather than the client's: a
-// run that ran out of time, died, lost its server, never called the tool or found the server
-// not ready.
+// run that ran out of time, died, lost its server, never called the tool, found the server not
+// ready, or whose transcript was cut short before the call's answer (unobserved).
 func loadMayMake(outcome record.Outcome) bool {
 	switch outcome {
-	case record.Hung, record.Crashed, record.ServerExited, record.NoCall, record.NotReady:
+	case record.Hung, record.Crashed, record.ServerExited, record.NoCall, record.NotReady, record.Unobserved:
 		return true
 	}
 	return false

@@ -43,14 +43,7 @@ func CreateSession(path string) (*os.File, error) {
 // that carried a call of the target tool, as the client's result comes from its last attempt;
 // without one, the last session. It is path itself when there is one session, or none.
 func GradedSession(path string) string {
-	var sessions []string
-	for n := 1; n <= maxSessions; n++ {
-		p := SessionPath(path, n)
-		if _, err := os.Lstat(p); err != nil {
-			break
-		}
-		sessions = append(sessions, p)
-	}
+	sessions := Sessions(path)
 	if len(sessions) <= 1 {
 		return path
 	}
@@ -60,6 +53,19 @@ func GradedSession(path string) string {
 		}
 	}
 	return sessions[len(sessions)-1]
+}
+
+// Sessions are the transcripts of path's sessions that exist, in the order they were made.
+func Sessions(path string) []string {
+	var sessions []string
+	for n := 1; n <= maxSessions; n++ {
+		p := SessionPath(path, n)
+		if _, err := os.Lstat(p); err != nil {
+			break
+		}
+		sessions = append(sessions, p)
+	}
+	return sessions
 }
 
 // calledTarget says whether the transcript at path holds a call of the target tool.
