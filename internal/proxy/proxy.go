@@ -201,14 +201,14 @@ func (p *Proxy) ClientToServer(ctx context.Context, from io.Reader, to, toClient
 			out, own, ownRec := p.noteRequest("", frame, rec)
 			if own != nil {
 				p.record(rec)
-				p.sendClient(toClient, own, ownRec)
+				p.sendClient(toClient, own, ownRec, false)
 			} else if werr != nil {
 				p.record(rec)
 			} else if werr = p.send(to, out, rec); werr != nil {
 				p.record(&transcript.Record{Dir: transcript.Event, Event: "server-stdin-closed", Note: "the server stopped reading its stdin: " + werr.Error()})
 			}
 			if notice, nrec, d := p.dueNotice(); notice != nil {
-				p.sendClient(toClient, notice, nrec)
+				p.sendClient(toClient, notice, nrec, false)
 				d.announce()
 			}
 		}
@@ -308,10 +308,10 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 				// The answer waits for the client to list again, which it reads from this stream.
 				go func() {
 					p.holdAnswer(ctx, rec)
-					p.sendClient(to, out, rec.Record)
+					p.sendClient(to, out, rec.Record, rec.call)
 				}()
 			} else {
-				p.sendClient(to, out, rec.Record)
+				p.sendClient(to, out, rec.Record, rec.call)
 				p.sent(rec)
 			}
 		}
@@ -325,10 +325,20 @@ func (p *Proxy) ServerToClient(ctx context.Context, from io.Reader, to io.Writer
 }
 
 // sendClient writes a frame to the client and records it; once a write has failed, it only
-// records.
-func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *transcript.Record) {
+// records. sync writes the transcript out before the frame goes (a tools/call's answer).
+func (p *Proxy) sendClient(to io.Writer, frame []byte, rec *transcript.Record, sync bool) {
 	p.clientMu.Lock()
 	defer p.clientMu.Unlock()
+	if sync {
+		p.record(rec)
+		p.tee.Sync()
+		if p.clientErr == nil {
+			if _, p.clientErr = to.Write(frame); p.clientErr != nil {
+				p.record(&transcript.Record{Dir: transcript.Event, Event: "client-stdout-closed", Note: "the client stopped reading: " + p.clientErr.Error()})
+			}
+		}
+		return
+	}
 	if p.clientErr != nil {
 		p.record(rec)
 	} else if p.clientErr = p.send(to, frame, rec); p.clientErr != nil {
@@ -380,6 +390,8 @@ func (p *Proxy) waiting() []string {
 type answered struct {
 	*transcript.Record
 	hold, relist *drift
+	// call says it answers a tools/call: its record goes to the file before the client has it.
+	call bool
 }
 
 // answer makes the record of one server frame and returns what goes to the client in its place;
@@ -430,6 +442,7 @@ func (p *Proxy) answer(ctx context.Context, scope string, frame []byte) ([]byte,
 			return out, rec
 		}
 	case "tools/call":
+		rec.call = true
 		if _, clean := p.cfg.Fault.(*fault.Clean); c.fires && clean {
 			rec.Fault = p.cfg.FaultName // the server's bytes go as they are: nothing to decode
 		} else if c.fires {
