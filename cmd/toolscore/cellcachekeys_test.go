@@ -100,3 +100,49 @@ func TestCellCacheToolscoreBuild(t *testing.T) {
 		t.Errorf("the other build graded every cell as the first did: its reading did not change them, and this test proves nothing")
 	}
 }
+
+// TestCellCacheAdapterOutsideManifest (issue 48): a defined client's adapter that is not a file
+// of the manifest's folder, named by its absolute path or found on PATH, is in its cells' key:
+// edited, its cells run again and show what the edited adapter does, instead of keeping the
+// outcomes of the adapter before; left alone, they are reused.
+func TestCellCacheAdapterOutsideManifest(t *testing.T) {
+	f := newCacheFixture(t)
+	cache := filepath.Join(t.TempDir(), "cells")
+	outside, bin := t.TempDir(), t.TempDir()
+	abs, onPath := filepath.Join(outside, "abs-adapter.sh"), filepath.Join(bin, "toolscore-test-path-adapter")
+	adapter := func(path, name, then string) {
+		writeFile(t, path, "#!/bin/sh\necho started >> "+filepath.Join(f.logs, name)+"\n"+then+"\n")
+		if err := os.Chmod(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := "exec " + staticToolscore(t) + " client raw"
+	// The edited adapter makes the call, then reports it refused the answer.
+	edited := staticToolscore(t) + " client raw >/dev/null\n" + `echo '{"client": "edited", "library": "edited 1", "raised": {"message": "the edited adapter refuses"}}'`
+	adapter(abs, "abs", raw)
+	adapter(onPath, "path", raw)
+	f.manifest(1, "  - name: abs\n    runtime: binary\n    command: [\""+abs+"\"]\n"+
+		"  - name: path\n    runtime: binary\n    command: [toolscore-test-path-adapter]\n")
+	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+
+	first, stderr := f.sweep(cache, path)
+	if first.RunsExecuted != 8 {
+		t.Fatalf("first sweep: %d runs executed, want 8\n%s", first.RunsExecuted, stderr)
+	}
+	again, stderr := f.sweep(cache, path)
+	if again.RunsExecuted != 0 || again.RunsReused != 8 {
+		t.Errorf("the adapters unchanged: %d runs executed, %d reused; want every cell reused\n%s", again.RunsExecuted, again.RunsReused, stderr)
+	}
+	adapter(abs, "abs", edited)
+	adapter(onPath, "path", edited)
+	before := f.starts()
+	third, stderr := f.sweep(cache, path)
+	if got, s := ranByClient(third), diffStarts(before, f.starts()); third.RunsExecuted != 8 || !reflect.DeepEqual(got, map[string]int{"abs": 4, "path": 4}) || !reflect.DeepEqual(s, got) {
+		t.Errorf("both adapters edited: %d runs executed, cells run by client %v, client starts %v; want every cell of both run again\n%s", third.RunsExecuted, got, s, stderr)
+	}
+	for i, c := range third.Cells {
+		if reflect.DeepEqual(c.Outcome, first.Cells[i].Outcome) && c.Fault == "clean" {
+			t.Errorf("cell %s: %v, as before the adapter was edited to refuse every answer", c.Key(), c.Outcome)
+		}
+	}
+}

@@ -100,7 +100,7 @@ clients:
 	f.WriteString("# edited after the sweep started\n")
 	f.Close()
 	_, stderr, code := toolscore(t, tmp, "run", "--resume", out)
-	want := regexp.MustCompile(`cannot resume .*: the adapter of the client acme-harness changed since the sweep started \(install (\w+) then, install (\w+) now\): the runs of two adapters do not add up; start a new sweep, or put the client back as it was`)
+	want := regexp.MustCompile(`cannot resume .*: the adapter of the client acme-harness changed since the sweep started \(install (\w+)(?:; [^)]*)? then, install (\w+)(?:; [^)]*)? now\): the runs of two adapters do not add up; start a new sweep, or put the client back as it was`)
 	if m := want.FindStringSubmatch(stderr); code != 2 || m == nil || m[1] == m[2] {
 		t.Errorf("--resume with the adapter changed: exit %d, want 2 naming acme-harness:\n%s", code, stderr)
 	}
