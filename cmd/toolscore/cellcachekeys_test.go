@@ -146,3 +146,35 @@ func TestCellCacheAdapterOutsideManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestCachesInsideManifestFolder (issue 48): a cell cache, or toolscore's caches folder, kept
+// in the manifest's folder is not part of a defined client's install: the second sweep finds
+// the client installed already and reuses every cell, where copying the cache in made another
+// install, and so other keys, at every sweep.
+func TestCachesInsideManifestFolder(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// env and cache are the sweep's, given the manifest's folder.
+		env   func(dir string) []string
+		cache func(dir string) string
+	}{
+		{"--cache in the folder", func(string) []string { return nil }, func(dir string) string { return filepath.Join(dir, "cells") }},
+		{"the user cache folder in it", func(dir string) []string {
+			return []string{"TOOLSCORE_CACHE=", "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+		}, func(dir string) string { return filepath.Join(dir, "cache", "toolscore", "cells") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newCacheFixture(t, "one")
+			f.manifest(1, "  - name: one\n    runtime: binary\n    command: [./count-one.sh]\n")
+			env, cache := c.env(f.dir), c.cache(f.dir)
+			first, stderr := f.sweep(cache, env...)
+			if first.RunsExecuted != 4 {
+				t.Fatalf("first sweep: %d runs executed, want 4\n%s", first.RunsExecuted, stderr)
+			}
+			second, stderr := f.sweep(cache, env...)
+			if second.RunsExecuted != 0 || second.RunsReused != 4 || !strings.Contains(stderr, "installed already, nothing to install: one") {
+				t.Errorf("second sweep: %d runs executed, %d reused; want every cell reused from the install of the first\n%s", second.RunsExecuted, second.RunsReused, stderr)
+			}
+		})
+	}
+}
