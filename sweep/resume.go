@@ -63,30 +63,73 @@ func sweepRecord(a Config, sc *scenario.Scenario, backend string) outdir.Sweep {
 	return s
 }
 
-// Build is the identity of the running toolscore: version and the SHA-256 of its binary, so
-// two builds both called "dev" still differ. A sweep records it, and a resume by another build
-// is refused.
-func Build(version string) string {
-	return version + " (binary sha256:" + selfDigest() + ")"
+// Build is the identity of the running toolscore: its version and the SHA-256 of its binary, so
+// two builds both called "dev" still differ, and, when its runs start another toolscore binary
+// (self, as a program that calls Reenter may name), that binary's SHA-256 too: the runs' proxies
+// and Go adapters are its code. Any change to the code changes it, an observation parsed or a
+// record written differently included; a rebuild of the same source with the same Go and flags
+// does not (Go's builds are reproducible). A sweep records it, a resume by another build is
+// refused, and the cell cache keys every cell with it. err says a binary could not be read, and
+// then the build is not known: two such builds could differ.
+func Build(version, self string) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return version + " (binary sha256:unknown)", fmt.Errorf("finding toolscore's own binary: %w", err)
+	}
+	sum, err := binaryDigest(exe)
+	b := version + " (binary sha256:" + sum + ")"
+	if self == "" || err != nil || sameFile(self, exe) {
+		return b, err
+	}
+	runs, err := binaryDigest(self)
+	return b + " (runs' binary sha256:" + runs + ")", err
 }
 
-// selfDigest hashes the running binary once per process: it is tens of megabytes.
-var selfDigest = sync.OnceValue(func() string {
-	self, err := os.Executable()
+func sameFile(a, b string) bool {
+	ia, err := os.Stat(a)
 	if err != nil {
-		return "unknown: " + err.Error()
+		return false
 	}
-	f, err := os.Open(self)
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
+}
+
+// binaryDigest hashes a binary once per process and path: it is tens of megabytes.
+func binaryDigest(path string) (string, error) {
+	digestMu.Lock()
+	defer digestMu.Unlock()
+	if d, ok := digests[path]; ok {
+		return d.sum, d.err
+	}
+	sum, err := fileDigest(path)
+	digests[path] = digest{sum, err}
+	return sum, err
+}
+
+type digest struct {
+	sum string
+	err error
+}
+
+var (
+	digestMu sync.Mutex
+	digests  = map[string]digest{}
+)
+
+// fileDigest is the first 16 hex digits of the SHA-256 of the file at path, "unknown" when it
+// cannot be read.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return "unknown: " + err.Error()
+		return "unknown", fmt.Errorf("reading toolscore's binary to know its build: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "unknown: " + err.Error()
+		return "unknown", fmt.Errorf("reading toolscore's binary %s to know its build: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-})
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
 
 // manifestDigest is the absolute path of the manifest at path ("" is the embedded ledger, and
 // stays "") and the SHA-256 of its bytes.
@@ -164,7 +207,11 @@ func Resume(ctx context.Context, dir string, c Config) (res *tally.Results, out 
 	if c.FailOn != "" {
 		a.FailOn = c.FailOn
 	}
-	if now := Build(c.Version); s.Build != "" && s.Build != now {
+	now, err := Build(c.Version, c.Self)
+	if err != nil && s.Build != "" {
+		return usage("cannot resume %s: this toolscore's build cannot be told the same as the one that started it: %w", dir, err)
+	}
+	if s.Build != "" && s.Build != now {
 		return usage("cannot resume %s: it was started by toolscore %s, this is toolscore %s: the runs of two builds do not add up; resume it with the toolscore that started it, or start a new sweep",
 			dir, report.Plain(s.Build), now)
 	}

@@ -239,14 +239,20 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
 	rec := sweepRecord(a, sc, be.Name())
-	rec.Build, rec.Adapters = Build(a.Version), choice.Fingerprints
+	var buildErr error
+	rec.Build, buildErr = Build(a.Version, a.Self)
+	rec.Adapters = choice.Fingerprints
 	o.Parallel, o.Version, o.Replay, o.Record, o.Resume = par, a.Version, recordings, rec, resume
 	if resume {
 		if _, err := o.CheckResume(); err != nil {
 			return fail(exitcode.UsageError(err))
 		}
 	}
-	if a.Cache != "" {
+	switch {
+	case a.Cache != "" && buildErr != nil:
+		// The build keys every cell: one not known could take another build's cells.
+		fmt.Fprintf(stderr, "cell cache: every cell runs and none is kept: %v\n", buildErr)
+	case a.Cache != "":
 		o.Cache = &runner.CellCache{Store: cache.Cache{Dir: a.Cache}, Log: stderr}
 	}
 	prog := newProgress(stderr, progCells)

@@ -78,11 +78,16 @@ func (f *cacheFixture) try(cache string, env ...string) (*tally.Results, string,
 
 // tryArgs is try with more arguments to toolscore run (such as --shard).
 func (f *cacheFixture) tryArgs(cache string, args []string, env ...string) (*tally.Results, string, error) {
+	return f.tryBy(os.Args[0], cache, args, env...)
+}
+
+// tryBy is tryArgs swept by the toolscore binary bin.
+func (f *cacheFixture) tryBy(bin, cache string, args []string, env ...string) (*tally.Results, string, error) {
 	f.mu.Lock()
 	f.n++
 	out := filepath.Join(f.logs+"-out", fmt.Sprint(f.n))
 	f.mu.Unlock()
-	cmd := exec.Command(os.Args[0], append([]string{"run", "m.yaml", "--backend", "local", "--out", out, "--cache", cache}, args...)...)
+	cmd := exec.Command(bin, append([]string{"run", "m.yaml", "--backend", "local", "--out", out, "--cache", cache}, args...)...)
 	cmd.Dir, cmd.Env = f.dir, append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -35,6 +35,11 @@ var contractRuns = []struct{ fault, schema string }{
 // through the proxy, and says where its output breaks the client contract.
 func checkClientCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("check-client", flag.ContinueOnError)
+	// Each command prints its own messages (main only turns the error into the exit code).
+	fail := func(err error) error {
+		fmt.Fprintln(os.Stderr, "toolscore", err)
+		return err
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: toolscore check-client [--agent] [--timeout D] -- CMD [ARGS...]
 
@@ -51,29 +56,29 @@ flags:`)
 		fs.PrintDefaults()
 	}
 	agent := fs.Bool("agent", false, "the adapter is an agent: it gets the scenario's prompt and is graded as one")
-	timeout := fs.Duration("timeout", 60*time.Second, "how long each run may take before it counts as hung")
+	timeout := fs.Duration("timeout", 60*time.Second, "how long each run may take before it counts as hung, more than 0 (0 or less is a usage error, exit 2)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	command := fs.Args()
 	if len(command) == 0 {
 		fs.Usage()
-		return exitcode.UsageError(errors.New("check-client: no adapter command given after --"))
+		return fail(exitcode.UsageError(errors.New("check-client: no adapter command given after --")))
 	}
 	if *timeout <= 0 {
-		return exitcode.UsageError(fmt.Errorf("check-client: --timeout must be positive, got %s", *timeout))
+		return fail(exitcode.UsageError(fmt.Errorf("check-client: --timeout must be positive (how long each run may take before it counts as hung), got %s", *timeout)))
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return exitcode.Failed(fmt.Errorf("check-client: finding the toolscore binary: %w", err))
+		return fail(exitcode.Failed(fmt.Errorf("check-client: finding the toolscore binary: %w", err)))
 	}
 	sc, err := sweep.Load("")
 	if err != nil {
-		return exitcode.Failed(fmt.Errorf("check-client: loading the ledger scenario: %w", err))
+		return fail(exitcode.Failed(fmt.Errorf("check-client: loading the ledger scenario: %w", err)))
 	}
 	tmp, err := os.MkdirTemp("", "toolscore-check-client-")
 	if err != nil {
-		return exitcode.Failed(fmt.Errorf("check-client: %w", err))
+		return fail(exitcode.Failed(fmt.Errorf("check-client: making the runs' folder: %w", err)))
 	}
 	defer os.RemoveAll(tmp)
 
@@ -85,7 +90,7 @@ flags:`)
 			return exitcode.Failed(ctx.Err())
 		}
 		if err != nil {
-			return exitcode.Failed(fmt.Errorf("check-client: the %s run: %w", name, err))
+			return fail(exitcode.Failed(fmt.Errorf("check-client: the %s run: %w", name, err)))
 		}
 		for _, l := range lines {
 			// Each line quotes the adapter: it reaches the terminal as the reports' text does.

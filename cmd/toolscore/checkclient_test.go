@@ -207,11 +207,21 @@ func TestCheckClientHostile(t *testing.T) {
 	}
 }
 
-// TestCheckClientUsage: no command, or a bad flag, is a usage error.
+// TestCheckClientUsage: no command, or a bad flag, is a usage error, and says so: a --timeout
+// that is not positive names the flag and the value given, instead of exiting 2 in silence.
 func TestCheckClientUsage(t *testing.T) {
-	for _, args := range [][]string{{"check-client"}, {"check-client", "--"}, {"check-client", "--bogus", "--", "true"}, {"check-client", "--timeout", "0s", "--", "true"}} {
-		if _, stderr, code := toolscore(t, t.TempDir(), args...); code != 2 {
-			t.Errorf("%q: exit %d, want 2; stderr:\n%s", args, code, stderr)
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"check-client"}, "toolscore check-client: no adapter command given after --"},
+		{[]string{"check-client", "--"}, "toolscore check-client: no adapter command given after --"},
+		{[]string{"check-client", "--bogus", "--", "true"}, "flag provided but not defined: -bogus"},
+		{[]string{"check-client", "--timeout", "0s", "--", "true"}, "toolscore check-client: --timeout must be positive (how long each run may take before it counts as hung), got 0s"},
+		{[]string{"check-client", "--timeout", "-1s", "--", "true"}, "toolscore check-client: --timeout must be positive (how long each run may take before it counts as hung), got -1s"},
+	} {
+		if _, stderr, code := toolscore(t, t.TempDir(), c.args...); code != 2 || !strings.Contains(stderr, c.says) {
+			t.Errorf("%q: exit %d, want 2 saying %q; stderr:\n%s", c.args, code, c.says, stderr)
 		}
 	}
 }

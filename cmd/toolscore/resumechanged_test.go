@@ -33,7 +33,7 @@ func TestResumeRefusesAnotherBuild(t *testing.T) {
 	runs := readFile(t, filepath.Join(out, "runs.jsonl"))
 
 	b, err := exec.Command(other, "run", "--resume", out).CombinedOutput()
-	want := regexp.MustCompile(`cannot resume .*: it was started by toolscore (\S+) \(binary sha256:(\w+)\), this is toolscore (\S+) \(binary sha256:(\w+)\): the runs of two builds do not add up; resume it with the toolscore that started it, or start a new sweep`)
+	want := regexp.MustCompile(`cannot resume .*: it was started by toolscore (\S+) \(binary sha256:(\w+)\)(?: \(runs' binary sha256:\w+\))?, this is toolscore (\S+) \(binary sha256:(\w+)\)(?: \(runs' binary sha256:\w+\))?: the runs of two builds do not add up; resume it with the toolscore that started it, or start a new sweep`)
 	m := want.FindStringSubmatch(string(b))
 	if code := exitCode(err); code != 2 || m == nil || m[1] != m[3] || m[2] == m[4] {
 		t.Errorf("--resume by another build of the same version: exit %d, want 2 saying the build changed:\n%s", code, b)
@@ -100,7 +100,7 @@ clients:
 	f.WriteString("# edited after the sweep started\n")
 	f.Close()
 	_, stderr, code := toolscore(t, tmp, "run", "--resume", out)
-	want := regexp.MustCompile(`cannot resume .*: the adapter of the client acme-harness changed since the sweep started \(install (\w+) then, install (\w+) now\): the runs of two adapters do not add up; start a new sweep, or put the client back as it was`)
+	want := regexp.MustCompile(`cannot resume .*: the adapter of the client acme-harness changed since the sweep started \(install (\w+)(?:; [^)]*)? then, install (\w+)(?:; [^)]*)? now\): the runs of two adapters do not add up; start a new sweep, or put the client back as it was`)
 	if m := want.FindStringSubmatch(stderr); code != 2 || m == nil || m[1] == m[2] {
 		t.Errorf("--resume with the adapter changed: exit %d, want 2 naming acme-harness:\n%s", code, stderr)
 	}

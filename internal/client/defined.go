@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolscore/toolscore/internal/cache"
 	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/record"
@@ -46,28 +47,35 @@ func DefinedAgentArgv(self string, argv []string) []string {
 }
 
 // manifestFS is the manifest's folder as a defined client's install copies it: without the
-// manifest (editing the scenario changes nothing the client runs), toolscore's cache and its
-// own output
-// (the folder a sweep writes to by default, and any folder holding a sweep's output), which
-// would otherwise change the install's inputs, so reinstall it, at every sweep. A link to a
-// file inside the folder is that file; other links are left out, as the install copies only
-// regular files.
+// manifest (editing the scenario changes nothing the client runs), toolscore's caches and its
+// own output (the folder a sweep writes to by default, and any folder holding a sweep's
+// output), which would otherwise change the install's inputs, so reinstall it and miss every
+// cell of the cell cache, at every sweep. A link to a file inside the folder is that file;
+// other links are left out, as the install copies only regular files.
 type manifestFS struct {
 	fs.FS
 	root, manifest string
-	// caches are toolscore's cache folders, left out where the folder holds them: an install
-	// would otherwise copy the cache into itself.
+	// caches are toolscore's cache folders where it knows them, left out where the folder
+	// holds them; any other folder holding entries of a cell cache or an install cache (a
+	// sweep's --cache) is left out too (cache). Neither is of the client's files.
 	caches []string
 }
 
-// caches are the absolute paths of the install cache, and of TOOLSCORE_CACHE when set.
+// caches are the absolute paths of the cache folders toolscore uses unless told otherwise:
+// TOOLSCORE_CACHE, the install cache, TOOLSCORE_CACHE_DIR (the cell cache) and the user cache
+// folder's toolscore, whose cells are the default cell cache.
 func caches() []string {
 	var out []string
-	if c := os.Getenv("TOOLSCORE_CACHE"); c != "" {
-		out = append(out, c)
+	for _, env := range []string{"TOOLSCORE_CACHE", "TOOLSCORE_CACHE_DIR"} {
+		if c := os.Getenv(env); c != "" && c != "off" {
+			out = append(out, c)
+		}
 	}
 	if r, err := install.Root(); err == nil {
 		out = append(out, r)
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		out = append(out, filepath.Join(c, "toolscore"))
 	}
 	for i, c := range out {
 		if abs, err := filepath.Abs(c); err == nil {
@@ -124,9 +132,17 @@ func (m manifestFS) linked(rel string) (fs.FileInfo, bool) {
 	return info, true
 }
 
+// cache says whether dir is a cache of toolscore's: one of caches (the same folder, by
+// whatever path), or a folder of cell cache or install cache entries.
 func (m manifestFS) cache(dir string) bool {
-	abs, err := filepath.Abs(filepath.Join(m.root, filepath.FromSlash(dir)))
-	return err == nil && slices.Contains(m.caches, abs)
+	if info, err := os.Stat(filepath.Join(m.root, filepath.FromSlash(dir))); err == nil {
+		for _, c := range m.caches {
+			if ci, err := os.Stat(c); err == nil && os.SameFile(info, ci) {
+				return true
+			}
+		}
+	}
+	return cache.HoldsEntries(m.FS, dir) || install.HoldsEntries(m.FS, dir)
 }
 
 func (m manifestFS) output(dir string) bool {

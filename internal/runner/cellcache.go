@@ -74,8 +74,9 @@ type keyInputs struct {
 	// (Choice.Fingerprints: its install's key, its image, its built adapter).
 	Client      scenario.Client `json:"client"`
 	Fingerprint string          `json:"fingerprint"`
-	// Build is toolscore's own build, for a client whose code is toolscore's (the Go clients'
-	// adapters, every agent's scripted model): "" for the others.
+	// Build is toolscore's own build (sweep.Build: the SHA-256 of its binary, and of the one
+	// its runs start), for every client: toolscore reads and grades every adapter's
+	// observation, starts every run's proxy, and writes every record, whatever client ran.
 	Build     string           `json:"build,omitempty"`
 	Cell      record.Cell      `json:"cell"`
 	Fault     scenario.Fault   `json:"fault"`
@@ -106,10 +107,7 @@ func (o Options) cellKey(j Job, slice []int) (string, json.RawMessage) {
 		Client: j.Cell.Client, Fingerprint: fp, Cell: j.Cell.Coordinates(),
 		Fault: j.Cell.Fault, Options: j.Cell.Fault.Options, Tool: tool,
 		Runs: o.Scenario.Runs, Timeout: o.Scenario.Timeout.Std().String(), Sandbox: o.Scenario.Sandbox,
-		Transport: string(j.Cell.Transport), Slice: slice,
-	}
-	if j.Client.Descriptor.Agent || strings.HasPrefix(fp, "toolscore's own") || fp == "" {
-		in.Build = o.Record.Build
+		Transport: string(j.Cell.Transport), Slice: slice, Build: o.Record.Build,
 	}
 	b, _ := json.Marshal(in)
 	return cache.Key(in), b

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -108,7 +109,7 @@ func fingerprints(clients []Client, unavailable, images, installed, adapters map
 		case images[id] != "":
 			out[id] = "image " + images[id]
 		case installed[id] != "":
-			out[id] = "install " + filepath.Base(installed[id])
+			out[id] = "install " + filepath.Base(installed[id]) + outsideFiles(c, installed[id])
 		case adapters[id] != "":
 			out[id] = "go adapter sha256:" + fileDigest(adapters[id])
 		default:
@@ -116,6 +117,40 @@ func fingerprints(clients []Client, unavailable, images, installed, adapters map
 		}
 	}
 	return out
+}
+
+// outsideFiles names the files the command of a client the manifest defines, installed in
+// dir, runs from outside its install, each with its SHA-256: an adapter named by its absolute
+// path, or a program found on PATH (a script of the user's, an interpreter). The install's key
+// is of the manifest's folder, so an edit to such a file would otherwise leave the client's
+// fingerprint, its cells' keys and a resume's check as they were. A file that file reads or
+// starts in turn is not followed.
+func outsideFiles(c Client, dir string) string {
+	l := c.Descriptor.Local
+	if !c.Descriptor.Manifest || l == nil || len(l.Command) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, w := range l.Argv("", dir, c.ID(), "") {
+		if i == 0 && !strings.ContainsRune(w, '/') {
+			found, err := exec.LookPath(w)
+			if err != nil {
+				continue // the run cannot start it, and says so
+			}
+			w = found
+		}
+		if !filepath.IsAbs(w) {
+			continue // an argument, not a file named from anywhere
+		}
+		if rel, err := filepath.Rel(dir, w); err == nil && filepath.IsLocal(rel) {
+			continue // the install's own: its key covers it
+		}
+		if info, err := os.Stat(w); err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		fmt.Fprintf(&b, "; %s sha256:%.16s", w, fileDigest(w))
+	}
+	return b.String()
 }
 
 // fileDigest is the SHA-256 of the file at path, in hex, or what kept it from being read.
