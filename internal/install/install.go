@@ -351,7 +351,8 @@ func writeRecord(dir string) error {
 }
 
 // Ensure returns the folder recipe r is installed in under root, installing it first unless a
-// complete, intact entry is there (fresh says whether this call installed it). Concurrent
+// complete, intact entry is there (fresh says whether this call installed it); every file of it
+// is checked against its signed record, and its state kept for Unchanged before each run. Concurrent
 // callers (in this process or others) share one install: they wait on the entry's lock. name
 // is the client, for the progress lines on log.
 func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (dir string, fresh bool, err error) {
@@ -364,7 +365,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 	}
 	dir = filepath.Join(root, key)
 	if ok, _ := intact(dir); ok {
-		return dir, false, nil
+		return dir, false, remember(dir)
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", false, fmt.Errorf("making the install cache %s: %w", root, err)
@@ -377,7 +378,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 	ok, why := intact(dir)
 	if ok { // another sweep installed it while this one waited
 		fmt.Fprintf(log, "%s: installed by another sweep in %s\n", name, dir)
-		return dir, false, nil
+		return dir, false, remember(dir)
 	}
 	if _, err := os.Stat(dir); err == nil {
 		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, why)
@@ -388,7 +389,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 		return "", false, err
 	}
 	fmt.Fprintf(log, "installed %s in %s\n", name, time.Since(start).Round(time.Second))
-	return dir, true, nil
+	return dir, true, remember(dir)
 }
 
 // Installed says where r is installed under root, and whether it is there, intact; it installs
