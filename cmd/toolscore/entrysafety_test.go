@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +22,8 @@ import (
 //   - edits client two's script in its install and rewrites that install's own record of its
 //     files to match, keeping whatever else the record holds;
 //   - of the cell cache's entries of client one, sorted by key: names ../victim in the run
-//     record of the first, an absolute path in the second, puts a link to the victim in the
+//     record of the first (and escapes and a workflow command in its meta), an absolute path
+//     in the second, puts a link to the victim in the
 //     run directory of the third, each with its manifest rewritten to match; the fourth stays.
 func forgeEntries(own, cells, once string) int {
 	if os.Mkdir(once, 0o755) != nil {
@@ -66,6 +68,15 @@ func forgeEntries(own, cells, once string) int {
 		rec["tee"] = tee
 		b, _ = json.Marshal(rec)
 		os.WriteFile(runs, append(b, '\n'), 0o644)
+		if i == 0 { // and text for the terminal and the CI log of whoever lists the cache
+			meta := filepath.Join(ones[i], "entry.json")
+			b, _ = os.ReadFile(meta)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			m["cell"] = "one|\x1b[2J\n::error::forged"
+			b, _ = json.Marshal(m)
+			os.WriteFile(meta, b, 0o644)
+		}
 		forgeList(ones[i], "manifest.json")
 	}
 	runDirs, _ := filepath.Glob(filepath.Join(ones[2], "files", "runs", "*", "run-1"))
@@ -139,6 +150,11 @@ func TestHostileRunCacheEntries(t *testing.T) {
 	if want := "client two: the install in "; err == nil || !strings.Contains(stderr, want) ||
 		!strings.Contains(stderr, `changed during the sweep: its file "count-two.sh" was written or replaced; a run of this sweep wrote into it, so the sweep stopped`) {
 		t.Errorf("the sweep whose run wrote into two's install: %v; want it stopped, saying so:\n%s", err, stderr)
+	}
+
+	ls := exec.Command(os.Args[0], "cache", "ls", "--cache", cells)
+	if b, err := ls.Output(); err != nil || !strings.Contains(string(b), "forged") || strings.ContainsAny(string(b), "\x1b\a") || strings.Contains(string(b), "\n::error") {
+		t.Errorf("toolscore cache ls of the forged entries: %v\n%q", err, b)
 	}
 
 	f.manifest(1, one+two)

@@ -347,10 +347,11 @@ func (c *Cache) List() ([]Meta, error) {
 		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			continue
 		}
-		m := Meta{Key: d.Name()}
+		var m Meta
 		if b, err := os.ReadFile(filepath.Join(c.Dir, d.Name(), metaFile)); err == nil {
 			_ = json.Unmarshal(b, &m)
 		}
+		m.Key = d.Name() // the folder's name, not what a run may have written in its meta
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b Meta) int { return a.Stored.Compare(b.Stored) })

@@ -33,7 +33,16 @@ var snapshots sync.Map
 // take snapshots dir.
 func take(dir string) (snapshot, error) {
 	s := snapshot{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := walkStats(dir, func(rel string, st stat) error {
+		s[rel] = st
+		return nil
+	})
+	return s, err
+}
+
+// walkStats calls f with the stat of every file of dir (folders aside), by slash path.
+func walkStats(dir string, f func(rel string, st stat) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -49,10 +58,8 @@ func take(dir string) (snapshot, error) {
 				return err
 			}
 		}
-		s[filepath.ToSlash(rel)] = st
-		return nil
+		return f(filepath.ToSlash(rel), st)
 	})
-	return s, err
 }
 
 // Unchanged fails when a file of the install in dir was added, removed, replaced or written
@@ -65,24 +72,43 @@ func Unchanged(dir string) error {
 		return nil
 	}
 	before := v.(snapshot)
-	now, err := take(dir)
-	if err != nil {
+	changed := func(why string, rel string) error {
+		return fmt.Errorf("the install in %s changed during the sweep: %s", dir, fmt.Sprintf(why, rel))
+	}
+	// Compared as the walk goes, nothing kept: this runs before every run. The record last: the
+	// file a run edited says more than the record it rewrote to match.
+	seen, record := 0, false
+	var found error
+	err := walkStats(dir, func(rel string, st stat) error {
+		want, ok := before[rel]
+		switch {
+		case !ok:
+			found = changed("it has a file %q that was not installed", rel)
+		case st != want && rel == doneFile:
+			record = true
+		case st != want:
+			found = changed("its file %q was written or replaced", rel)
+		}
+		if found != nil {
+			return fs.SkipAll
+		}
+		seen++
+		return nil
+	})
+	switch {
+	case found != nil:
+		return found
+	case err != nil:
 		return fmt.Errorf("the install in %s cannot be read whole: %w", dir, err)
-	}
-	for _, rel := range slices.Sorted(maps.Keys(now)) {
-		if _, ok := before[rel]; !ok {
-			return fmt.Errorf("the install in %s changed during the sweep: it has a file %q that was not installed", dir, rel)
+	case seen < len(before):
+		now, _ := take(dir)
+		for _, rel := range slices.Sorted(maps.Keys(before)) {
+			if _, ok := now[rel]; !ok {
+				return changed("its file %q is gone", rel)
+			}
 		}
-	}
-	// The record last: the file a run edited says more than the record it rewrote to match.
-	rels := slices.Sorted(maps.Keys(before))
-	rels = append(slices.DeleteFunc(rels, func(rel string) bool { return rel == doneFile }), doneFile)
-	for _, rel := range rels {
-		if st, ok := now[rel]; !ok {
-			return fmt.Errorf("the install in %s changed during the sweep: its file %q is gone", dir, rel)
-		} else if st != before[rel] {
-			return fmt.Errorf("the install in %s changed during the sweep: its file %q was written or replaced", dir, rel)
-		}
+	case record:
+		return changed("its file %q was written or replaced", doneFile)
 	}
 	return nil
 }
