@@ -42,7 +42,8 @@ func forgeEntries(own, cells, once string) int {
 			os.WriteFile(script, []byte(strings.Replace(string(b), "#!/bin/sh\n", "#!/bin/sh\necho PWNED >> "+once+".pwned\n", 1)), 0o755)
 			forgeList(dir, ".toolscore-installed.json")
 		} else {
-			os.WriteFile(filepath.Join(dir, "planted.sh"), []byte("echo PLANTED\n"), 0o755)
+			// Its name a legacy workflow command too, for the CI log that says what was planted.
+			os.WriteFile(filepath.Join(dir, "##[error]planted.sh"), []byte("echo PLANTED\n"), 0o755)
 		}
 	}
 	var ones []string
@@ -161,7 +162,7 @@ func TestHostileRunCacheEntries(t *testing.T) {
 	before := f.starts()
 	res, stderr := f.sweep(cells)
 	for _, want := range []string{
-		`one: the install in `, `is incomplete or damaged (it has a file "planted.sh" that was not installed); installing it afresh`,
+		`one: the install in `, "is incomplete or damaged (it has a file \"##\u200d[error]planted.sh\" that was not installed); installing it afresh",
 		`two: the install in `, `is incomplete or damaged (its record of the install is not signed with this machine's install key: something other than toolscore wrote it); installing it afresh`,
 		`: the cached cell `, ` is damaged (the record of its run 1 names the transcript "../victim/tee.jsonl", not one inside the output's runs folder); it is discarded and the cell runs`,
 		` is damaged (the record of its run 1 names the transcript "` + filepath.Join(victim, "tee.jsonl") + `", not one inside the output's runs folder); it is discarded and the cell runs`,
@@ -170,6 +171,9 @@ func TestHostileRunCacheEntries(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the sweep after the hostile run does not say %q:\n%s", want, stderr)
 		}
+	}
+	if strings.Contains(stderr, "##[") {
+		t.Errorf("the sweep's log holds a workflow command of the hostile run's:\n%s", stderr)
 	}
 	if b, err := os.ReadFile(filepath.Join(victim, "keep")); err != nil || string(b) != "the victim's own file\n" {
 		t.Errorf("the victim beside the output: %q, %v", b, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/toolscore/toolscore/internal/filelock"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
+	"github.com/toolscore/toolscore/report"
 )
 
 // Runtimes a client may need on the machine.
@@ -381,7 +382,8 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 		return dir, false, remember(dir)
 	}
 	if _, err := os.Stat(dir); err == nil {
-		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, why)
+		// why names files a run may have made: plain text for the terminal and the CI log.
+		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, report.Plain(why))
 	}
 	fmt.Fprintf(log, "installing %s into %s ...\n", name, dir)
 	start := time.Now()

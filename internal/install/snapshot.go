@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/toolscore/toolscore/report"
 )
 
 // stat is what a snapshot keeps of one file: its kind, size, inode, status-change time and,
@@ -73,7 +75,8 @@ func Unchanged(dir string) error {
 	}
 	before := v.(snapshot)
 	changed := func(why string, rel string) error {
-		return fmt.Errorf("the install in %s changed during the sweep: %s", dir, fmt.Sprintf(why, rel))
+		// rel is a name a run may have made: plain text for the terminal and the CI log.
+		return fmt.Errorf("the install in %s changed during the sweep: %s", dir, report.Plain(fmt.Sprintf(why, rel)))
 	}
 	// Compared as the walk goes, nothing kept: this runs before every run. The record last: the
 	// file a run edited says more than the record it rewrote to match.
