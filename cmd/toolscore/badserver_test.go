@@ -27,6 +27,9 @@ func badServer(mode string, args []string) int {
 	if mode == "toolbox" || mode == "toolbox-env" {
 		return toolbox(mode == "toolbox-env")
 	}
+	if mode == "forge-entries" {
+		return forgeEntries(args[0], args[1], args[2])
+	}
 	if mode == "twotools" {
 		return twoTools(args[0])
 	}

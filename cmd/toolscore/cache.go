@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/cache"
+	"github.com/toolscore/toolscore/report"
 )
 
 // cacheDirEnv names the cell cache's folder, in place of the default (defaultCacheDir), or is
@@ -64,7 +65,7 @@ func cacheCmd(ctx context.Context, args []string) error {
 			return fmt.Errorf("toolscore cache ls: %w", err)
 		}
 		for _, m := range metas {
-			fmt.Printf("%s  %s  %d runs  ran %s  %s\n", m.Key[:min(16, len(m.Key))], m.Stored.Local().Format(time.DateTime), m.Runs, m.Sweep.Format(time.RFC3339), m.Cell)
+			fmt.Printf("%s  %s  %d runs  ran %s  %s\n", m.Key[:min(16, len(m.Key))], m.Stored.Local().Format(time.DateTime), m.Runs, m.Sweep.Format(time.RFC3339), report.Plain(m.Cell))
 		}
 		fmt.Fprintf(os.Stderr, "%d cells in %s\n", len(metas), c.Dir)
 		return nil

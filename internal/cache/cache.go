@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/dirsum"
 	"github.com/toolscore/toolscore/internal/filelock"
+	"github.com/toolscore/toolscore/record"
 )
 
 // Files of an entry.
@@ -96,6 +98,11 @@ func short(key string) string {
 // none, a *DamagedError when it does not hold what was stored.
 func (c *Cache) Get(key string) (*Entry, error) {
 	dir := filepath.Join(c.Dir, key)
+	// A run may have written anything here: the manifest is read only as a plain file, never
+	// through a link to elsewhere.
+	if info, err := os.Lstat(filepath.Join(dir, manifestFile)); err == nil && !info.Mode().IsRegular() {
+		return nil, &DamagedError{key, "its " + manifestFile + " is not a plain file"}
+	}
 	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, serr := os.Stat(dir); serr == nil {
@@ -127,6 +134,11 @@ func (c *Cache) Get(key string) (*Entry, error) {
 		if json.Unmarshal(line, &r) != nil || r.Run < 1 {
 			return nil, &DamagedError{key, "a record of its runs is unreadable"}
 		}
+		// The run's directory is removed and written in the output when it is reused: it must
+		// be one of the output's run directories, never a path that leaves it.
+		if dir := path.Dir(r.Tee); !dirsum.Inside(r.Tee) || path.Base(r.Tee) != record.TeeFile || !strings.HasPrefix(dir, record.RunsDir+"/") {
+			return nil, &DamagedError{key, fmt.Sprintf("the record of its run %d names the transcript %q, not one inside the output's %s folder", r.Run, r.Tee, record.RunsDir)}
+		}
 		e.Runs = append(e.Runs, Run{Number: r.Run, Line: bytes.TrimRight(line, "\n"), Dir: filepath.Dir(filepath.FromSlash(r.Tee))})
 	}
 	if len(e.Runs) != e.Meta.Runs {
@@ -135,26 +147,18 @@ func (c *Cache) Get(key string) (*Entry, error) {
 	return e, nil
 }
 
-// check says what of dir differs from sums, "" when nothing; a file the manifest does not
-// name is a difference too.
+// check says what of dir differs from sums, "" when nothing: a file the manifest does not name
+// is a difference too, and so is any link, which Put never stores.
 func check(dir string, sums dirsum.Sums) string {
-	if why := sums.Changed(dir, "stored"); why != "" {
+	if why := sums.Changed(dir, manifestFile, "stored"); why != "" {
 		return why
 	}
-	extra := ""
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || extra != "" {
-			return nil
+	for _, rel := range slices.Sorted(maps.Keys(sums)) {
+		if sums[rel].Link != "" {
+			return fmt.Sprintf("it has a link %q, which is never stored", rel)
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel = filepath.ToSlash(rel); rel != manifestFile {
-			if _, ok := sums[rel]; !ok {
-				extra = fmt.Sprintf("it has a file %q that was not stored", rel)
-			}
-		}
-		return nil
-	})
-	return extra
+	}
+	return ""
 }
 
 // Copy puts run r of the entry into the output directory out: its directory's files, each
@@ -163,6 +167,9 @@ func check(dir string, sums dirsum.Sums) string {
 func (e *Entry) Copy(out string, r Run) error {
 	prefix := filesDir + "/" + filepath.ToSlash(r.Dir) + "/"
 	dst := filepath.Join(out, r.Dir)
+	if err := realDirs(out, r.Dir); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
@@ -179,6 +186,31 @@ func (e *Entry) Copy(out string, r Run) error {
 	return os.MkdirAll(dst, 0o755) // a run with no file still has its directory
 }
 
+// realDirs fails unless rel is inside out and each folder of it that exists is a folder, not a
+// link: the run directory Copy removes and writes is then the output's own, wherever a run of
+// this sweep pointed one of its folders.
+func realDirs(out, rel string) error {
+	rel = filepath.ToSlash(rel)
+	if !dirsum.Inside(rel) {
+		return fmt.Errorf("the run directory %q is not inside the output %s", rel, out)
+	}
+	p := out
+	for _, part := range strings.Split(rel, "/") {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("%s is not a folder of the output (a link or a file is there): nothing is written through it", p)
+		}
+	}
+	return nil
+}
+
 // copyChecked copies from to to, and fails unless what it copied is want.
 func copyChecked(from, to string, want dirsum.File) error {
 	in, err := os.Open(from)
@@ -189,7 +221,8 @@ func copyChecked(from, to string, want dirsum.File) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
-	out, err := os.Create(to)
+	// O_EXCL: a file is made, never written through a link that is already there.
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -236,6 +269,9 @@ func (c *Cache) Put(ctx context.Context, meta Meta, out string, runs []Run, repl
 	for _, r := range runs {
 		lines.Write(r.Line)
 		lines.WriteByte('\n')
+		if err := realDirs(out, r.Dir); err != nil {
+			return fmt.Errorf("copying run %d into the cache: %w", r.Number, err)
+		}
 		if err := copyTree(filepath.Join(out, r.Dir), filepath.Join(tmp, filesDir, r.Dir)); err != nil {
 			return fmt.Errorf("copying run %d into the cache: %w", r.Number, err)
 		}
@@ -311,10 +347,11 @@ func (c *Cache) List() ([]Meta, error) {
 		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			continue
 		}
-		m := Meta{Key: d.Name()}
+		var m Meta
 		if b, err := os.ReadFile(filepath.Join(c.Dir, d.Name(), metaFile)); err == nil {
 			_ = json.Unmarshal(b, &m)
 		}
+		m.Key = d.Name() // the folder's name, not what a run may have written in its meta
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b Meta) int { return a.Stored.Compare(b.Stored) })

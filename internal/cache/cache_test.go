@@ -228,3 +228,38 @@ func TestDiffersOnTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyStaysInOutput: where a folder of the output on the way to a run's directory is a link
+// (a run of the sweep can make one), Copy writes and removes nothing through it.
+func TestCopyStaysInOutput(t *testing.T) {
+	out, runs := storedCell(t)
+	c := &Cache{Dir: t.TempDir()}
+	if err := c.Put(context.Background(), Meta{Key: "k"}, out, runs, false); err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Get("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, to := t.TempDir(), t.TempDir()
+	keep := filepath.Join(victim, "raw__clean", "run-1", "keep")
+	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(to, "runs")); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Copy(to, e.Runs[0])
+	if want := filepath.Join(to, "runs") + " is not a folder of the output (a link or a file is there): nothing is written through it"; err == nil || err.Error() != want {
+		t.Errorf("Copy through a link: %v, want %q", err, want)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
+		t.Errorf("the folder the link names: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "raw__clean", "run-1", "tee.jsonl")); err == nil {
+		t.Error("Copy wrote through the link")
+	}
+}

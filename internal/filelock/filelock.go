@@ -15,7 +15,9 @@ import (
 // Lock takes an exclusive lock on path, waiting for another holder (this process or another)
 // until ctx ends; what is the name of the thing locked, for the errors.
 func Lock(ctx context.Context, path, what string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	// O_NOFOLLOW: the lock file sits in a cache a run may have written, and a link there would
+	// make this create a file wherever it points.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("locking %s %s: %w", what, path, err)
 	}

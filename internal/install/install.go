@@ -2,6 +2,8 @@ package install
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +25,7 @@ import (
 	"github.com/toolscore/toolscore/internal/filelock"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/runenv"
+	"github.com/toolscore/toolscore/report"
 )
 
 // Runtimes a client may need on the machine.
@@ -259,12 +262,98 @@ func (e *StepError) Error() string {
 
 func (e *StepError) Unwrap() error { return e.Err }
 
-// doneFile marks a complete entry and lists each file's size and sha256, so an entry cut short,
-// truncated or edited afterwards is seen and installed afresh.
+// doneFile marks a complete entry: a record listing each of its files (regular files with their
+// size and sha256, links with their targets), signed with the machine's install key (keyFile),
+// so an entry cut short, edited, added to or relinked afterwards is seen and installed afresh,
+// record rewritten or not.
 const doneFile = ".toolscore-installed.json"
 
+// record is doneFile's content. MAC is the HMAC-SHA256, under the install key, of the entry's
+// folder name and Files: a record a run rewrote without the key, or copied from another entry,
+// does not match.
+type record struct {
+	Files dirsum.Sums `json:"files"`
+	MAC   string      `json:"mac"`
+}
+
+// keyFile is where the install key is kept: in the user's configuration folder, outside the
+// install cache and outside every folder a run is given or named (a run's HOME and TMPDIR are
+// its own directory, and TOOLSCORE_CACHE never reaches it). A process of the same user can
+// still read it: see docs/safety.md for what the key does and does not buy.
+func keyFile() (string, error) {
+	c, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the configuration folder for the install key (set XDG_CONFIG_HOME): %w", err)
+	}
+	return filepath.Join(c, "toolscore", "install.key"), nil
+}
+
+// installKey reads the install key, making it on first use: 32 random bytes, readable by the
+// user alone. Two sweeps making it at once agree on one (the first link wins).
+func installKey() ([]byte, error) {
+	p, err := keyFile()
+	if err != nil {
+		return nil, err
+	}
+	if b, err := readKey(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return b, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("making the install key %s: %w", p, err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", p, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("making the install key %s: %w", p, err)
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, p); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("making the install key %s: %w", p, err)
+	}
+	return readKey(p)
+}
+
+func readKey(p string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading the install key %s: %w", p, err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) < 32 {
+		return nil, fmt.Errorf("the install key %s is not 64 hex digits: delete it, and every install is made afresh", p)
+	}
+	return key, nil
+}
+
+// mac signs the files of the entry in the folder named name.
+func mac(key []byte, name string, files dirsum.Sums) string {
+	b, _ := json.Marshal(files) // a map's keys are sorted: the same files give the same bytes
+	h := hmac.New(sha256.New, key)
+	fmt.Fprintf(h, "toolscore install %q\n", name)
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeRecord lists the finished entry in dir and signs the list, written last.
+func writeRecord(dir string) error {
+	key, err := installKey()
+	if err != nil {
+		return err
+	}
+	files, err := dirsum.List(dir, doneFile)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(record{files, mac(key, filepath.Base(dir), files)})
+	return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
+}
+
 // Ensure returns the folder recipe r is installed in under root, installing it first unless a
-// complete, intact entry is there (fresh says whether this call installed it). Concurrent
+// complete, intact entry is there (fresh says whether this call installed it); every file of it
+// is checked against its signed record, and its state kept for Unchanged before each run. Concurrent
 // callers (in this process or others) share one install: they wait on the entry's lock. name
 // is the client, for the progress lines on log.
 func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (dir string, fresh bool, err error) {
@@ -277,7 +366,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 	}
 	dir = filepath.Join(root, key)
 	if ok, _ := intact(dir); ok {
-		return dir, false, nil
+		return dir, false, remember(dir)
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", false, fmt.Errorf("making the install cache %s: %w", root, err)
@@ -290,10 +379,11 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 	ok, why := intact(dir)
 	if ok { // another sweep installed it while this one waited
 		fmt.Fprintf(log, "%s: installed by another sweep in %s\n", name, dir)
-		return dir, false, nil
+		return dir, false, remember(dir)
 	}
 	if _, err := os.Stat(dir); err == nil {
-		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, why)
+		// why names files a run may have made: plain text for the terminal and the CI log.
+		fmt.Fprintf(log, "%s: the install in %s is incomplete or damaged (%s); installing it afresh\n", name, dir, report.Plain(why))
 	}
 	fmt.Fprintf(log, "installing %s into %s ...\n", name, dir)
 	start := time.Now()
@@ -301,7 +391,7 @@ func Ensure(ctx context.Context, root, name string, r Recipe, log io.Writer) (di
 		return "", false, err
 	}
 	fmt.Fprintf(log, "installed %s in %s\n", name, time.Since(start).Round(time.Second))
-	return dir, true, nil
+	return dir, true, remember(dir)
 }
 
 // Installed says where r is installed under root, and whether it is there, intact; it installs
@@ -348,7 +438,7 @@ func install(ctx context.Context, dir string, r Recipe) error {
 			return err
 		}
 	}
-	if err := dirsum.Write(dir, doneFile); err != nil {
+	if err := writeRecord(dir); err != nil {
 		_ = os.RemoveAll(dir)
 		return err
 	}
@@ -501,18 +591,30 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// intact says whether dir is a complete entry whose files all hold what they held when it was
-// installed; when not, why says what differs, for the line that installs it afresh.
+// intact says whether dir is a complete entry whose files are all and only what was installed,
+// as its record signed with the install key lists them; when not, why says what differs, for
+// the line that installs it afresh.
 func intact(dir string) (ok bool, why string) {
-	b, err := os.ReadFile(filepath.Join(dir, doneFile))
+	p := filepath.Join(dir, doneFile)
+	if info, err := os.Lstat(p); err != nil || !info.Mode().IsRegular() {
+		return false, "it has no record of a finished install"
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return false, "it has no record of a finished install"
 	}
-	var want dirsum.Sums
-	if json.Unmarshal(b, &want) != nil {
+	var rec record
+	if json.Unmarshal(b, &rec) != nil || rec.Files == nil {
 		return false, "its record of the install is unreadable or from an older toolscore"
 	}
-	if why := want.Changed(dir, "installed"); why != "" {
+	key, err := installKey()
+	if err != nil {
+		return false, err.Error()
+	}
+	if !hmac.Equal([]byte(rec.MAC), []byte(mac(key, filepath.Base(dir), rec.Files))) {
+		return false, "its record of the install is not signed with this machine's install key: something other than toolscore wrote it"
+	}
+	if why := rec.Files.Changed(dir, doneFile, "installed"); why != "" {
 		return false, why
 	}
 	return true, ""

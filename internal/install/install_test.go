@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/toolscore/toolscore/internal/dirsum"
 )
 
 // counted is a recipe of no runtime whose step notes each install in count and writes a file of
@@ -181,5 +184,87 @@ func TestMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if _, _, err := Ensure(context.Background(), t.TempDir(), "c", Recipe{Runtime: Node}, &bytes.Buffer{}); err == nil || err.Error() != "node not found on PATH" {
 		t.Errorf("Ensure without node: %v", err)
+	}
+}
+
+// TestEnsureRefusesForgedRecord: a file planted in an entry, or a file edited with the entry's
+// own record rewritten to list it (its signature kept), is seen: the entry is installed afresh,
+// saying why.
+func TestEnsureRefusesForgedRecord(t *testing.T) {
+	for name, c := range map[string]struct {
+		forge func(dir string) error
+		want  string
+	}{
+		"planted": {func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "subprocess.py"), []byte("import os\n"), 0o644)
+		}, `it has a file "subprocess.py" that was not installed`},
+		"edited and listed": {func(dir string) error {
+			if err := os.WriteFile(filepath.Join(dir, "adapter.sh"), []byte("echo pwned\n"), 0o755); err != nil {
+				return err
+			}
+			var rec map[string]any
+			b, _ := os.ReadFile(filepath.Join(dir, doneFile))
+			if err := json.Unmarshal(b, &rec); err != nil {
+				return err
+			}
+			files, err := dirsum.List(dir, doneFile)
+			if err != nil {
+				return err
+			}
+			rec["files"] = files
+			b, _ = json.Marshal(rec)
+			return os.WriteFile(filepath.Join(dir, doneFile), b, 0o644)
+		}, "its record of the install is not signed with this machine's install key: something other than toolscore wrote it"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+			dir, _, err := Ensure(context.Background(), root, "c", counted(count), &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.forge(dir); err != nil {
+				t.Fatal(err)
+			}
+			var log bytes.Buffer
+			if _, fresh, err := Ensure(context.Background(), root, "c", counted(count), &log); err != nil || !fresh {
+				t.Fatalf("after forging: fresh %v, %v; want installed afresh", fresh, err)
+			}
+			if want := "c: the install in " + dir + " is incomplete or damaged (" + c.want + "); installing it afresh"; !strings.Contains(log.String(), want) {
+				t.Errorf("the log:\n%s\nwant %q", log.String(), want)
+			}
+		})
+	}
+}
+
+// TestUnchanged: once Ensure checked an install, Unchanged finds a file planted in it, and a
+// file edited in place to the same size with its modification time set back.
+func TestUnchanged(t *testing.T) {
+	root, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	dir, _, err := Ensure(context.Background(), root, "c", counted(count), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Unchanged(dir); err != nil {
+		t.Fatalf("untouched: %v", err)
+	}
+	big := filepath.Join(dir, "big")
+	info, _ := os.Stat(big)
+	if err := os.WriteFile(big, bytes.Repeat([]byte("A"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(big, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := Unchanged(dir), "the install in "+dir+` changed during the sweep: its file "big" was written or replaced`; err == nil || err.Error() != want {
+		t.Errorf("after a same-size edit: %v, want %q", err, want)
+	}
+	if _, _, err := Ensure(context.Background(), root, "c", counted(count), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planted"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := Unchanged(dir), "the install in "+dir+` changed during the sweep: it has a file "planted" that was not installed`; err == nil || err.Error() != want {
+		t.Errorf("after a file planted: %v, want %q", err, want)
 	}
 }

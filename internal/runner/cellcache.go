@@ -166,7 +166,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		key, _ := o.cellKey(c.First, o.sliceOf(c))
 		e, err := cc.Store.Get(key)
 		if damaged, ok := errors.AsType[*cache.DamagedError](err); ok {
-			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), damaged.Error())
+			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), report.Plain(damaged.Error()))
 			if derr := cc.Store.Discard(ctx, key); derr != nil {
 				fmt.Fprintf(cc.Log, "cell cache: discarding it: %v\n", derr)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/execute"
 	"github.com/toolscore/toolscore/internal/grade"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
@@ -329,6 +330,11 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
+	// A run before this one may have written into the client's install, as the user it runs as
+	// can: then this run would not run what was installed, nor would any after it.
+	if err := install.Unchanged(o.Installed[j.Client.ID()]); err != nil {
+		return record.Run{}, false, fmt.Errorf("client %s: %w; a run of this sweep wrote into it, so the sweep stopped (the next sweep, or --resume, installs it afresh)", j.Client.ID(), err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return setUpFailed(j, rel, fmt.Errorf("making the run's directory: %w", err))
 	}
