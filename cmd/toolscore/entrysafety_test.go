@@ -198,3 +198,31 @@ func dirExists(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.IsDir()
 }
+
+// TestPythonClientLeavesItsInstall: a defined Python client whose adapter imports a module of
+// its own folder runs every run of its sweep. Python writes its bytecode cache beside the
+// modules it imports, which is inside the install, and the install is checked before every
+// run: without PYTHONDONTWRITEBYTECODE in the run's environment the sweep stopped after the
+// first run as if a hostile run had written there.
+func TestPythonClientLeavesItsInstall(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "helper.py"), "X = 1\n")
+	writeFile(t, filepath.Join(dir, "adapter.py"), "import os, helper\nos.execv("+pyQuote(staticToolscore(t))+", ['toolscore', 'client', 'raw'])\n")
+	writeFile(t, filepath.Join(dir, "m.yaml"), "name: own module\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\n"+
+		"faults: [clean]\nschema_modes: [hidden]\nclients:\n  - name: mine\n    runtime: python\n    command: [python3, ./adapter.py]\nruns: 3\n")
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(os.Args[0], "run", "m.yaml", "--backend", "local", "--no-cache", "--out", out)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the sweep: %v\n%s", err, b)
+	}
+	res := readResultsDir(t, out)
+	if c := res.Cells[0]; c.Runs != 3 || c.Outcome["passed"] != 3 {
+		t.Errorf("the cell: %d runs, %v; want passed 3/3\n%s", c.Runs, c.Outcome, b)
+	}
+}

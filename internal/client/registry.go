@@ -105,9 +105,12 @@ func (l *Local) Argv(self, dir, name, path string) []string {
 	return argv
 }
 
-// Environ is the variables a run of the client installed in dir gets.
+// Environ is the variables a run of the client installed in dir gets. A run writes nothing into
+// its install, which is checked before every run: Python would otherwise leave its bytecode
+// cache in the __pycache__ folders of a client's own modules, whatever the client's runtime
+// (a node adapter may start python too).
 func (l *Local) Environ(dir string) []string {
-	env := install.Env(dir, l.Runtime)
+	env := append(install.Env(dir, l.Runtime), "PYTHONDONTWRITEBYTECODE=1")
 	for _, kv := range l.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		env = append(env, k+"="+inInstall(dir, v))
