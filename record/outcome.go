@@ -41,7 +41,7 @@ const (
 	// further than the handshake: it does not speak that revision.
 	Unsupported Outcome = "unsupported"
 	// HandshakeFailed: the client never got a session to call the tool in, so no tool call
-	// reached the server: the server refused its initialize (or server/discover), or answered
+	// reached the server: the server refused its initialize, or answered
 	// with a revision the client does not speak and the client went no further. Its evidence
 	// says which, and so whose: a refusal is the server's, a revision in common that neither
 	// has is the pair's. Never a validation of the tool's result.

@@ -180,3 +180,12 @@ func TestHistoryAgentOnDocker(t *testing.T) {
 		t.Errorf("segments %q, want %q", got, want)
 	}
 }
+
+// TestHistoryOrderFlag: --order takes registry or date, and anything else is a usage error
+// naming both, before any registry is asked.
+func TestHistoryOrderFlag(t *testing.T) {
+	_, stderr, code := toolscore(t, "", "history", "--clients", "ts-sdk/list-then-call", "--order", "semver", "--out", t.TempDir())
+	if want := `--order "semver": want registry or date`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+}

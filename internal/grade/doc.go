@@ -12,7 +12,7 @@
 //     answer's fault introduced, which the replay's clean proxy cannot know.
 //  2. [Protocol]: "unavailable" or "unsupported" when the handshake alone decided the run, so
 //     it measured less than its cell asks; "handshake-failed" when no tool call reached the
-//     server because the server refused the handshake or answered a revision the client does
+//     server because the server refused initialize or answered a revision the client does
 //     not speak and the client went no further.
 //  3. [SDK] for an SDK-level client, or [Agent] for an agent: what the client did with the
 //     answer on the wire. SDK compares the adapter's observation (package client) with the

@@ -25,9 +25,11 @@ func Protocol(n transcript.Negotiation, entries []transcript.Entry) (g Grade, ok
 		return Grade{}, false
 	}
 	switch {
-	case n.Refused != "":
+	case n.Refused != "" && n.Method == "initialize":
 		// The server said no to the handshake itself: whatever the client raised after, it was
-		// never given a session to call the tool in. The server's doing, not a validation.
+		// never given a session to call the tool in. The server's doing, not a validation. A
+		// refused server/discover is not one: a 2025-era server refuses it and the client falls
+		// back to initialize, as the spec says it should.
 		return Grade{Outcome: record.HandshakeFailed, Evidence: fmt.Sprintf("the server refused %s (%s) and the client made no call: no tool call reached the server",
 			n.Method, n.Refused)}, true
 	case n.Version != "" && n.ClientAsked != "" && n.Version != n.ClientAsked && !transcript.WentOn(entries):

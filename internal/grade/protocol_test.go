@@ -24,6 +24,8 @@ func TestProtocol(t *testing.T) {
 		{"no handshake at all", transcript.Negotiation{Protocol: "as-is"}, "", ""},
 		{"the server refused initialize", transcript.Negotiation{Protocol: "as-is", Method: "initialize", ClientAsked: "2025-03-26", Refused: "-32602 Unsupported protocol version"},
 			record.HandshakeFailed, "the server refused initialize (-32602 Unsupported protocol version)"},
+		{"a refused server/discover, as a 2025-era server refuses it", transcript.Negotiation{Protocol: "as-is", Method: "server/discover", ClientAsked: "2026-07-28", Refused: "-32601 Method not found"},
+			"", ""},
 		{"the server answered a revision the client left at", transcript.Negotiation{Protocol: "as-is", Method: "initialize", ClientAsked: "2025-03-26", Version: "2025-11-25"},
 			record.HandshakeFailed, "the client asked for 2025-03-26 in initialize, the server answered 2025-11-25, and the client went no further"},
 	} {
