@@ -31,8 +31,8 @@ const (
 	NotReady Outcome = "not-ready"
 )
 
-// The outcomes of a run whose handshake kept it from measuring what its cell asks: neither is
-// what the client did with a fault, so neither is made into one.
+// The outcomes of a run whose handshake kept it from measuring what its cell asks: none is
+// what the client did with a fault, so none is made into one.
 const (
 	// Unavailable: the server cannot offer the protocol the cell asks for (the proxy saw it
 	// refuse or fall short), so the run measured the client against less than the cell says.
@@ -40,6 +40,12 @@ const (
 	// Unsupported: the client was offered an older revision than it asked for and went no
 	// further than the handshake: it does not speak that revision.
 	Unsupported Outcome = "unsupported"
+	// HandshakeFailed: the client never got a session to call the tool in, so no tool call
+	// reached the server: the server refused its initialize, or answered
+	// with a revision the client does not speak and the client went no further. Its evidence
+	// says which, and so whose: a refusal is the server's, a revision in common that neither
+	// has is the pair's. Never a validation of the tool's result.
+	HandshakeFailed Outcome = "handshake-failed"
 )
 
 // Diverged is the outcome of a replayed run whose client sent a request the recording does not
@@ -63,7 +69,7 @@ const Unobserved Outcome = "unobserved"
 // list them: an SDK-level client's, those an agent adds, those of a run that measured less than
 // its cell, then toolscore's own failure to observe a run.
 func Outcomes() []Outcome {
-	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, Diverged, OffPath, Unobserved}
+	return []Outcome{Passed, Altered, Threw, RPCError, Hung, Crashed, OOM, ServerExited, Rejected, NoCall, NotReady, Unavailable, Unsupported, HandshakeFailed, Diverged, OffPath, Unobserved}
 }
 
 // Kinds of an agent's model view (ModelView.Kind): what its client layer put in front of the

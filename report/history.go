@@ -202,7 +202,7 @@ func historyChanges(ch *tally.ClientHistory) []historyChange {
 		before := "" // the last outcome the history saw, install failures aside
 		for _, s := range cell.Segments {
 			if s.Outcome == tally.InstallFailed {
-				span := plain(withDay(s.First, s.FirstPublished))
+				span := plain(withDay(s.First, publishedOf(ch, at, s.First)))
 				if s.Last != s.First {
 					span = plain(s.First + "–" + s.Last)
 				}
@@ -217,7 +217,7 @@ func historyChanges(ch *tally.ClientHistory) []historyChange {
 				continue
 			}
 			if before != "" && before != s.Outcome {
-				l := fmt.Sprintf("%s: %s %s → %s", plain(withDay(s.First, s.FirstPublished)), label, plain(before), plain(s.Outcome))
+				l := fmt.Sprintf("%s: %s %s → %s", plain(withDay(s.First, publishedOf(ch, at, s.First))), label, plain(before), plain(s.Outcome))
 				if ex := s.Example; ex != nil {
 					if ev := oneLine(ex.Evidence, historyEvidenceWidth); ev != "" {
 						l += " (" + plain(ev) + ")"
@@ -246,18 +246,58 @@ func releasesOf(h *tally.History, client string) string {
 	return ""
 }
 
-// clientRange says which of a client's releases the history swept: "1.10.0–1.12.1: 14
-// versions, 6 swept".
+// clientRange says which of a client's releases the history swept, in which order: "1.10.0–1.12.1
+// in the registry's order: 14 versions, 6 swept (2 could not be installed or started)".
 func clientRange(ch *tally.ClientHistory) string {
 	n := len(ch.Versions)
 	if n == 0 {
 		return "no versions"
 	}
-	swept := 0
+	swept, failed := 0, 0
 	for _, r := range ch.Versions {
 		if r.Swept {
 			swept++
 		}
+		if r.InstallFailed != "" {
+			failed++
+		}
 	}
-	return fmt.Sprintf("%s–%s: %d versions, %d swept", ch.Versions[0].Version, ch.Versions[n-1].Version, n, swept)
+	order := "the registry's order"
+	if ch.Order == tally.OrderDate {
+		order = "order of publish date"
+	}
+	s := fmt.Sprintf("%s–%s in %s: %d versions, %d swept", ch.Versions[0].Version, ch.Versions[n-1].Version, order, n, swept)
+	if failed > 0 {
+		s += fmt.Sprintf(" (%d could not be installed or started)", failed)
+	}
+	return s
+}
+
+// publishedOf is when a client's version was published, nil when the registry did not say.
+func publishedOf(ch *tally.ClientHistory, at map[string]int, v string) *time.Time {
+	if i, ok := at[v]; ok {
+		return ch.Versions[i].Published
+	}
+	return nil
+}
+
+// dateSpan is the earliest and the latest publish date of releases, as the pages show them:
+// "2025-05-03 – 2025-10-11", one date when they agree, "" when the registry gave none. Never
+// backwards, whatever order the releases are in.
+func dateSpan(rs []tally.Release) string {
+	var first, last *time.Time
+	for _, r := range rs {
+		if p := r.Published; p != nil && !p.IsZero() {
+			if first == nil || p.Before(*first) {
+				first = p
+			}
+			if last == nil || p.After(*last) {
+				last = p
+			}
+		}
+	}
+	if a, b := day(first), day(last); a != b {
+		return a + " – " + b
+	}
+	return day(first)
 }

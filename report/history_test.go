@@ -44,7 +44,7 @@ func handHistory() *tally.History {
 		Scenario: "hand <b>history</b>", Toolscore: "v0.9.0", Backend: "docker", Started: t0, Finished: t0.Add(time.Hour),
 		RunsExecuted: 12, RunsReused: 6,
 		Clients: []tally.ClientHistory{{
-			Client: "ts-sdk/call", Registry: "npm", Package: "@modelcontextprotocol/sdk",
+			Client: "ts-sdk/call", Registry: "npm", Package: "@modelcontextprotocol/sdk", Order: tally.OrderRegistry,
 			Versions: []tally.Release{
 				{Version: "1.0.0", Published: at("2025-01-10"), Swept: true, InstallFailed: "npm ERR! code E404"},
 				{Version: "1.0.1", Published: at("2025-03-05"), Swept: true, Sweep: "versions/1.0.1", Protocol: "2025-06-18"},
@@ -54,8 +54,8 @@ func handHistory() *tally.History {
 			OutOfOrder: []string{"1.0.1"},
 			Cells: []tally.CellHistory{
 				{Cell: cell("published"), Segments: []tally.Segment{failed,
-					{First: "1.0.1", Last: "1.1.0", FirstPublished: at("2025-03-05"), LastPublished: at("2025-02-10"), Outcome: "passed",
-						Outcomes: map[string]int{"passed": 6}, Swept: []string{"1.0.1", "1.1.0"}, Protocol: "2025-11-25",
+					{First: "1.0.1", Last: "1.1.0", FirstPublished: at("2025-02-10"), LastPublished: at("2025-03-05"), Outcome: "passed",
+						Outcomes: map[string]int{"passed": 6}, Swept: []string{"1.0.1", "1.1.0"}, Protocol: "2025-06-18", Protocols: []string{"2025-06-18", "2025-11-25"},
 						Example: &tally.SegmentExample{Version: "1.1.0", Sweep: "versions/1.1.0", Run: 1, Tee: "runs/a/run-1/tee.jsonl"}},
 					{First: "1.2.0", Last: "1.2.0", FirstPublished: at("2025-04-01"), LastPublished: at("2025-04-01"), Outcome: "threw",
 						Outcomes: map[string]int{"threw": 3}, Swept: []string{"1.2.0"}, Protocol: "2025-11-25",
@@ -123,7 +123,7 @@ func TestCompatSinceMarkdown(t *testing.T) {
 		"| " + EscapeMarkdown("ts-sdk/call@1.2.0") + " | passed 3/3 | passed throughout 1.0.1–1.2.0 | hidden schema |  |\n",
 		"|  | threw 3/3 | threw since 1.2.0 | published schema | [1](#hand-b-history-b-type-swap-1) |\n",
 		"| raw | passed 3/3 |  |  |  |\n",
-		"| " + EscapeMarkdown("ts-sdk/call@1.2.0") + " | " + EscapeMarkdown("lib of ts-sdk/call@1.2.0") + " | 1.0.0–1.2.0: 4 versions, 4 swept |\n",
+		"| " + EscapeMarkdown("ts-sdk/call@1.2.0") + " | " + EscapeMarkdown("lib of ts-sdk/call@1.2.0") + " | 1.0.0–1.2.0 in the registry's order: 4 versions, 4 swept (1 could not be installed or started) |\n",
 		"*Since* says from which release",
 	} {
 		if !strings.Contains(md, want) {
@@ -241,6 +241,11 @@ func TestCompatSinceHTMLHostile(t *testing.T) {
 		"npm ERR! code E404\nnpm ERR! McpError: &lt;script&gt;",
 		"published out of order: 1.0.1 (2025-03-05)",
 		`class="o-install-failed"`,
+		// A stretch in the registry's order whose first release came out after its last: the
+		// column's dates run forwards all the same (they ran 2025-03-05 – 2025-02-10).
+		"<small>2025-02-10 – 2025-03-05</small>",
+		// The stretch spans two protocols: each release's is shown.
+		"<dt>protocol offered</dt><dd>1.0.1: 2025-06-18, 1.1.0: 2025-11-25</dd>",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the HTML lacks %q", want)
@@ -266,7 +271,7 @@ func TestHistoryText(t *testing.T) {
 	}
 	want := "History of hand <b>history</b>: 1 client, toolscore v0.9.0, backend docker, 12 runs executed, 6 reused from the cell cache, started 2026-03-31\n" +
 		"\n" +
-		"ts-sdk/call (npm @modelcontextprotocol/sdk), 1.0.0–1.2.0: 4 versions, 4 swept\n" +
+		"ts-sdk/call (npm @modelcontextprotocol/sdk), 1.0.0–1.2.0 in the registry's order: 4 versions, 4 swept (1 could not be installed or started)\n" +
 		"  1.0.0 (2025-01-10): install-failed: npm ERR! code E404\n" +
 		"  1.2.0 (2025-04-01): type-swap/published/2025-11-25/stdio passed → threw (McpError: <script>alert(\"history\")</script><img src=x onerror=alert(2)> | `x` \ufffdevil ## not a heading)\n" +
 		"  published out of order: 1.0.1 (2025-03-05)\n"

@@ -130,12 +130,7 @@ func timelineFor(ci int, ch *tally.ClientHistory) timelineView {
 		if end > s {
 			c.Versions = line(first.Version + " – " + last.Version)
 		}
-		switch a, b := day(first.Published), day(last.Published); {
-		case end == s || a == b:
-			c.Dates = a
-		case a != "" || b != "":
-			c.Dates = a + " – " + b
-		}
+		c.Dates = dateSpan(ch.Versions[s : end+1])
 		var swept []string
 		for _, r := range ch.Versions[s : end+1] {
 			if r.Swept {
@@ -220,11 +215,17 @@ func segmentPanel(tl timelineView, ch *tally.ClientHistory, cell tally.CellHisto
 			p.Facts = append(p.Facts, timelineFact{Name: name, Value: line(value)})
 		}
 	}
-	versions := withDay(s.First, s.FirstPublished)
+	at := versionIndex(ch)
+	versions := withDay(s.First, publishedOf(ch, at, s.First))
 	if s.Last != s.First {
-		versions += " – " + withDay(s.Last, s.LastPublished)
+		versions += " – " + withDay(s.Last, publishedOf(ch, at, s.Last))
 	}
 	fact("releases", versions)
+	if f, ok1 := at[s.First]; ok1 {
+		if l, ok2 := at[s.Last]; ok2 && l > f {
+			fact("published", dateSpan(ch.Versions[f:l+1]))
+		}
+	}
 	fact("since", since)
 	fact("swept", strings.Join(s.Swept, ", "))
 	if len(s.Outcomes) > 0 {
@@ -234,7 +235,18 @@ func segmentPanel(tl timelineView, ch *tally.ClientHistory, cell tally.CellHisto
 		}
 		fact("runs", (&tally.Cell{Outcome: s.Outcomes, Runs: runs, Planned: runs}).Counts())
 	}
-	fact("protocol offered", s.Protocol)
+	if len(s.Protocols) > 1 {
+		// The stretch spans releases that asked for different revisions: say each one's.
+		var each []string
+		for _, v := range s.Swept {
+			if i, ok := at[v]; ok && ch.Versions[i].Protocol != "" {
+				each = append(each, v+": "+ch.Versions[i].Protocol)
+			}
+		}
+		fact("protocol offered", strings.Join(each, ", "))
+	} else {
+		fact("protocol offered", s.Protocol)
+	}
 	if ex := s.Example; ex != nil {
 		fact("example", fmt.Sprintf("run %d of %s", ex.Run, ex.Version))
 		fact("sweep", ex.Sweep)

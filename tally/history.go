@@ -14,6 +14,12 @@ const HistoryFile = "history.json"
 // whose client could not start: not the client's behaviour, never a boundary of it.
 const InstallFailed = "install-failed"
 
+// The orders a history walks a client's releases in (ClientHistory.Order).
+const (
+	OrderRegistry = "registry" // as the registry lists them, oldest first
+	OrderDate     = "date"     // by publish date, oldest first
+)
+
 // History is one history.json: per client, its released versions in a range, and per cell the
 // segments of versions over which the cell's outcome held.
 type History struct {
@@ -34,7 +40,9 @@ type ClientHistory struct {
 	Client   string `json:"client"` // as the manifest names it, without a version
 	Registry string `json:"registry"`
 	Package  string `json:"package"`
-	// Versions is the range in the registry's order, oldest first.
+	// Order is the order Versions and the segments are in: OrderRegistry or OrderDate.
+	Order string `json:"order"`
+	// Versions is the range in Order, oldest first.
 	Versions []Release `json:"versions"`
 	// OutOfOrder names the versions published after a version later in the registry's order
 	// (a maintenance release of an older line): there the two orders differ.
@@ -46,8 +54,9 @@ type ClientHistory struct {
 type Release struct {
 	Version   string     `json:"version"`
 	Published *time.Time `json:"published,omitempty"`
-	// Swept says the version's cells ran (or came from the cell cache); a version not swept
-	// lies between two swept ones with the same outcomes and is taken to share them.
+	// Swept says the history tried the version: its cells ran (or came from the cell cache), or
+	// it could not be installed or started (InstallFailed says why); a version not swept lies
+	// between two swept ones with the same outcomes and is taken to share them.
 	Swept bool `json:"swept"`
 	// Sweep is the version's output directory, relative to history.json's.
 	Sweep string `json:"sweep,omitempty"`
@@ -63,10 +72,13 @@ type CellHistory struct {
 	Segments []Segment `json:"segments"`
 }
 
-// Segment is a run of adjacent versions, in the registry's order, with one outcome.
+// Segment is a run of adjacent versions, in the client's Order, with one outcome.
 type Segment struct {
-	First          string     `json:"first"`
-	Last           string     `json:"last"`
+	First string `json:"first"`
+	Last  string `json:"last"`
+	// FirstPublished and LastPublished are the earliest and the latest publish dates of the
+	// segment's releases: in the registry's order a maintenance release may come out after a
+	// newer line, so First's own date may be later than Last's.
 	FirstPublished *time.Time `json:"first_published,omitempty"`
 	LastPublished  *time.Time `json:"last_published,omitempty"`
 	// Outcome is what every run of the segment's swept versions had, the outcomes joined with
@@ -80,6 +92,9 @@ type Segment struct {
 	Example  *SegmentExample `json:"example,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
 	Protocol string          `json:"protocol_offered,omitempty"`
+	// Protocols lists every protocol its swept releases asked for, in order, where they asked
+	// for more than one.
+	Protocols []string `json:"protocols_offered,omitempty"`
 }
 
 // SegmentExample points at one run's evidence: the version, its sweep and the run in it.

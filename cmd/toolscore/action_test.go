@@ -252,7 +252,7 @@ func TestActionPullRequest(t *testing.T) {
 		"runs": "12", "unmet": "1", "unchecked": "0", "changed": "0",
 		"outcome-passed": "8", "outcome-rpc-error": "4", "outcome-threw": "0", "outcome-altered": "0",
 		"outcome-hung": "0", "outcome-crashed": "0", "outcome-oom-killed": "0", "outcome-server-exited": "0", "outcome-rejected": "0", "outcome-no-call": "0", "outcome-not-ready": "0",
-		"outcome-unavailable": "0", "outcome-unsupported": "0", "outcome-diverged": "0", "outcome-off-path": "0", "outcome-unobserved": "0",
+		"outcome-unavailable": "0", "outcome-unsupported": "0", "outcome-handshake-failed": "0", "outcome-diverged": "0", "outcome-off-path": "0", "outcome-unobserved": "0",
 	}
 	if fmt.Sprint(outputs) != fmt.Sprint(wantOut) {
 		t.Errorf("outputs:\n%v\nwant:\n%v", outputs, wantOut)

@@ -36,6 +36,9 @@ func badServer(mode string, args []string) int {
 	if mode == "ledger-upto" {
 		return oldLedger(args[0])
 	}
+	if mode == "handshake" {
+		return handshakeServer(args[0])
+	}
 	if mode == "echo" {
 		// Speaks first, as a server may (requests of its own, notifications), then records what
 		// it reads byte for byte until the client closes its end.

@@ -32,7 +32,7 @@ import (
 func historyCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore history [SCENARIO] --clients NAME,... [--from V] [--to V] [--since DATE] [--sample minor|every] [--pre] [run's filters]\n\nSweeps the scenario with each client at its released versions in the range, as its registry\nlists them (npm, PyPI, the Go module proxy, crates.io, Maven Central), first the last release of\neach minor line and both ends, then the versions between two that differ, halving, until every\nchange of a cell's outcome lies between two adjacent releases. Writes history.json into --out,\nwith each version's sweep under versions/; prints what changed, release by release (--format\njson: history.json). Every version's cells go through the cell cache: a second history over the\nsame range runs nothing. A version that cannot be installed or started is a segment of its own.\nExit 0 when the history was written, 2 on a usage error, 130 when interrupted.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore history [SCENARIO] --clients NAME,... [--from V] [--to V] [--since DATE] [--sample minor|every] [--order registry|date] [--pre] [run's filters]\n\nSweeps the scenario with each client at its released versions in the range, as its registry\nlists them (npm, PyPI, the Go module proxy, crates.io, Maven Central), first the last release of\neach minor line and both ends, then the versions between two that differ, halving, until every\nchange of a cell's outcome lies between two adjacent releases, in the registry's order (or, with\n--order date, by publish date: where a maintenance release came out after a newer line, the\nboundaries differ). Writes history.json into --out,\nwith each version's sweep under versions/; prints what changed, release by release (--format\njson: history.json). Every version's cells go through the cell cache: a second history over the\nsame range runs nothing. A version that cannot be installed or started is a segment of its own.\nExit 0 when the history was written, 2 on a usage error, 130 when interrupted.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	clients := fs.String("clients", "", "the clients, comma-separated, as the manifest or toolscore clients names them (default: every client of the scenario whose version can be set)")
@@ -41,6 +41,7 @@ func historyCmd(ctx context.Context, args []string) error {
 	since := fs.String("since", "", "only releases published on or after this `date` (YYYY-MM-DD)")
 	sample := fs.String("sample", "minor", "the versions swept first: minor (the last release of each minor line and both ends, then halving between those that differ) or every (every release)")
 	pre := fs.Bool("pre", false, "keep pre-releases in the range")
+	order := fs.String("order", tally.OrderRegistry, "the order releases are searched and shown in: registry (as the registry lists them) or date (by publish date)")
 	format := fs.String("format", "text", "what to print on stdout: text (what changed, release by release) or json (history.json)")
 	axes := axisFlags(fs)
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
@@ -59,6 +60,9 @@ func historyCmd(ctx context.Context, args []string) error {
 	}
 	if *sample != "minor" && *sample != "every" {
 		errs = append(errs, fmt.Errorf("--sample %q: want minor or every", *sample))
+	}
+	if *order != tally.OrderRegistry && *order != tally.OrderDate {
+		errs = append(errs, fmt.Errorf("--order %q: want %s or %s", *order, tally.OrderRegistry, tally.OrderDate))
 	}
 	if *format != "text" && *format != "json" {
 		errs = append(errs, fmt.Errorf("--format %q: want text or json", *format))
@@ -87,7 +91,13 @@ func historyCmd(ctx context.Context, args []string) error {
 		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	names := cli.Split(*clients)
+	// A client named twice is swept once: its history would be the same twice over.
+	var names []string
+	for _, n := range cli.Split(*clients) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
 	if len(names) == 0 {
 		for _, c := range sc.Clients {
 			if _, err := clientPin(c.Name); err == nil && !slices.Contains(names, c.Name) {
@@ -128,6 +138,9 @@ func historyCmd(ctx context.Context, args []string) error {
 			return usage(fmt.Errorf("%s: %w", name, err))
 		}
 		rng, err := releaseRange(rel, isPre, pin.Registry, *from, *to, sinceDate, *pre)
+		if err == nil {
+			_, err = history.Ordered(rng, *order) // a release with no date is refused before anything runs
+		}
 		if err != nil {
 			return usage(fmt.Errorf("%s (%s on %s): %w", name, pin.Package, pin.Registry, err))
 		}
@@ -139,7 +152,7 @@ func historyCmd(ctx context.Context, args []string) error {
 		}
 		searches = append(searches, &history.Search{
 			Manifest: manifest, Client: entry, Registry: pin.Registry, Package: pin.Package, Releases: rng,
-			Every: *sample == "every", Config: cfg, Work: dir, Stderr: os.Stderr,
+			Every: *sample == "every", Order: *order, Config: cfg, Work: dir, Stderr: os.Stderr,
 		})
 	}
 	h := &tally.History{Scenario: sc.Name, Toolscore: version, Started: time.Now().UTC()}

@@ -180,3 +180,40 @@ func TestHistoryAgentOnDocker(t *testing.T) {
 		t.Errorf("segments %q, want %q", got, want)
 	}
 }
+
+// TestHistoryOrderFlag: --order takes registry or date, and anything else is a usage error
+// naming both, before any registry is asked.
+func TestHistoryOrderFlag(t *testing.T) {
+	_, stderr, code := toolscore(t, "", "history", "--clients", "ts-sdk/list-then-call", "--order", "semver", "--out", t.TempDir())
+	if want := `--order "semver": want registry or date`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+}
+
+// TestHistoryHandshakeNPMLocal: the TypeScript SDK over 1.12.3..1.13.0 against a server that
+// speaks only 2025-06-18 (badserver handshake), on the local backend. 1.12.3 asks for
+// 2025-03-26 and refuses the 2025-06-18 it is answered ("Server's protocol version is not
+// supported"), never calling the tool: handshake-failed, which was threw; 1.13.0 speaks
+// 2025-06-18 and passes. The history says which order it walked. Two fresh npm installs take
+// about a minute, so it runs with the full product (scripts/nightly); in CI, TestHandshakeFailed
+// grades the same failure of the Go SDK's client, which needs no install.
+func TestHistoryHandshakeNPMLocal(t *testing.T) {
+	if !fullProduct() {
+		t.Skip("the full product (TOOLSCORE_FULL=1) only: two npm installs")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		needNPM(t, "npm is not installed")
+	}
+	t.Parallel()
+	manifest := filepath.Join(t.TempDir(), "m.yaml")
+	writeFile(t, manifest, "name: only 2025-06-18\nserver:\n  command: [\""+os.Args[0]+"\", badserver, handshake, \"2025-06-18\"]\n"+
+		"tool: echo\narguments: {}\nfaults: [clean]\nschema_modes: [hidden]\nclients: [ts-sdk/call]\nruns: 1\ntimeout: 20s\n")
+	h := runHistory(t, t.TempDir(), manifest, "--clients", "ts-sdk/call", "--backend", "local", "--cache", t.TempDir(), "--from", "1.12.3", "--to", "1.13.0")
+	if got, want := segments(t, h), []string{"1.12.3–1.12.3 handshake-failed", "1.13.0–1.13.0 passed"}; !sameStrings(got, want) {
+		t.Errorf("segments %q, want %q", got, want)
+	}
+	seg := h.Clients[0].Cells[0].Segments[0]
+	if seg.Example == nil || !strings.Contains(seg.Example.Evidence, "the server answered 2025-06-18, and the client went no further") || h.Clients[0].Order != "registry" {
+		t.Errorf("the handshake-failed segment's example %+v, order %q", seg.Example, h.Clients[0].Order)
+	}
+}

@@ -178,7 +178,7 @@ func newestReleases(dir string, h *tally.History) (*tally.Results, error) {
 			}
 		}
 		if newest == nil {
-			reason := "no release in the history's range was swept"
+			reason := "no release in the history's range ran"
 			if why != "" {
 				reason += "; the newest that would not install, " + why
 			}

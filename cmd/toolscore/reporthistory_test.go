@@ -66,7 +66,7 @@ func TestReportHistory(t *testing.T) {
 		t.Fatalf("report out: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"go-sdk/call (go github.com/modelcontextprotocol/go-sdk), 1.0.0–1.1.0: 2 versions, 2 swept\n",
+		"go-sdk/call (go github.com/modelcontextprotocol/go-sdk), 1.0.0–1.1.0 in the registry's order: 2 versions, 2 swept\n",
 		"  1.1.0 (2025-02-03): type-swap/published/as-is/stdio passed → threw (invalid result: balance_minor)\n",
 		"  1.0.0: install-failed: npm error code ETARGET\n",
 	} {
@@ -85,7 +85,7 @@ func TestReportHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report --format compat: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"The 1 client: threw 2/2, threw since 1.1.0.\n", "threw: threw at 1.1.0", "Unavailable: ts-sdk/call: no release in the history's range was swept; the newest that would not install, 1.0.0: npm error code ETARGET"} {
+	for _, want := range []string{"The 1 client: threw 2/2, threw since 1.1.0.\n", "threw: threw at 1.1.0", "Unavailable: ts-sdk/call: no release in the history's range ran; the newest that would not install, 1.0.0: npm error code ETARGET"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the compatibility page lacks %q:\n%s", want, md)
 		}

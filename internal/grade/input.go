@@ -1,6 +1,9 @@
 package grade
 
-import "github.com/toolscore/toolscore/internal/transcript"
+import (
+	"github.com/toolscore/toolscore/internal/transcript"
+	"github.com/toolscore/toolscore/record"
+)
 
 // Input is everything one run is graded on: how its adapter ended, its transcript as read
 // back, and for a run played against a recording, that recording.
@@ -55,7 +58,9 @@ func (in Input) grade() Grade {
 	if g, ok := OffPath(in.Transcript); ok {
 		return g
 	}
-	if g, ok := Protocol(n, in.Transcript); ok {
+	if g, ok := Protocol(n, in.Transcript); ok && (in.Unread == nil || g.Outcome != record.HandshakeFailed) {
+		// A handshake failure rests on what the client did not send: a transcript not read
+		// whole may hold it.
 		return g
 	}
 	if in.Agent {

@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,5 +68,26 @@ func TestInputReplayed(t *testing.T) {
 	diverged := writeTee(t, call, transcript.Record{Dir: transcript.ServerStderr, Wire: []byte("toolscore replay: diverged: at request 3\n")})
 	if g := (Input{Run: Run{Stdout: stdout}, Transcript: diverged, Replayed: true, Recording: recording}).Grade(); g.Outcome != record.Diverged {
 		t.Errorf("a run that left the recording: %s (%s), want diverged", g.Outcome, g.Evidence)
+	}
+}
+
+// TestInputHandshakeFailed: a client that got a revision it does not speak and sent nothing
+// more is handshake-failed, not threw, whatever it raised; from a transcript not read whole,
+// where what it sent next may be in the part lost, it is graded on what it raised.
+func TestInputHandshakeFailed(t *testing.T) {
+	stdout := filepath.Join(t.TempDir(), "stdout")
+	if err := os.WriteFile(stdout, []byte(`{"client":"x","raised":{"class":"Error","message":"Server's protocol version is not supported: 2025-06-18"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tee := writeTee(t,
+		transcript.Record{Dir: transcript.ClientToServer, Wire: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n")},
+		transcript.Record{Dir: transcript.ServerToClient, Wire: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}` + "\n")},
+		transcript.Record{Dir: transcript.Event, Event: "negotiated", Detail: map[string]any{"method": "initialize", "client_asked": "2025-03-26", "server_chose": "2025-06-18", "negotiated": "2025-06-18"}},
+		transcript.Record{Dir: transcript.Event, Event: "client-closed"})
+	if g := (Input{Run: Run{Stdout: stdout}, Transcript: tee}).Grade(); g.Outcome != record.HandshakeFailed {
+		t.Errorf("graded %s (%s), want handshake-failed", g.Outcome, g.Evidence)
+	}
+	if g := (Input{Run: Run{Stdout: stdout}, Transcript: tee, Unread: errors.New("cut")}).Grade(); g.Outcome != record.Threw {
+		t.Errorf("from a transcript not read whole: %s (%s), want threw", g.Outcome, g.Evidence)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/internal/transcript"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
@@ -36,6 +37,10 @@ type Search struct {
 	// Releases is the range, oldest first in the registry's order, pre-releases left out
 	// unless asked for.
 	Releases []tally.Release
+	// Order is the order the range is searched and its segments are made in: tally.OrderRegistry
+	// (the default) or tally.OrderDate, by publish date. The boundaries of the two differ where
+	// a maintenance release of an older line came out after a newer line.
+	Order string
 	// Every sweeps every release; otherwise the samples are the last release of each minor
 	// line and both ends, and the search narrows from there.
 	Every bool
@@ -49,6 +54,15 @@ type Search struct {
 	swept    map[string]*version // by version, once swept or failed
 	executed int
 	reused   int
+	// matrix is the scenario's cells as the axes' filters leave them, with the client's bare
+	// name: a history none of whose versions ran still says which cells would not install.
+	matrix []record.Cell
+	// sweepOne sweeps one version; nil is the real sweep (Search.sweep). The tests of the
+	// search give it a release's outcomes instead, to hold the sampling to real sequences.
+	sweepOne func(ctx context.Context, ver string) (*version, error)
+	// scrub are the machine's own folders (the history's, the caches', the home folder) as
+	// they may appear in an install's or a run's words, with what history.json says instead.
+	scrub []string
 }
 
 // version is one release's sweep: its cells' behaviours, or why it could not run.
@@ -69,18 +83,29 @@ func Dir(client, version string) string {
 // that no longer loads) stops it: a version that fails is a segment of its own.
 func (s *Search) Run(ctx context.Context) (ch tally.ClientHistory, executed, reused int, err error) {
 	s.swept = map[string]*version{}
-	versions := make([]string, len(s.Releases))
-	for i, r := range s.Releases {
+	if s.sweepOne == nil {
+		s.sweepOne = s.sweep
+		if s.matrix, err = matrix(s.Manifest, s.Client, s.Config); err != nil {
+			return ch, 0, 0, err
+		}
+		s.scrub = machinePaths(s.Work, s.Config.Cache)
+	}
+	ordered, err := Ordered(s.Releases, s.Order)
+	if err != nil {
+		return ch, 0, 0, fmt.Errorf("%s: %w", s.Client.Name, err)
+	}
+	versions := make([]string, len(ordered))
+	for i, r := range ordered {
 		versions[i] = r.Version
 	}
 	if len(versions) == 0 {
 		return ch, 0, 0, fmt.Errorf("%s: no released version in the range", s.Client.Name)
 	}
 	samples := Samples(versions, s.Every)
-	fmt.Fprintf(s.stderr(), "toolscore history: %s: %d versions of %s on %s, %d sampled first\n",
-		report.Plain(s.Client.Name), len(versions), report.Plain(s.Package), s.Registry, len(samples))
+	fmt.Fprintf(s.stderr(), "toolscore history: %s: %d versions of %s on %s in %s order, %d sampled first\n",
+		report.Plain(s.Client.Name), len(versions), report.Plain(s.Package), s.Registry, orderName(s.Order), len(samples))
 	for _, i := range samples {
-		if _, err := s.sweep(ctx, versions[i]); err != nil {
+		if _, err := s.visit(ctx, versions[i]); err != nil {
 			return ch, s.executed, s.reused, err
 		}
 	}
@@ -100,7 +125,7 @@ func (s *Search) narrow(ctx context.Context, versions []string, lo, hi int) erro
 		return nil
 	}
 	mid := (lo + hi) / 2
-	if _, err := s.sweep(ctx, versions[mid]); err != nil {
+	if _, err := s.visit(ctx, versions[mid]); err != nil {
 		return err
 	}
 	if err := s.narrow(ctx, versions, lo, mid); err != nil {
@@ -109,11 +134,22 @@ func (s *Search) narrow(ctx context.Context, versions []string, lo, hi int) erro
 	return s.narrow(ctx, versions, mid, hi)
 }
 
-// sweep runs the scenario with the client at version, once.
-func (s *Search) sweep(ctx context.Context, ver string) (*version, error) {
+// visit sweeps a version once.
+func (s *Search) visit(ctx context.Context, ver string) (*version, error) {
 	if v := s.swept[ver]; v != nil {
 		return v, nil
 	}
+	v, err := s.sweepOne(ctx, ver)
+	if err != nil {
+		return nil, err
+	}
+	v.failed = s.scrubbed(v.failed)
+	s.swept[ver] = v
+	return v, nil
+}
+
+// sweep runs the scenario with the client at version.
+func (s *Search) sweep(ctx context.Context, ver string) (*version, error) {
 	sc, err := sweep.Load(s.Manifest)
 	if err != nil {
 		return nil, err
@@ -161,7 +197,6 @@ func (s *Search) sweep(ctx context.Context, ver string) (*version, error) {
 			v.failed = why
 		}
 	}
-	s.swept[ver] = v
 	what := ""
 	if v.failed != "" {
 		what = "could not run: " + firstLine(v.failed)
@@ -256,35 +291,48 @@ func Samples(versions []string, every bool) []int {
 	return out
 }
 
-// history folds the swept versions into the client's history: per cell, the segments.
+// history folds the swept versions into the client's history: per cell, the segments, in the
+// order versions are given in.
 func (s *Search) history(versions []string) tally.ClientHistory {
-	ch := tally.ClientHistory{Client: s.Client.Name, Registry: s.Registry, Package: s.Package}
+	ch := tally.ClientHistory{Client: s.Client.Name, Registry: s.Registry, Package: s.Package, Order: orderName(s.Order), Cells: []tally.CellHistory{}}
 	published := map[string]*tally.Release{}
 	for _, r := range s.Releases {
-		r := r
-		if v := s.swept[r.Version]; v != nil {
-			r.Swept = v.failed == ""
+		published[r.Version] = &r
+	}
+	for _, ver := range versions {
+		r := *published[ver]
+		if v := s.swept[ver]; v != nil {
+			// Tried: it ran, came from the cell cache, or could not be installed or started.
+			r.Swept = true
 			r.Sweep, r.InstallFailed, r.Protocol = v.dir, v.failed, v.protocol
 		}
 		ch.Versions = append(ch.Versions, r)
-		published[r.Version] = &ch.Versions[len(ch.Versions)-1]
 	}
-	ch.OutOfOrder = outOfOrder(ch.Versions)
+	ch.OutOfOrder = outOfOrder(s.Releases)
 	// The cells are every swept version's, in the order the newest sweep gave them.
 	var keys []string
 	cellOf := map[string]record.Cell{}
+	add := func(cc record.Cell) {
+		cc.Client = s.Client.Name
+		if k := cc.Key(); cellOf[k] == (record.Cell{}) {
+			cellOf[k] = cc
+			keys = append(keys, k)
+		}
+	}
 	for i := len(versions) - 1; i >= 0; i-- {
 		v := s.swept[versions[i]]
 		if v == nil || v.failed != "" {
 			continue
 		}
-		for k, c := range v.cells {
-			if _, ok := cellOf[k]; !ok {
-				cc := c.Cell
-				cc.Client = s.Client.Name
-				cellOf[k] = cc
-				keys = append(keys, k)
-			}
+		for _, c := range v.cells {
+			add(c.Cell)
+		}
+	}
+	if len(keys) == 0 {
+		// No version ran: the scenario's cells, each a segment of versions that would not
+		// install, so history.json still says which cells and why.
+		for _, c := range s.matrix {
+			add(c)
 		}
 	}
 	slices.Sort(keys)
@@ -296,15 +344,24 @@ func (s *Search) history(versions []string) tally.ClientHistory {
 
 // segments walks the range in order: a swept version's outcome extends the segment before it
 // when alike, versions not swept lie between two alike and extend it too, and versions that
-// could not run make a segment of their own.
+// could not run make a segment of their own. A segment's dates are the earliest and the latest
+// of its releases', so they never run backwards, whichever order it was made in.
 func (s *Search) segments(versions []string, key string, published map[string]*tally.Release) []tally.Segment {
 	var segs []tally.Segment
 	extend := func(ver, outcome string) *tally.Segment {
+		at := published[ver].Published
 		if n := len(segs); n > 0 && segs[n-1].Outcome == outcome {
-			segs[n-1].Last, segs[n-1].LastPublished = ver, published[ver].Published
-			return &segs[n-1]
+			seg := &segs[n-1]
+			seg.Last = ver
+			if at != nil && (seg.FirstPublished == nil || at.Before(*seg.FirstPublished)) {
+				seg.FirstPublished = at
+			}
+			if at != nil && (seg.LastPublished == nil || at.After(*seg.LastPublished)) {
+				seg.LastPublished = at
+			}
+			return seg
 		}
-		segs = append(segs, tally.Segment{First: ver, Last: ver, FirstPublished: published[ver].Published, LastPublished: published[ver].Published, Outcome: outcome})
+		segs = append(segs, tally.Segment{First: ver, Last: ver, FirstPublished: at, LastPublished: at, Outcome: outcome, Swept: []string{}})
 		return &segs[len(segs)-1]
 	}
 	for _, ver := range versions {
@@ -317,6 +374,7 @@ func (s *Search) segments(versions []string, key string, published map[string]*t
 			}
 		case v.failed != "":
 			seg := extend(ver, tally.InstallFailed)
+			seg.Swept = append(seg.Swept, ver)
 			if seg.Reason == "" {
 				seg.Reason = v.failed
 			}
@@ -333,17 +391,25 @@ func (s *Search) segments(versions []string, key string, published map[string]*t
 			for o, n := range c.Outcome {
 				seg.Outcomes[o] += n
 			}
+			if v.protocol != "" && !slices.Contains(seg.Protocols, v.protocol) {
+				seg.Protocols = append(seg.Protocols, v.protocol)
+			}
 			if seg.Protocol == "" {
 				seg.Protocol = v.protocol
 			}
 			if seg.Example == nil {
 				for _, o := range record.Outcomes() {
 					if ex, ok := c.Examples[string(o)]; ok {
-						seg.Example = &tally.SegmentExample{Version: ver, Sweep: v.dir, Run: ex.Run, Evidence: ex.Evidence, Tee: ex.Tee}
+						seg.Example = &tally.SegmentExample{Version: ver, Sweep: v.dir, Run: ex.Run, Evidence: s.scrubbed(ex.Evidence), Tee: ex.Tee}
 						break
 					}
 				}
 			}
+		}
+	}
+	for i := range segs {
+		if len(segs[i].Protocols) < 2 {
+			segs[i].Protocols = nil // one protocol is Protocol's to say
 		}
 	}
 	return segs
@@ -384,4 +450,98 @@ func tail(s string, n int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// Ordered is the range in the order given: the registry's (as it is), or by publish date, the
+// registry's order keeping releases published at the same instant. By date, every release must
+// have a date: one without would have no place.
+func Ordered(rs []tally.Release, order string) ([]tally.Release, error) {
+	out := slices.Clone(rs)
+	switch order {
+	case "", tally.OrderRegistry:
+		return out, nil
+	case tally.OrderDate:
+	default:
+		return nil, fmt.Errorf("order %q: want %s or %s", order, tally.OrderRegistry, tally.OrderDate)
+	}
+	for _, r := range out {
+		if r.Published == nil {
+			return nil, fmt.Errorf("--order date: the registry gives no publish date for %s", r.Version)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b tally.Release) int { return a.Published.Compare(*b.Published) })
+	return out, nil
+}
+
+// orderName is the order as history.json names it.
+func orderName(order string) string {
+	if order == "" {
+		return tally.OrderRegistry
+	}
+	return order
+}
+
+// matrix is the scenario's cells for the client as the sweep of a version would have them (the
+// axes' filters applied), each with the client's bare name.
+func matrix(manifest string, c scenario.Client, cfg sweep.Config) ([]record.Cell, error) {
+	sc, err := sweep.Load(manifest)
+	if err != nil {
+		return nil, err
+	}
+	sc.Clients = []scenario.Client{c}
+	if err := errors.Join(sc.Filter(nil, cfg.Faults, cfg.Schemas, cfg.Protocols, cfg.Transports), sc.FilterTools(cfg.Tools)); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	var out []record.Cell
+	for _, cell := range sc.Cells() {
+		k := cell.Coordinates()
+		k.Client = c.Name
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// machinePaths are the folders of this machine that an install's or a run's words may name
+// (the history's own, the caches', the home folder), each followed by what stands for it in
+// history.json, longest first so a folder inside another is named as the inner one.
+func machinePaths(work, cellCache string) []string {
+	var pairs [][2]string
+	addPath := func(dir, name string) {
+		if dir == "" {
+			return
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if dir != string(filepath.Separator) {
+			pairs = append(pairs, [2]string{dir, name})
+		}
+	}
+	addPath(work, "<history>")
+	addPath(cellCache, "<cell cache>")
+	if root, err := install.Root(); err == nil {
+		addPath(root, "<install cache>")
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		addPath(c, "<cache>")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		addPath(h, "~")
+	}
+	addPath(os.TempDir(), "<tmp>")
+	slices.SortStableFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var out []string
+	for _, p := range pairs {
+		out = append(out, p[0], p[1])
+	}
+	return out
+}
+
+// scrubbed is text with this machine's folders named instead of spelt out: history.json and
+// the pages made of it are shared, and a cache's path says nothing of the client.
+func (s *Search) scrubbed(text string) string {
+	if len(s.scrub) == 0 || text == "" {
+		return text
+	}
+	return strings.NewReplacer(s.scrub...).Replace(text)
 }

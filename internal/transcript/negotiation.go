@@ -1,5 +1,7 @@
 package transcript
 
+import "github.com/toolscore/toolscore/internal/jsonrpc"
+
 // Negotiation is what a session's handshakes settled, as its transcript records it.
 type Negotiation struct {
 	// Protocol is the cap the proxy enforced: a revision, or as-is.
@@ -12,6 +14,9 @@ type Negotiation struct {
 	Version string
 	// Unavailable says why the server could not offer Protocol; "" when nothing showed it.
 	Unavailable string
+	// Refused is the JSON-RPC error the server itself (not the proxy's cap) answered the last
+	// handshake with, when no handshake settled a revision: "-32602 Unsupported protocol version".
+	Refused string
 }
 
 // Negotiated reads what the handshakes of a transcript settled: the last one that gave the
@@ -37,6 +42,10 @@ func Negotiated(entries []Entry) Negotiation {
 			}
 			if got != "" || n.Version == "" {
 				n.Method, n.ClientAsked, n.Version = method, str(d, "client_asked"), got
+				n.Refused = ""
+				if byProxy, _ := d["by_proxy"].(bool); got == "" && !byProxy {
+					n.Refused = str(d, "refused")
+				}
 			}
 		case "protocol-unavailable":
 			if n.Unavailable == "" {
@@ -45,4 +54,33 @@ func Negotiated(entries []Entry) Negotiation {
 		}
 	}
 	return n
+}
+
+// WentOn says whether the client sent the server anything after the answer to its last
+// handshake (initialize or server/discover): notifications/initialized, a listing, a call. A
+// client that got an answer it could not use (a revision it does not speak, a refusal) and
+// stopped there sends nothing more.
+func WentOn(entries []Entry) bool {
+	handshake := map[string]bool{}
+	answered := false
+	for i := range entries {
+		e := &entries[i]
+		if e.Dir != ClientToServer && e.Dir != ServerToClient {
+			continue
+		}
+		env, ok := e.envelope()
+		switch {
+		case !ok:
+			if e.Dir == ClientToServer && answered {
+				return true // a frame that is not JSON-RPC is still something the client sent
+			}
+		case e.Dir == ClientToServer && (env.Method == "initialize" || env.Method == "server/discover"):
+			handshake[jsonrpc.IDKey(env.ID)], answered = true, false
+		case e.Dir == ServerToClient && env.Method == "" && handshake[jsonrpc.IDKey(env.ID)]:
+			answered = true
+		case e.Dir == ClientToServer && answered:
+			return true
+		}
+	}
+	return false
 }
