@@ -69,6 +69,8 @@ type page struct {
 	SchemaChanges             []string
 	ProtocolChanges           []string
 	BothModes, ManyProtocols  bool
+	LoadDecidedHead           string   // how many cells the load decided, left out of the comparisons
+	LoadDecided               []string // those cells, with their counts
 	Baseline                  *baselineView
 	Unavailable               []string
 	NotApplicable             []string
@@ -89,7 +91,7 @@ type gridCell struct {
 	ID            int // 0: the sweep had no such cell
 	Client, Class string
 	Counts        string
-	Marks         string // the letters of the marks: s (schema), p (protocol), b (baseline), r (reused)
+	Marks         string // the letters of the marks: s (schema), p (protocol), l (load decided), b (baseline), r (reused)
 	Why           string // the marks in words, for the cell's title
 }
 
@@ -217,6 +219,13 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			p.ProtocolChanges = append(p.ProtocolChanges, line(s+": "+strings.Join(under, " → ")))
 		}
 	}
+	if decided := LoadDecided(r); len(decided) > 0 && (p.BothModes || p.ManyProtocols) {
+		p.LoadDecidedHead = line(loadDecidedHead(len(decided)) + ".")
+		for _, c := range decided {
+			mark(c, 'l', "the machine's load decided its runs: left out of the comparisons")
+			p.LoadDecided = append(p.LoadDecided, line(c.Coordinates()+": "+c.Shown()))
+		}
+	}
 	if cmp != nil {
 		p.Baseline = &baselineView{Path: line(cmp.Baseline), Missing: cmp.Missing}
 		for _, ch := range cmp.Changes {
@@ -251,7 +260,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	}
 	markOf := func(c *tally.Cell) (letters, why string) {
 		var whys []string
-		for _, m := range []byte("spbr") {
+		for _, m := range []byte("splbr") {
 			if w, ok := marks[c][m]; ok {
 				letters += string(m)
 				whys = append(whys, w)

@@ -120,6 +120,12 @@ func (mc *Cell) addCell(c *Cell) {
 		}
 		mc.Alone[o] += n
 	}
+	for o, n := range c.AloneFor {
+		if mc.AloneFor == nil {
+			mc.AloneFor = map[string]int{}
+		}
+		mc.AloneFor[o] += n
+	}
 	mc.Mixed = mc.IsMixed()
 	for v, n := range c.Negotiated {
 		if mc.Negotiated == nil {
