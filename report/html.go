@@ -255,7 +255,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	// A cell taken from the cell cache is marked so that no one reads it as run by this sweep.
 	for _, c := range r.Cells {
 		if c != nil && c.ReusedFrom != nil {
-			mark(c, 'r', "reused from the cell cache (ran "+reusedWhen(c)+")")
+			mark(c, 'r', reusedRuns(c)+"reused from the cell cache (ran "+reusedWhen(c)+")")
 		}
 	}
 	markOf := func(c *tally.Cell) (letters, why string) {
@@ -372,7 +372,7 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 		v.Model = line(viewCounts(c))
 	}
 	if c.ReusedFrom != nil {
-		v.Reused = "from the cell cache: ran in the sweep started " + reusedWhen(c)
+		v.Reused = reusedRuns(c) + "from the cell cache: ran in the sweep started " + reusedWhen(c)
 		if c.CacheKey != "" {
 			v.Reused += ", entry " + line(c.CacheKey)
 		}

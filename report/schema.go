@@ -80,8 +80,9 @@ var resultsComments = map[string]string{
 	"Cell.Library":      "Client library and version the runs used, as the adapter reported it.",
 	"Cell.Examples":     "Per outcome, the first run that had it: where to find its evidence.",
 	"Cell.MedianMillis": "Median wall time of the cell's runs, in milliseconds.",
-	"Cell.ReusedFrom":   "For a cell taken from the cell cache: when the sweep that ran it started (RFC 3339). Absent for a cell this sweep ran.",
-	"Cell.CacheKey":     "For a cell taken from the cell cache: the key of its entry (toolscore cache ls).",
+	"Cell.ReusedFrom":   "For a cell taken from the cell cache: when the sweep that ran it started (RFC 3339); in a merge, the earliest of those of its reused runs. Absent for a cell this sweep ran.",
+	"Cell.CacheKey":     "For a cell taken from the cell cache: the key of its entry (toolscore cache ls); in a merge of shards that reused their slices of the cell, each entry's key, \", \" between.",
+	"Cell.RunsReused":   "How many of the cell's runs the cell cache gave: all of them in a sweep that reused the cell; in a merge, fewer than runs where one shard reused its slice of the cell and another ran its own. Absent for a cell run by this sweep, and in results of toolscores before it (a reused cell was reused whole).",
 
 	"Example":          "Where one run's evidence is.",
 	"Example.Run":      "The run's number, as runs.jsonl records it.",

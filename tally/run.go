@@ -45,6 +45,7 @@ func (c *Cell) AddRun(r *record.Run) {
 	}
 	if r.ReusedFrom != nil {
 		c.ReusedFrom, c.CacheKey = r.ReusedFrom, r.CacheKey
+		c.RunsReused++
 	}
 }
 
@@ -91,4 +92,20 @@ func (c *Cell) Settled() (counts map[string]int, ok bool) {
 func (c *Cell) LoadDecided() bool {
 	_, ok := c.Settled()
 	return !ok
+}
+
+// Reused says how many of the cell's runs the cell cache gave, for results of toolscores
+// before RunsReused too: their reused cells were reused whole.
+func (c *Cell) Reused() int {
+	if c.RunsReused == 0 && c.ReusedFrom != nil {
+		return c.Runs
+	}
+	return c.RunsReused
+}
+
+// PartlyReused says whether the cell cache gave some of the cell's runs but not all: a merge of
+// a shard that reused its slice of the cell with one that ran its own.
+func (c *Cell) PartlyReused() bool {
+	n := c.Reused()
+	return n > 0 && n < c.Runs
 }
