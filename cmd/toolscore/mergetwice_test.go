@@ -70,6 +70,7 @@ func TestMergeRefusesTheSameShardTwice(t *testing.T) {
 		{[]string{two, one, wholeAgain}, two + " and " + wholeAgain + ` overlap: they hold shard 2/2 and the whole matrix of one plan of "ledger balance", and run `},
 		{[]string{m0, one}, m0 + " and " + one + " overlap: both hold the runs of one sweep (shard 1/2, id "},
 		{[]string{two, m0}, two + " and " + m0 + " overlap: both hold the runs of one sweep (shard 2/2, id "},
+		{[]string{m0, again}, m0 + " and " + again + ` overlap: both hold shard 1/2 of one plan of "ledger balance", and run `},
 	} {
 		out := filepath.Join(tmp, fmt.Sprint("m", i+1))
 		_, stderr, code := toolscore(t, tmp, append([]string{"merge", "--out", out}, c.inputs...)...)

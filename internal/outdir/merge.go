@@ -3,6 +3,7 @@ package outdir
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,19 +194,31 @@ func (a input) overlap(b input) error {
 			}
 		}
 	}
+	// The pair named is one whose runs can meet; two slices of one count (i/n and j/n) meet
+	// only when one was dealt by --shard-by and the other not, named when no other pair is.
+	var slices error
 	for _, pa := range a.parts() {
 		for _, pb := range b.parts() {
-			if pa.SHA256 != "" && pa.SHA256 == pb.SHA256 && pa.Shard != pb.Shard && !disjoint(pa.Shard, pb.Shard) {
-				return fmt.Errorf("%s and %s overlap: they hold %s and %s of one plan of %q, and %s; merge the shards of one plan, or its whole sweep, not both",
-					a.dir, b.dir, shardName(pa.Shard), shardName(pb.Shard), pa.Scenario, twice)
+			if pa.SHA256 == "" || pa.SHA256 != pb.SHA256 || pa.Shard == "" && pb.Shard == "" {
+				continue // two whole sweeps: more runs of the same cells
 			}
+			if pa.Shard == pb.Shard {
+				return fmt.Errorf("%s and %s overlap: both hold %s of one plan of %q, and %s; give each shard once",
+					a.dir, b.dir, shardName(pa.Shard), pa.Scenario, twice)
+			}
+			err := fmt.Errorf("%s and %s overlap: they hold %s and %s of one plan of %q, and %s; merge the shards of one plan, or its whole sweep, not both",
+				a.dir, b.dir, shardName(pa.Shard), shardName(pb.Shard), pa.Scenario, twice)
+			if !disjoint(pa.Shard, pb.Shard) {
+				return err
+			}
+			slices = cmp.Or(slices, err)
 		}
 	}
-	return nil
+	return slices
 }
 
-// disjoint says whether two shards never hold the same run: two slices i/n and j/n of one
-// count n.
+// disjoint says whether two shards of one deal never hold the same run: two slices i/n and
+// j/n of one count n.
 func disjoint(a, b string) bool {
 	_, na, oka := strings.Cut(a, "/")
 	_, nb, okb := strings.Cut(b, "/")
