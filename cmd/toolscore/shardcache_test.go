@@ -123,5 +123,10 @@ func TestMergeReusedShardWithRanShard(t *testing.T) {
 		if !strings.Contains(string(html), "1 of 2 runs reused from the cell cache") {
 			t.Errorf("%s: report.html does not mark the cells partly reused", name)
 		}
+		junit, _ := os.ReadFile(filepath.Join(out, "junit.xml"))
+		ctrf, _ := os.ReadFile(filepath.Join(out, "ctrf.json"))
+		if !strings.Contains(string(junit), `name="runs_reused" value="1"`) || !strings.Contains(string(ctrf), `"runs_reused": 1`) {
+			t.Errorf("%s: junit.xml or ctrf.json does not say the cells are partly reused", name)
+		}
 	}
 }
