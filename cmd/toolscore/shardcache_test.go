@@ -130,3 +130,29 @@ func TestMergeReusedShardWithRanShard(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRefusesReusedRunsTwice (issue 48, item 12): a sweep that reused every cell of an
+// earlier sweep from the cell cache holds that sweep's very runs; merging the two would count
+// each run twice, so merge refuses, exit 2 naming both and one run. Before, it added them up
+// as more runs of the same cells.
+func TestMergeRefusesReusedRunsTwice(t *testing.T) {
+	f := newCacheFixture(t, "one")
+	f.manifest(1, "  - name: one\n    runtime: binary\n    command: [./count-one.sh]\n")
+	cache := filepath.Join(t.TempDir(), "cells")
+	var dirs []string
+	for range 2 {
+		if _, stderr, err := f.tryArgs(cache, nil); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		dirs = append(dirs, filepath.Join(f.logs+"-out", fmt.Sprint(f.n)))
+	}
+	if r := readResultsDir(t, dirs[1]); r.RunsReused != 4 {
+		t.Fatalf("the second sweep reused %d runs, want all 4", r.RunsReused)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	_, stderr, code := toolscore(t, f.dir, "merge", "--out", out, dirs[0], dirs[1])
+	want := dirs[0] + " and " + dirs[1] + " overlap: " + dirs[1] + " reused from the cell cache the runs of the sweep in " + dirs[0]
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "run 1 of the cell one|") {
+		t.Errorf("merge of a sweep and the one that reused its runs: exit %d, want 2 saying %q and naming a run:\n%s", code, want, stderr)
+	}
+}

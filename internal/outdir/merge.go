@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
@@ -84,6 +85,8 @@ type input struct {
 	sweep  *Sweep
 	merged []Part
 	runs   []runRef
+	// reused holds, for each run the cell cache gave, when the sweep that ran it started.
+	reused map[runRef]time.Time
 }
 
 // runRef is one run of a cell: its cell's key and its number.
@@ -104,6 +107,8 @@ type Part struct {
 	Shard    string `json:"shard,omitempty"`
 	SHA256   string `json:"manifest_sha256,omitempty"`
 	Scenario string `json:"scenario,omitempty"`
+	// Started is when the sweep started: what the runs another sweep reused from it say.
+	Started time.Time `json:"started"`
 }
 
 func readInput(dir string) (input, error) {
@@ -146,7 +151,14 @@ func (in *input) readRuns() error {
 	}
 	defer f.Close()
 	_, err = record.ReadRunsAny(f, path, func(_ int, r *record.Run) error {
-		in.runs = append(in.runs, runRef{r.Key(), r.Run})
+		ref := runRef{r.Key(), r.Run}
+		in.runs = append(in.runs, ref)
+		if r.ReusedFrom != nil {
+			if in.reused == nil {
+				in.reused = map[runRef]time.Time{}
+			}
+			in.reused[ref] = *r.ReusedFrom
+		}
 		return nil
 	})
 	return err
@@ -159,7 +171,7 @@ func (in input) parts() []Part {
 		return in.merged
 	}
 	s := in.sweep
-	return []Part{{Dir: in.dir, ID: s.ID, Shard: s.Plan.Shard, SHA256: s.SHA256, Scenario: s.Plan.Scenario}}
+	return []Part{{Dir: in.dir, ID: s.ID, Shard: s.Plan.Shard, SHA256: s.SHA256, Scenario: s.Plan.Scenario, Started: s.Plan.Started}}
 }
 
 // common is the first run of b that a holds too, if any.
@@ -177,13 +189,20 @@ func common(a, b input) (runRef, bool) {
 }
 
 // overlap says why a and b, which hold the same run of a cell, cannot be merged: they hold runs
-// of one sweep (one is a merge of the other, or both merge it), or of one plan where one is a
-// shard of it (an unsharded sweep and its shards, shards of two shard counts). Two whole sweeps
-// of one plan are more runs of the same cells, and add up.
+// of one sweep (one is a merge of the other, or both merge it), one reused the other's runs
+// from the cell cache, or they hold runs of one plan where one is a shard of it (an unsharded
+// sweep and its shards, shards of two shard counts). Two whole sweeps of one plan are more runs
+// of the same cells, and add up.
 func (a input) overlap(b input) error {
 	r, ok := common(a, b)
 	if !ok {
 		return nil
+	}
+	if err := reusedFrom(a, b); err != nil {
+		return err
+	}
+	if err := reusedFrom(b, a); err != nil {
+		return err
 	}
 	twice := fmt.Sprintf("run %d of the cell %s is in both, and would be counted twice", r.run, r.cell)
 	for _, pa := range a.parts() {
@@ -215,6 +234,28 @@ func (a input) overlap(b input) error {
 		}
 	}
 	return slices
+}
+
+// reusedFrom says, when b took from the cell cache a run of a's own sweep that a holds too,
+// that the one run would be counted twice.
+func reusedFrom(a, b input) error {
+	has := make(map[runRef]bool, len(a.runs))
+	for _, r := range a.runs {
+		has[r] = true
+	}
+	for _, r := range b.runs {
+		from, ok := b.reused[r]
+		if !ok || !has[r] {
+			continue
+		}
+		for _, pa := range a.parts() {
+			if pa.Started.Equal(from) {
+				return fmt.Errorf("%s and %s overlap: %s reused from the cell cache the runs of the sweep in %s (started %s), and run %d of the cell %s is one run in both, which would be counted twice; merge one of them",
+					a.dir, b.dir, b.dir, a.dir, from.UTC().Format(time.RFC3339), r.run, r.cell)
+			}
+		}
+	}
+	return nil
 }
 
 // disjoint says whether two shards of one deal never hold the same run: two slices i/n and
