@@ -9,21 +9,34 @@ import (
 // CacheLine says what of a sweep ran and what the cell cache gave: "616 cells: 12 ran, 604
 // reused, server answers verified". Cells with no run in the sweep (another shard's) are not
 // counted.
+//
+// A merge of a shard that reused its slice of a cell with one that ran its own holds cells
+// partly reused: they are counted apart, with the runs the cache gave of all the runs: "4 cells:
+// 0 ran, 0 reused, 4 partly reused (4 of 8 runs from the cell cache), server answers verified".
 func CacheLine(r *tally.Results) string {
-	cells, reused := 0, 0
+	cells, reused, partly, runs, runsReused := 0, 0, 0, 0, 0
 	for _, c := range r.Cells {
 		if c == nil || c.Runs == 0 {
 			continue
 		}
 		cells++
-		if c.ReusedFrom != nil {
+		runs += c.Runs
+		runsReused += c.Reused()
+		switch {
+		case c.PartlyReused():
+			partly++
+		case c.Reused() > 0:
 			reused++
 		}
 	}
-	if reused == 0 {
+	switch {
+	case reused == 0 && partly == 0:
 		return fmt.Sprintf("%d %s: %d ran, none reused", cells, Plural(cells, "cell", "cells"), cells)
+	case partly == 0:
+		return fmt.Sprintf("%d %s: %d ran, %d reused, server answers verified", cells, Plural(cells, "cell", "cells"), cells-reused, reused)
 	}
-	return fmt.Sprintf("%d %s: %d ran, %d reused, server answers verified", cells, Plural(cells, "cell", "cells"), cells-reused, reused)
+	return fmt.Sprintf("%d %s: %d ran, %d reused, %d partly reused (%d of %d runs from the cell cache), server answers verified",
+		cells, Plural(cells, "cell", "cells"), cells-reused-partly, reused, partly, runsReused, runs)
 }
 
 // reusedAny says whether any cell of the sweep came from the cell cache.
@@ -42,4 +55,13 @@ func reusedWhen(c *tally.Cell) string {
 		return ""
 	}
 	return c.ReusedFrom.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// reusedRuns says which of a reused cell's runs the cell cache gave: "" for all of them, else
+// "2 of 4 runs " (a merge of a shard that reused its slice with one that ran its own).
+func reusedRuns(c *tally.Cell) string {
+	if !c.PartlyReused() {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d runs ", c.Reused(), c.Runs)
 }

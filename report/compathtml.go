@@ -137,7 +137,7 @@ func CompatHTMLSince(w io.Writer, r *tally.Results, h *tally.History) error {
 					hc.Since = line(sinceOf(h, c.Cell))
 				}
 				if c.ReusedFrom != nil {
-					hc.Reused = "reused from the cell cache: ran in the sweep started " + reusedWhen(c)
+					hc.Reused = reusedRuns(c) + "reused from the cell cache: ran in the sweep started " + reusedWhen(c)
 					if c.CacheKey != "" {
 						hc.Reused += ", entry " + line(c.CacheKey)
 					}

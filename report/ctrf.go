@@ -62,6 +62,9 @@ func CTRFCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 			if c.CacheKey != "" {
 				t.Extra["cache_key"] = line(c.CacheKey)
 			}
+			if c.PartlyReused() {
+				t.Extra["runs_reused"] = c.Reused()
+			}
 		}
 		if c.IsMixed() {
 			t.Flaky, t.Extra["mixed"] = true, true

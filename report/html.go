@@ -70,6 +70,8 @@ type page struct {
 	SchemaChanges             []string
 	ProtocolChanges           []string
 	BothModes, ManyProtocols  bool
+	LoadDecidedHead           string   // how many cells the load decided, left out of the comparisons
+	LoadDecided               []string // those cells, with their counts
 	Baseline                  *baselineView
 	Unavailable               []string
 	NotApplicable             []string
@@ -90,7 +92,7 @@ type gridCell struct {
 	ID            int // 0: the sweep had no such cell
 	Client, Class string
 	Counts        string
-	Marks         string // the letters of the marks: s (schema), p (protocol), b (baseline), r (reused)
+	Marks         string // the letters of the marks: s (schema), p (protocol), l (load decided), b (baseline), r (reused)
 	Why           string // the marks in words, for the cell's title
 }
 
@@ -218,6 +220,13 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			p.ProtocolChanges = append(p.ProtocolChanges, line(s+": "+strings.Join(under, " → ")))
 		}
 	}
+	if decided := LoadDecided(r); len(decided) > 0 && (p.BothModes || p.ManyProtocols) {
+		p.LoadDecidedHead = line(loadDecidedHead(len(decided)) + ".")
+		for _, c := range decided {
+			mark(c, 'l', "the machine's load decided its runs: left out of the comparisons")
+			p.LoadDecided = append(p.LoadDecided, line(c.Coordinates()+": "+c.Shown()))
+		}
+	}
 	if cmp != nil {
 		p.Baseline = &baselineView{Path: line(cmp.Baseline), Missing: cmp.Missing}
 		for _, ch := range cmp.Changes {
@@ -247,12 +256,12 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	// A cell taken from the cell cache is marked so that no one reads it as run by this sweep.
 	for _, c := range r.Cells {
 		if c != nil && c.ReusedFrom != nil {
-			mark(c, 'r', "reused from the cell cache (ran "+reusedWhen(c)+")")
+			mark(c, 'r', reusedRuns(c)+"reused from the cell cache (ran "+reusedWhen(c)+")")
 		}
 	}
 	markOf := func(c *tally.Cell) (letters, why string) {
 		var whys []string
-		for _, m := range []byte("spbr") {
+		for _, m := range []byte("splbr") {
 			if w, ok := marks[c][m]; ok {
 				letters += string(m)
 				whys = append(whys, w)
@@ -364,7 +373,7 @@ func cellView(c *tally.Cell, id int, marks string, ev Evidence, d dims) cellEvid
 		v.Model = line(viewCounts(c))
 	}
 	if c.ReusedFrom != nil {
-		v.Reused = "from the cell cache: ran in the sweep started " + reusedWhen(c)
+		v.Reused = reusedRuns(c) + "from the cell cache: ran in the sweep started " + reusedWhen(c)
 		if c.CacheKey != "" {
 			v.Reused += ", entry " + line(c.CacheKey)
 		}

@@ -60,6 +60,10 @@ func JUnitCompared(w io.Writer, r *tally.Results, cmp *Comparison) error {
 			if c.CacheKey != "" {
 				props = append(props, junitProperty{"cache_key", line(c.CacheKey)})
 			}
+			if c.PartlyReused() {
+				// A merge of a shard that reused its slice with one that ran its own.
+				props = append(props, junitProperty{"runs_reused", strconv.Itoa(c.Reused())})
+			}
 		}
 		jc.Properties = &junitProperties{Property: props}
 		for _, f := range tc.Failures {

@@ -141,6 +141,13 @@ func Markdown(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	if decided := LoadDecided(r); len(decided) > 0 && (bothModes(r) || manyProtocols(r)) {
+		fmt.Fprintf(&b, "\n%s:\n\n", loadDecidedHead(len(decided)))
+		for _, c := range decided {
+			fmt.Fprintf(&b, "- %s: %s\n", EscapeMarkdown(c.Coordinates()), EscapeMarkdown(c.Shown()))
+		}
+	}
+
 	if len(r.Expectations) > 0 {
 		missed, open := unmet(r), unchecked(r)
 		if len(missed) == 0 {

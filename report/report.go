@@ -141,14 +141,17 @@ type Change struct {
 	Client, Fault, Protocol, Transport string
 	// Tool is the cells' tool in a scenario with tools: (else empty).
 	Tool string
-	// Hidden and Published are the cells' counts, as tally.Cell.Counts renders them.
+	// Hidden and Published are the cells' counts, as tally.Cell.Shown renders them (with what
+	// their runs re-run alone had).
 	Hidden, Published string
 }
 
 // SchemaChanges lists, in the order of the hidden cells, every client × fault × transport
 // whose outcomes differ between the hidden and published modes. Counts are compared as shares
 // of each cell's finished runs, so an interrupted cell that saw the same outcomes is no change;
-// a cell with no finished run has nothing to compare.
+// a cell with no finished run has nothing to compare. They are the counts after the runs re-run
+// alone (tally.Cell.Settled): a run the sweep's load hung and that passed alone is no finding,
+// and a cell the load decided (LoadDecided) is left out.
 func SchemaChanges(r *tally.Results) []Change {
 	published := map[string]*tally.Cell{}
 	for _, c := range r.Cells {
@@ -162,10 +165,10 @@ func SchemaChanges(r *tally.Results) []Change {
 			continue
 		}
 		p := published[h.Client+"|"+h.Fault+"|"+h.Protocol+"|"+h.Transport+"|"+h.Tool]
-		if p == nil || h.Runs == 0 || p.Runs == 0 || sameShares(h, p) {
+		if p == nil || h.Runs == 0 || p.Runs == 0 || h.LoadDecided() || p.LoadDecided() || sameShares(settled(h), settled(p)) {
 			continue
 		}
-		out = append(out, Change{Client: h.Client, Fault: h.Fault, Protocol: h.Protocol, Transport: h.Transport, Tool: h.Tool, Hidden: h.Counts(), Published: p.Counts()})
+		out = append(out, Change{Client: h.Client, Fault: h.Fault, Protocol: h.Protocol, Transport: h.Transport, Tool: h.Tool, Hidden: h.Shown(), Published: p.Shown()})
 	}
 	return out
 }
@@ -185,12 +188,12 @@ type ProtocolCounts struct{ Protocol, Counts string }
 
 // ProtocolChanges lists, in the order of the results, every client × fault × schema mode ×
 // transport whose outcomes differ between two of the protocols it finished runs under, with
-// the counts under each; shares are compared as in SchemaChanges.
+// the counts under each; shares are compared, after the runs re-run alone, as in SchemaChanges.
 func ProtocolChanges(r *tally.Results) []ProtocolChange {
 	groups := map[string][]*tally.Cell{}
 	var order []string
 	for _, c := range r.Cells {
-		if c == nil || c.Runs == 0 {
+		if c == nil || c.Runs == 0 || c.LoadDecided() {
 			continue
 		}
 		k := c.Client + "|" + c.Fault + "|" + c.Schema + "|" + c.Transport + "|" + c.Tool
@@ -204,14 +207,14 @@ func ProtocolChanges(r *tally.Results) []ProtocolChange {
 		g := groups[k]
 		differ := false
 		for _, c := range g[1:] {
-			differ = differ || !sameShares(g[0], c)
+			differ = differ || !sameShares(settled(g[0]), settled(c))
 		}
 		if !differ {
 			continue
 		}
 		ch := ProtocolChange{Client: g[0].Client, Fault: g[0].Fault, Schema: g[0].Schema, Transport: g[0].Transport, Tool: g[0].Tool}
 		for _, c := range g {
-			ch.Under = append(ch.Under, ProtocolCounts{Protocol: c.Protocol, Counts: c.Counts()})
+			ch.Under = append(ch.Under, ProtocolCounts{Protocol: c.Protocol, Counts: c.Shown()})
 		}
 		out = append(out, ch)
 	}
@@ -235,6 +238,34 @@ func bothModes(r *tally.Results) bool {
 		}
 	}
 	return hidden && published
+}
+
+// settled is c as the findings compare it: its runs with their counts after the runs re-run
+// alone (tally.Cell.Settled).
+func settled(c *tally.Cell) *tally.Cell {
+	counts, _ := c.Settled()
+	return &tally.Cell{Runs: c.Runs, Outcome: counts}
+}
+
+// LoadDecided lists, in the order of the results, the cells the sweep's load decided
+// (tally.Cell.LoadDecided): a run re-run alone came out otherwise, and runs like it were not
+// re-run. They are left out of SchemaChanges and ProtocolChanges, and the reports say so where
+// they list those.
+func LoadDecided(r *tally.Results) []*tally.Cell {
+	var out []*tally.Cell
+	for _, c := range r.Cells {
+		if c != nil && c.Runs > 0 && c.LoadDecided() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// loadDecidedHead says how many cells the load decided and what was done with them, in a
+// sentence without its end.
+func loadDecidedHead(n int) string {
+	return fmt.Sprintf("Left out of these comparisons: %d %s whose runs the machine's load decided (a run re-run alone came out otherwise than under the sweep, and runs like it were not re-run)",
+		n, Plural(n, "cell", "cells"))
 }
 
 // sameShares says whether every outcome has the same share of a's runs as of b's.

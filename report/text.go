@@ -119,6 +119,17 @@ func Text(w io.Writer, r *tally.Results) error {
 		}
 	}
 
+	if decided := LoadDecided(r); len(decided) > 0 && (bothModes(r) || manyProtocols(r)) {
+		fmt.Fprintf(&b, "\n%s:\n", loadDecidedHead(len(decided)))
+		for i, c := range decided {
+			if i == fewMixed {
+				fmt.Fprintf(&b, "  and %d more\n", len(decided)-fewMixed)
+				break
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", plain(c.Coordinates()), plain(c.Shown()))
+		}
+	}
+
 	if len(r.Expectations) > 0 {
 		b.WriteString("\n")
 		missed, open := unmet(r), unchecked(r)

@@ -106,8 +106,19 @@ func Merge(rs ...*Results) (*Results, error) {
 
 // addCell adds the counts, examples and durations of c (a cell with the same key) to mc.
 func (mc *Cell) addCell(c *Cell) {
-	if c.ReusedFrom != nil && mc.Runs == 0 {
-		mc.ReusedFrom, mc.CacheKey = c.ReusedFrom, c.CacheKey
+	// The merged cell keeps where each input's reused runs came from: a shard that reused its
+	// slice beside one that ran its own leaves the cell partly reused (RunsReused < Runs), never
+	// wholly, and never run by this sweep alone.
+	if n := c.Reused(); n > 0 {
+		if c.ReusedFrom != nil && (mc.ReusedFrom == nil || c.ReusedFrom.Before(*mc.ReusedFrom)) {
+			mc.ReusedFrom = c.ReusedFrom
+		}
+		var keys []string
+		if mc.CacheKey != "" {
+			keys = strings.Split(mc.CacheKey, ", ")
+		}
+		mc.CacheKey = strings.Join(appendDistinct(keys, c.CacheKey), ", ")
+		mc.RunsReused += n
 	}
 	mc.Runs += c.Runs
 	mc.Planned += c.Planned
@@ -119,6 +130,12 @@ func (mc *Cell) addCell(c *Cell) {
 			mc.Alone = map[string]int{}
 		}
 		mc.Alone[o] += n
+	}
+	for o, n := range c.AloneFor {
+		if mc.AloneFor == nil {
+			mc.AloneFor = map[string]int{}
+		}
+		mc.AloneFor[o] += n
 	}
 	mc.Mixed = mc.IsMixed()
 	for v, n := range c.Negotiated {

@@ -62,13 +62,23 @@ type Cell struct {
 	// first run was hung, crashed, server-exited or no-call, which on a loaded machine may be
 	// the load's doing. They are beside the counts, never in them.
 	Alone map[string]int `json:"alone,omitempty"`
+	// AloneFor counts the outcomes those runs had first, under the sweep: with Alone, what
+	// Settled compares. Results of toolscores before it lack it.
+	AloneFor map[string]int `json:"alone_for,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
 	// ReusedFrom, for a cell taken from the cell cache, is when the sweep that ran it started;
-	// CacheKey is its entry's key. A cell run by this sweep has neither.
+	// CacheKey is its entry's key. A cell run by this sweep has neither. RunsReused counts the
+	// runs the cache gave: all of them in a sweep, some in a merge of a shard that reused its
+	// slice of the cell with one that ran its own (then ReusedFrom is the earliest such sweep,
+	// and CacheKey names each entry, ", " between).
 	ReusedFrom *time.Time `json:"reused_from,omitempty"`
 	CacheKey   string     `json:"cache_key,omitempty"`
+	RunsReused int        `json:"runs_reused,omitempty"`
 	durations  []time.Duration
+	// firsts is the outcome of each run counted, by run number, until a run alone replaces it
+	// (AddRun): results read back have none, and keep AloneFor instead.
+	firsts map[int]string
 }
 
 // Example points at one run's evidence in runs.jsonl and its transcript.

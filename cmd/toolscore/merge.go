@@ -17,7 +17,7 @@ import (
 func mergeCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error, outputs of different scenarios or of\ntwo manifests that share a name, one output or one shard of a plan given twice (a copy or a\nlink), or an output that cannot be written.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore merge [--out DIR] DIR...\n\nMerges the outputs of toolscore run --out DIR (each holding results.json and runs.jsonl) of one\nscenario: counts of the same cell are added up, runs.jsonl files are concatenated, and results.json\nand summary.md are written for the whole. Exit 0 when every expect entry held in every input,\n1 when one did not (see --fail-on), 2 on a usage error, outputs of different scenarios or of\ntwo manifests that share a name, one output or one shard of a plan given twice (a copy or a\nlink), inputs that hold the same run (an unsharded output with its shards, a merged output with\none of its inputs), or an output that cannot be written.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "output directory (default ./toolscore-out/merged-<timestamp>)")

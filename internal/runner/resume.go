@@ -136,6 +136,15 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 		err = outdir.AddAlone(o.Out, res)
 	}
 	if err == nil {
+		// The sweep counted its runs alone among the runs it executed (Run): so does its resume,
+		// or a finished sweep resumed would say it ran fewer runs than it did.
+		for _, c := range res.Cells {
+			for _, n := range c.Alone {
+				res.RunsExecuted += n
+			}
+		}
+	}
+	if err == nil {
 		// Until this sweep writes its own, the directory's counts are those of its runs.jsonl.
 		err = outdir.ClearCounts(o.Out)
 	}
