@@ -76,6 +76,7 @@ var resultsComments = map[string]string{
 	"Cell.Outcome":      "How many finished runs had each outcome; the counts add up to runs.",
 	"Cell.Mixed":        "Whether the cell's runs disagree: more than one outcome among them (on a busy machine that may be load, not the client).",
 	"Cell.Alone":        "The outcomes of the cell's runs run again alone after the sweep (the first run it graded hung, crashed, server-exited, no-call, not-ready or unobserved), beside the counts and never in them.",
+	"Cell.AloneNotRun":  "Whether a run of the cell had an outcome the machine's load may make (hung, crashed, server-exited, no-call, not-ready, unobserved) and was not run again alone because the sweep had reached its limit of runs alone: its counts are unconfirmed.",
 	"Cell.AloneFor":     "The outcomes the runs run again alone had first, under the sweep, counted: with alone, what the findings compare (each run alone in place of its first outcome).",
 	"Cell.Library":      "Client library and version the runs used, as the adapter reported it.",
 	"Cell.Examples":     "Per outcome, the first run that had it: where to find its evidence.",

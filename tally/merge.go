@@ -125,6 +125,7 @@ func (mc *Cell) addCell(c *Cell) {
 	for o, n := range c.Outcome {
 		mc.Outcome[o] += n
 	}
+	mc.AloneNotRun = mc.AloneNotRun || c.AloneNotRun
 	for o, n := range c.Alone {
 		if mc.Alone == nil {
 			mc.Alone = map[string]int{}

@@ -57,9 +57,13 @@ func (c *Cell) AddRun(r *record.Run) {
 // ok is false when the load decided the cell: a run re-run alone came out otherwise than it did
 // first, and another of its runs had that first outcome and was not re-run (only the first
 // such run of a cell is), so what the client does there is not known and the cell is left out
-// of the comparisons. A cell with no run alone, or whose results do not say what its runs alone
+// of the comparisons; so is a cell whose run the load may have decided was never re-run alone
+// (AloneNotRun). A cell with no run alone, or whose results do not say what its runs alone
 // replaced (AloneFor: results of toolscores before it), settles at its counts.
 func (c *Cell) Settled() (counts map[string]int, ok bool) {
+	if c.AloneNotRun {
+		return c.Outcome, false
+	}
 	alone, replaced := 0, 0
 	for _, n := range c.Alone {
 		alone += n

@@ -65,6 +65,10 @@ type Cell struct {
 	// AloneFor counts the outcomes those runs had first, under the sweep: with Alone, what
 	// Settled compares. Results of toolscores before it lack it.
 	AloneFor map[string]int `json:"alone_for,omitempty"`
+	// AloneNotRun says a run of the cell had an outcome the machine's load may make and was not
+	// run again alone: the sweep had reached its limit of runs alone. Its counts stand
+	// unconfirmed, marked so, never silently the client's.
+	AloneNotRun bool `json:"alone_not_run,omitempty"`
 	// MedianMillis is the median wall time of the cell's runs.
 	MedianMillis int64 `json:"median_ms"`
 	// ReusedFrom, for a cell taken from the cell cache, is when the sweep that ran it started;
@@ -324,6 +328,9 @@ func (c *Cell) Counts() string {
 func (c *Cell) Shown() string {
 	if alone := c.AloneCounts(); alone != "" {
 		return c.Counts() + ", alone: " + alone
+	}
+	if c.AloneNotRun {
+		return c.Counts() + ", alone: not run (over the sweep's limit)"
 	}
 	return c.Counts()
 }

@@ -123,3 +123,40 @@ func shownCells(cells []*tally.Cell) []string {
 	}
 	return s
 }
+
+// TestAloneOverLimitMarked (issue 48, item 16): past the sweep's limit of runs re-run alone
+// (32), a cell whose run had an outcome the load may make is marked "alone: not run", left out
+// of the findings, and never silently the client's. A client that dies at every start, over 36
+// cells: 32 are re-run alone (and die again), 4 are marked. Before, those 4 read "crashed 1/1"
+// like any other cell.
+func TestAloneOverLimitMarked(t *testing.T) {
+	t.Setenv("TOOLSCORE_CACHE", t.TempDir()) // the defined client's install
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "dies.sh"), "#!/bin/sh\necho 'dies: not ready' >&2\nexit 1\n")
+	if err := os.Chmod(filepath.Join(dir, "dies.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "m.yaml"), "name: dies\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\n"+
+		"faults: [clean, error, rpc-error, empty, truncate, corrupt, corrupt-plausible, type-swap, drop-required, wrong-container, scalar-structured, no-content]\n"+
+		"schema_modes: [hidden, published, as-is]\nclients:\n  - name: dies\n    runtime: binary\n    command: [./dies.sh]\nruns: 1\n")
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local", "--out", out, "--fail-on", "never", "--no-cache")
+	if code != 0 {
+		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	}
+	res := readResultsDir(t, out)
+	alone, marked := 0, 0
+	for _, c := range res.Cells {
+		switch {
+		case c.Shown() == "crashed 1/1, alone: crashed":
+			alone++
+		case c.Shown() == "crashed 1/1, alone: not run (over the sweep's limit)" && c.LoadDecided():
+			marked++
+		default:
+			t.Errorf("%s: %s; want crashed 1/1 re-run alone, or marked not run", c.Key(), c.Shown())
+		}
+	}
+	if len(res.Cells) != 36 || alone != 32 || marked != 4 {
+		t.Errorf("%d cells: %d re-run alone, %d marked; want 36: 32 and 4", len(res.Cells), alone, marked)
+	}
+}

@@ -310,7 +310,8 @@ func loadMayMake(outcome record.Outcome) bool {
 }
 
 // aloneRuns are the suspect runs to run again alone, in the matrix's order, at most maxAlone,
-// but none of a cell that a sweep resumed had run alone already.
+// but none of a cell that a sweep resumed had run alone already. The cells of those past the
+// limit are marked AloneNotRun: their counts are unconfirmed, and say so.
 func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 	out := make([]Job, 0, len(suspect))
 	for _, j := range suspect {
@@ -321,6 +322,9 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 		out = append(out, j)
 	}
 	slices.SortFunc(out, func(a, b Job) int { return a.Index - b.Index })
+	for _, j := range out[min(len(out), maxAlone):] {
+		res.Cells[j.Index].AloneNotRun = true
+	}
 	return out[:min(len(out), maxAlone)]
 }
 
