@@ -27,11 +27,15 @@ import (
 
 // Files of an entry.
 const (
-	metaFile     = "entry.json"    // Meta
+	metaFile     = MetaFile        // Meta
 	runsFile     = "runs.jsonl"    // the cell's runs' records, one a line
 	filesDir     = "files"         // the runs' directories, at their paths in the output
 	manifestFile = "manifest.json" // every other file's size and sha256, written last
 )
+
+// MetaFile is the name of an entry's meta in its folder: a folder holding one is a cell cache
+// entry of toolscore's.
+const MetaFile = "entry.json"
 
 // Format is the version of an entry's layout; a key made with another is another key.
 const Format = 1

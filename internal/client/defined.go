@@ -142,7 +142,22 @@ func (m manifestFS) cache(dir string) bool {
 			}
 		}
 	}
-	return cache.HoldsEntries(m.FS, dir) || install.HoldsEntries(m.FS, dir)
+	return m.holdsEntry(dir, cache.MetaFile) || m.holdsEntry(dir, install.DoneFile)
+}
+
+// holdsEntry says whether one of dir's folders holds a file named marker: an entry of a cell
+// cache (its meta) or of an install cache (its record), the sweeps' doing, not the client's.
+func (m manifestFS) holdsEntry(dir, marker string) bool {
+	entries, err := fs.ReadDir(m.FS, dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if info, err := fs.Stat(m.FS, path.Join(dir, e.Name(), marker)); e.IsDir() && err == nil && info.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 func (m manifestFS) output(dir string) bool {

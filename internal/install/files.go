@@ -2,7 +2,6 @@ package install
 
 import (
 	"io/fs"
-	"path"
 )
 
 // File is one file a recipe copies into its install: its bytes, and whether it is executable.
@@ -28,24 +27,4 @@ func Files(r Recipe) (map[string]File, error) {
 		return nil
 	})
 	return files, err
-}
-
-// HoldsEntries says whether the folder dir of fsys is an install cache: one of its folders is a
-// finished install, with its list of files. What copies a folder (a defined client's install of
-// its manifest's folder) leaves such a folder out: the installs are toolscore's, not the
-// client's files.
-func HoldsEntries(fsys fs.FS, dir string) bool {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if info, err := fs.Stat(fsys, path.Join(dir, e.Name(), doneFile)); err == nil && info.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
 }

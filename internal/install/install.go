@@ -266,7 +266,11 @@ func (e *StepError) Unwrap() error { return e.Err }
 // size and sha256, links with their targets), signed with the machine's install key (keyFile),
 // so an entry cut short, edited, added to or relinked afterwards is seen and installed afresh,
 // record rewritten or not.
-const doneFile = ".toolscore-installed.json"
+const doneFile = DoneFile
+
+// DoneFile is the name of an install's record in its folder: a folder holding one is an install
+// of toolscore's.
+const DoneFile = ".toolscore-installed.json"
 
 // record is doneFile's content. MAC is the HMAC-SHA256, under the install key, of the entry's
 // folder name and Files: a record a run rewrote without the key, or copied from another entry,
