@@ -36,6 +36,13 @@ func badServer(mode string, args []string) int {
 	if mode == "ledger-upto" {
 		return oldLedger(args[0])
 	}
+	if mode == "elicit-http" {
+		return elicitServer()
+	}
+	if mode == "spin" {
+		for { // a busy core for TestNoLostCallUnderLoad, until it is killed
+		}
+	}
 	if mode == "handshake" {
 		return handshakeServer(args[0])
 	}

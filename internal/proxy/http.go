@@ -45,6 +45,9 @@ type exchange struct {
 	other bool
 	// opened says the answer's headers to a GET came back (see streamOrder); nil on others.
 	opened func()
+	// asked says the POST is an initialize whose client can be sent server requests: the
+	// session its answer names is noted so (see streamOrder).
+	asked bool
 	// swap puts the proxy's origin in place of the server's in the answer; nil when they are one.
 	swap *originSwap
 	// call is the id of the request the POST carries, as idKey makes it.
@@ -207,6 +210,8 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 			switch {
 			case env.Method == "notifications/initialized":
 				p.order.initialized(ex.scope)
+			case env.Method == "initialize":
+				ex.asked = canBeAsked(env.Params)
 			case env.Method != "" && env.ID != nil:
 				p.holdForStream(r.Context(), ex)
 			}
@@ -260,6 +265,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	facts := &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode, Header: p.maskHeader(resp.Header)}
 	if ex.opened != nil {
 		ex.opened()
+	}
+	if ex.asked {
+		p.order.asked(resp.Header.Get("Mcp-Session-Id"))
 	}
 	if ex.fault != nil && ex.fault.HeaderDelay > 0 {
 		t := time.NewTimer(ex.fault.HeaderDelay)
@@ -362,16 +370,24 @@ func (p *Proxy) jsonAnswer(ctx context.Context, ex *exchange, facts *transcript.
 	return nil
 }
 
-// holdForStream holds a request until the session's GET stream the client opened before it has
-// reached the server (see streamOrder), and records the hold.
+// holdForStream holds a request until the session's GET stream has reached the server (see
+// streamOrder), and records the hold, and a bound that expired.
 func (p *Proxy) holdForStream(ctx context.Context, ex *exchange) {
-	held, got := p.order.wait(ctx, ex.scope)
-	if held < time.Millisecond {
+	h := p.order.wait(ctx, ex.scope)
+	if h.held < time.Millisecond && !h.expired {
 		return
 	}
-	note := fmt.Sprintf("the proxy held this request %v until the server had the GET stream the client opened before it: a server request sent on that stream before it is there would be lost", held.Round(time.Millisecond))
-	if !got {
-		note = fmt.Sprintf("the proxy held this request %v for the GET stream a client opens after notifications/initialized; none came", held.Round(time.Millisecond))
+	held := h.held.Round(time.Millisecond)
+	var note string
+	switch {
+	case h.expired && h.got:
+		note = fmt.Sprintf("the proxy held this request %v, its bound, for the GET stream the client opened before it, whose answer's headers the server had not sent: it went on, and a server request sent on that stream may be lost", held)
+	case h.expired:
+		note = fmt.Sprintf("the proxy held this request %v, its bound, for the GET stream a client that can be asked (sampling, elicitation or roots) opens after notifications/initialized; none came, and no later request of the session waits for one", held)
+	case h.got:
+		note = fmt.Sprintf("the proxy held this request %v until the server had the session's GET stream: a server request sent on that stream before it is there would be lost", held)
+	default:
+		note = fmt.Sprintf("the proxy held this request %v for the GET stream a client that can be asked opens after notifications/initialized; none came", held)
 	}
 	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "held-for-stream", Note: note, HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path}})
 }

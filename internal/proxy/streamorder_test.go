@@ -17,12 +17,15 @@ import (
 
 // streamServer answers as the TypeScript SDK's server does: a server request it sends on its
 // own (not tied to the call) goes on the session's GET stream if there is one, and is dropped
-// if not; its tools/call sends one such request (an elicitation) before it answers.
+// if not; its tools/call sends one such request (an elicitation) before it answers. It answers
+// notifications/initialized after initializedDelay, as a loaded server did (163 ms).
 type streamServer struct {
 	mu     sync.Mutex
 	stream chan string
 	lost   int
 }
+
+const initializedDelay = 150 * time.Millisecond
 
 func (s *streamServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Mcp-Session-Id", "S1")
@@ -52,7 +55,12 @@ func (s *streamServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		switch {
 		case bytes.Contains(body, []byte(`"notifications/initialized"`)):
+			time.Sleep(initializedDelay)
 			w.WriteHeader(http.StatusAccepted)
+			return
+		case bytes.Contains(body, []byte(`"initialize"`)):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
 			return
 		case bytes.Contains(body, []byte(`"tools/call"`)):
 			s.mu.Lock()
@@ -68,21 +76,28 @@ func (s *streamServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestGetStreamAheadOfCall: a client opens its GET stream right after notifications/initialized
-// and sends its call at once; when the call reaches the proxy first, the proxy holds it until the
-// server has the stream, so the server request the call provokes reaches the client on it (as
-// it does directly) instead of being lost; a client that opens no stream is held at most a moment,
-// once, and the transcript says so.
+// TestGetStreamAheadOfCall: a client that can be asked (elicitation) opens its GET stream right
+// after notifications/initialized and sends its call at once; when the call reaches the proxy
+// first, long after notifications/initialized (the server was slow to answer it), the proxy
+// holds it until the server has the stream, so the server request the call provokes reaches
+// the client on it (as it does directly) instead of being lost. A client that can be asked but
+// opens no stream is held once, up to the bound, and the transcript says so; a client that
+// cannot be asked is not held at all.
 func TestGetStreamAheadOfCall(t *testing.T) {
-	for _, opensStream := range []bool{true, false} {
-		name := map[bool]string{true: "stream", false: "no-stream"}[opensStream]
-		t.Run(name, func(t *testing.T) {
-			if opensStream {
-				// The GET must come within the grace, which a loaded machine (the race detector,
-				// other tests) can outlast by itself: the order is what is tested here, not the
-				// grace's length.
-				defer func(g time.Duration) { getGrace = g }(getGrace)
-				getGrace = 5 * time.Second
+	for _, tc := range []struct {
+		name         string
+		capabilities string
+		opensStream  bool
+	}{
+		{"stream", `{"elicitation":{}}`, true},
+		{"no-stream", `{"sampling":{}}`, false},
+		{"cannot-be-asked", `{}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.opensStream {
+				// Not a measure of speed: only so that the test does not wait the whole bound.
+				defer func(g time.Duration) { getWait = g }(getWait)
+				getWait = 300 * time.Millisecond
 			}
 			server := &streamServer{}
 			upstream := httptest.NewServer(server)
@@ -93,12 +108,14 @@ func TestGetStreamAheadOfCall(t *testing.T) {
 			p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
 			srv := httptest.NewServer(p.Handler(Upstream{URL: u}))
 			defer srv.Close()
-			post := func(body string) *http.Response {
+			post := func(body string, session bool) *http.Response {
 				t.Helper()
 				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Mcp-Session-Id", "S1")
+				if session {
+					req.Header.Set("Mcp-Session-Id", "S1")
+				}
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Error(err) // not Fatal: the call is posted from a goroutine of its own
@@ -108,20 +125,24 @@ func TestGetStreamAheadOfCall(t *testing.T) {
 				resp.Body.Close()
 				return resp
 			}
-			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			start := time.Now()
+			post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+tc.capabilities+`,"clientInfo":{"name":"c","version":"1"}}}`, false)
+			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, true)
 			called := make(chan *http.Response, 1)
 			go func() {
-				called <- post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+				called <- post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`, true)
 			}()
-			if !opensStream {
-				if resp := <-called; resp.StatusCode != http.StatusOK || time.Since(start) > time.Second {
-					t.Errorf("the call: %d after %v", resp.StatusCode, time.Since(start))
+			if !tc.opensStream {
+				if resp := <-called; resp.StatusCode != http.StatusOK {
+					t.Errorf("the call: %d", resp.StatusCode)
 				}
 				srv.Close()
 				_ = tw.Close()
-				if !bytes.Contains(tee.Bytes(), []byte(`"event":"held-for-stream"`)) || !bytes.Contains(tee.Bytes(), []byte("none came")) {
-					t.Errorf("the transcript does not say the call waited for a stream:\n%s", tee.Bytes())
+				held := bytes.Contains(tee.Bytes(), []byte(`"event":"held-for-stream"`))
+				switch {
+				case tc.capabilities == `{}` && held:
+					t.Errorf("a client that cannot be asked was held for a GET stream:\n%s", tee.Bytes())
+				case tc.capabilities != `{}` && (!held || !bytes.Contains(tee.Bytes(), []byte("its bound")) || !bytes.Contains(tee.Bytes(), []byte("none came"))):
+					t.Errorf("the transcript does not say the call waited its bound for a stream:\n%s", tee.Bytes())
 				}
 				return
 			}
