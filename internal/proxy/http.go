@@ -159,6 +159,7 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 				p.answerStatus(w, r, ex, false)
 				return
 			}
+			p.resourceBack(r, ex)
 			rp.ServeHTTP(&headerFlusher{ResponseWriter: w}, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
 			return
 		}

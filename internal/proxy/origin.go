@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -135,6 +136,7 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 			resp.Body.Close()
 			out, n := swapOrigin(string(body), ex.swap.from, ex.swap.to)
 			if n > 0 {
+				p.noteResource(ex, body, out)
 				where = append(where, "the body")
 				resp.ContentLength = int64(len(out))
 				resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -150,4 +152,119 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 		Detail: map[string]any{"server_origins": ex.swap.from, "proxy_origin": ex.swap.to, "in": where},
 		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode},
 	})
+}
+
+// noteResource remembers, where the proxy put its own origin in a protected-resource metadata's
+// resource (before is the server's document, after the client's), how the server spelled its
+// origin there: the client names that resource back to the authorization server (resourceBack).
+func (p *Proxy) noteResource(ex *exchange, before []byte, after string) {
+	var was, now struct {
+		Resource string `json:"resource"`
+	}
+	if json.Unmarshal(before, &was) != nil || json.Unmarshal([]byte(after), &now) != nil || was.Resource == now.Resource {
+		return
+	}
+	rest, ok := afterOrigin(now.Resource, ex.swap.to)
+	if !ok || !strings.HasSuffix(was.Resource, rest) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resourceOrigin == nil {
+		p.resourceOrigin = map[string]string{}
+	}
+	p.resourceOrigin[ex.swap.to] = strings.TrimSuffix(was.Resource, rest)
+}
+
+// afterOrigin is what follows origin in s, where s is a URL of that origin.
+func afterOrigin(s, origin string) (string, bool) {
+	if len(s) < len(origin) || !strings.EqualFold(s[:len(origin)], origin) {
+		return "", false
+	}
+	rest := s[len(origin):]
+	return rest, rest == "" || strings.IndexByte("/?#", rest[0]) >= 0
+}
+
+// resourceBack puts the server's origin back in the resource parameter (RFC 8707) of a request
+// to the authorization server through the proxy, in its query or its form body, where the proxy
+// had put its own in the protected-resource metadata's resource: the client names the resource
+// exactly as it was published to it, and the server must get it exactly as it published it.
+// Only the resource parameter changes, the rest of the request reaches the server as the client
+// sent it; the rewrite is recorded as the proxy's. A value that names another origin, or a body
+// over maxSwapBody, passes as it is.
+func (p *Proxy) resourceBack(r *http.Request, ex *exchange) {
+	if ex.swap == nil {
+		return
+	}
+	p.mu.Lock()
+	server := p.resourceOrigin[ex.swap.to]
+	p.mu.Unlock()
+	if server == "" {
+		return
+	}
+	var where []string
+	if q, n := swapResource(r.URL.RawQuery, ex.swap.to, server); n > 0 {
+		r.URL.RawQuery, r.URL.ForceQuery = q, false
+		where = append(where, "the query")
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if r.Method == http.MethodPost && ct == "application/x-www-form-urlencoded" && r.Body != nil {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxSwapBody+1))
+		if err != nil || len(body) > maxSwapBody {
+			// Passed on as it comes, the error included.
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		} else {
+			r.Body.Close()
+			out, n := swapResource(string(body), ex.swap.to, server)
+			if n > 0 {
+				where = append(where, "the form body")
+				r.ContentLength = int64(len(out))
+				r.Header.Set("Content-Length", strconv.Itoa(len(out)))
+			}
+			r.Body = io.NopCloser(strings.NewReader(out))
+		}
+	}
+	if len(where) == 0 {
+		return
+	}
+	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "origin-rewrite",
+		Note:   "the proxy put the server's origin " + server + " back in place of its own " + ex.swap.to + " in the resource parameter of " + strings.Join(where, " and ") + ", as the server's protected-resource metadata named the resource before the proxy rewrote it: a rewrite of the proxy's, not a fault",
+		Detail: map[string]any{"server_origin": server, "proxy_origin": ex.swap.to, "in": where, "parameter": "resource"},
+		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path},
+	})
+}
+
+// swapResource replaces the proxy's origin (to) with the server's in each resource parameter of
+// a URL-encoded query or form that names a URL of the proxy's origin, and leaves every other
+// byte as it was; it says how many it replaced.
+func swapResource(form, to, server string) (string, int) {
+	if form == "" {
+		return form, 0
+	}
+	pairs := strings.Split(form, "&")
+	n := 0
+	for i, pair := range pairs {
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok {
+			continue
+		}
+		if k, err := url.QueryUnescape(key); err != nil || k != "resource" {
+			continue
+		}
+		v, err := url.QueryUnescape(value)
+		if err != nil {
+			continue
+		}
+		if rest, ok := afterOrigin(v, to); ok {
+			pairs[i] = key + "=" + url.QueryEscape(server+rest)
+			n++
+		}
+	}
+	if n == 0 {
+		return form, 0
+	}
+	return strings.Join(pairs, "&"), n
 }

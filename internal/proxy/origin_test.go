@@ -172,3 +172,104 @@ func TestSwapOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceParameterMapsBack: a client that read the resource in the protected-resource
+// metadata through the proxy (the proxy's origin) names it to the authorization server through
+// the proxy, in /authorize's query and /token's form; the server gets the resource exactly as it
+// published it, and every other byte of those requests as the client sent it. A resource of
+// another origin passes as it is; each rewrite is recorded as the proxy's, never as a fault.
+func TestResourceParameterMapsBack(t *testing.T) {
+	type got struct{ query, body string }
+	seen := make(chan got, 4)
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The server names itself by localhost, the proxy's upstream by 127.0.0.1.
+		self := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+		switch r.URL.Path {
+		case "/.well-known/oauth-protected-resource/mcp":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"resource":"`+self+`/mcp","authorization_servers":["`+self+`"]}`)
+		case "/authorize", "/token":
+			b, _ := io.ReadAll(r.Body)
+			seen <- got{r.URL.RawQuery, string(b)}
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	server := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	u, _ := url.Parse(srv.URL + "/mcp")
+	var tee bytes.Buffer
+	tw := transcript.NewTee(&tee)
+	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
+	front := httptest.NewServer(p.Handler(Upstream{URL: u}))
+	defer front.Close()
+	origin := front.URL
+
+	resp, err := http.Get(origin + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prm struct{ Resource string }
+	err = json.NewDecoder(resp.Body).Decode(&prm)
+	resp.Body.Close()
+	if err != nil || prm.Resource != origin+"/mcp" {
+		t.Fatalf("the protected-resource metadata through the proxy names %q (%v), want %s/mcp", prm.Resource, err, origin)
+	}
+
+	for _, c := range []struct {
+		name, query, body, wantQuery, wantBody string
+	}{{
+		name:      "authorize",
+		query:     "response_type=code&state=a%20b&resource=" + url.QueryEscape(prm.Resource) + "&scope=mcp+read",
+		wantQuery: "response_type=code&state=a%20b&resource=" + url.QueryEscape(server+"/mcp") + "&scope=mcp+read",
+	}, {
+		name:     "token",
+		body:     "grant_type=authorization_code&code=c%2F1&resource=" + url.QueryEscape(prm.Resource),
+		wantBody: "grant_type=authorization_code&code=c%2F1&resource=" + url.QueryEscape(server+"/mcp"),
+	}, {
+		name:     "token",
+		body:     "grant_type=authorization_code&resource=" + url.QueryEscape("https://other.example/mcp"),
+		wantBody: "grant_type=authorization_code&resource=" + url.QueryEscape("https://other.example/mcp"),
+	}} {
+		target := origin + "/" + c.name
+		if c.query != "" {
+			target += "?" + c.query
+		}
+		req, _ := http.NewRequest(http.MethodGet, target, nil)
+		if c.body != "" {
+			req, _ = http.NewRequest(http.MethodPost, target, strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if g := <-seen; g.query != c.wantQuery || g.body != c.wantBody {
+			t.Errorf("/%s: the server got query %q body %q, want query %q body %q", c.name, g.query, g.body, c.wantQuery, c.wantBody)
+		}
+	}
+
+	front.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var back int
+	for _, line := range bytes.Split(bytes.TrimSpace(tee.Bytes()), []byte("\n")) {
+		var r transcript.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Event == "origin-rewrite" && strings.Contains(r.Note, "resource parameter") {
+			back++
+			if r.Fault != "" || !strings.Contains(r.Note, "not a fault") || !strings.Contains(r.Note, server) {
+				t.Errorf("a resource parameter's rewrite recorded as %s", line)
+			}
+		}
+	}
+	if back != 2 {
+		t.Errorf("the transcript has %d rewrites of the resource parameter, want 2 (the query, the form):\n%s", back, tee.Bytes())
+	}
+}

@@ -104,6 +104,10 @@ type Proxy struct {
 	revision string
 	// tasks are the tasks a task-handle fault answered calls with, which the proxy serves.
 	tasks map[string]*servedTask
+	// resourceOrigin is, by the proxy's origin a client reached it at, the server's origin as
+	// its protected-resource metadata spelled it in the resource the proxy rewrote (see
+	// resourceBack).
+	resourceOrigin map[string]string
 
 	// clientMu is held to write to the client, which the proxy does from both directions: the
 	// server's answers, and its own to requests a server under the protocol cap would not know.

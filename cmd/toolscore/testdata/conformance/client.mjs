@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError, discoverOAuthServerInfo } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createHash, generateKeyPairSync, randomUUID, sign } from "node:crypto";
 
 const url = new URL(process.argv[2]);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -127,6 +128,7 @@ async function providerFor(name) {
     case "auth/client-credentials-jwt":
       return new PrivateKeyJwtProvider({ clientId: context.client_id, privateKey: context.private_key_pem, algorithm: context.signing_algorithm });
     case "auth/cross-app-access-complete-flow":
+    case "auth/enterprise-managed-authorization": // its name from 0.2.0 on
       return crossAppAccessProvider();
     case "auth/pre-registration":
       return new BrowserlessProvider({ clientInformation: { client_id: context.client_id, client_secret: context.client_secret } });
@@ -139,13 +141,50 @@ async function providerFor(name) {
   }
 }
 
+// dpopFetch binds the client's tokens to a key of its own (DPoP, RFC 9449), for the DPoP
+// scenarios: every token request and every request to the MCP endpoint carries a proof signed
+// with it for the URL it goes to (htu), a token goes as "DPoP", and a request answered with a
+// DPoP-Nonce is sent once more with that nonce in its proof.
+function dpopFetch() {
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const { kty, crv, x, y } = publicKey.export({ format: "jwk" });
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const nonces = new Map(); // by origin
+  const proof = (method, target, token) => {
+    const u = new URL(target);
+    const claims = { jti: randomUUID(), htm: method, htu: u.origin + u.pathname, iat: Math.floor(Date.now() / 1000) };
+    if (token) claims.ath = createHash("sha256").update(token).digest("base64url");
+    if (nonces.has(u.origin)) claims.nonce = nonces.get(u.origin);
+    const input = b64({ typ: "dpop+jwt", alg: "ES256", jwk: { kty, crv, x, y } }) + "." + b64(claims);
+    return input + "." + sign("sha256", Buffer.from(input), { key: privateKey, dsaEncoding: "ieee-p1363" }).toString("base64url");
+  };
+  const dpop = async (input, init = {}, again = true) => {
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    const method = (init.method ?? "GET").toUpperCase();
+    const tokenRequest = method === "POST" && String(init.body ?? "").includes("grant_type=");
+    if (!tokenRequest && target.origin + target.pathname !== url.origin + url.pathname) return fetch(input, init);
+    const headers = new Headers(init.headers);
+    const auth = headers.get("authorization");
+    const token = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
+    if (token) headers.set("authorization", "DPoP " + token);
+    headers.set("dpop", proof(method, target, token));
+    const res = await fetch(input, { ...init, headers });
+    const nonce = res.headers.get("dpop-nonce");
+    if (nonce) nonces.set(target.origin, nonce);
+    if (nonce && again && (res.status === 400 || res.status === 401)) return dpop(input, init, false);
+    return res;
+  };
+  return dpop;
+}
+
 const provider = await providerFor(scenario);
+const transportFetch = scenario.startsWith("auth/dpop") ? dpopFetch() : undefined;
 let transport;
 let client;
 
 // open connects a fresh client: a connect that needed authorization leaves its transport closed.
 async function open() {
-  transport = new StreamableHTTPClientTransport(url, provider ? { authProvider: provider } : {});
+  transport = new StreamableHTTPClientTransport(url, { ...(provider && { authProvider: provider }), ...(transportFetch && { fetch: transportFetch }) });
   client = new Client(
     { name: "toolscore-conformance-client", version: "1.0.0" },
     { capabilities: { sampling: {}, elicitation: { form: { applyDefaults: true } } } },
