@@ -272,6 +272,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return fail(err) // the output directory could not be made: nothing ran
 	}
 	res.NotApplicable = skipped
+	res.Installed, res.NotInstalled = choice.Installs.Said()
 	res.Expectations = tally.Check(sc, res)
 	// What ran is reported and checked whatever could be written of it; an output that could
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.

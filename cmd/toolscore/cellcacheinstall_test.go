@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/report"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // TestCellCacheInstallsOnlyWhatRuns (issue 55): a sweep installs only the clients that have a
@@ -40,6 +43,16 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 	if !strings.Contains(stderr, "not installed, every cell of it is in the cell cache: one, two") {
 		t.Errorf("the log does not say why no client was installed:\n%s", stderr)
 	}
+	said := func(sweep string, res *tally.Results, installed, notInstalled []string) {
+		t.Helper()
+		if !reflect.DeepEqual(res.Installed, installed) || !reflect.DeepEqual(res.NotInstalled, notInstalled) {
+			t.Errorf("%s: results.json says installed %q, not installed %q; want %q and %q", sweep, res.Installed, res.NotInstalled, installed, notInstalled)
+		}
+		if line := report.CacheLine(res); len(notInstalled) > 0 && !strings.Contains(line, "not installed, every cell in the cache: "+strings.Join(notInstalled, ", ")) {
+			t.Errorf("%s: the reports' cache line does not say what was not installed: %s", sweep, line)
+		}
+	}
+	said("every cell in the cache", second, nil, []string{"one", "two"})
 
 	before = f.starts()
 	f.manifest(1, clients("v2"))
@@ -47,6 +60,7 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 	if got, s := ranByClient(third), diffStarts(before, f.starts()); !reflect.DeepEqual(got, map[string]int{"two": 4}) || !reflect.DeepEqual(s, map[string]int{"two": 4, "install-two": 1}) {
 		t.Errorf("two's pin changed: cells ran by client %v, starts and installs %v; want two's 4 cells run and only two installed\n%s", got, s, stderr)
 	}
+	said("two's pin changed", third, []string{"two"}, []string{"one"})
 
 	// Every entry of one's cells gets a file its manifest does not list: each is discarded when
 	// read, and its cell runs, from an install made for it.
@@ -69,4 +83,5 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 	if got, s := ranByClient(fourth), diffStarts(before, f.starts()); !reflect.DeepEqual(got, map[string]int{"one": 4}) || !reflect.DeepEqual(s, map[string]int{"one": 4, "install-one": 1}) {
 		t.Errorf("one's entries damaged: cells ran by client %v, starts and installs %v; want one's 4 cells run and only one installed\n%s", got, s, stderr)
 	}
+	said("one's entries damaged", fourth, []string{"one"}, []string{"two"})
 }

@@ -189,8 +189,30 @@ type Installs struct {
 	recipes map[string]install.Recipe
 	dirs    map[string]string
 
-	mu   sync.Mutex
-	done map[string]error // the clients ensured, with what came of it
+	mu      sync.Mutex
+	done    map[string]error // the clients ensured, with what came of it
+	skipped map[string]bool  // the clients Install left out, every cell of each in the cache
+}
+
+// Said are the clients the sweep installed (or found installed and checked) and those it left
+// out, every cell of each in the cell cache and none run after all, in the manifest's order:
+// what the results say of it (tally.Results.Installed).
+func (in *Installs) Said() (installed, notInstalled []string) {
+	if in == nil {
+		return nil, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, c := range in.clients {
+		err, done := in.done[c.ID()]
+		switch {
+		case done && err == nil:
+			installed = append(installed, c.ID())
+		case !done && in.skipped[c.ID()]:
+			notInstalled = append(notInstalled, c.ID())
+		}
+	}
+	return installed, notInstalled
 }
 
 // planInstalls makes the sweep's Installs: every client that runs from the install cache with
@@ -198,7 +220,7 @@ type Installs struct {
 // unavailable, with the reason; one the manifest defines is the manifest's error instead
 // (sc.InstallError), and nothing runs.
 func planInstalls(sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (*Installs, error) {
-	in := &Installs{sc: sc, log: log, recipes: map[string]install.Recipe{}, dirs: map[string]string{}, done: map[string]error{}}
+	in := &Installs{sc: sc, log: log, recipes: map[string]install.Recipe{}, dirs: map[string]string{}, done: map[string]error{}, skipped: map[string]bool{}}
 	for _, c := range clients {
 		if c.Descriptor.Local == nil {
 			continue
@@ -281,6 +303,9 @@ func (c Choice) Install(ctx context.Context, need map[string]bool) error {
 		if run, has := need[id]; need != nil && !run {
 			if has {
 				skipped = append(skipped, id)
+				in.mu.Lock()
+				in.skipped[id] = true
+				in.mu.Unlock()
 			}
 			continue
 		}
