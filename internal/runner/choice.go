@@ -54,7 +54,8 @@ type Choice struct {
 // ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
 // answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
 // test never runs beside the runner by surprise. On docker it builds every client's cell image
-// first. self is the toolscore binary; what it does is logged to log.
+// first; on local it installs no client (Choice.Install does, Installs.Ready before a run).
+// self is the toolscore binary; what it does is logged to log.
 func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
 	if n, err := local.SweepGroups(); err != nil {
