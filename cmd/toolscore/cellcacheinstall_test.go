@@ -20,6 +20,11 @@ import (
 func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 	f := newCacheFixture(t, "one", "two")
 	cache := filepath.Join(t.TempDir(), "cells")
+	// One's adapter writes into its own install once the marker is there: the check before
+	// each run must see it in an install made for a cell the cache did not give, too.
+	marker := filepath.Join(f.logs+"-out", "write-into-install")
+	writeFile(t, filepath.Join(f.dir, "count-one.sh"), "#!/bin/sh\necho started >> "+filepath.Join(f.logs, "one")+
+		"\n[ -e "+marker+" ] && echo written > \"$(dirname \"$0\")/written-$$\"\nexec "+staticToolscore(t)+" client raw\n")
 	// The install's log is counted by starts() under install-NAME.
 	clients := func(pin string) string {
 		step := func(name, pin string) string {
@@ -64,24 +69,37 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 
 	// Every entry of one's cells gets a file its manifest does not list: each is discarded when
 	// read, and its cell runs, from an install made for it.
-	entries, err := filepath.Glob(filepath.Join(cache, "*", "entry.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	damaged := 0
-	for _, e := range entries {
-		if strings.Contains(readFile(t, e), `"one|`) {
-			writeFile(t, filepath.Join(filepath.Dir(e), "extra"), "not stored")
-			damaged++
+	damage := func() {
+		t.Helper()
+		entries, err := filepath.Glob(filepath.Join(cache, "*", "entry.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		damaged := 0
+		for _, e := range entries {
+			if strings.Contains(readFile(t, e), `"one|`) {
+				writeFile(t, filepath.Join(filepath.Dir(e), "extra"), "not stored")
+				damaged++
+			}
+		}
+		if damaged != 4 {
+			t.Fatalf("found %d entries of client one's cells to damage, want 4: %v", damaged, entries)
 		}
 	}
-	if damaged != 4 {
-		t.Fatalf("found %d entries of client one's cells to damage, want 4: %v", damaged, entries)
-	}
+	damage()
 	before = f.starts()
 	fourth, stderr := f.sweep(cache, fresh())
 	if got, s := ranByClient(fourth), diffStarts(before, f.starts()); !reflect.DeepEqual(got, map[string]int{"one": 4}) || !reflect.DeepEqual(s, map[string]int{"one": 4, "install-one": 1}) {
 		t.Errorf("one's entries damaged: cells ran by client %v, starts and installs %v; want one's 4 cells run and only one installed\n%s", got, s, stderr)
 	}
 	said("one's entries damaged", fourth, []string{"one"}, []string{"two"})
+
+	// The install made for those cells is checked before each run as any other: a run that
+	// writes into it stops the sweep before the next run of it.
+	damage()
+	writeFile(t, marker, "")
+	_, stderr, err := f.try(cache, fresh())
+	if err == nil || !strings.Contains(stderr, "client one: the install in ") || !strings.Contains(stderr, "changed during the sweep") {
+		t.Errorf("a run wrote into the install made for a damaged entry's cell: %v; want the sweep stopped, saying so:\n%s", err, stderr)
+	}
 }

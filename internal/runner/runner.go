@@ -339,7 +339,7 @@ func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 		if ctx.Err() != nil {
 			return record.Run{}, false, nil
 		}
-		return record.Run{}, false, fmt.Errorf("client %s: a cell of it runs, the cell cache could not give it, and its install failed: %w", j.Client.ID(), err)
+		return record.Run{}, false, fmt.Errorf("client %s: installing it for a cell of it that runs: %w", j.Client.ID(), err)
 	}
 	// A run before this one may have written into the client's install, as the user it runs as
 	// can: then this run would not run what was installed, nor would any after it.
