@@ -1,12 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -53,8 +53,11 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 		if !reflect.DeepEqual(res.Installed, installed) || !reflect.DeepEqual(res.NotInstalled, notInstalled) {
 			t.Errorf("%s: results.json says installed %q, not installed %q; want %q and %q", sweep, res.Installed, res.NotInstalled, installed, notInstalled)
 		}
-		if line := report.CacheLine(res); len(notInstalled) > 0 && !strings.Contains(line, "not installed, every cell in the cache: "+strings.Join(notInstalled, ", ")) {
-			t.Errorf("%s: the reports' cache line does not say what was not installed: %s", sweep, line)
+		// The summary (the job summary's text) of the sweep just run says it where it says what
+		// the cache gave.
+		summary := readFile(t, filepath.Join(f.logs+"-out", fmt.Sprint(f.n), "summary.md"))
+		if !strings.Contains(summary, "not installed, every cell in the cache: "+strings.Join(notInstalled, ", ")) {
+			t.Errorf("%s: summary.md does not say what was not installed:\n%s", sweep, summary)
 		}
 	}
 	said("every cell in the cache", second, nil, []string{"one", "two"})
