@@ -128,12 +128,6 @@ func TestHistoryNPMLocal(t *testing.T) {
 // primes no stream to resume and they wait on the cut one (hung); 1.23.1 offers 2025-11-25 and
 // resumes (passed).
 func TestHistoryPyPIOnDocker(t *testing.T) {
-	if !fullProduct() {
-		// Known broken since this stop's merges: the same range swept again runs 8 runs of the
-		// hung stretch instead of reusing them (a cached hung cell of the timing-aware check or
-		// of the runs alone). Fix first in the next stop.
-		t.Skip("known broken: the second history of the range runs its hung cells again (issue 48 follow-up)")
-	}
 	engine(t)
 	manifest := versionsManifest(t, "python-sdk/list-then-call")
 	args := []string{manifest, "--clients", "python-sdk/list-then-call", "--faults", "sse-cut", "--backend", "docker",

@@ -229,6 +229,41 @@ func TestDiffersOnTime(t *testing.T) {
 	}
 }
 
+// TestDiffersCutStream: an answer the proxy cut from an SSE stream (sse-cut) was still sent by
+// the server: the check compares the live answer with it, and where the client resumed and the
+// server's event store sent the same event again, that is one message of the server's, not two.
+func TestDiffersCutStream(t *testing.T) {
+	dir := t.TempDir()
+	call := `{"time":"2026-01-01T00:00:00Z","dir":"to-server","wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n"}
+{"time":"2026-01-01T00:00:00.01Z","dir":"event","event":"sse-cut","http":{"event_id":"E_1"},"original":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":1}}"}
+`
+	resumed := `{"time":"2026-01-01T00:00:01Z","dir":"to-client","http":{"event_id":"E_1"},"wire":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":1}}"}
+{"time":"2026-01-01T00:00:02Z","dir":"event","event":"server-exit"}
+`
+	live := Live{Answers: map[string]string{"2": `{"jsonrpc":"2.0","id":2,"result":{"v":1}}`},
+		Latency: map[string]time.Duration{"2": 5 * time.Millisecond}, Before: map[string][]string{}}
+	for name, tee := range map[string]string{"never resumed": call + `{"time":"2026-01-01T00:00:02Z","dir":"event","event":"server-exit"}` + "\n", "resumed": call + resumed} {
+		if err := os.WriteFile(filepath.Join(dir, "tee.jsonl"), []byte(tee), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ss, err := ReadSessions(dir)
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("%s: ReadSessions: %+v, %v", name, ss, err)
+		}
+		if ss[0].Total != 1 {
+			t.Errorf("%s: the server sent %d messages, want 1", name, ss[0].Total)
+		}
+		if why := ss[0].Differs(live, nil, 10*time.Second); why != "" {
+			t.Errorf("%s: differs: %s", name, why)
+		}
+		changed := live
+		changed.Answers = map[string]string{"2": `{"jsonrpc":"2.0","id":2,"result":{"v":2}}`}
+		if why := ss[0].Differs(changed, nil, 10*time.Second); why == "" {
+			t.Errorf("%s: a changed answer behind the cut passed", name)
+		}
+	}
+}
+
 // TestCopyStaysInOutput: where a folder of the output on the way to a run's directory is a link
 // (a run of the sweep can make one), Copy writes and removes nothing through it.
 func TestCopyStaysInOutput(t *testing.T) {

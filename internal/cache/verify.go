@@ -76,6 +76,9 @@ type transcriptLine struct {
 	Note     string          `json:"note"`
 	Excerpt  json.RawMessage `json:"excerpt"`
 	NotJSON  bool            `json:"not_json"`
+	HTTP     struct {
+		EventID string `json:"event_id"`
+	} `json:"http"`
 }
 
 func (l transcriptLine) wire() []byte {
@@ -143,6 +146,36 @@ func readSession(path string) (Session, []Session, error) {
 	// tools/call), and whether the proxy said it asked for the schemas.
 	var proxied []Session
 	askedSchemas, recordedSchemas := false, false
+	// serverSent notes a message the server sent, as it sent it: an answer by its id, anything
+	// else as its own message before the next answer.
+	seen := map[string]bool{} // the SSE event ids of what the server sent
+	serverSent := func(l transcriptLine) {
+		if e := l.HTTP.EventID; e != "" {
+			if seen[e] {
+				// The same SSE event again, on a stream the client resumed from its id: the
+				// server's event store repeating what it sent once, which a replay that is not cut
+				// never asks for.
+				return
+			}
+			seen[e] = true
+		}
+		w := bytes.TrimRight(l.original(), "\r\n")
+		s.Total++
+		msg, ok := jsonrpc.ParseMessage(w)
+		id := ""
+		if ok && msg.Method == "" {
+			id = jsonrpc.IDKey(msg.ID)
+		}
+		if id == "" {
+			own = append(own, string(w))
+			return
+		}
+		s.answers[id] = w
+		s.before[id], own = own, nil
+		if at, ok := sentAt[id]; ok {
+			s.latency[id] = l.Time.Sub(at)
+		}
+	}
 	r := bufio.NewReaderSize(f, 1<<20)
 	for {
 		line, rerr := r.ReadBytes('\n')
@@ -187,24 +220,15 @@ func readSession(path string) (Session, []Session, error) {
 					}
 					continue
 				}
-				w := bytes.TrimRight(l.original(), "\r\n")
-				s.Total++
-				msg, ok := jsonrpc.ParseMessage(w)
-				id := ""
-				if ok && msg.Method == "" {
-					id = jsonrpc.IDKey(msg.ID)
-				}
-				if id == "" {
-					own = append(own, string(w))
-					continue
-				}
-				s.answers[id] = w
-				s.before[id], own = own, nil
-				if at, ok := sentAt[id]; ok {
-					s.latency[id] = l.Time.Sub(at)
-				}
+				serverSent(l)
 			case transcript.Event:
 				switch l.Event {
+				case "sse-cut":
+					// The server's event the proxy cut from the stream: the server sent it, the
+					// client never got it (older transcripts did not keep it).
+					if l.Original != nil || l.OrigB64 != nil {
+						serverSent(l)
+					}
 				case "schema":
 					askedSchemas = true
 				case "schema-session":

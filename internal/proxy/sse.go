@@ -115,7 +115,13 @@ func (s *sseRelay) event() ([][]byte, error) {
 		if cut.EventIDFirst && !s.idSent {
 			note += "; no event with an id went before it, so the client cannot resume"
 		}
-		s.p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts})
+		rec := &transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "sse-cut", Fault: s.p.cfg.FaultName, Note: note, HTTP: facts}
+		if hasData {
+			// What the server sent, though the client never got it: the cell cache's check
+			// replays the server and compares its answer with this one.
+			rec.Original = data
+		}
+		s.p.record(rec)
 		return nil, io.EOF
 	}
 	if id != "" {
