@@ -144,12 +144,6 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 // directory for the claim, one for the ConfigMap, one for the emptyDir), network none, then the
 // merge Job's pod. The merged counts are those of the same sweep unsharded in the same image.
 func TestKubeJobOnDocker(t *testing.T) {
-	if !fullProduct() {
-		// Broken by this stop's merges, cause not yet confirmed: likely the install records now signed with a key of the user's (issue 48,
-		// item 8): the pod's user does not hold the key the image's installs were signed with,
-		// so the unsharded pod reinstalls them, offline, and fails. Fix first in the next stop.
-		t.Skip("known broken by this stop: the unsharded pod reinstalls its clients offline, likely for want of the install key (issue 48 follow-up)")
-	}
 	api := engine(t)
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
