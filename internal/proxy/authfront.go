@@ -25,6 +25,9 @@ type authFront struct {
 	from   []string // that origin in each spelling (see upstreamOrigins)
 	origin string   // the front's origin, as the client reaches it
 	srv    *http.Server
+	// direct says its metadata offered what a client signs for the server's URLs, so it went
+	// as the server wrote it (see signedFor).
+	direct bool
 }
 
 // authServers puts a front's origin in place of each authorization server of another origin
@@ -137,7 +140,7 @@ func (p *Proxy) frontHandler(f *authFront) http.Handler {
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ex := &exchange{method: r.Method, path: r.URL.Path, other: true, swap: swap}
+		ex := &exchange{method: r.Method, path: r.URL.Path, other: true, swap: swap, front: f}
 		p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-request",
 			HTTP: &transcript.HTTPFacts{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, UpstreamHost: f.server.Host, Header: p.maskHeader(r.Header)}})
 		p.resourceBack(r, ex)
@@ -176,6 +179,54 @@ func (p *Proxy) swapIss(resp *http.Response, ex *exchange) {
 		Detail: map[string]any{"server_origins": ex.swap.from, "proxy_origin": ex.swap.to, "in": []string{"Location"}, "parameter": "iss"},
 		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode},
 	})
+}
+
+// signedFor says the authorization server's metadata doc offers what a client signs for the
+// server's own URLs, which the front cannot sign again: a DPoP proof names the token endpoint's
+// URL (htu), a JWT client assertion (private_key_jwt, client_secret_jwt) and an ID-JAG of a
+// jwt-bearer grant name the issuer (aud). A client that signed for the front's would be refused.
+// So the front passes such metadata as the server wrote it, its issuer and endpoints the
+// server's own: the client goes there directly, as it would without the proxy, and names the
+// resource as the proxy published it. Recorded once per front.
+func (p *Proxy) signedFor(ex *exchange, doc []byte) bool {
+	var meta struct {
+		Issuer      string   `json:"issuer"`
+		DPoP        []string `json:"dpop_signing_alg_values_supported"`
+		AuthMethods []string `json:"token_endpoint_auth_methods_supported"`
+		Grants      []string `json:"grant_types_supported"`
+	}
+	if json.Unmarshal(doc, &meta) != nil || meta.Issuer == "" {
+		return false
+	}
+	var why []string
+	if meta.DPoP != nil {
+		why = append(why, "DPoP (dpop_signing_alg_values_supported)")
+	}
+	for _, m := range meta.AuthMethods {
+		if m == "private_key_jwt" || m == "client_secret_jwt" {
+			why = append(why, "JWT client authentication ("+m+")")
+		}
+	}
+	for _, g := range meta.Grants {
+		if g == "urn:ietf:params:oauth:grant-type:jwt-bearer" {
+			why = append(why, "a jwt-bearer grant (an ID-JAG)")
+		}
+	}
+	if len(why) == 0 {
+		return false
+	}
+	p.mu.Lock()
+	first := !ex.front.direct
+	ex.front.direct = true
+	p.mu.Unlock()
+	if first {
+		p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "auth-server-direct",
+			Note:   "the authorization server " + ex.front.server.String() + " offers " + strings.Join(why, ", ") + ", which a client signs for the server's own URL: its metadata goes to the client as the server wrote it, so the client reaches the server directly from here on and names to it the resource as the proxy published it (a client that holds the issuer against the URL it fetched the metadata from refuses it)",
+			Detail: map[string]any{"server_origin": ex.front.server.String(), "front_origin": ex.front.origin, "offers": why},
+			HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path},
+		})
+	}
+	return true
 }
 
 // closeFronts stops every authorization server front.

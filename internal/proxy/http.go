@@ -53,6 +53,8 @@ type exchange struct {
 	// local is the address the client reached the proxy at; empty on an authorization server's
 	// front (see authFront).
 	local string
+	// front is the authorization server's front the request came to; nil on the proxy's own.
+	front *authFront
 	// call is the id of the request the POST carries, as idKey makes it.
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.

@@ -136,6 +136,9 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 		} else {
 			resp.Body.Close()
 			out, n := swapOrigin(string(body), ex.swap.from, ex.swap.to)
+			if ex.front != nil && p.signedFor(ex, body) {
+				out, n = string(body), 0
+			}
 			if n > 0 && ex.local != "" {
 				p.noteResource(ex, body, out)
 			}
