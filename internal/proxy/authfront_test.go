@@ -162,3 +162,61 @@ func TestAuthServerOfAnotherOrigin(t *testing.T) {
 		t.Errorf("the transcript records %v, want 2 resource rewrites, 1 of iss, 1 front started and the metadata's rewrite:\n%s", events, tee.Bytes())
 	}
 }
+
+// TestAuthServerSignedForStaysDirect: an authorization server of another origin whose metadata
+// offers what a client signs for the server's own URLs (here DPoP, whose proof names the token
+// endpoint) is still fronted in the protected-resource metadata, but its metadata reaches the
+// client as the server wrote it: issuer and endpoints the server's, so the client signs for the
+// URLs the server checks. The transcript says so once.
+func TestAuthServerSignedForStaysDirect(t *testing.T) {
+	meta := ""
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, meta)
+	}))
+	defer as.Close()
+	meta = `{"issuer":"` + as.URL + `","authorization_endpoint":"` + as.URL + `/authorize","token_endpoint":"` + as.URL + `/token","dpop_signing_alg_values_supported":["ES256"]}`
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"resource":"`+srv.URL+`/mcp","authorization_servers":["`+as.URL+`"]}`)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/mcp")
+	var tee bytes.Buffer
+	tw := transcript.NewTee(&tee)
+	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
+	proxy := httptest.NewServer(p.Handler(Upstream{URL: u}))
+	defer proxy.Close()
+	defer p.closeFronts()
+
+	read := func(target string) string {
+		t.Helper()
+		resp, err := http.Get(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if err := json.Unmarshal([]byte(read(proxy.URL+"/.well-known/oauth-protected-resource/mcp")), &prm); err != nil || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] == as.URL {
+		t.Fatalf("the protected-resource metadata through the proxy names %v (%v), want a front in place of %s", prm.AuthorizationServers, err, as.URL)
+	}
+	for range 2 {
+		if got := read(prm.AuthorizationServers[0] + "/.well-known/oauth-authorization-server"); got != meta {
+			t.Errorf("a DPoP authorization server's metadata through its front is\n%s\nwant it as the server wrote it\n%s", got, meta)
+		}
+	}
+	proxy.Close()
+	p.closeFronts()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(tee.Bytes(), []byte(`"event":"auth-server-direct"`)); n != 1 {
+		t.Errorf("the transcript records %d auth-server-direct events, want 1:\n%s", n, tee.Bytes())
+	}
+}
