@@ -191,9 +191,9 @@ var unspoken = map[string]bool{
 // lists): the handshake, a tool call, elicitation on the GET stream, SSE retry, the OAuth flows
 // of each kind (metadata discovery, CIMD, scope step-up, each token endpoint authentication,
 // pre-registration, the 2025-03-26 fallback, client credentials, the 2026-07-28 resource and iss
-// checks), those whose checks differ through the proxy (the resource parameter to another
-// origin's authorization server, enterprise-managed authorization's ID-JAG, DPoP), and one of the
-// stateless lifecycle client.mjs cannot play.
+// checks, the resource parameter through the proxy's front of an authorization server on
+// another port), those whose checks differ through the proxy (enterprise-managed authorization's
+// ID-JAG, DPoP), and one of the stateless lifecycle client.mjs cannot play.
 var conformanceClientSample = map[string]bool{
 	"initialize": true, "tools_call": true, "elicitation-sep1034-client-defaults": true, "sse-retry": true,
 	"auth/metadata-default": true, "auth/metadata-var3": true, "auth/basic-cimd": true, "auth/scope-step-up": true,
