@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -12,6 +13,10 @@ import (
 
 	"github.com/toolscore/toolscore/internal/transcript"
 )
+
+// maxFronts bounds the fronts a proxy starts: an upstream names one authorization server or a
+// few, and a client's Host names the proxy once or twice; neither gets to open a port at will.
+const maxFronts = 8
 
 // authFront relays an authorization server of another origin than the upstream, which the
 // upstream's protected-resource metadata names, on a port of the proxy's own. A client that
@@ -78,6 +83,9 @@ func (p *Proxy) authFront(origin *url.URL, local, host string) (*authFront, erro
 	defer p.mu.Unlock()
 	if f := p.fronts[key]; f != nil {
 		return f, nil
+	}
+	if len(p.fronts) >= maxFronts {
+		return nil, fmt.Errorf("the proxy already fronts %d authorization servers, the most it does", maxFronts)
 	}
 	ip, _, err := net.SplitHostPort(local)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,5 +219,57 @@ func TestAuthServerSignedForStaysDirect(t *testing.T) {
 	}
 	if n := bytes.Count(tee.Bytes(), []byte(`"event":"auth-server-direct"`)); n != 1 {
 		t.Errorf("the transcript records %d auth-server-direct events, want 1:\n%s", n, tee.Bytes())
+	}
+}
+
+// TestAuthServerFrontsBounded: an upstream that names many authorization servers of other
+// origins does not get the proxy to open a port for each: past maxFronts they are left as the
+// server named them, and the transcript says why.
+func TestAuthServerFrontsBounded(t *testing.T) {
+	var names []string
+	for i := range maxFronts + 3 {
+		names = append(names, `"http://as`+strconv.Itoa(i)+`.invalid"`)
+	}
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"resource":"`+srv.URL+`/mcp","authorization_servers":[`+strings.Join(names, ",")+`]}`)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/mcp")
+	var tee bytes.Buffer
+	tw := transcript.NewTee(&tee)
+	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
+	proxy := httptest.NewServer(p.Handler(Upstream{URL: u}))
+	defer proxy.Close()
+	defer p.closeFronts()
+	resp, err := http.Get(proxy.URL + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&prm)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fronted := 0
+	for _, as := range prm.AuthorizationServers {
+		if strings.HasPrefix(as, "http://127.0.0.1:") {
+			fronted++
+		}
+	}
+	if fronted != maxFronts || len(prm.AuthorizationServers) != maxFronts+3 {
+		t.Errorf("%d of %d authorization servers fronted, want %d of %d: %v", fronted, len(prm.AuthorizationServers), maxFronts, maxFronts+3, prm.AuthorizationServers)
+	}
+	proxy.Close()
+	p.closeFronts()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(tee.Bytes(), []byte("the most it does")); n != 3 {
+		t.Errorf("the transcript says %d times that a server was not fronted, want 3", n)
 	}
 }
