@@ -177,19 +177,7 @@ func TestAuthServerSignedForStaysDirect(t *testing.T) {
 	}))
 	defer as.Close()
 	meta = `{"issuer":"` + as.URL + `","authorization_endpoint":"` + as.URL + `/authorize","token_endpoint":"` + as.URL + `/token","dpop_signing_alg_values_supported":["ES256"]}`
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"resource":"`+srv.URL+`/mcp","authorization_servers":["`+as.URL+`"]}`)
-	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL + "/mcp")
-	var tee bytes.Buffer
-	tw := transcript.NewTee(&tee)
-	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
-	proxy := httptest.NewServer(p.Handler(Upstream{URL: u}))
-	defer proxy.Close()
-	defer p.closeFronts()
+	proxy, p, tw, tee := prmProxy(t, `"`+as.URL+`"`)
 
 	read := func(target string) string {
 		t.Helper()
@@ -230,19 +218,7 @@ func TestAuthServerFrontsBounded(t *testing.T) {
 	for i := range maxFronts + 3 {
 		names = append(names, `"http://as`+strconv.Itoa(i)+`.invalid"`)
 	}
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"resource":"`+srv.URL+`/mcp","authorization_servers":[`+strings.Join(names, ",")+`]}`)
-	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL + "/mcp")
-	var tee bytes.Buffer
-	tw := transcript.NewTee(&tee)
-	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
-	proxy := httptest.NewServer(p.Handler(Upstream{URL: u}))
-	defer proxy.Close()
-	defer p.closeFronts()
+	proxy, p, tw, tee := prmProxy(t, strings.Join(names, ","))
 	resp, err := http.Get(proxy.URL + "/.well-known/oauth-protected-resource")
 	if err != nil {
 		t.Fatal(err)
@@ -272,4 +248,24 @@ func TestAuthServerFrontsBounded(t *testing.T) {
 	if n := bytes.Count(tee.Bytes(), []byte("the most it does")); n != 3 {
 		t.Errorf("the transcript says %d times that a server was not fronted, want 3", n)
 	}
+}
+
+// prmProxy is a proxy in front of a server whose protected-resource metadata names the
+// authorization servers in list (JSON strings, comma-separated), with its transcript.
+func prmProxy(t *testing.T, list string) (*httptest.Server, *Proxy, *transcript.Tee, *bytes.Buffer) {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"resource":"`+srv.URL+`/mcp","authorization_servers":[`+list+`]}`)
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL + "/mcp")
+	tee := &bytes.Buffer{}
+	tw := transcript.NewTee(tee)
+	p := New(Config{Tool: "get_account_balance", Probability: 1, Seed: 1}, tw)
+	proxy := httptest.NewServer(p.Handler(Upstream{URL: u}))
+	t.Cleanup(p.closeFronts)
+	t.Cleanup(proxy.Close)
+	return proxy, p, tw, tee
 }
