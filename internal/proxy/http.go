@@ -50,6 +50,11 @@ type exchange struct {
 	asked bool
 	// swap puts the proxy's origin in place of the server's in the answer; nil when they are one.
 	swap *originSwap
+	// local is the address the client reached the proxy at; empty on an authorization server's
+	// front (see authFront).
+	local string
+	// front is the authorization server's front the request came to; nil on the proxy's own.
+	front *authFront
 	// call is the id of the request the POST carries, as idKey makes it.
 	call string
 	// fault is what a transport fault does to this exchange; nil for most.
@@ -138,7 +143,8 @@ func (p *Proxy) Handler(up Upstream) http.Handler {
 		if ex.host != r.Host {
 			facts.UpstreamHost = ex.host
 		}
-		ex.credential = carriesCredential(up.URL, addrString(local), r.Host, ex.host)
+		ex.local = addrString(local)
+		ex.credential = carriesCredential(up.URL, ex.local, r.Host, ex.host)
 		if !ex.credential && len(up.Header) > 0 {
 			p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "credential-withheld",
 				Note: "the client's Host names neither the proxy nor the upstream the operator named: the request goes with the client's Host but without the operator's headers (" + strings.Join(p.masked, ", ") + ")",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -108,7 +109,7 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 	if ex.swap == nil {
 		return
 	}
-	var where []string
+	var where, swapped []string
 	for _, name := range []string{"Www-Authenticate", "Location", "Content-Location", "Link"} {
 		vs, changed := resp.Header[name], false
 		out := make([]string, len(vs))
@@ -135,8 +136,20 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 		} else {
 			resp.Body.Close()
 			out, n := swapOrigin(string(body), ex.swap.from, ex.swap.to)
-			if n > 0 {
+			if ex.front != nil && p.signedFor(ex, body) {
+				out, n = string(body), 0
+			}
+			if n > 0 && ex.local != "" {
 				p.noteResource(ex, body, out)
+			}
+			var fronts []*authFront
+			if ex.local != "" {
+				out, fronts = p.authServers(out, ex.local, strings.TrimPrefix(ex.swap.to, "http://"))
+			}
+			for _, f := range fronts {
+				swapped = append(swapped, f.server.String()+" with "+f.origin)
+			}
+			if n > 0 || len(fronts) > 0 {
 				where = append(where, "the body")
 				resp.ContentLength = int64(len(out))
 				resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -147,9 +160,15 @@ func (p *Proxy) swapOrigins(resp *http.Response, ex *exchange) {
 	if len(where) == 0 {
 		return
 	}
+	detail := map[string]any{"server_origins": ex.swap.from, "proxy_origin": ex.swap.to, "in": where}
+	note := "the proxy put its own origin " + ex.swap.to + " in place of the server's in " + strings.Join(where, ", ")
+	if len(swapped) > 0 {
+		note += ", and its fronts' in place of the authorization servers' of other origins (" + strings.Join(swapped, ", ") + ")"
+		detail["authorization_servers"] = swapped
+	}
 	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "origin-rewrite",
-		Note:   "the proxy put its own origin " + ex.swap.to + " in place of the server's in " + strings.Join(where, ", ") + ", so the client sees one origin: a rewrite of the proxy's, not a fault",
-		Detail: map[string]any{"server_origins": ex.swap.from, "proxy_origin": ex.swap.to, "in": where},
+		Note:   note + ", so the client sees one origin: a rewrite of the proxy's, not a fault",
+		Detail: detail,
 		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: resp.StatusCode},
 	})
 }
@@ -186,24 +205,32 @@ func afterOrigin(s, origin string) (string, bool) {
 }
 
 // resourceBack puts the server's origin back in the resource parameter (RFC 8707) of a request
-// to the authorization server through the proxy, in its query or its form body, where the proxy
+// to the authorization server through the proxy or its front (authFront), in its query or its
+// form body, where the proxy
 // had put its own in the protected-resource metadata's resource: the client names the resource
 // exactly as it was published to it, and the server must get it exactly as it published it.
 // Only the resource parameter changes, the rest of the request reaches the server as the client
 // sent it; the rewrite is recorded as the proxy's. A value that names another origin, or a body
 // over maxSwapBody, passes as it is.
 func (p *Proxy) resourceBack(r *http.Request, ex *exchange) {
-	if ex.swap == nil {
+	p.mu.Lock()
+	published := maps.Clone(p.resourceOrigin)
+	p.mu.Unlock()
+	if len(published) == 0 {
 		return
 	}
-	p.mu.Lock()
-	server := p.resourceOrigin[ex.swap.to]
-	p.mu.Unlock()
-	if server == "" {
-		return
+	var proxy, server string
+	back := func(v string) (string, bool) {
+		for to, s := range published {
+			if rest, ok := afterOrigin(v, to); ok {
+				proxy, server = to, s
+				return s + rest, true
+			}
+		}
+		return "", false
 	}
 	var where []string
-	if q, n := swapResource(r.URL.RawQuery, ex.swap.to, server); n > 0 {
+	if q, n := swapParam(r.URL.RawQuery, "resource", back); n > 0 {
 		r.URL.RawQuery, r.URL.ForceQuery = q, false
 		where = append(where, "the query")
 	}
@@ -218,7 +245,7 @@ func (p *Proxy) resourceBack(r *http.Request, ex *exchange) {
 			}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 		} else {
 			r.Body.Close()
-			out, n := swapResource(string(body), ex.swap.to, server)
+			out, n := swapParam(string(body), "resource", back)
 			if n > 0 {
 				where = append(where, "the form body")
 				r.ContentLength = int64(len(out))
@@ -231,16 +258,15 @@ func (p *Proxy) resourceBack(r *http.Request, ex *exchange) {
 		return
 	}
 	p.record(&transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "origin-rewrite",
-		Note:   "the proxy put the server's origin " + server + " back in place of its own " + ex.swap.to + " in the resource parameter of " + strings.Join(where, " and ") + ", as the server's protected-resource metadata named the resource before the proxy rewrote it: a rewrite of the proxy's, not a fault",
-		Detail: map[string]any{"server_origin": server, "proxy_origin": ex.swap.to, "in": where, "parameter": "resource"},
+		Note:   "the proxy put the server's origin " + server + " back in place of its own " + proxy + " in the resource parameter of " + strings.Join(where, " and ") + ", as the server's protected-resource metadata named the resource before the proxy rewrote it: a rewrite of the proxy's, not a fault",
+		Detail: map[string]any{"server_origin": server, "proxy_origin": proxy, "in": where, "parameter": "resource"},
 		HTTP:   &transcript.HTTPFacts{Method: ex.method, Path: ex.path},
 	})
 }
 
-// swapResource replaces the proxy's origin (to) with the server's in each resource parameter of
-// a URL-encoded query or form that names a URL of the proxy's origin, and leaves every other
-// byte as it was; it says how many it replaced.
-func swapResource(form, to, server string) (string, int) {
+// swapParam replaces the value of each parameter name of a URL-encoded query or form for which
+// swap gives another, and leaves every other byte as it was; it says how many it replaced.
+func swapParam(form, name string, swap func(string) (string, bool)) (string, int) {
 	if form == "" {
 		return form, 0
 	}
@@ -251,15 +277,15 @@ func swapResource(form, to, server string) (string, int) {
 		if !ok {
 			continue
 		}
-		if k, err := url.QueryUnescape(key); err != nil || k != "resource" {
+		if k, err := url.QueryUnescape(key); err != nil || k != name {
 			continue
 		}
 		v, err := url.QueryUnescape(value)
 		if err != nil {
 			continue
 		}
-		if rest, ok := afterOrigin(v, to); ok {
-			pairs[i] = key + "=" + url.QueryEscape(server+rest)
+		if out, ok := swap(v); ok {
+			pairs[i] = key + "=" + url.QueryEscape(out)
 			n++
 		}
 	}

@@ -108,6 +108,9 @@ type Proxy struct {
 	// its protected-resource metadata spelled it in the resource the proxy rewrote (see
 	// resourceBack).
 	resourceOrigin map[string]string
+	// fronts are the authorization servers of other origins the proxy relays (see authFront),
+	// by origin and the host name clients reached the proxy by.
+	fronts map[string]*authFront
 
 	// clientMu is held to write to the client, which the proxy does from both directions: the
 	// server's answers, and its own to requests a server under the protocol cap would not know.
@@ -162,9 +165,11 @@ func (p *Proxy) record(r *transcript.Record) {
 	}
 }
 
-// end writes the session's last record, once the $ref listener (if any) is closed.
+// end writes the session's last record, once the $ref listener (if any) and the authorization
+// servers' fronts are closed.
 func (p *Proxy) end(r *transcript.Record) {
 	p.closeRefs()
+	p.closeFronts()
 	p.endMu.Lock()
 	defer p.endMu.Unlock()
 	p.tee.Write(r)
