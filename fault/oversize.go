@@ -3,7 +3,7 @@ package fault
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 )
 
 // Oversize grows the result's first text block to bytes bytes: the server's text first, then
@@ -50,12 +50,21 @@ func (f *Oversize) Apply(_ context.Context, c *Call) (*Effect, error) {
 
 // pad writes text and then numbered statement lines up to exactly n bytes (the last line cut).
 func pad(text string, n int) string {
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(text)
-	for line := 1; b.Len() < n; line++ {
-		s := fmt.Sprintf("\nline %06d of the statement: no entry", line)
-		b.WriteString(s[:min(len(s), n-b.Len())])
+	b := make([]byte, 0, n+64)
+	b = append(b, text...)
+	for line := 1; len(b) < n; line++ {
+		b = append(b, "\nline "...)
+		b = appendPadded(b, line)
+		b = append(b, " of the statement: no entry"...)
 	}
-	return b.String()
+	return string(b[:n])
+}
+
+// appendPadded appends line as six digits or more.
+func appendPadded(b []byte, line int) []byte {
+	d := strconv.Itoa(line)
+	for range 6 - len(d) {
+		b = append(b, '0')
+	}
+	return append(b, d...)
 }
