@@ -29,9 +29,24 @@ var reachShapes = map[string]func(wire []byte) bool{
 	"resource-link": func(w []byte) bool {
 		return bytes.Contains(w, []byte(`"type":"resource_link","uri":"ledger://statements/2026-03.csv"}]`))
 	},
-	"oversize-25k":  func(w []byte) bool { return len(w) > 100_000 && len(w) < 101_000 },
-	"oversize-100k": func(w []byte) bool { return len(w) > 400_000 && len(w) < 401_000 },
-	"oversize-1mb":  func(w []byte) bool { return len(w) > 1<<20 && len(w) < 1<<20+1000 },
+	"oversize-25k":  func(w []byte) bool { return textLen(w) == 100_000 },
+	"oversize-100k": func(w []byte) bool { return textLen(w) == 400_000 },
+	"oversize-1mb":  func(w []byte) bool { return textLen(w) == 1<<20 },
+}
+
+// textLen is the length in bytes of the first content block's text of the answer w, decoded.
+func textLen(w []byte) int {
+	var a struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(w, &a) != nil || len(a.Result.Content) == 0 {
+		return -1
+	}
+	return len(a.Result.Content[0].Text)
 }
 
 // reachShapesWant is what each client does with the result shapes of issue 49 (run 1, seed 1),
