@@ -40,7 +40,8 @@ func clone(r map[string]any) map[string]any {
 		out[k] = v
 	}
 	if c, ok := out["content"].([]any); ok {
-		out["content"] = append([]any(nil), c...)
+		// An empty list stays a list: append to nil would send it as null.
+		out["content"] = append(make([]any, 0, len(c)), c...)
 	}
 	return out
 }

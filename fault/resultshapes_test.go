@@ -107,6 +107,21 @@ func TestNoContentWithoutStructured(t *testing.T) {
 	}
 }
 
+// fuzzFault is the named fault as a fuzzer runs it: the oversize faults at 256 bytes, since a
+// MiB per input would make the fuzzer's budget a few hundred inputs (TestOversizeSizes checks
+// their own sizes).
+func fuzzFault(t *testing.T, name string) fault.Fault {
+	t.Helper()
+	if !strings.HasPrefix(name, "oversize-") {
+		return mustNew(t, name)
+	}
+	f, err := fault.New(name, json.RawMessage(`{"bytes":256}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func mustDecode(t *testing.T, s string) map[string]any {
 	t.Helper()
 	m, err := decode([]byte(s))
@@ -141,7 +156,7 @@ func FuzzResultFaults(f *testing.F) {
 			}
 			apply := func() (*fault.Effect, map[string]any) {
 				r, _ := decode([]byte(result))
-				eff, err := mustNew(t, name).Apply(context.Background(), &fault.Call{Tool: "t", Result: r, Schema: s, Rand: rand.New(rand.NewPCG(seed, 1))})
+				eff, err := fuzzFault(t, name).Apply(context.Background(), &fault.Call{Tool: "t", Result: r, Schema: s, Rand: rand.New(rand.NewPCG(seed, 1))})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

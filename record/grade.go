@@ -23,7 +23,28 @@ type Grade struct {
 	ModelView string `json:"model_view,omitempty"`
 	Answer    string `json:"answer,omitempty"`
 	Flagged   bool   `json:"flagged,omitempty"`
+	// Reached says, for each part of the result on the wire, what became of it in what the
+	// client handed its caller; set for a client whose adapter reports the result it returned
+	// (returned, kept whole), absent where the grader cannot tell (an agent, a framework's
+	// handed value, a result too large to keep, a task's).
+	Reached []Reach `json:"reached,omitempty"`
 }
+
+// Reach is what became of one part of the result on the wire.
+type Reach struct {
+	// Part names it: "content[0] text", "content[1] image" (each block by its index and type;
+	// "content[0] error text" for the text of an isError result), "structuredContent", "_meta".
+	Part string `json:"part"`
+	// State is ReachReached, ReachChanged or ReachDropped.
+	State string `json:"state"`
+}
+
+// The states of a part of the result.
+const (
+	ReachReached = "reached" // the caller got it as it was on the wire
+	ReachChanged = "changed" // the caller got it, not as it was (a block of its type at its place)
+	ReachDropped = "dropped" // the caller did not get it
+)
 
 // Introduced is one value a fault put on the wire, where it put it, and what stood there before.
 type Introduced struct {

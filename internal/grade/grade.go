@@ -95,6 +95,16 @@ func sdk(res Run, entries []transcript.Entry, recorded *transcript.Entry) Grade 
 			g.Outcome = record.Passed
 		}
 	}
+	if (g.Outcome == record.Passed || g.Outcome == record.Altered) && task == "" && obs.Returned != nil && g.Wire != "" {
+		// What reached the caller, part by part: read from the answer and the returned value
+		// the record keeps whole (a larger one's parts are not told apart).
+		var a struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(g.Wire), &a) == nil {
+			g.Reached = reached(a.Result, obs.Returned)
+		}
+	}
 	if followed != "" {
 		g.Evidence = strings.TrimPrefix(g.Evidence+"; "+followed, "; ")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolscore/toolscore/fault"
@@ -45,7 +46,11 @@ func FuzzServerToClient(f *testing.F) {
 	names := fault.Names()
 	f.Fuzz(func(t *testing.T, pick uint8, server []byte) {
 		name := names[int(pick)%len(names)]
-		ft, err := fault.New(name, nil)
+		var options json.RawMessage
+		if strings.HasPrefix(name, "oversize-") {
+			options = json.RawMessage(`{"bytes":256}`) // a MiB per input would spend the budget on copying
+		}
+		ft, err := fault.New(name, options)
 		if err != nil {
 			t.Fatal(err)
 		}
