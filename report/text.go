@@ -323,6 +323,10 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 	}
 	faults := textColumn{head: []string{head}, width: width(head)}
 	for _, f := range m.faults {
+		if byTool {
+			faults.rows = append(faults.rows, wrapToolFault(plain(f), columnWidth))
+			continue
+		}
 		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))
 	}
 	faults.width = widest(faults)
@@ -526,6 +530,21 @@ func wrapVariant(s string, limit int) []string {
 	}
 	lines := wrapName(where+":", limit)
 	for _, l := range wrap(counts, limit-2) {
+		lines = append(lines, "  "+l)
+	}
+	return lines
+}
+
+// wrapToolFault wraps a "tool: fault" row's name: too long for one line, the tool gets its own
+// line (or lines) and the fault follows whole, indented, so that no line breaks inside the
+// fault's name ("type-" and "swap" read as two faults).
+func wrapToolFault(s string, limit int) []string {
+	i := strings.LastIndex(s, ": ") // a fault's name has no ": ", a tool's may
+	if i < 0 || width(s) <= limit {
+		return wrapName(s, limit)
+	}
+	lines := wrapName(s[:i+1], limit)
+	for _, l := range wrapName(s[i+2:], limit-2) {
 		lines = append(lines, "  "+l)
 	}
 	return lines

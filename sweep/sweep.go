@@ -291,12 +291,12 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if err := report.Text(stdout, res); err != nil {
 		fmt.Fprintln(stderr, "warning: the text report:", err)
 	}
-	if werr == nil {
-		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
-	}
 	verdict := report.Decide(res, nil, a.FailOn)
 	warnUnchecked(res, a.FailOn, stderr)
 	gone := serverExits(res, stderr)
+	if werr == nil {
+		nextSteps(stderr, out)
+	}
 	switch {
 	case werr != nil:
 		return res, out, exitcode.UsageError(fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr))
@@ -310,6 +310,25 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return res, out, exitcode.UsageError(errors.New("the server exited before answering the handshake in every run: nothing was measured"))
 	}
 	return res, out, nil
+}
+
+// nextSteps names, as a sweep's last lines, what it wrote and what to do with it: the results,
+// the report to open, and the command that makes a page to share.
+func nextSteps(w io.Writer, out string) {
+	fmt.Fprintf(w, "results: %s\n", report.Plain(outdir.Results(out)))
+	fmt.Fprintf(w, "report:  %s (every cell with its evidence; open it in a browser)\n", report.Plain(filepath.Join(out, record.HTMLFile)))
+	fmt.Fprintf(w, "share:   toolscore report %s --format compat-html > compat.html (a page of what each client did)\n", report.Plain(shellQuote(out)))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so that a printed command can be
+// copied as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // missingDirs are dir and those of its parents that do not exist yet, dir first: what making it
