@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode"
 	"text/tabwriter"
 	"time"
 
@@ -38,10 +39,8 @@ func Text(w io.Writer, r *tally.Results) error {
 	runs, planned, cells := runCounts(r)
 	fmt.Fprintf(&b, "%s: %d of %d runs in %d cells", plain(r.Scenario), runs, planned, cells)
 	if r.Backend != "" {
+		// Not why: the sweep's first line said it (summary.md and report.html keep it).
 		fmt.Fprintf(&b, ", backend %s", plain(r.Backend))
-		if r.BackendWhy != "" {
-			fmt.Fprintf(&b, " (%s)", plain(truncate(r.BackendWhy, maxFreeText)))
-		}
 	}
 	if r.Toolscore != "" {
 		fmt.Fprintf(&b, ", toolscore %s", plain(r.Toolscore))
@@ -596,15 +595,19 @@ func Plain(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	prev := rune(0)
+	// inAddress is set inside the brackets of an IPv6 address ("http://[::1]:8080/mcp"): no line
+	// starts there, and a URL a user copies must stay the URL.
+	inAddress := false
 	for i, r := range s { // an invalid byte comes as U+FFFD
 		switch {
 		case isBreak(r):
 			r = ' '
 		case isControl(r):
 			r = '\uFFFD'
-		case r == ':' && prev == ':', r == '[' && strings.HasSuffix(s[:i], "##"):
+		case r == ':' && prev == ':' && !inAddress, r == '[' && strings.HasSuffix(s[:i], "##"):
 			b.WriteString(zwj)
 		}
+		inAddress = r == '[' || inAddress && (r == ':' || r == '.' || r == '%' || unicode.Is(unicode.ASCII_Hex_Digit, r))
 		b.WriteRune(r)
 		prev = r
 	}

@@ -293,13 +293,16 @@ runs: 1
 
 // TestSweepNamesNextSteps: a finished sweep's last lines name what to open and what to share
 // (issue 52, item 6): the results, report.html, and the toolscore report command for the
-// compatibility page, which runs as printed.
+// compatibility page, which runs as printed. Why the backend was chosen is said once (item 7).
 func TestSweepNamesNextSteps(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "my out")
-	_, stderr, code := toolscore(t, dir, "run", "--backend", "local", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--protocols", "2025-11-25", "--runs", "1", "--fail-on", "never", "--out", out)
+	stdout, stderr, code := toolscore(t, dir, "run", "--backend", "local", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--protocols", "2025-11-25", "--runs", "1", "--fail-on", "never", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if n := strings.Count(stdout+stderr, "asked for with --backend local"); n != 1 {
+		t.Errorf("the backend's reason is said %d times, want once:\n%s%s", n, stderr, stdout)
 	}
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	want := []string{
