@@ -34,7 +34,7 @@ type compatHTMLFault struct {
 	// SameWho says who agreed ("All 4 clients", "The 1 client"), SameSince since which
 	// release, when the page has a history.
 	SameWho, SameSince string
-	Entries           []compatHTMLEntry
+	Entries            []compatHTMLEntry
 }
 
 type compatHTMLEntry struct {

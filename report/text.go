@@ -6,9 +6,9 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"unicode"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/toolscore/toolscore/tally"
 )
