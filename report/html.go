@@ -18,6 +18,9 @@ import (
 // server under test can't make the page as large as its answers.
 const maxField = 4000
 
+// The page's grid cells wrap their counts between words and a client's name where it must, so
+// that fourteen clients fit a 1400 px window; a fault's name stays whole (TestReportLeadsWithTheFinding).
+//
 //go:embed html.tmpl
 var htmlSource string
 
@@ -67,7 +70,7 @@ type page struct {
 	Legend                    []string
 	Expectations              []expectLine
 	Held                      string
-	SchemaChanges             []string
+	SchemaChanges             []schemaGroup
 	ProtocolChanges           []string
 	BothModes, ManyProtocols  bool
 	LoadDecidedHead           string   // how many cells the load decided, left out of the comparisons
@@ -194,14 +197,6 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 's', "differs between schema modes")
 			}
-			s := fmt.Sprintf("%s × %s", who(ch.Tool, ch.Client), ch.Fault)
-			if d.protocol {
-				s += " × " + ch.Protocol
-			}
-			if d.transport {
-				s += " × " + ch.Transport
-			}
-			p.SchemaChanges = append(p.SchemaChanges, line(s+": "+ch.Hidden+" (hidden) → "+ch.Published+" (published)"))
 		}
 	}
 	if p.ManyProtocols {
@@ -287,6 +282,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		}
 		letters, _ := markOf(c)
 		p.Cells = append(p.Cells, cellView(c, ids[c], letters, ev, d))
+	}
+	if p.BothModes {
+		p.SchemaChanges = schemaGroups(r, ids, d)
 	}
 	legend := map[string]bool{}
 	for _, t := range tables(r) {
@@ -502,4 +500,45 @@ func line(s string) string {
 // sortedKeys lists m's keys most frequent first, ties by name.
 func sortedKeys(m map[string]int) []string {
 	return byCount(&tally.Cell{Outcome: m})
+}
+
+// schemaGroup is one line of what publishing the schema changed, grouped as the terminal groups
+// it: who, how the counts went, under which protocols when not all, and the faults, each a link
+// to the evidence of its published cell.
+type schemaGroup struct {
+	Who, Counts, Under string
+	Faults             []faultLink
+}
+
+type faultLink struct {
+	Name string
+	ID   int
+}
+
+// schemaGroups folds SchemaChanges(r) as the terminal does (groupSchemaChanges), each fault
+// linked to its published cell's evidence (ids) under the group's first protocol.
+func schemaGroups(r *tally.Results, ids map[*tally.Cell]int, d dims) []schemaGroup {
+	cell := map[record.Cell]*tally.Cell{}
+	for _, c := range r.Cells {
+		if c != nil {
+			cell[record.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Tool: c.Tool}] = c
+		}
+	}
+	protocols := len(protocolsOf(r))
+	var out []schemaGroup
+	for _, g := range groupSchemaChanges(SchemaChanges(r)) {
+		sg := schemaGroup{Who: line(who(g.Tool, g.Client)), Counts: line(g.Hidden + " (hidden) → " + g.Published + " (published)")}
+		if d.transport {
+			sg.Who += " (" + line(g.Transport) + ")"
+		}
+		if d.protocol && len(g.protocols) < protocols {
+			sg.Under = line("under " + strings.Join(g.protocols, ", ") + " only")
+		}
+		for _, f := range g.faults {
+			c := cell[record.Cell{Client: g.Client, Fault: f, Schema: "published", Protocol: g.protocols[0], Transport: g.Transport, Tool: g.Tool}]
+			sg.Faults = append(sg.Faults, faultLink{Name: line(f), ID: ids[c]})
+		}
+		out = append(out, sg)
+	}
+	return out
 }

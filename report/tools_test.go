@@ -159,8 +159,9 @@ func TestToolsText(t *testing.T) {
 func TestToolsHTML(t *testing.T) {
 	r := multiTool()
 	p := buildPage(r, nil, nil)
-	if want := []string{"get-rate: go-sdk/call × type-swap: passed 2/2 (hidden) → threw 2/2 (published)"}; !slices.Equal(p.SchemaChanges, want) {
-		t.Errorf("publishing changed: %q, want %q", p.SchemaChanges, want)
+	if got := p.SchemaChanges; len(got) != 1 || got[0].Who != "get-rate: go-sdk/call" || got[0].Counts != "passed 2/2 (hidden) → threw 2/2 (published)" ||
+		len(got[0].Faults) != 1 || got[0].Faults[0].Name != "type-swap" || got[0].Faults[0].ID == 0 {
+		t.Errorf("publishing changed: %+v, want get-rate: go-sdk/call's type-swap, linked to its evidence", got)
 	}
 	var marked []string
 	for _, gt := range p.Tables {
