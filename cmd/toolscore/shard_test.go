@@ -226,4 +226,9 @@ func TestPlanCountsTheCellsThatApply(t *testing.T) {
 	if _, stderr, code := toolscore(t, tmp, "plan", manifest, "--shards", "1", "--clients", "raww"); code != 2 || !strings.Contains(stderr, `--clients "raww": not in the scenario; did you mean "raw"?`) {
 		t.Errorf("plan --clients raww: exit %d, want 2 and the closest client:\n%s", code, stderr)
 	}
+	// A plan job without the server's secret still plans, counting the whole matrix and saying so.
+	secret := toolboxManifest(t, "toolbox-env", "  env: {TOOLBOX_TOKEN: {from_env: TOOLSCORE_TEST_UNSET_TOKEN}}\ntools: [zecho, get-sum]\nfaults: [clean, type-swap]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n")
+	if stdout, stderr, code := toolscore(t, tmp, "plan", secret, "--shards", "1"); code != 0 || !strings.Contains(stdout, `"cells":4`) || !strings.Contains(stderr, "warning: the plan counts every cell of the matrix") {
+		t.Errorf("plan without the server's variable: exit %d, %s, want 0, the whole matrix's 4 cells and a warning:\n%s", code, stdout, stderr)
+	}
 }
