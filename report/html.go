@@ -24,7 +24,17 @@ const maxField = 4000
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlPage = template.Must(template.New("report").Parse(htmlSource))
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"breakable": breakable}).Parse(htmlSource))
+
+// breakable is a client's name escaped, with a place to break the line after each "/", so that
+// a narrow column breaks "go-sdk/call" there rather than inside a word.
+func breakable(name string) template.HTML {
+	parts := strings.SplitAfter(name, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "<wbr>"))
+}
 
 // colours are the outcomes the page has a colour for, in the legend's order: every outcome
 // but those of a run that is no one's finding (its server not ready, a replay it left, a run
