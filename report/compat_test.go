@@ -223,3 +223,16 @@ func TestCompatWithinGitHubWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatHTMLOneClient: the HTML page of a one-client sweep says "The 1 client", not "All 1
+// clients" (issue 52, item 7), as the Markdown page does.
+func TestCompatHTMLOneClient(t *testing.T) {
+	r := &tally.Results{Scenario: "s", Cells: []*tally.Cell{mkCell("raw", "clean", "hidden", 3, "passed:3")}}
+	var b bytes.Buffer
+	if err := CompatHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<p>The 1 client: <span") || strings.Contains(b.String(), "All 1 clients") {
+		t.Errorf("the one client's verdict:\n%s", b.String())
+	}
+}

@@ -31,7 +31,10 @@ type compatHTMLView struct {
 type compatHTMLFault struct {
 	ID, Name, Summary string
 	Same, SameClass   string // the counts when every client agreed, and their colour
-	Entries           []compatHTMLEntry
+	// SameWho says who agreed ("All 4 clients", "The 1 client"), SameSince since which
+	// release, when the page has a history.
+	SameWho, SameSince string
+	Entries            []compatHTMLEntry
 }
 
 type compatHTMLEntry struct {
@@ -96,6 +99,7 @@ func CompatHTMLSince(w io.Writer, r *tally.Results, h *tally.History) error {
 	for _, f := range v.Faults {
 		hf := compatHTMLFault{ID: "f-" + slug(f.Name), Name: line(f.Name), Summary: line(f.Summary), Same: line(f.Same)}
 		if f.Same != "" {
+			hf.SameWho, hf.SameSince = sameWho(len(f.Entries)), line(f.Entries[0].Since)
 			hf.SameClass = "other"
 			if coloured(f.Entries[0].Top) {
 				hf.SameClass = "o-" + f.Entries[0].Top

@@ -381,12 +381,11 @@ func CompatSince(w io.Writer, r *tally.Results, h *tally.History) error {
 	for _, f := range v.Faults {
 		fmt.Fprintf(&b, "\n### %s\n\n", EscapeMarkdown(f.Name))
 		if f.Same != "" {
-			n := len(f.Entries)
 			same := f.Same
 			if f.Entries[0].Since != "" {
 				same += ", " + f.Entries[0].Since
 			}
-			fmt.Fprintf(&b, "%s %d %s: %s.\n", map[bool]string{true: "The", false: "All"}[n == 1], n, map[bool]string{true: "client", false: "clients"}[n == 1], EscapeMarkdown(same))
+			fmt.Fprintf(&b, "%s: %s.\n", sameWho(len(f.Entries)), EscapeMarkdown(same))
 			if reused := reusedClients(f); len(reused) > 0 {
 				fmt.Fprintf(&b, "Reused from the cell cache: %s.\n", EscapeMarkdown(strings.Join(reused, ", ")))
 			}
@@ -512,4 +511,12 @@ func andList(names []string) string {
 		return strings.Join(p, "")
 	}
 	return strings.Join(p[:len(p)-1], ", ") + " and " + p[len(p)-1]
+}
+
+// sameWho says who agreed on a fault's outcome: "All 4 clients", or "The 1 client".
+func sameWho(n int) string {
+	if n == 1 {
+		return "The 1 client"
+	}
+	return fmt.Sprintf("All %d clients", n)
 }

@@ -266,7 +266,11 @@ func clientRange(ch *tally.ClientHistory) string {
 	if ch.Order == tally.OrderDate {
 		order = "order of publish date"
 	}
-	s := fmt.Sprintf("%s–%s in %s: %d versions, %d swept", ch.Versions[0].Version, ch.Versions[n-1].Version, order, n, swept)
+	span := ch.Versions[0].Version
+	if n > 1 {
+		span += "–" + ch.Versions[n-1].Version
+	}
+	s := fmt.Sprintf("%s in %s: %d %s, %d swept", span, order, n, Plural(n, "version", "versions"), swept)
 	if failed > 0 {
 		s += fmt.Sprintf(" (%d could not be installed or started)", failed)
 	}

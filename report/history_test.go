@@ -348,3 +348,12 @@ func TestCompatSinceInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestClientRangeOneVersion: a history of one release reads "1 version", not "1 versions"
+// (issue 52, item 7).
+func TestClientRangeOneVersion(t *testing.T) {
+	ch := &tally.ClientHistory{Versions: []tally.Release{{Version: "1.2.0", Swept: true}}}
+	if got, want := clientRange(ch), "1.2.0 in the registry's order: 1 version, 1 swept"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -18,10 +18,23 @@ import (
 // server under test can't make the page as large as its answers.
 const maxField = 4000
 
+// The page's grid cells wrap their counts between words and a client's name where it must, so
+// that fourteen clients fit a 1400 px window; a fault's name stays whole (TestReportLeadsWithTheFinding).
+//
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlPage = template.Must(template.New("report").Parse(htmlSource))
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"breakable": breakable}).Parse(htmlSource))
+
+// breakable is a client's name escaped, with a place to break the line after each "/", so that
+// a narrow column breaks "go-sdk/call" there rather than inside a word.
+func breakable(name string) template.HTML {
+	parts := strings.SplitAfter(name, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "<wbr>"))
+}
 
 // colours are the outcomes the page has a colour for, in the legend's order: every outcome
 // but those of a run that is no one's finding (its server not ready, a replay it left, a run
@@ -67,7 +80,7 @@ type page struct {
 	Legend                    []string
 	Expectations              []expectLine
 	Held                      string
-	SchemaChanges             []string
+	SchemaChanges             []schemaGroup
 	ProtocolChanges           []string
 	BothModes, ManyProtocols  bool
 	LoadDecidedHead           string   // how many cells the load decided, left out of the comparisons
@@ -194,14 +207,6 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 			for _, c := range bySchema[ch.Client+"|"+ch.Fault+"|"+ch.Protocol+"|"+ch.Transport+"|"+ch.Tool] {
 				mark(c, 's', "differs between schema modes")
 			}
-			s := fmt.Sprintf("%s × %s", who(ch.Tool, ch.Client), ch.Fault)
-			if d.protocol {
-				s += " × " + ch.Protocol
-			}
-			if d.transport {
-				s += " × " + ch.Transport
-			}
-			p.SchemaChanges = append(p.SchemaChanges, line(s+": "+ch.Hidden+" (hidden) → "+ch.Published+" (published)"))
 		}
 	}
 	if p.ManyProtocols {
@@ -287,6 +292,9 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		}
 		letters, _ := markOf(c)
 		p.Cells = append(p.Cells, cellView(c, ids[c], letters, ev, d))
+	}
+	if p.BothModes {
+		p.SchemaChanges = schemaGroups(r, ids, d)
 	}
 	legend := map[string]bool{}
 	for _, t := range tables(r) {
@@ -502,4 +510,45 @@ func line(s string) string {
 // sortedKeys lists m's keys most frequent first, ties by name.
 func sortedKeys(m map[string]int) []string {
 	return byCount(&tally.Cell{Outcome: m})
+}
+
+// schemaGroup is one line of what publishing the schema changed, grouped as the terminal groups
+// it: who, how the counts went, under which protocols when not all, and the faults, each a link
+// to the evidence of its published cell.
+type schemaGroup struct {
+	Who, Counts, Under string
+	Faults             []faultLink
+}
+
+type faultLink struct {
+	Name string
+	ID   int
+}
+
+// schemaGroups folds SchemaChanges(r) as the terminal does (groupSchemaChanges), each fault
+// linked to its published cell's evidence (ids) under the group's first protocol.
+func schemaGroups(r *tally.Results, ids map[*tally.Cell]int, d dims) []schemaGroup {
+	cell := map[record.Cell]*tally.Cell{}
+	for _, c := range r.Cells {
+		if c != nil {
+			cell[record.Cell{Client: c.Client, Fault: c.Fault, Schema: c.Schema, Protocol: c.Protocol, Transport: c.Transport, Tool: c.Tool}] = c
+		}
+	}
+	protocols := len(protocolsOf(r))
+	var out []schemaGroup
+	for _, g := range groupSchemaChanges(SchemaChanges(r)) {
+		sg := schemaGroup{Who: line(who(g.Tool, g.Client)), Counts: line(g.Hidden + " (hidden) → " + g.Published + " (published)")}
+		if d.transport {
+			sg.Who += " (" + line(g.Transport) + ")"
+		}
+		if d.protocol && len(g.protocols) < protocols {
+			sg.Under = line("under " + strings.Join(g.protocols, ", ") + " only")
+		}
+		for _, f := range g.faults {
+			c := cell[record.Cell{Client: g.Client, Fault: f, Schema: "published", Protocol: g.protocols[0], Transport: g.Transport, Tool: g.Tool}]
+			sg.Faults = append(sg.Faults, faultLink{Name: line(f), ID: ids[c]})
+		}
+		out = append(out, sg)
+	}
+	return out
 }

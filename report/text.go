@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/toolscore/toolscore/tally"
 )
@@ -38,10 +39,8 @@ func Text(w io.Writer, r *tally.Results) error {
 	runs, planned, cells := runCounts(r)
 	fmt.Fprintf(&b, "%s: %d of %d runs in %d cells", plain(r.Scenario), runs, planned, cells)
 	if r.Backend != "" {
+		// Not why: the sweep's first line said it (summary.md and report.html keep it).
 		fmt.Fprintf(&b, ", backend %s", plain(r.Backend))
-		if r.BackendWhy != "" {
-			fmt.Fprintf(&b, " (%s)", plain(truncate(r.BackendWhy, maxFreeText)))
-		}
 	}
 	if r.Toolscore != "" {
 		fmt.Fprintf(&b, ", toolscore %s", plain(r.Toolscore))
@@ -323,6 +322,10 @@ func textMatrix(b *strings.Builder, r *tally.Results) {
 	}
 	faults := textColumn{head: []string{head}, width: width(head)}
 	for _, f := range m.faults {
+		if byTool {
+			faults.rows = append(faults.rows, wrapToolFault(plain(f), columnWidth))
+			continue
+		}
 		faults.rows = append(faults.rows, wrapName(plain(f), columnWidth))
 	}
 	faults.width = widest(faults)
@@ -531,6 +534,21 @@ func wrapVariant(s string, limit int) []string {
 	return lines
 }
 
+// wrapToolFault wraps a "tool: fault" row's name: too long for one line, the tool gets its own
+// line (or lines) and the fault follows whole, indented, so that no line breaks inside the
+// fault's name ("type-" and "swap" read as two faults).
+func wrapToolFault(s string, limit int) []string {
+	i := strings.LastIndex(s, ": ") // a fault's name has no ": ", a tool's may
+	if i < 0 || width(s) <= limit {
+		return wrapName(s, limit)
+	}
+	lines := wrapName(s[:i+1], limit)
+	for _, l := range wrapName(s[i+2:], limit-2) {
+		lines = append(lines, "  "+l)
+	}
+	return lines
+}
+
 // wrapName breaks a client or fault name into lines of at most limit columns, after a / - _ or .
 // or before an @ where it can, so the name stays readable; nothing is dropped.
 func wrapName(s string, limit int) []string {
@@ -577,15 +595,19 @@ func Plain(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	prev := rune(0)
+	// inAddress is set inside the brackets of an IPv6 address ("http://[::1]:8080/mcp"): no line
+	// starts there, and a URL a user copies must stay the URL.
+	inAddress := false
 	for i, r := range s { // an invalid byte comes as U+FFFD
 		switch {
 		case isBreak(r):
 			r = ' '
 		case isControl(r):
 			r = '\uFFFD'
-		case r == ':' && prev == ':', r == '[' && strings.HasSuffix(s[:i], "##"):
+		case r == ':' && prev == ':' && !inAddress, r == '[' && strings.HasSuffix(s[:i], "##"):
 			b.WriteString(zwj)
 		}
+		inAddress = r == '[' || inAddress && (r == ':' || r == '.' || r == '%' || unicode.Is(unicode.ASCII_Hex_Digit, r))
 		b.WriteRune(r)
 		prev = r
 	}

@@ -108,6 +108,10 @@ func TestPlain(t *testing.T) {
 		{"###[x] #[y] ##", "###\u200d[x] #[y] ##"},
 		{"bad \xff", "bad \uFFFD"},
 		{"ÄÖ 日本", "ÄÖ 日本"},
+		// An IPv6 address in a URL stays copyable (issue 52, item 7): no line starts inside it.
+		{"http://[::1]:8080/mcp", "http://[::1]:8080/mcp"},
+		{"http://[fe80::1%25eth0]:80/ ::error::x", "http://[fe80::1%25eth0]:80/ :\u200d:error:\u200d:x"},
+		{"[x::y] [::1 ::z", "[x:\u200d:y] [::1 :\u200d:z"},
 	} {
 		if got := Plain(tc.in); got != tc.want {
 			t.Errorf("Plain(%q) = %q, want %q", tc.in, got, tc.want)

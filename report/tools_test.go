@@ -159,8 +159,9 @@ func TestToolsText(t *testing.T) {
 func TestToolsHTML(t *testing.T) {
 	r := multiTool()
 	p := buildPage(r, nil, nil)
-	if want := []string{"get-rate: go-sdk/call × type-swap: passed 2/2 (hidden) → threw 2/2 (published)"}; !slices.Equal(p.SchemaChanges, want) {
-		t.Errorf("publishing changed: %q, want %q", p.SchemaChanges, want)
+	if got := p.SchemaChanges; len(got) != 1 || got[0].Who != "get-rate: go-sdk/call" || got[0].Counts != "passed 2/2 (hidden) → threw 2/2 (published)" ||
+		len(got[0].Faults) != 1 || got[0].Faults[0].Name != "type-swap" || got[0].Faults[0].ID == 0 {
+		t.Errorf("publishing changed: %+v, want get-rate: go-sdk/call's type-swap, linked to its evidence", got)
 	}
 	var marked []string
 	for _, gt := range p.Tables {
@@ -332,5 +333,40 @@ func TestMixedInEveryReport(t *testing.T) {
 		as[1].Level != "notice" || as[1].Title != "mixed: raw × latency × hidden" ||
 		as[1].Message != "raw × latency × hidden: passed 2/3, hung 1/3: the runs disagree (on a busy machine that may be the load, not the client)" {
 		t.Errorf("annotations: %+v", as)
+	}
+}
+
+// TestToolFaultRowsKeepFaultsWhole: the terminal's "tool: fault" rows of a long tool's name
+// wrap between the tool and the fault, never inside the fault's name (issue 52, item 6:
+// "get_structured_content: type-" over "swap" read as two faults).
+func TestToolFaultRowsKeepFaultsWhole(t *testing.T) {
+	r := &tally.Results{Scenario: "long tool", Toolscore: "v0.1.0", Backend: "local", Started: t0, Finished: t0.Add(9e9)}
+	for _, tool := range []string{"get-structured-content", "echo"} {
+		for _, f := range []string{"clean", "type-swap", "drop-required"} {
+			c := mkCell("raw", f, "published", 1, "passed:1")
+			c.Tool = tool
+			r.Cells = append(r.Cells, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(b.String(), "tool: fault")
+	var rows []string
+	for _, l := range strings.Split(table, "\n") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(l), "  "); name != "" && !strings.HasPrefix(name, "---") {
+			rows = append(rows, name)
+		}
+	}
+	for _, want := range []string{"get-structured-content:", "type-swap", "drop-required", "echo: type-swap"} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("no row reads %q; the rows:\n%s", want, strings.Join(rows, "\n"))
+		}
+	}
+	for _, l := range rows {
+		if strings.HasSuffix(l, "type-") || l == "swap" || strings.HasSuffix(l, "drop-") {
+			t.Errorf("a row breaks a fault's name: %q\n%s", l, table)
+		}
 	}
 }

@@ -163,7 +163,11 @@ func filter[T any](flag, kind string, items []T, wanted []string, names func(T) 
 			for _, it := range items {
 				have = append(have, names(it)[0])
 			}
-			errs = append(errs, fmt.Errorf("%s %q: not in the scenario (%s: %s)", flag, w, kind, strings.Join(have, ", ")))
+			hint := ""
+			if near := Closest(w, have); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			errs = append(errs, fmt.Errorf("%s %q: not in the scenario%s (%s: %s)", flag, w, hint, kind, strings.Join(have, ", ")))
 		}
 	}
 	if len(errs) > 0 {

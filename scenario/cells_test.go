@@ -116,7 +116,7 @@ func TestFilterRejects(t *testing.T) {
 		{
 			name:   "unknown fault",
 			faults: []string{"clean", "corupt"},
-			want:   `--faults "corupt": not in the scenario (faults: clean, corrupt, latency, corrupt-plausible)`,
+			want:   `--faults "corupt": not in the scenario; did you mean "corrupt"? (faults: clean, corrupt, latency, corrupt-plausible)`,
 		},
 		{
 			name:   "schema mode not in the scenario",
@@ -127,8 +127,8 @@ func TestFilterRejects(t *testing.T) {
 			name:    "several at once",
 			clients: []string{"go-sdk/call@1.0.0"},
 			schema:  []string{"hiden"},
-			want: `--clients "go-sdk/call@1.0.0": not in the scenario (clients: raw, go-sdk/call@1.2.3)` + "\n" +
-				`--schema "hiden": not in the scenario (schema modes: hidden, published)`,
+			want: `--clients "go-sdk/call@1.0.0": not in the scenario; did you mean "go-sdk/call@1.2.3"? (clients: raw, go-sdk/call@1.2.3)` + "\n" +
+				`--schema "hiden": not in the scenario; did you mean "hidden"? (schema modes: hidden, published)`,
 		},
 	}
 	for _, tt := range tests {

@@ -42,5 +42,5 @@ clients: [raw, go-sdk/call]
 	// raw|latency|hidden|stdio
 	// go-sdk/call|latency|hidden|stdio
 	// 3 runs per cell, timeout 30s
-	// ledger.yaml:5:5: faults[0]: unknown fault "claen" (known: clean, corrupt, latency)
+	// ledger.yaml:5:5: faults[0]: unknown fault "claen"; did you mean "clean"? (known: clean, corrupt, latency)
 }

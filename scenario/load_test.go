@@ -87,7 +87,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-builtin.yaml",
-			want: `bad.yaml:3:12: server.builtin: unknown builtin server "ledgr" (known: ledger)`,
+			want: `bad.yaml:3:12: server.builtin: unknown builtin server "ledgr"; did you mean "ledger"? (known: ledger)`,
 		},
 		{
 			file: "env-on-a-url.yaml",
@@ -118,11 +118,11 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-fault.yaml",
-			want: `bad.yaml:7:5: faults[2]: unknown fault "corupt" ` + knownFaults,
+			want: `bad.yaml:7:5: faults[2]: unknown fault "corupt"; did you mean "corrupt"? ` + knownFaults,
 		},
 		{
 			file: "unknown-fault-in-the-mapping-form.yaml",
-			want: `bad.yaml:5:11: faults[0].name: unknown fault "latencyy" ` + knownFaults,
+			want: `bad.yaml:5:11: faults[0].name: unknown fault "latencyy"; did you mean "latency"? ` + knownFaults,
 		},
 		{
 			file: "fault-without-a-name.yaml",
@@ -229,7 +229,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-and-duplicate-schema-modes.yaml",
-			want: `bad.yaml:5:24: schema_modes[1]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
+			want: `bad.yaml:5:24: schema_modes[1]: unknown schema mode "hiden"; did you mean "hidden"? (known: hidden, published, as-is)` + "\n" +
 				`bad.yaml:5:31: schema_modes[2]: duplicate schema mode "hidden" (first at schema_modes[0])`,
 		},
 		{
@@ -320,7 +320,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-outcome.yaml",
-			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass" (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)`,
+			want: `bad.yaml:9:14: expect[0].outcome: unknown outcome "pass"; did you mean "passed"? (known: passed, altered, threw, rpc-error, hung, crashed, oom-killed, server-exited, rejected)`,
 		},
 		{
 			file: "missing-outcome.yaml",
@@ -382,9 +382,9 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "several-problems-in-file-order.yaml",
-			want: `bad.yaml:4:17: faults[1]: unknown fault "corupt" ` + knownFaults + "\n" +
-				`bad.yaml:5:16: schema_modes[0]: unknown schema mode "hiden" (known: hidden, published, as-is)` + "\n" +
-				`bad.yaml:6:11: clients[0]: unknown client "rav" (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)` + "\n" +
+			want: `bad.yaml:4:17: faults[1]: unknown fault "corupt"; did you mean "corrupt"? ` + knownFaults + "\n" +
+				`bad.yaml:5:16: schema_modes[0]: unknown schema mode "hiden"; did you mean "hidden"? (known: hidden, published, as-is)` + "\n" +
+				`bad.yaml:6:11: clients[0]: unknown client "rav"; did you mean "raw"? (known: raw, go-sdk/call, ts-sdk/call, python-sdk/call, claude-code)` + "\n" +
 				"bad.yaml:7:7: runs: must be 1 or more, got 0",
 		},
 	}
@@ -774,5 +774,41 @@ expect:
 	}
 	if !IsManifestFile("harness/acme.py") || !IsManifestFile("./acme") || IsManifestFile("python3") || IsManifestFile("/usr/bin/env") {
 		t.Errorf("IsManifestFile tells files of the folder wrongly")
+	}
+}
+
+// TestErrorsAfterLoadAtTheValue places the errors the sweep finds after loading (issue 52, item
+// 3): a tool the server does not list at its name's column (4:7, not the key's 4:1), in either
+// form; a server command that cannot start at its program, a url nothing answers at at the url.
+func TestErrorsAfterLoadAtTheValue(t *testing.T) {
+	load := func(body string) *Scenario {
+		t.Helper()
+		s, err := Load("m.yaml", []byte(body), known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	rest := "faults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"
+	s := load("name: x\nserver:\n  command: [no-such-server, --stdio]\ntool: get_balanse\n" + rest)
+	for _, c := range []struct{ got, want string }{
+		{s.CallError(s.Calls()[0], false, "not listed").Error(), "m.yaml:4:7: tool: not listed"},
+		{s.CallError(s.Calls()[0], true, "misfit").Error(), "m.yaml:4:7: tool: misfit"},
+		{s.ServerError("cannot start").Error(), "m.yaml:3:13: server.command[0]: cannot start"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	s = load("name: x\nserver: {url: 'http://127.0.0.1:9/mcp', network: host}\ntools:\n  - name: get_sum\n    arguments: {a: 1}\n  - echo\n" + rest)
+	for _, c := range []struct{ got, want string }{
+		{s.CallError(s.Calls()[0], false, "not listed").Error(), "m.yaml:4:11: tools[0].name: not listed"},
+		{s.CallError(s.Calls()[0], true, "misfit").Error(), "m.yaml:5:5: tools[0].arguments: misfit"},
+		{s.CallError(s.Calls()[1], false, "not listed").Error(), "m.yaml:6:5: tools[1]: not listed"},
+		{s.ServerError("unreachable").Error(), "m.yaml:2:15: server.url: unreachable"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 }

@@ -43,6 +43,9 @@ type Scenario struct {
 
 	// toolAt and argsAt are where the single tool's tool and arguments keys are written.
 	toolAt, argsAt position
+	// serverAt is where the server command's program or its url is written, for the error when
+	// the sweep finds it cannot be started or reached.
+	serverAt position
 	// noSchema marks the single tool as having no outputSchema (SetNoSchema).
 	noSchema bool
 }
@@ -320,6 +323,17 @@ type Client struct {
 type position struct {
 	line, col int
 	field     string
+}
+
+// ServerError is the *Error of a server the sweep found it cannot start or reach before any run
+// (a command not on PATH, a url nothing answers at): at the command's program or the url, with
+// msg.
+func (s *Scenario) ServerError(msg string) *Error {
+	at := s.serverAt
+	if at.field == "" {
+		at = position{line: 1, col: 1, field: "server"}
+	}
+	return &Error{File: s.File, Line: at.line, Col: at.col, Field: at.field, Msg: msg}
 }
 
 // InstallError is the *Error of a defined client c whose install failed with err (an install

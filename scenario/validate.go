@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ const serverHint = "builtin: ledger, command: [program, args...], or url: https:
 func (l *loader) check(s *Scenario) {
 	l.requireText("name", s.Name, "give the scenario a name")
 	l.checkServer(&s.Server)
+	s.serverAt = cmp.Or(l.valueAt("server.command[0]"), l.valueAt("server.url"))
 	l.checkTools(s)
 	l.checkFaults(s.Faults)
 	l.checkDecoys(s)
@@ -46,6 +48,16 @@ func (l *loader) keyAt(path string) position {
 	if k := l.nodes[path].key; k != nil {
 		line, col = k.GetToken().Position.Line, k.GetToken().Position.Column
 	}
+	return position{line: line, col: col, field: path}
+}
+
+// valueAt is where the value at path is written (a scalar's value, not its key), for an error
+// about the value found after loading (a misspelt tool, a command that does not exist).
+func (l *loader) valueAt(path string) position {
+	if !l.present(path) {
+		return position{}
+	}
+	line, col := l.pos(path)
 	return position{line: line, col: col, field: path}
 }
 
@@ -94,7 +106,7 @@ func (l *loader) checkServer(srv *Server) {
 		case strings.TrimSpace(srv.Builtin) == "":
 			l.errorf("server.builtin", "must not be empty")
 		case l.known.Builtins != nil && !slices.Contains(l.known.Builtins, srv.Builtin):
-			l.errorf("server.builtin", "unknown builtin server %q%s", srv.Builtin, knownList(l.known.Builtins))
+			l.errorf("server.builtin", "%s", unknownName("builtin server", srv.Builtin, l.known.Builtins))
 		}
 		if l.present("server.image") {
 			l.errorf("server.image", "only applies to a command server")
@@ -200,7 +212,7 @@ func (l *loader) checkEnv(env map[string]EnvValue) {
 func (l *loader) checkTools(s *Scenario) {
 	if !l.present("tools") {
 		l.requireText("tool", s.Tool, "name the tool every run calls")
-		s.toolAt, s.argsAt = l.keyAt("tool"), l.keyAt("arguments")
+		s.toolAt, s.argsAt = l.valueAt("tool"), l.keyAt("arguments")
 		l.checkJSONSize("arguments", s.Arguments)
 		l.checkTruth("truth", s.Truth)
 		l.checkOutputSchema("output_schema", s.OutputSchema)
@@ -221,7 +233,7 @@ func (l *loader) checkTools(s *Scenario) {
 		t := &s.Tools[i]
 		p := fmt.Sprintf("tools[%d]", i)
 		t.Line, t.axis = l.line(p), true
-		t.at, t.argsAt = l.keyAt(l.namePath(p)), l.keyAt(p+".arguments")
+		t.at, t.argsAt = l.valueAt(l.namePath(p)), l.keyAt(p+".arguments")
 		if strings.TrimSpace(t.Name) == "" {
 			l.errorf(l.namePath(p), "name the tool")
 		} else if j, dup := seen[t.Name]; dup {
@@ -478,7 +490,7 @@ func checkAxis[T ~string](l *loader, path, kind string, entries, known []T) {
 		case !l.present(p):
 			l.errorf(p, "empty entry (write one of %s)", joinNames(known))
 		case !slices.Contains(known, m):
-			l.errorf(p, "unknown %s %q%s", kind, m, knownList(known))
+			l.errorf(p, "%s", unknownName(kind, string(m), known))
 		case dup:
 			l.errorf(p, "duplicate %s %q (first at %s[%d])", kind, m, path, j)
 		default:
@@ -567,7 +579,7 @@ func (l *loader) checkDefined(p string, c *Client) {
 	case c.Runtime == "":
 		l.errorf(p, "runtime is missing: a client you define says what it needs to run%s", knownList(Runtimes))
 	case !slices.Contains(Runtimes, c.Runtime):
-		l.errorf(p+".runtime", "unknown runtime %q%s", c.Runtime, knownList(Runtimes))
+		l.errorf(p+".runtime", "%s", unknownName("runtime", c.Runtime, Runtimes))
 	}
 	if len(c.Command) == 0 {
 		l.errorf(p, "command is missing: a client you define needs the command that runs its adapter, e.g. [python3, harness/acme.py]")
@@ -685,7 +697,7 @@ func (l *loader) checkEntryName(p, name, kind string, known []string) bool {
 	case strings.TrimSpace(name) == "":
 		l.errorf(np, "must not be empty")
 	case known != nil && !slices.Contains(known, name):
-		l.errorf(np, "unknown %s %q%s", kind, name, knownList(known))
+		l.errorf(np, "%s", unknownName(kind, name, known))
 	default:
 		return true
 	}
@@ -749,7 +761,7 @@ func (l *loader) checkExpect(s *Scenario) {
 		case !l.present(p + ".outcome"):
 			l.errorf(p, "outcome is missing: write one, or stable: true%s", knownList(Outcomes()))
 		case !slices.Contains(Outcomes(), e.Outcome):
-			l.errorf(p+".outcome", "unknown outcome %q%s", e.Outcome, knownList(Outcomes()))
+			l.errorf(p+".outcome", "%s", unknownName("outcome", string(e.Outcome), Outcomes()))
 		}
 		if !isAny(e.Client) && !slices.ContainsFunc(s.Clients, func(c Client) bool { return c.Name == e.Client || c.ID() == e.Client }) {
 			l.errorf(p+".client", "%q is not among the scenario's clients (%s)", e.Client, strings.Join(clients, ", "))

@@ -1,12 +1,17 @@
 package sweep
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"time"
 
+	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/outdir"
 	"github.com/toolscore/toolscore/internal/runner"
 	"github.com/toolscore/toolscore/report"
@@ -36,6 +41,51 @@ func ReadMeasured(path string) (*tally.Results, error) {
 	return outdir.ReadResults(path)
 }
 
+// Narrow narrows sc as a sweep of c narrows it before it plans its shards, so that a plan counts
+// the cells its shards will run: to c's axes and runs, and without the cells that do not apply
+// (the faults that need an outputSchema, on a tool the server lists without one). That takes the
+// sweep's preflight: the server started once, here, on the local backend, and its tools listed;
+// a tool it does not list, or arguments that do not fit, are refused as the sweep refuses them.
+// A server the preflight cannot start here (one only a cell image has) is said on stderr, and
+// the plan counts the whole matrix.
+func Narrow(ctx context.Context, sc *scenario.Scenario, c Config) error {
+	_, stderr := c.writers()
+	if err := errors.Join(sc.Filter(c.Clients, c.Faults, c.Schemas, c.Protocols, c.Transports), sc.FilterTools(c.Tools)); err != nil {
+		return err
+	}
+	if c.Runs > 0 {
+		sc.Runs = c.Runs
+	}
+	serverEnv, secrets, err := sc.ServerEnv(os.LookupEnv)
+	if err != nil {
+		// A plan job may well lack the server's secrets, which only the sweep's jobs need.
+		fmt.Fprintf(stderr, "warning: the plan counts every cell of the matrix: it could not start the server here to leave out the cells that do not apply (%v)\n", err)
+		return nil
+	}
+	self := c.Self
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	dir, err := os.MkdirTemp("", "toolscore-plan-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	o := runner.Options{Plan: runner.Plan{Scenario: sc}, Backend: local.Backend{Binary: self}, Out: dir, ServerEnv: serverEnv, Secrets: secrets}
+	noSchema, err := preflight(ctx, o, stderr)
+	switch {
+	case len(scenario.Errors(err)) > 0, errors.Is(err, context.Canceled):
+		return err
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: the plan counts every cell of the matrix: it could not list the server's tools here to leave out the cells that do not apply (%v)\n", err)
+		return nil
+	}
+	notApplicable(sc, noSchema, stderr)
+	return nil
+}
+
 // Plan splits sc's sweep into shards jobs: whole cells balanced by their times in measured
 // (runner.Balance), as --shard-by runs them; without measured, the runs dealt out as --shard
 // alone deals them.
@@ -51,12 +101,15 @@ func Plan(sc *scenario.Scenario, shards int, measured *tally.Results) ([]Shard, 
 	if measured == nil {
 		for s := range plan {
 			p := runner.Plan{Scenario: sc, Shard: s + 1, Shards: shards}
-			for i := range cells {
+			var millis int64
+			for i, c := range cells {
 				if n := p.CellRuns(i); n > 0 {
 					plan[s].Cells++
 					plan[s].Runs += n
+					millis += int64(n) * knownRun(c.Client)
 				}
 			}
+			plan[s].Seconds = (millis + 999) / 1000
 		}
 		return plan, nil
 	}
@@ -71,12 +124,23 @@ func Plan(sc *scenario.Scenario, shards int, measured *tally.Results) ([]Shard, 
 	return plan, nil
 }
 
+// knownRun is how long a run of client c takes, in milliseconds, as the docs' measured sweeps
+// found it (knownRunMillis); a client they do not run (one the manifest defines) is taken to
+// take as long as the median client.
+func knownRun(c scenario.Client) int64 {
+	if ms, ok := knownRunMillis[c.Name]; ok {
+		return ms
+	}
+	all := slices.Sorted(maps.Values(knownRunMillis))
+	return all[len(all)/2]
+}
+
 // SummarizePlan says on w how even plan's shards are, for the person reading the job's log;
 // from names the measured results, "" for none.
 func SummarizePlan(w io.Writer, sc *scenario.Scenario, plan []Shard, from string) {
 	fmt.Fprintf(w, "%d %s of %d cells × %d runs", len(plan), report.Plural(len(plan), "shard", "shards"), sc.CellCount(), sc.Runs)
 	if from == "" {
-		fmt.Fprintln(w, ", the runs dealt out evenly (no measured times: give an earlier results.json to balance by time)")
+		fmt.Fprintln(w, ", the runs dealt out evenly, each shard's time estimated from its clients' median runs in toolscore's own measured sweeps (give an earlier results.json with --from to balance whole cells by their times)")
 		return
 	}
 	lo, hi := plan[0].Seconds, plan[0].Seconds

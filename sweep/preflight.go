@@ -174,7 +174,7 @@ func notListed(name string, listed []string) string {
 		return fmt.Sprintf("the server lists no tool %q; it lists none", name)
 	}
 	msg := fmt.Sprintf("the server lists no tool %q", name)
-	if near := closest(name, listed); near != "" {
+	if near := scenario.Closest(name, listed); near != "" {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	}
 	shown := listed
@@ -190,45 +190,6 @@ func notListed(name string, listed []string) string {
 		msg += ", ..."
 	}
 	return report.Plain(msg)
-}
-
-// closest is the listed name nearest to name (by edit distance, case and - or _ aside), or ""
-// when none is near enough to be a slip of the keyboard.
-func closest(name string, listed []string) string {
-	fold := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
-	best, bestD := "", 0
-	for _, n := range listed {
-		d := distance(fold(name), fold(n))
-		if best == "" || d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // validateTimeout bounds checking one call's arguments: the schema is the server's, and a

@@ -68,7 +68,9 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome record.Outcome, 
 	if cellDone {
 		p.cellsDone++
 		if !p.live {
-			fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", p.cellsDone, p.cells, report.Plain(c.Coordinates()), report.Plain(c.Shown()))
+			// A CI log has no live line: each line says how far the sweep is in time too.
+			fmt.Fprintf(p.w, "[%d/%d, %s elapsed, ETA %s] %s: %s\n", p.cellsDone, p.cells, clock(time.Since(p.start)), p.eta(),
+				report.Plain(c.Coordinates()), report.Plain(c.Shown()))
 		}
 	}
 	if p.live {
@@ -77,13 +79,16 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome record.Outcome, 
 }
 
 func (p *progress) draw() {
-	elapsed := time.Since(p.start)
-	eta := "?"
-	if p.done > 0 {
-		eta = clock(time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done)))
-	}
 	fmt.Fprintf(p.w, "\r\033[K  cells %d/%d · runs %d/%d · %d running · %s elapsed · ETA %s",
-		p.cellsDone, p.cells, p.done, p.total, p.running, clock(elapsed), eta)
+		p.cellsDone, p.cells, p.done, p.total, p.running, clock(time.Since(p.start)), p.eta())
+}
+
+// eta is how long the runs left will take at the pace of those done so far, "?" before any.
+func (p *progress) eta() string {
+	if p.done == 0 {
+		return "?"
+	}
+	return clock(time.Duration(float64(time.Since(p.start)) / float64(p.done) * float64(max(p.total-p.done, 0))))
 }
 
 func (p *progress) finish() {

@@ -63,7 +63,7 @@ func checkServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenari
 		case res.Cancelled:
 			return false, ctx.Err()
 		case res.ExitCode == 127:
-			return true, fmt.Errorf("the server command %q cannot be started%s: %s", name, where, msg)
+			return true, sc.ServerError(fmt.Sprintf("the server command %q cannot be started%s: %s", name, where, msg))
 		case res.ExitCode != 0 || res.TimedOut:
 			return false, fmt.Errorf("checking the server command %q%s: the check exited with status %d: %s", name, where, res.ExitCode, msg)
 		}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -122,7 +124,9 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	path := cmp.Or(a.Scenario, scenarios.LedgerPath)
 	// fail is why nothing (more) could run; an error with no code of its own is a usage or
 	// setup error.
+	leave := func() {} // undoes what a sweep refused before any run made
 	fail := func(err error) (*tally.Results, string, error) {
+		leave()
 		if _, coded := errors.AsType[*exitcode.Error](err); !coded && !errors.Is(err, context.Canceled) {
 			err = exitcode.UsageError(err)
 		}
@@ -169,16 +173,30 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if out == "" {
 		out = outdir.Stamped("")
 	}
+	made := missingDirs(out)
 	// Before anything is built or run: a sweep whose results cannot be written is not started.
 	if err := checkOutDir(out); err != nil {
 		return fail(err)
 	}
+	_, lockErr := os.Lstat(filepath.Join(out, record.LockFile))
+	lockMade := errors.Is(lockErr, fs.ErrNotExist)
 	// One sweep at a time writes an output directory: two would clobber each other's files.
 	release, err := outdir.Lock(out)
 	if err != nil {
 		return fail(exitcode.UsageError(err))
 	}
 	defer release()
+	if lockMade {
+		// A sweep refused before any run leaves no output directory of its lock alone behind,
+		// which toolscore baseline and report would take for a sweep's.
+		leave = func() {
+			release()
+			os.Remove(filepath.Join(out, record.LockFile))
+			for _, d := range made {
+				os.Remove(d) // only when empty: what a run wrote stays
+			}
+		}
+	}
 	self := a.Self
 	if self == "" {
 		if self, err = os.Executable(); err != nil {
@@ -273,12 +291,12 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	if err := report.Text(stdout, res); err != nil {
 		fmt.Fprintln(stderr, "warning: the text report:", err)
 	}
-	if werr == nil {
-		fmt.Fprintf(stderr, "results: %s\n", outdir.Results(out))
-	}
 	verdict := report.Decide(res, nil, a.FailOn)
 	warnUnchecked(res, a.FailOn, stderr)
 	gone := serverExits(res, stderr)
+	if werr == nil {
+		nextSteps(stderr, out)
+	}
 	switch {
 	case werr != nil:
 		return res, out, exitcode.UsageError(fmt.Errorf("the output in %s is incomplete (the counts above are all there is): %w", out, werr))
@@ -292,6 +310,40 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return res, out, exitcode.UsageError(errors.New("the server exited before answering the handshake in every run: nothing was measured"))
 	}
 	return res, out, nil
+}
+
+// nextSteps names, as a sweep's last lines, what it wrote and what to do with it: the results,
+// the report to open, and the command that makes a page to share.
+func nextSteps(w io.Writer, out string) {
+	fmt.Fprintf(w, "results: %s\n", report.Plain(outdir.Results(out)))
+	fmt.Fprintf(w, "report:  %s (every cell with its evidence; open it in a browser)\n", report.Plain(filepath.Join(out, record.HTMLFile)))
+	fmt.Fprintf(w, "share:   toolscore report %s --format compat-html > compat.html (a page of what each client did)\n", report.Plain(shellQuote(out)))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so that a printed command can be
+// copied as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// missingDirs are dir and those of its parents that do not exist yet, dir first: what making it
+// makes.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			return missing
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			return missing
+		}
+	}
 }
 
 // checkCounts refuses the counts and the shard of a that cannot be, each naming its field.

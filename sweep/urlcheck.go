@@ -53,9 +53,9 @@ func checkURLServer(ctx context.Context, be runner.Backend, sc *scenario.Scenari
 		case res.Cancelled:
 			return false, ctx.Err()
 		case res.ExitCode == unreachable:
-			return true, fmt.Errorf("the server url %s cannot be reached (network %s): %s", sc.Server.URL, sc.Server.Network, msg)
+			return true, sc.ServerError(fmt.Sprintf("the server url %s cannot be reached (network %s): %s", sc.Server.URL, sc.Server.Network, msg))
 		case res.ExitCode == notMCP:
-			return true, fmt.Errorf("the server url %s (network %s): %s", sc.Server.URL, sc.Server.Network, msg)
+			return true, sc.ServerError(fmt.Sprintf("the server url %s (network %s): %s", sc.Server.URL, sc.Server.Network, msg))
 		case res.ExitCode != 0 || res.TimedOut:
 			return false, fmt.Errorf("checking the server url %s: the check exited with status %d: %s", sc.Server.URL, res.ExitCode, msg)
 		}

@@ -591,9 +591,9 @@ func TestActionUsage(t *testing.T) {
 		{"bad baseline", map[string]string{"baseline": "broken.json"}, "::error::toolscore: baseline: broken.json:1:13: not valid JSON"},
 		{"baseline of another scenario", map[string]string{"scenario": "good.yaml", "baseline": "other.json", "backend": "local"}, `::error::toolscore: the baseline other.json holds the scenario "weather", the manifest is "action test"`},
 		{"merge nothing", map[string]string{"merge": "shards/*"}, `::error::toolscore: input merge: nothing matches "shards/*"`},
-		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop" (known: clean,`},
+		{"bad manifest", map[string]string{"scenario": "bad.yaml", "backend": "local"}, `::error col=5,file=bad.yaml,line=10,title=toolscore%3A manifest error::faults[2]: unknown fault "type-swop"; did you mean "type-swap"? (known: clean,`},
 		{"bad shard", map[string]string{"shard": "4/3", "backend": "local"}, "::error::toolscore: nothing ran: a usage or manifest error, printed in the group above"},
-		{"server that cannot start", map[string]string{"scenario": "noserver.yaml", "backend": "local"}, `::error::toolscore: nothing ran: a usage or manifest error, printed in the group above: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
+		{"server that cannot start", map[string]string{"scenario": "noserver.yaml", "backend": "local"}, `::error col=13,file=noserver.yaml,line=3,title=toolscore%3A manifest error::server.command[0]: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
 		{"max-runs", map[string]string{"max-runs": "-1"}, `::error::toolscore: input max-runs "-1": want a whole number of 1 or more`},
 		{"over max-runs", map[string]string{"scenario": "good.yaml", "backend": "local", "max-runs": "1"}, "::error::toolscore: nothing ran: a usage or manifest error"},
 	} {

@@ -14,6 +14,7 @@ import (
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/registry"
+	"github.com/toolscore/toolscore/report"
 	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 )
@@ -104,8 +105,8 @@ func bisectCmd(ctx context.Context, args []string) error {
 			return usage("%v", err)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "toolscore bisect: %s %s..%s: %d versions of %s on %s; outputs in %s\n",
-		*name, *good, *bad, len(between), pin.Package, pin.Registry, b.Work)
+	fmt.Fprintf(os.Stderr, "toolscore bisect: %s %s..%s: %d %s of %s on %s; outputs in %s\n",
+		*name, *good, *bad, len(between), report.Plural(len(between), "version", "versions"), pin.Package, pin.Registry, b.Work)
 	found, before, err := b.Run(ctx, between)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolscore bisect:", err)

@@ -87,8 +87,9 @@ func TestRawReportsWhatCame(t *testing.T) {
 }
 
 // TestServerCommandChecked: a server command that cannot be started is a setup error named
-// before anything runs (exit 2), not every run crashed; a command the manifest's PATH finds
-// is started as the runs start it.
+// before anything runs (exit 2), not every run crashed, at its program's file:line:col, and
+// leaves no output folder behind (issue 52, item 3: not even toolscore-out/*/sweep.lock); a
+// command the manifest's PATH finds is started as the runs start it.
 func TestServerCommandChecked(t *testing.T) {
 	bin := t.TempDir()
 	if err := os.Symlink(os.Args[0], filepath.Join(bin, "toolscore-test-server")); err != nil {
@@ -100,16 +101,28 @@ func TestServerCommandChecked(t *testing.T) {
 		stderr       string
 	}{
 		{"missing", "{command: [toolscore-no-such-server, --stdio]}", 2,
-			`toolscore run: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
+			`m.yaml:2:20: server.command[0]: the server command "toolscore-no-such-server" cannot be started: exec: "toolscore-no-such-server": executable file not found in $PATH`},
 		{"on the manifest's PATH", "{command: [toolscore-test-server, hostile], env: {PATH: " + bin + "}}", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			manifest := filepath.Join(t.TempDir(), "m.yaml")
-			writeFile(t, manifest, "name: command server\nserver: "+tc.server+"\ntool: rpc-error\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw]\nruns: 1\n")
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "m.yaml"), "name: command server\nserver: "+tc.server+"\ntool: rpc-error\nfaults: [clean]\nschema_modes: [as-is]\nclients: [raw]\nruns: 1\n")
 			out := filepath.Join(t.TempDir(), "out")
-			_, stderr, code := toolscore(t, "", "run", manifest, "--backend", "local", "--out", out)
+			_, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local", "--out", out)
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Fatalf("exit %d, want %d with %q:\n%s", code, tc.code, tc.stderr, stderr)
+			}
+			if tc.code != 0 {
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("the refused sweep left %s behind", out)
+				}
+				// Without --out: the stamped folder, and toolscore-out around it.
+				if _, stderr, code := toolscore(t, dir, "run", "m.yaml", "--backend", "local"); code != tc.code {
+					t.Fatalf("without --out: exit %d:\n%s", code, stderr)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+					t.Errorf("the refused sweep left %v behind beside the manifest", entries)
+				}
 			}
 			_, err := os.Stat(filepath.Join(out, "runs.jsonl"))
 			if ran := err == nil; ran != (tc.code == 0) {
@@ -138,7 +151,7 @@ func TestServerCommandCheckedInImage(t *testing.T) {
 		return code, stderr, out
 	}
 	code, stderr, out := sweep(host)
-	want := `toolscore run: the server command "` + host + `" cannot be started in the image toolscore/cell-builtin:`
+	want := `m.yaml:2:20: server.command[0]: the server command "` + host + `" cannot be started in the image toolscore/cell-builtin:`
 	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "no such file or directory") {
 		t.Errorf("exit %d, want 2 with %q and the lookup's error:\n%s", code, want, stderr)
 	}

@@ -85,7 +85,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("the page has %d img and %d script elements; want none of the server's (0 and our 1)", images, scripts)
 	}
 	for _, tag := range tags {
-		if !strings.Contains(" html head meta title style body h1 h2 h3 h4 p label select option span sup table thead tbody tr th td a ul li strong pre div section dl dt dd code script ", " "+tag+" ") {
+		if !strings.Contains(" html head meta title style body h1 h2 h3 h4 p label select option span sup table thead tbody tr th td a ul li strong pre div section dl dt dd code script wbr ", " "+tag+" ") {
 			t.Errorf("the page has a <%s> element the report does not write", tag)
 		}
 	}

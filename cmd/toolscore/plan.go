@@ -15,15 +15,17 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
-func planCmd(_ context.Context, args []string) error {
+func planCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore plan [SCENARIO] --shards N [--from RESULTS]\n\nPrints the GitHub Actions matrix that splits SCENARIO's sweep (default: the embedded\nscenarios/ledger.yaml) into N shards, as JSON for strategy.matrix (fromJSON): each job's\nshard i/N, its cells, runs and estimated seconds of runs (one at a time: divide by\n--parallel). With --from, each shard runs whole cells balanced by their measured times in\nthat earlier results.json (give it to each job as --shard-by); without, shards split the\nruns evenly. On stderr: how even the shards are.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore plan [SCENARIO] --shards N [--from RESULTS] [--clients ...] [--faults ...] [--tools ...]\n\nPrints the GitHub Actions matrix that splits SCENARIO's sweep (default: the embedded\nscenarios/ledger.yaml) into N shards, as JSON for strategy.matrix (fromJSON): each job's\nshard i/N, its cells, runs and estimated seconds of runs (one at a time: divide by\n--parallel). It counts the cells the sweep will run: narrowed as the same flags narrow\ntoolscore run, and without those that do not apply (it starts the server once and lists its\ntools, as the sweep's preflight does). With --from, each shard runs whole cells balanced by\ntheir measured times in that earlier results.json (give it to each job as --shard-by);\nwithout, shards split the runs evenly, estimated from each client's median run in\ntoolscore's own measured sweeps. On stderr: how even the shards are.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	shards := fs.Int("shards", 0, fmt.Sprintf("the number of shards, 1 to %d (the most jobs of one matrix)", sweep.MaxMatrixJobs))
 	from := fs.String("from", "", "an earlier sweep's results.json or output `directory`, whose measured cell times balance the shards")
 	runs := fs.Int("runs", 0, "runs per cell (default: the scenario's)")
+	clients := fs.String("clients", "", "only these clients, comma-separated")
+	axes := axisFlags(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -44,8 +46,11 @@ func planCmd(_ context.Context, args []string) error {
 		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	if *runs > 0 {
-		sc.Runs = *runs
+	c := sweep.Config{Clients: cli.Split(*clients), Runs: *runs, Stderr: os.Stderr}
+	axes(&c)
+	if err := sweep.Narrow(ctx, sc, c); err != nil {
+		cli.PrintSweepError(os.Stderr, "toolscore plan", err, nil, "")
+		return exitcode.UsageError(err)
 	}
 	var measured *tally.Results
 	if *from != "" {

@@ -58,7 +58,7 @@ runs: 1
 	}
 	f := regexp.QuoteMeta(manifest)
 	for _, want := range []string{
-		f + `:` + lineOf(t, manifest, "get-summ") + `:5: tools\[0\]\.name: the server lists no tool "get-summ"; did you mean "get-sum"\? It lists 5: "get-sum", "get.status", "list-items", "time_now", "zecho"`,
+		f + `:` + lineOf(t, manifest, "get-summ") + `:11: tools\[0\]\.name: the server lists no tool "get-summ"; did you mean "get-sum"\? It lists 5: "get-sum", "get.status", "list-items", "time_now", "zecho"`,
 		f + `:` + lineOf(t, manifest, "{msg: hi}") + `:5: tools\[1\]\.arguments: the arguments do not fit the inputSchema the server lists for "zecho": at '': missing property 'message'`,
 		f + `:` + lineOf(t, manifest, "# block") + `:5: tools\[2\]\.arguments: the arguments do not fit the inputSchema the server lists for "get-sum": at '/a': got string, want number`,
 	} {
@@ -70,10 +70,11 @@ runs: 1
 		t.Errorf("the refused sweep ran cells")
 	}
 
-	// The single-tool form: no arguments at all, the error at the tool key.
+	// The single-tool form: no arguments at all, the error at the tool's name (issue 52, item 3:
+	// at its value, as docs/manifest.md says, not the key).
 	single := toolboxManifest(t, "toolbox", "tool: zecho\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n")
 	_, stderr, code = toolscore(t, "", "run", single, "--backend", "local", "--out", filepath.Join(t.TempDir(), "out"))
-	if want := single + ":" + lineOf(t, single, "tool: zecho") + ":1: tool: the arguments do not fit the inputSchema the server lists for \"zecho\": at '': missing property 'message'"; code != 2 || !strings.Contains(stderr, want) {
+	if want := single + ":" + lineOf(t, single, "tool: zecho") + ":7: tool: the arguments do not fit the inputSchema the server lists for \"zecho\": at '': missing property 'message'"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("single tool without arguments: exit %d, want 2 and %q:\n%s", code, want, stderr)
 	}
 
@@ -160,8 +161,8 @@ runs: 1
 		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
 	}
 	for _, want := range []string{
-		manifest + ":4:5: tools[0].name: the server lists no tool \"get_sum\"; did you mean \"get-sum\"? It lists 14: \"echo\", ",
-		manifest + ":6:5: tools[1].name: the arguments do not fit the inputSchema the server lists for \"echo\": at '': missing property 'message'",
+		manifest + ":4:11: tools[0].name: the server lists no tool \"get_sum\"; did you mean \"get-sum\"? It lists 14: \"echo\", ",
+		manifest + ":6:11: tools[1].name: the arguments do not fit the inputSchema the server lists for \"echo\": at '': missing property 'message'",
 		manifest + ":8:5: tools[2].arguments: the arguments do not fit the inputSchema the server lists for \"get-sum\": at '/a': got string, want number",
 	} {
 		if !strings.Contains(stderr, want) {

@@ -290,3 +290,35 @@ runs: 1
 `, script, self, out, faults))
 	return manifest, out
 }
+
+// TestSweepNamesNextSteps: a finished sweep's last lines name what to open and what to share
+// (issue 52, item 6): the results, report.html, and the toolscore report command for the
+// compatibility page, which runs as printed. Why the backend was chosen is said once (item 7).
+func TestSweepNamesNextSteps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "my out")
+	stdout, stderr, code := toolscore(t, dir, "run", "--backend", "local", "--clients", "raw", "--faults", "clean", "--schema", "hidden", "--protocols", "2025-11-25", "--runs", "1", "--fail-on", "never", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if n := strings.Count(stdout+stderr, "asked for with --backend local"); n != 1 {
+		t.Errorf("the backend's reason is said %d times, want once:\n%s%s", n, stderr, stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	want := []string{
+		"results: " + filepath.Join(out, "results.json"),
+		"report:  " + filepath.Join(out, "report.html") + " (every cell with its evidence; open it in a browser)",
+		"share:   toolscore report '" + out + "' --format compat-html > compat.html (a page of what each client did)",
+	}
+	if got := lines[max(len(lines)-3, 0):]; !slices.Equal(got, want) {
+		t.Fatalf("the sweep's last lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	cmd := exec.Command("sh", "-c", strings.Replace(strings.TrimSpace(strings.Split(strings.TrimPrefix(want[2], "share:"), "(")[0]), "toolscore", `"$0"`, 1), os.Args[0])
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the share command as printed: %v\n%s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "compat.html")); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+		t.Errorf("compat.html: %v, %.60q", err, b)
+	}
+}

@@ -174,3 +174,61 @@ func TestPlanBalancesTheLedger(t *testing.T) {
 		t.Errorf("--shard-by without --shard: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestPlanCountsTheCellsThatApply plans a sweep of the toolbox server's two tools, one of which
+// (zecho) publishes no outputSchema, so the schema faults do not apply to it (issue 52, item 4):
+// plan used to count the whole matrix (12 cells) where the sweep runs 8. Now each shard's cells
+// and runs are what its sweep runs, without --from each shard has an estimate from its clients'
+// known run times, and --clients, --faults and --tools narrow the plan as they narrow the sweep.
+func TestPlanCountsTheCellsThatApply(t *testing.T) {
+	tmp := t.TempDir()
+	manifest := toolboxManifest(t, "toolbox", "tools:\n  - name: zecho\n    arguments: {message: hi}\n  - name: get-sum\n    arguments: {a: 1, b: 2}\nfaults: [clean, type-swap, drop-required]\nschema_modes: [hidden]\nclients: [raw, go-sdk/call]\nruns: 1\n")
+	plan := func(args ...string) []sweep.Shard {
+		t.Helper()
+		stdout, stderr, code := toolscore(t, tmp, append([]string{"plan", manifest}, args...)...)
+		if code != 0 {
+			t.Fatalf("plan %s: exit %d\n%s", args, code, stderr)
+		}
+		var m struct{ Include []sweep.Shard }
+		if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+			t.Fatalf("plan %s: %v\n%s", args, err, stdout)
+		}
+		return m.Include
+	}
+	cells := 0
+	for i, job := range plan("--shards", "2") {
+		cells += job.Cells
+		// raw's and go-sdk/call's median runs are well under a second each: 4 runs a shard.
+		if job.Seconds < 1 || job.Seconds > 4 {
+			t.Errorf("shard %s: estimate %d s, want 1 to 4 from its clients' known run times", job.Shard, job.Seconds)
+		}
+		out := filepath.Join(tmp, fmt.Sprint("shard-", i))
+		if _, stderr, code := toolscore(t, tmp, "run", manifest, "--backend", "local", "--shard", job.Shard, "--out", out); code != 0 {
+			t.Fatalf("run --shard %s: exit %d\n%s", job.Shard, code, stderr)
+		}
+		ran, runs := 0, 0
+		for _, c := range readResultsDir(t, out).Cells {
+			if c.Runs > 0 {
+				ran, runs = ran+1, runs+c.Runs
+			}
+		}
+		if ran != job.Cells || runs != job.Runs {
+			t.Errorf("shard %s ran %d cells, %d runs; its plan said %d cells, %d runs", job.Shard, ran, runs, job.Cells, job.Runs)
+		}
+	}
+	if cells != 8 {
+		t.Errorf("the plan counts %d cells, want the 8 that apply (zecho's clean, get-sum's three faults, two clients)", cells)
+	}
+	narrowed := plan("--shards", "1", "--clients", "raw", "--faults", "clean,type-swap", "--tools", "get-sum")
+	if narrowed[0].Cells != 2 || narrowed[0].Runs != 2 {
+		t.Errorf("narrowed to raw, clean and type-swap, get-sum: %+v, want 2 cells and 2 runs", narrowed[0])
+	}
+	if _, stderr, code := toolscore(t, tmp, "plan", manifest, "--shards", "1", "--clients", "raww"); code != 2 || !strings.Contains(stderr, `--clients "raww": not in the scenario; did you mean "raw"?`) {
+		t.Errorf("plan --clients raww: exit %d, want 2 and the closest client:\n%s", code, stderr)
+	}
+	// A plan job without the server's secret still plans, counting the whole matrix and saying so.
+	secret := toolboxManifest(t, "toolbox-env", "  env: {TOOLBOX_TOKEN: {from_env: TOOLSCORE_TEST_UNSET_TOKEN}}\ntools: [zecho, get-sum]\nfaults: [clean, type-swap]\nschema_modes: [hidden]\nclients: [raw]\nruns: 1\n")
+	if stdout, stderr, code := toolscore(t, tmp, "plan", secret, "--shards", "1"); code != 0 || !strings.Contains(stdout, `"cells":4`) || !strings.Contains(stderr, "warning: the plan counts every cell of the matrix") {
+		t.Errorf("plan without the server's variable: exit %d, %s, want 0, the whole matrix's 4 cells and a warning:\n%s", code, stdout, stderr)
+	}
+}

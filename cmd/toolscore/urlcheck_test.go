@@ -81,8 +81,8 @@ func TestURLServerUnreachable(t *testing.T) {
 		code      int
 		stderr    string
 	}{
-		{"nothing listens", dead, 2, "toolscore run: the server url " + dead + " cannot be reached (network host): Post \"" + dead + "\": dial tcp " + l.Addr().String() + ": connect: connection refused"},
-		{"answers 405", refusing.URL + "/mcp", 2, "toolscore run: the server url " + refusing.URL + "/mcp (network host): it is not an MCP server: it answered an MCP initialize with HTTP 405 and text/plain: \"no\""},
+		{"nothing listens", dead, 2, "url.yaml:3:8: server.url: the server url " + dead + " cannot be reached (network host): Post \"" + dead + "\": dial tcp " + l.Addr().String() + ": connect: connection refused"},
+		{"answers 405", refusing.URL + "/mcp", 2, "url.yaml:3:8: server.url: the server url " + refusing.URL + "/mcp (network host): it is not an MCP server: it answered an MCP initialize with HTTP 405 and text/plain: \"no\""},
 		{"an HTML page", html.URL + "/mcp", 2, "it is not an MCP server: it answered an MCP initialize with HTTP 200 and text/html: \"<!doctype html><html><body><h1>Welcome to our site"},
 		{"silent", "http://" + silent.Addr().String() + "/mcp", 2, "it accepted the connection but sent no answer to an MCP initialize within 1s"},
 		{"another origin", away.URL + "/mcp", 2, "it redirected the MCP initialize to another origin, " + mcp.URL + "/mcp, which toolscore does not follow"},
@@ -102,6 +102,9 @@ func TestURLServerUnreachable(t *testing.T) {
 			_, err := os.Stat(filepath.Join(out, "runs.jsonl"))
 			if ran := err == nil; ran != (tc.code == 0) {
 				t.Errorf("runs.jsonl there: %v, want %v", ran, tc.code == 0)
+			}
+			if _, err := os.Stat(out); tc.code != 0 && err == nil {
+				t.Errorf("the refused sweep left %s behind", out)
 			}
 			if tc.code == 0 {
 				if r := runRecords(t, out)["raw"]; r.Outcome == "" {

@@ -67,7 +67,7 @@ func Run(ctx context.Context, version string, getenv func(string) string, stdout
 	// The one load of the manifest: the sweep runs it, the annotations name its lines.
 	sc, loadErr := sweep.Load(in.Sweep.Scenario)
 	if in.Plan > 0 {
-		return st.plan(sc, loadErr, stderr)
+		return st.plan(ctx, sc, loadErr, stderr)
 	}
 	if len(in.Merge) == 0 && loadErr == nil {
 		if code := st.prepare(ctx, sc, base); code != exitcode.OK {
@@ -202,12 +202,20 @@ func stopCommands(gha *githubactions.Action) (resume func()) {
 	return func() { gha.IssueCommand(&githubactions.Command{Name: token}) }
 }
 
-// plan sets the step's output matrix to the plan of in.Plan shards (balanced by the results of
+// plan sets the step's output matrix to the plan of in.Plan shards of the cells that apply (balanced by the results of
 // input shard-by, when given), for a later job's strategy.matrix: nothing runs.
-func (st *step) plan(sc *scenario.Scenario, loadErr error, stderr io.Writer) int {
+func (st *step) plan(ctx context.Context, sc *scenario.Scenario, loadErr error, stderr io.Writer) int {
 	if loadErr != nil {
 		cli.PrintLoadError(stderr, loadErr)
 		st.annotateUsage(loadErr)
+		return exitcode.Usage
+	}
+	// The plan counts the cells its shards will run: the matrix narrowed as the sweep narrows it.
+	c := st.in.Sweep
+	c.Stderr = stderr
+	if err := sweep.Narrow(ctx, sc, c); err != nil {
+		cli.PrintSweepError(stderr, "toolscore plan", err, nil, "")
+		st.annotateUsage(err)
 		return exitcode.Usage
 	}
 	var measured *tally.Results

@@ -102,8 +102,8 @@ func (s *Search) Run(ctx context.Context) (ch tally.ClientHistory, executed, reu
 		return ch, 0, 0, fmt.Errorf("%s: no released version in the range", s.Client.Name)
 	}
 	samples := Samples(versions, s.Every)
-	fmt.Fprintf(s.stderr(), "toolscore history: %s: %d versions of %s on %s in %s order, %d sampled first\n",
-		report.Plain(s.Client.Name), len(versions), report.Plain(s.Package), s.Registry, orderName(s.Order), len(samples))
+	fmt.Fprintf(s.stderr(), "toolscore history: %s: %d %s of %s on %s in %s order, %d sampled first\n",
+		report.Plain(s.Client.Name), len(versions), report.Plural(len(versions), "version", "versions"), report.Plain(s.Package), s.Registry, orderName(s.Order), len(samples))
 	for _, i := range samples {
 		if _, err := s.visit(ctx, versions[i]); err != nil {
 			return ch, s.executed, s.reused, err

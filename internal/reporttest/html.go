@@ -13,7 +13,7 @@ var ourElements = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "h1": true, "h2": true,
 	"h3": true, "h4": true, "p": true, "label": true, "select": true, "option": true, "span": true, "sup": true,
 	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "a": true, "ul": true, "li": true,
-	"strong": true, "pre": true, "div": true, "section": true, "dl": true, "dt": true, "dd": true, "code": true, "script": true,
+	"strong": true, "pre": true, "div": true, "section": true, "dl": true, "dt": true, "dd": true, "code": true, "script": true, "wbr": true,
 }
 
 // CheckHTML parses page as a browser would and fails t where anything from outside became

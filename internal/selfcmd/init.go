@@ -50,9 +50,6 @@ func initCmd(ctx context.Context, args []string) error {
 		if !scenario.EnvName(name) {
 			return fmt.Errorf("%q is not an environment variable name", name)
 		}
-		if _, set := os.LookupEnv(name); !set {
-			return fmt.Errorf("%s is not set in toolscore's environment, where the server would get it from", name)
-		}
 		if st.Server.Env == nil {
 			st.Server.Env = map[string]scenario.EnvValue{}
 		}
@@ -73,11 +70,7 @@ func initCmd(ctx context.Context, args []string) error {
 		case !strings.EqualFold(name, "Authorization"):
 			return fmt.Errorf("%s: a manifest sends the Authorization header alone (auth_env), so a run could not send %s", name, name)
 		}
-		v, set := os.LookupEnv(env)
-		if !set || v == "" {
-			return fmt.Errorf("%s is not set", env)
-		}
-		header = http.Header{"Authorization": {v}}
+		header = http.Header{"Authorization": {""}}
 		st.Server.AuthEnv = env
 		return nil
 	})
@@ -88,6 +81,19 @@ func initCmd(ctx context.Context, args []string) error {
 		err := fmt.Errorf(format, a...)
 		fmt.Fprintln(os.Stderr, "toolscore init:", err)
 		return exitcode.UsageError(err)
+	}
+	// A variable not set is no misuse of the flags: one line says which, not the whole usage.
+	for _, name := range pass {
+		if _, set := os.LookupEnv(name); !set {
+			return fail("--env %s: %s is not set in toolscore's environment, where the server would get it from (export it first)", name, name)
+		}
+	}
+	if header != nil {
+		v, set := os.LookupEnv(st.Server.AuthEnv)
+		if !set || v == "" {
+			return fail("--header Authorization=%s: %s is not set in toolscore's environment (export it first)", st.Server.AuthEnv, st.Server.AuthEnv)
+		}
+		header.Set("Authorization", v)
 	}
 	var command []string
 	switch {

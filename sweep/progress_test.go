@@ -1,0 +1,29 @@
+package sweep
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+
+	"github.com/toolscore/toolscore/record"
+	"github.com/toolscore/toolscore/scenario"
+	"github.com/toolscore/toolscore/tally"
+)
+
+// TestProgressLinesInALog: in a CI log (no terminal) each finished cell's line carries the
+// sweep's elapsed time and ETA (issue 52, item 5), as the live line does on a terminal.
+func TestProgressLinesInALog(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, 2)
+	p.Started(2, 0)
+	for i, f := range []string{"clean", "type-swap"} {
+		c := &tally.Cell{Cell: record.Cell{Client: "raw", Fault: f, Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Planned: 1, Runs: 1, Outcome: map[string]int{"passed": 1}}
+		p.RunStarted(scenario.Cell{}, i+1)
+		p.RunDone(scenario.Cell{}, i+1, record.Outcome("passed"), true, c)
+	}
+	p.finish()
+	want := regexp.MustCompile(`^\[1/2, 0:00 elapsed, ETA 0:00\] raw × clean × hidden[^\n]*: passed 1/1\n\[2/2, 0:00 elapsed, ETA 0:00\] raw × type-swap × hidden[^\n]*: passed 1/1\n$`)
+	if !want.MatchString(b.String()) {
+		t.Errorf("the log's lines:\n%s", b.String())
+	}
+}
