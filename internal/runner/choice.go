@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend/docker"
@@ -36,8 +37,12 @@ type Choice struct {
 	// that runs one on this backend (see Options.Adapters).
 	Adapters map[string]string
 	// Installed are the folders of the install cache the local backend runs clients from, by
-	// client ID (see Options.Installed).
+	// client ID (see Options.Installed): each named by its recipe's key before anything is
+	// installed in it, so the cells' keys are known first. Installs makes them.
 	Installed map[string]string
+	// Installs installs them, each only for a client with a cell to run (Install, and a run's
+	// own check before it starts); nil on docker.
+	Installs *Installs
 	// Done cleans up once the sweep is over, and says if it left anything behind.
 	Done func()
 	// Fingerprints say what each client that can run will run as, by client ID: its cell
@@ -49,7 +54,8 @@ type Choice struct {
 // ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
 // answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
 // test never runs beside the runner by surprise. On docker it builds every client's cell image
-// first. self is the toolscore binary; what it does is logged to log.
+// first; on local it installs no client (Choice.Install does, Installs.Ready before a run).
+// self is the toolscore binary; what it does is logged to log.
 func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
 	if n, err := local.SweepGroups(); err != nil {
@@ -71,8 +77,12 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	}
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
-		installed, err := installLocal(ctx, sc, clients, localOnly, log)
-		return Choice{onHost, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
+		installs, err := planInstalls(sc, clients, localOnly, log)
+		if err != nil {
+			return Choice{}, err
+		}
+		return Choice{Backend: onHost, Why: why, Unavailable: localOnly, Adapters: adapters, Installed: installs.dirs, Installs: installs, Done: func() {},
+			Fingerprints: fingerprints(clients, localOnly, nil, installs.dirs, adapters)}, nil
 	}
 	switch name {
 	case "local":
@@ -167,14 +177,51 @@ func fileDigest(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// installLocal installs every client of the sweep that runs from the install cache (once per
-// recipe: later sweeps find it there) and returns the folders by client ID. A client that
-// cannot be installed is marked unavailable, with the reason; one the manifest defines is the
-// manifest's error instead (sc.InstallError), and nothing runs.
-func installLocal(ctx context.Context, sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (map[string]string, error) {
-	installed := map[string]string{}
-	var root string
-	var already []string
+// Installs are the installs a local sweep's clients run from. Each client's folder is named by
+// its recipe's key, known without installing anything: so are its fingerprint and its cells'
+// keys, and the cell cache is looked up before any install. A client is installed (or its
+// install checked whole, install.Ensure) only once a cell of it is to run: a sweep whose cells
+// all come from the cache installs nothing.
+type Installs struct {
+	sc      *scenario.Scenario
+	root    string
+	log     io.Writer
+	clients []Client // in the manifest's order, those with a recipe
+	recipes map[string]install.Recipe
+	dirs    map[string]string
+
+	mu      sync.Mutex
+	done    map[string]error // the clients ensured, with what came of it
+	skipped map[string]bool  // the clients Install left out, every cell of each in the cache
+}
+
+// Said are the clients the sweep installed (or found installed and checked) and those it left
+// out, every cell of each in the cell cache and none run after all, in the manifest's order:
+// what the results say of it (tally.Results.Installed).
+func (in *Installs) Said() (installed, notInstalled []string) {
+	if in == nil {
+		return nil, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, c := range in.clients {
+		err, done := in.done[c.ID()]
+		switch {
+		case done && err == nil:
+			installed = append(installed, c.ID())
+		case !done && in.skipped[c.ID()]:
+			notInstalled = append(notInstalled, c.ID())
+		}
+	}
+	return installed, notInstalled
+}
+
+// planInstalls makes the sweep's Installs: every client that runs from the install cache with
+// its recipe and folder, nothing installed. A client whose recipe cannot be read is marked
+// unavailable, with the reason; one the manifest defines is the manifest's error instead
+// (sc.InstallError), and nothing runs.
+func planInstalls(sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (*Installs, error) {
+	in := &Installs{sc: sc, log: log, recipes: map[string]install.Recipe{}, dirs: map[string]string{}, done: map[string]error{}, skipped: map[string]bool{}}
 	for _, c := range clients {
 		if c.Descriptor.Local == nil {
 			continue
@@ -182,35 +229,110 @@ func installLocal(ctx context.Context, sc *scenario.Scenario, clients []Client, 
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		if root == "" {
+		if in.root == "" {
 			var err error
-			if root, err = install.Root(); err != nil {
+			if in.root, err = install.Root(); err != nil {
 				return nil, err
 			}
 		}
 		r, err := LocalRecipe(c)
-		fresh := false
+		var key string
 		if err == nil {
-			installed[c.ID()], fresh, err = install.Ensure(ctx, root, c.ID(), r, log)
-		}
-		if err == nil && !fresh {
-			already = append(already, c.ID())
+			key, err = r.Key()
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
 			if c.Descriptor.Manifest {
 				return nil, sc.InstallError(c.Client, err)
 			}
 			unavailable[c.ID()] = err.Error()
 			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+			continue
+		}
+		in.clients = append(in.clients, c)
+		in.recipes[c.ID()], in.dirs[c.ID()] = r, filepath.Join(in.root, key)
+	}
+	return in, nil
+}
+
+// ensure installs client id, or checks its install whole, once for the sweep (install.Ensure,
+// which also keeps its state for the check before each run); later calls return what came of
+// the first. fresh says whether this call installed it.
+func (in *Installs) ensure(ctx context.Context, id string) (fresh bool, err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err, done := in.done[id]; done {
+		return false, err
+	}
+	dir, fresh, err := install.Ensure(ctx, in.root, id, in.recipes[id], in.log)
+	if err == nil && dir != in.dirs[id] {
+		err = fmt.Errorf("installed into %s, not %s as its recipe's key said", dir, in.dirs[id])
+	}
+	if ctx.Err() == nil {
+		in.done[id] = err
+	}
+	return fresh, err
+}
+
+// Ready makes sure the install client id runs from is there and whole before a run of it
+// starts: a client the sweep's first pass (Install) left out, every cell of it in the cell
+// cache, is installed now that one of its cells runs after all (its entry damaged, or the
+// server answering otherwise). A client with no install has nothing to do.
+func (in *Installs) Ready(ctx context.Context, id string) error {
+	if in == nil || in.dirs[id] == "" {
+		return nil
+	}
+	_, err := in.ensure(ctx, id)
+	return err
+}
+
+// Install installs the clients of the sweep that run from the install cache and that need says
+// have a cell to run (Options.ClientsToRun; nil needs every one), and says on the log which it installed, which were installed already, and
+// which it left out because none of their cells is to run. A client that cannot be installed is
+// marked unavailable, with the reason, and loses its fingerprint; one the manifest defines is
+// the manifest's error instead (sc.InstallError), and nothing runs.
+func (c Choice) Install(ctx context.Context, need map[string]bool) error {
+	in := c.Installs
+	if in == nil {
+		return nil
+	}
+	var already, skipped []string
+	for _, cl := range in.clients {
+		id := cl.ID()
+		if _, out := c.Unavailable[id]; out {
+			continue
+		}
+		if run, has := need[id]; need != nil && !run {
+			if has {
+				skipped = append(skipped, id)
+				in.mu.Lock()
+				in.skipped[id] = true
+				in.mu.Unlock()
+			}
+			continue
+		}
+		fresh, err := in.ensure(ctx, id)
+		if err == nil && !fresh {
+			already = append(already, id)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if cl.Descriptor.Manifest {
+				return in.sc.InstallError(cl.Client, err)
+			}
+			c.Unavailable[id] = err.Error()
+			delete(c.Fingerprints, id)
+			fmt.Fprintf(in.log, "client %s is unavailable: %s\n", report.Plain(id), report.Plain(err.Error()))
 		}
 	}
 	if len(already) > 0 {
-		fmt.Fprintf(log, "installed already, nothing to install: %s (in %s)\n", report.Plain(strings.Join(already, ", ")), root)
+		fmt.Fprintf(in.log, "installed already, nothing to install: %s (in %s)\n", report.Plain(strings.Join(already, ", ")), in.root)
 	}
-	return installed, nil
+	if len(skipped) > 0 {
+		fmt.Fprintf(in.log, "not installed, every cell of it is in the cell cache: %s\n", report.Plain(strings.Join(skipped, ", ")))
+	}
+	return nil
 }
 
 // LocalRecipe is what installs the client on this machine: its recipe at the manifest's version
@@ -467,7 +589,7 @@ func sandbox(sc *scenario.Scenario) docker.Sandbox {
 // caller adds where the output goes and how the server is given.
 func (c Choice) Options(p Plan) Options {
 	p.Unavailable = c.Unavailable
-	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed}
+	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed, Installs: c.Installs}
 }
 
 // Image is the cell image client id's runs start from, "" on a backend that runs no images.

@@ -9,11 +9,15 @@
 //	defer choice.Done()
 //	o := choice.Options(runner.Plan{Scenario: sc}) // the backend, its adapters and installs
 //	o.Out, o.Parallel = dir, 4
+//	err = choice.Install(ctx, o.ClientsToRun()) // on local, the clients with a cell to run
 //	res, err := runner.Run(ctx, o)
 //	// res holds the counts per cell; runs.jsonl in dir holds every run's record
 //
 // [ChooseBackend] picks where runs execute and, on docker, builds each client's cell image
-// first; a client that cannot run there is listed as unavailable, with the reason, never given
+// first; on local it installs nothing: each install's folder is named by its recipe's key, so
+// the cells' keys are known first, and [Choice.Install] installs only the clients with a cell
+// the cell cache does not hold (a cell it then fails to give installs its client before it
+// runs: [Installs.Ready]); a client that cannot run there is listed as unavailable, with the reason, never given
 // made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Results]: every cell
 // with its planned runs), then yields each run of its [Plan] as a [Job] ([Plan.Jobs]), writes
 // the run's input files into its directory, has package execute run it on the [Backend] (the
