@@ -135,13 +135,25 @@ func fingerprints(clients []Client, unavailable, images, installed, adapters map
 // is of the manifest's folder, so an edit to such a file would otherwise leave the client's
 // fingerprint, its cells' keys and a resume's check as they were. A file that file reads or
 // starts in turn is not followed.
+//
+// A program named without a / is looked up on PATH whether or not the install has one of that
+// name (the run starts the install's own first: a venv's python3): the fingerprint is then the
+// same before the client is installed as after, which it must be, as the cells' keys are made
+// before any install (a sweep installs only the clients with a cell to run) and a resume
+// compares it with the one the sweep started with. The PATH's program is what an install's own
+// of that name was made from (a venv's python3 is the interpreter that made it), or, at worst,
+// a file whose edit re-runs cells that did not need it.
 func outsideFiles(c Client, dir string) string {
 	l := c.Descriptor.Local
 	if !c.Descriptor.Manifest || l == nil || len(l.Command) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for i, w := range l.Argv("", dir, c.ID(), "") {
+	argv := l.Argv("", dir, c.ID(), "")
+	if !strings.ContainsRune(l.Command[0], '/') {
+		argv[0] = l.Command[0] // not the install's own (Argv's install.LookBin): see above
+	}
+	for i, w := range argv {
 		if i == 0 && !strings.ContainsRune(w, '/') {
 			found, err := exec.LookPath(w)
 			if err != nil {
