@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/tally"
 )
 
@@ -59,6 +61,9 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 		if !strings.Contains(summary, "not installed, every cell in the cache: "+strings.Join(notInstalled, ", ")) {
 			t.Errorf("%s: summary.md does not say what was not installed:\n%s", sweep, summary)
 		}
+		if len(installed) > 0 && !strings.Contains(summary, "installed for the cells that ran: "+strings.Join(installed, ", ")) {
+			t.Errorf("%s: summary.md does not say what was installed, and why:\n%s", sweep, summary)
+		}
 	}
 	said("every cell in the cache", second, nil, []string{"one", "two"})
 
@@ -104,5 +109,43 @@ func TestCellCacheInstallsOnlyWhatRuns(t *testing.T) {
 	_, stderr, err := f.try(cache, fresh())
 	if err == nil || !strings.Contains(stderr, "client one: the install in ") || !strings.Contains(stderr, "changed during the sweep") {
 		t.Errorf("a run wrote into the install made for a damaged entry's cell: %v; want the sweep stopped, saying so:\n%s", err, stderr)
+	}
+}
+
+// TestCellCacheVenvPython (issue 55): a Python client started as python3, which its install's
+// venv holds once made, has the same cells' keys whether its install is there or not: the
+// second sweep, its install made by the first, reuses every cell; a third, on a fresh install
+// cache, reuses them too and makes no venv. The keys are made before any install, and the
+// program was the venv's python3 after one but PATH's before.
+func TestCellCacheVenvPython(t *testing.T) {
+	needRuntimes(t)
+	f := newCacheFixture(t)
+	cache := filepath.Join(t.TempDir(), "cells")
+	writeFile(t, filepath.Join(f.dir, "count.py"), "import os\nopen("+pyQuote(filepath.Join(f.logs, "py"))+", 'a').write('started\\n')\n"+
+		"os.execv("+pyQuote(staticToolscore(t))+", ['toolscore', 'client', 'raw'])\n")
+	f.manifest(1, "  - name: py\n    runtime: python\n    command: [python3, ./count.py]\n")
+	first, stderr := f.sweep(cache)
+	if first.RunsExecuted != 4 || !reflect.DeepEqual(first.Installed, []string{"py"}) {
+		t.Fatalf("first sweep: %d runs executed, installed %q; want 4, py installed\n%s", first.RunsExecuted, first.Installed, stderr)
+	}
+	venvs := func(root string) []string {
+		found, _ := filepath.Glob(filepath.Join(root, "clients", "*", install.VenvDir))
+		return found
+	}
+	if v := venvs(os.Getenv("TOOLSCORE_CACHE")); len(v) != 1 {
+		t.Fatalf("first sweep: venvs %v in the install cache; want py's", v)
+	}
+	before := f.starts()
+	second, stderr := f.sweep(cache)
+	if s := diffStarts(before, f.starts()); second.RunsReused != 4 || len(s) != 0 {
+		t.Errorf("second sweep, the install there: %d runs reused, starts %v; want every cell reused\n%s", second.RunsReused, s, stderr)
+	}
+	installs := t.TempDir()
+	third, stderr := f.sweep(cache, "TOOLSCORE_CACHE="+installs)
+	if s := diffStarts(before, f.starts()); third.RunsReused != 4 || len(s) != 0 || !reflect.DeepEqual(third.NotInstalled, []string{"py"}) {
+		t.Errorf("third sweep, a fresh install cache: %d runs reused, starts %v, not installed %q; want every cell reused, py not installed\n%s", third.RunsReused, s, third.NotInstalled, stderr)
+	}
+	if v := venvs(installs); len(v) != 0 {
+		t.Errorf("third sweep made a venv, every cell in the cell cache: %v", v)
 	}
 }
