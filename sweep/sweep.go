@@ -200,8 +200,14 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	o.Out, o.ServerEnv, o.Secrets, o.Auth, o.ServerCache = out, serverEnv, secrets, auth, serverCache(be, sc)
 	// Before any run: the server starts, and lists the tools the scenario calls (a replay's
 	// recordings stand in for it, checked below).
+	// On docker the server's checks run in the first client's cell image, built now; the other
+	// clients' images are built only for the cells that run (choice.Install below).
+	if err := choice.ReadyForChecks(ctx, sc); err != nil {
+		return fail(err)
+	}
+	checked := map[string]bool{}
 	if recordings == nil {
-		if _, err := checkServer(ctx, choice, sc); err != nil {
+		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
 			return fail(err)
 		}
 		if _, err := checkURLServer(ctx, be, sc, auth, unavailable); err != nil {
@@ -243,6 +249,12 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	// client installed before it runs). A client that cannot be installed leaves the plan.
 	if err := choice.Install(ctx, o.ClientsToRun()); err != nil {
 		return fail(err)
+	}
+	if recordings == nil {
+		// The server starts in the images just built too.
+		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
+			return fail(err)
+		}
 	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).

@@ -27,8 +27,9 @@ type Results struct {
 	RunsExecuted int `json:"runs_executed"`
 	RunsReused   int `json:"runs_reused"`
 	// Installed are the clients a local sweep installed, or found installed and checked, for
-	// cells it ran; NotInstalled those it installed nothing for, the cell cache holding every
-	// cell of each (issue 55). Both are absent on docker and for clients with no install.
+	// cells it ran, and on docker those whose cell image it built or found; NotInstalled those
+	// it installed or built nothing for, the cell cache holding every cell of each (issue 55).
+	// A client with no install (a Go client on local) is in neither.
 	Installed    []string      `json:"installed,omitempty"`
 	NotInstalled []string      `json:"not_installed,omitempty"`
 	Cells        []*Cell       `json:"cells"`

@@ -312,6 +312,11 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	for _, s := range sessions {
 		steps += time.Duration(len(s.Sent)+1) * timeout
 	}
+	// On docker the replay runs in the client's cell image: built for the checks already
+	// (Choice.ReadyForChecks), unless the sweep did not check the server (a replay's).
+	if err := o.Installs.ForChecks(ctx, client); err != nil {
+		return nil, err
+	}
 	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: client, Cell: "cache check", Command: command, Env: env, Timeout: 2*time.Minute + steps})
 	switch {
 	case res.Err != nil:

@@ -84,8 +84,9 @@ type Options struct {
 	// Installed are the install cache's folders clients run from on the local backend, by
 	// client ID (Choice.Installed); a client there starts as its client.Local says.
 	Installed map[string]string
-	// Installs, when set, installs a client of Installed before its first run (Installs.Ready):
-	// without it, Installed must have been installed (Choice.Install).
+	// Installs, when set, installs a client of Installed, or on docker builds its cell image,
+	// before its first run (Installs.Ready): without it, Installed must have been installed
+	// and the images built (Choice.Install).
 	Installs *Installs
 	// Record is what sweep.json says of how the sweep was asked for (its manifest and the
 	// command's flags); Run adds the plan and writes it into Out before the first run.
@@ -236,7 +237,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				continue
 			}
 		}
-		if cells != nil {
+		// The cell's held container starts from its client's image: built first, when the sweep
+		// found no cell of it to run before the cache turned this one down (runOne says why not).
+		if cells != nil && o.Installs.Ready(ctx, c.First.Client.ID()) == nil {
 			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
 			cells.PrepareCell(ctx, spec)
 		}
