@@ -168,7 +168,7 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 	}
 	p.Facts = strings.Join(facts, " · ")
 	if reusedAny(r) {
-		p.Cache = line(CacheLine(r))
+		p.Cache = line(cacheLine(r, Plain))
 	}
 	if r.Interrupted {
 		p.Interrupted = fmt.Sprintf("Interrupted: %d of %d planned runs did not run.", planned-runs, planned)

@@ -31,7 +31,7 @@ func Markdown(w io.Writer, r *tally.Results) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# toolscore: %s\n\n", EscapeMarkdown(r.Scenario))
 	if r.RunsReused > 0 {
-		b.WriteString(CacheLine(r) + "\n\n")
+		b.WriteString(cacheLine(r, EscapeMarkdown) + "\n\n")
 	}
 	runs, planned, cells := runCounts(r)
 	facts := []string{fmt.Sprintf("**%d of %d runs** in %d cells", runs, planned, cells)}

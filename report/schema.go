@@ -60,6 +60,8 @@ var resultsComments = map[string]string{
 	"Results.Finished":      "When the sweep finished.",
 	"Results.RunsExecuted":  "How many runs this sweep ran (absent in results of toolscores before the cell cache).",
 	"Results.RunsReused":    "How many runs this sweep took from the cell cache instead of running them, the server's answers checked first.",
+	"Results.Installed":     "The clients a local sweep installed (or found installed and checked) for cells it ran; on docker, those whose cell image it built or found, for cells it ran or the server's checks.",
+	"Results.NotInstalled":  "The clients for which a sweep installed nothing and built no cell image: the cell cache held every cell of each.",
 	"Results.Interrupted":   "True when the sweep stopped before every planned run finished.",
 	"Results.Cells":         "Every cell of the matrix with its outcome counts.",
 	"Results.Expectations":  "The manifest's expect entries and how each came out.",

@@ -34,7 +34,7 @@ const (
 func Text(w io.Writer, r *tally.Results) error {
 	var b strings.Builder
 	if r.RunsReused > 0 {
-		b.WriteString(CacheLine(r) + "\n")
+		b.WriteString(cacheLine(r, Plain) + "\n")
 	}
 	runs, planned, cells := runCounts(r)
 	fmt.Fprintf(&b, "%s: %d of %d runs in %d cells", plain(r.Scenario), runs, planned, cells)

@@ -18,11 +18,17 @@ import (
 
 // checkServer makes sure the scenario's server command can be started where the runs will start
 // it, once per distinct cell image, before any run: a server that cannot start is a setup error,
-// not a crash of every client. setup says the command is missing, or an image server exited
-// before it listened (exit 2); otherwise err means the check itself could not run.
-func checkServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenario) (setup bool, err error) {
+// not a crash of every client. Only the images built so far are checked (on docker a client
+// with no cell to run has none), each once whatever the calls: checked holds those done. setup
+// says the command is missing, or an image server exited before it listened (exit 2);
+// otherwise err means the check itself could not run.
+func checkServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenario, checked map[string]bool) (setup bool, err error) {
 	be, unavailable := choice.Backend, choice.Unavailable
 	if sc.Server.Image != "" {
+		if checked["server image"] {
+			return false, nil
+		}
+		checked["server image"] = true
 		return checkImageServer(ctx, choice, sc)
 	}
 	if sc.Server.Builtin != "" || len(sc.Server.Command) == 0 {
@@ -37,9 +43,8 @@ func checkServer(ctx context.Context, choice runner.Choice, sc *scenario.Scenari
 		}
 		env = append(env, "PATH="+v) // the server's PATH is what exec searches
 	}
-	checked := map[string]bool{}
 	for _, c := range sc.Clients {
-		if _, out := unavailable[c.ID()]; out {
+		if _, out := unavailable[c.ID()]; out || !choice.Installs.Made(c.ID()) {
 			continue
 		}
 		where, image := "", choice.Image(c.ID())

@@ -218,8 +218,14 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	o.Out, o.ServerEnv, o.Secrets, o.Auth, o.ServerCache = out, serverEnv, secrets, auth, serverCache(be, sc)
 	// Before any run: the server starts, and lists the tools the scenario calls (a replay's
 	// recordings stand in for it, checked below).
+	// On docker the server's checks run in the first client's cell image, built now; the other
+	// clients' images are built only for the cells that run (choice.Install below).
+	if err := choice.ReadyForChecks(ctx, sc); err != nil {
+		return fail(err)
+	}
+	checked := map[string]bool{}
 	if recordings == nil {
-		if _, err := checkServer(ctx, choice, sc); err != nil {
+		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
 			return fail(err)
 		}
 		if _, err := checkURLServer(ctx, be, sc, auth, unavailable); err != nil {
@@ -244,6 +250,30 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 			return fail(err)
 		}
 	}
+	rec := sweepRecord(a, sc, be.Name())
+	var buildErr error
+	rec.Build, buildErr = Build(a.Version, a.Self)
+	rec.Adapters = choice.Fingerprints
+	o.Parallel, o.Version, o.Replay, o.Record, o.Resume = par, a.Version, recordings, rec, resume
+	switch {
+	case a.Cache != "" && buildErr != nil:
+		// The build keys every cell: one not known could take another build's cells.
+		fmt.Fprintf(stderr, "cell cache: every cell runs and none is kept: %v\n", buildErr)
+	case a.Cache != "":
+		o.Cache = &runner.CellCache{Store: cache.Cache{Dir: a.Cache}, Log: stderr}
+	}
+	// The cells' keys are known before any client is installed: only the clients with a cell
+	// the cache does not hold are installed now (a cell it turns out not to give has its
+	// client installed before it runs). A client that cannot be installed leaves the plan.
+	if err := choice.Install(ctx, o.ClientsToRun()); err != nil {
+		return fail(err)
+	}
+	if recordings == nil {
+		// The server starts in the images just built too.
+		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
+			return fail(err)
+		}
+	}
 	// Count the cells that will run: not those of unavailable clients, and in a shard only
 	// those with runs in it (shards number the cells of the whole matrix).
 	cells, progCells := o.Cells()
@@ -256,22 +286,10 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	}
 	fmt.Fprintf(stderr, "toolscore %s: %s (%s): %d cells × %d runs%s on the %s backend (%s), %d at a time; output in %s\n",
 		a.Version, report.Plain(sc.Name), report.Plain(path), cells, sc.Runs, slice, be.Name(), report.Plain(why), par, report.Plain(out))
-	rec := sweepRecord(a, sc, be.Name())
-	var buildErr error
-	rec.Build, buildErr = Build(a.Version, a.Self)
-	rec.Adapters = choice.Fingerprints
-	o.Parallel, o.Version, o.Replay, o.Record, o.Resume = par, a.Version, recordings, rec, resume
 	if resume {
 		if _, err := o.CheckResume(); err != nil {
 			return fail(exitcode.UsageError(err))
 		}
-	}
-	switch {
-	case a.Cache != "" && buildErr != nil:
-		// The build keys every cell: one not known could take another build's cells.
-		fmt.Fprintf(stderr, "cell cache: every cell runs and none is kept: %v\n", buildErr)
-	case a.Cache != "":
-		o.Cache = &runner.CellCache{Store: cache.Cache{Dir: a.Cache}, Log: stderr}
 	}
 	prog := newProgress(stderr, progCells)
 	o.Progress = prog
@@ -284,6 +302,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 		return fail(err) // the output directory could not be made: nothing ran
 	}
 	res.NotApplicable = skipped
+	res.Installed, res.NotInstalled = choice.Installs.Said()
 	res.Expectations = tally.Check(sc, res)
 	// What ran is reported and checked whatever could be written of it; an output that could
 	// not all be written (runs.jsonl or a report: a full disk) then fails the sweep as setup.

@@ -49,6 +49,12 @@ func Merge(rs ...*Results) (*Results, error) {
 		m.Interrupted = m.Interrupted || r.Interrupted
 		m.RunsExecuted += r.RunsExecuted
 		m.RunsReused += r.RunsReused
+		for _, c := range r.Installed {
+			m.Installed = appendDistinct(m.Installed, c)
+		}
+		for _, c := range r.NotInstalled {
+			m.NotInstalled = appendDistinct(m.NotInstalled, c)
+		}
 
 		for _, c := range r.Cells {
 			if c == nil {

@@ -24,8 +24,14 @@ type Results struct {
 	Shard       string    `json:"shard,omitempty"` // the slice of the runs this sweep ran, "i/n"; "" for all
 	// RunsExecuted counts the runs this sweep ran; RunsReused those it took from the cell cache,
 	// whose cells say where from (Cell.ReusedFrom).
-	RunsExecuted int           `json:"runs_executed"`
-	RunsReused   int           `json:"runs_reused"`
+	RunsExecuted int `json:"runs_executed"`
+	RunsReused   int `json:"runs_reused"`
+	// Installed are the clients a local sweep installed, or found installed and checked, for
+	// cells it ran, and on docker those whose cell image it built or found; NotInstalled those
+	// it installed or built nothing for, the cell cache holding every cell of each (issue 55).
+	// A client with no install (a Go client on local) is in neither.
+	Installed    []string      `json:"installed,omitempty"`
+	NotInstalled []string      `json:"not_installed,omitempty"`
 	Cells        []*Cell       `json:"cells"`
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// Unavailable lists clients that could not run at all, with the reason.

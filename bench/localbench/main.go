@@ -197,6 +197,9 @@ func plan(ctx context.Context, self, id string) (*bench, error) {
 	}
 	sc.Runs = 1 // the bare side starts this one run n times
 	choice, err := runner.ChooseBackend(ctx, "local", self, sc, os.Stdout)
+	if err == nil {
+		err = choice.Install(ctx, nil) // the bare side starts the install's adapter itself
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -149,8 +149,8 @@ func TestCellCacheAdapterOutsideManifest(t *testing.T) {
 
 // TestCachesInsideManifestFolder (issue 48): a cell cache, or toolscore's caches folder, kept
 // in the manifest's folder is not part of a defined client's install: the second sweep finds
-// the client installed already and reuses every cell, where copying the cache in made another
-// install, and so other keys, at every sweep.
+// every cell of the client in the cell cache (and so installs nothing), where copying the cache
+// in made another install, and so other keys, at every sweep.
 func TestCachesInsideManifestFolder(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -172,7 +172,7 @@ func TestCachesInsideManifestFolder(t *testing.T) {
 				t.Fatalf("first sweep: %d runs executed, want 4\n%s", first.RunsExecuted, stderr)
 			}
 			second, stderr := f.sweep(cache, env...)
-			if second.RunsExecuted != 0 || second.RunsReused != 4 || !strings.Contains(stderr, "installed already, nothing to install: one") {
+			if second.RunsExecuted != 0 || second.RunsReused != 4 || !strings.Contains(stderr, "not installed, every cell of it is in the cell cache: one") {
 				t.Errorf("second sweep: %d runs executed, %d reused; want every cell reused from the install of the first\n%s", second.RunsExecuted, second.RunsReused, stderr)
 			}
 		})

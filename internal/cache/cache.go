@@ -98,6 +98,14 @@ func short(key string) string {
 	return key
 }
 
+// Has says whether the cache seems to hold an entry of key, reading none of it: a hint for what
+// to prepare (a sweep installs no client whose cells all seem held), never a reason to reuse
+// anything, which only Get's check gives.
+func (c *Cache) Has(key string) bool {
+	info, err := os.Lstat(filepath.Join(c.Dir, key, manifestFile))
+	return err == nil && info.Mode().IsRegular()
+}
+
 // Get reads the entry of key and checks every file against its manifest: ErrMiss when there is
 // none, a *DamagedError when it does not hold what was stored.
 func (c *Cache) Get(key string) (*Entry, error) {

@@ -142,6 +142,28 @@ func (o Options) cacheUnusable() string {
 	return ""
 }
 
+// ClientsToRun says of each client with a cell in this sweep whether one of its cells is to
+// run, as far as can be told before any is checked: false when the cell cache seems to hold
+// every one (cache.Has); a client with no cell here is not in it. The sweep provisions only these first (Choice.Install); a cell
+// the cache turns out not to give after all (its entry damaged, the server answering
+// otherwise) has its client provisioned before it runs (Installs.Ready).
+func (o Options) ClientsToRun() map[string]bool {
+	need := map[string]bool{}
+	cached := o.Cache != nil && o.cacheUnusable() == ""
+	for c := range o.cellJobs() {
+		id := c.First.Client.ID()
+		if need[id] {
+			continue
+		}
+		need[id] = !cached || c.First.Cell.Client.Model != nil && c.First.Cell.Client.Cache != "reuse"
+		if !need[id] {
+			key, _ := o.cellKey(c.First, o.sliceOf(c))
+			need[id] = !o.Cache.Store.Has(key)
+		}
+	}
+	return need
+}
+
 // cacheHits finds the cells of this sweep the cache holds, checks the live server against
 // their recorded sessions (one fresh session each distinct one), and keeps those whose answers
 // are all the same. It says on the log what it could not use, and why.
@@ -289,6 +311,11 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	var steps time.Duration
 	for _, s := range sessions {
 		steps += time.Duration(len(s.Sent)+1) * timeout
+	}
+	// On docker the replay runs in the client's cell image: built for the checks already
+	// (Choice.ReadyForChecks), unless the sweep did not check the server (a replay's).
+	if err := o.Installs.ForChecks(ctx, client); err != nil {
+		return nil, err
 	}
 	res := o.Backend.Run(ctx, backend.Spec{Dir: dir, Client: client, Cell: "cache check", Command: command, Env: env, Timeout: 2*time.Minute + steps})
 	switch {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend/docker"
@@ -36,8 +37,12 @@ type Choice struct {
 	// that runs one on this backend (see Options.Adapters).
 	Adapters map[string]string
 	// Installed are the folders of the install cache the local backend runs clients from, by
-	// client ID (see Options.Installed).
+	// client ID (see Options.Installed): each named by its recipe's key before anything is
+	// installed in it, so the cells' keys are known first. Installs makes them.
 	Installed map[string]string
+	// Installs installs them, each only for a client with a cell to run (Install, and a run's
+	// own check before it starts); nil on docker.
+	Installs *Installs
 	// Done cleans up once the sweep is over, and says if it left anything behind.
 	Done func()
 	// Fingerprints say what each client that can run will run as, by client ID: its cell
@@ -48,8 +53,10 @@ type Choice struct {
 
 // ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
 // answers and local otherwise; for "auto" (the action's) docker or nothing, so a server under
-// test never runs beside the runner by surprise. On docker it builds every client's cell image
-// first. self is the toolscore binary; what it does is logged to log.
+// test never runs beside the runner by surprise. It builds no client's cell image and installs
+// no client: Choice.ReadyForChecks builds the image the server's checks run in, Choice.Install
+// the others with a cell to run, Installs.Ready any before its first run.
+// self is the toolscore binary; what it does is logged to log.
 func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario, log io.Writer) (Choice, error) {
 	// Whatever the backend, the process groups of local runs whose runner was killed go first.
 	if n, err := local.SweepGroups(); err != nil {
@@ -71,8 +78,12 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	}
 	localChoice := func(why string) (Choice, error) {
 		adapters := localAdapters()
-		installed, err := installLocal(ctx, sc, clients, localOnly, log)
-		return Choice{onHost, why, localOnly, adapters, installed, func() {}, fingerprints(clients, localOnly, nil, installed, adapters)}, err
+		installs, err := planInstalls(sc, clients, localOnly, log)
+		if err != nil {
+			return Choice{}, err
+		}
+		return Choice{Backend: onHost, Why: why, Unavailable: localOnly, Adapters: adapters, Installed: installs.dirs, Installs: installs, Done: func() {},
+			Fingerprints: fingerprints(clients, localOnly, nil, installs.dirs, adapters)}, nil
 	}
 	switch name {
 	case "local":
@@ -81,13 +92,13 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 	default:
 		return Choice{}, fmt.Errorf("%w %q (known: docker, local)", ErrUnknownBackend, name)
 	}
-	d, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, clients, log)
+	d, images, unavailable, adapters, done, err := dockerBackend(ctx, self, sc, clients, log)
 	if err == nil {
 		why := "asked for with --backend docker"
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Done: done, Fingerprints: fingerprints(clients, unavailable, d.Images, nil, adapters)}, nil
+		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Installs: images, Done: done, Fingerprints: fingerprints(clients, unavailable, d.Images, nil, adapters)}, nil
 	}
 	if _, manifest := errors.AsType[*scenario.Error](err); name != "" || manifest {
 		return Choice{}, err
@@ -125,13 +136,25 @@ func fingerprints(clients []Client, unavailable, images, installed, adapters map
 // is of the manifest's folder, so an edit to such a file would otherwise leave the client's
 // fingerprint, its cells' keys and a resume's check as they were. A file that file reads or
 // starts in turn is not followed.
+//
+// A program named without a / is looked up on PATH whether or not the install has one of that
+// name (the run starts the install's own first: a venv's python3): the fingerprint is then the
+// same before the client is installed as after, which it must be, as the cells' keys are made
+// before any install (a sweep installs only the clients with a cell to run) and a resume
+// compares it with the one the sweep started with. The PATH's program is what an install's own
+// of that name was made from (a venv's python3 is the interpreter that made it), or, at worst,
+// a file whose edit re-runs cells that did not need it.
 func outsideFiles(c Client, dir string) string {
 	l := c.Descriptor.Local
 	if !c.Descriptor.Manifest || l == nil || len(l.Command) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for i, w := range l.Argv("", dir, c.ID(), "") {
+	argv := l.Argv("", dir, c.ID(), "")
+	if !strings.ContainsRune(l.Command[0], '/') {
+		argv[0] = l.Command[0] // not the install's own (Argv's install.LookBin): see above
+	}
+	for i, w := range argv {
 		if i == 0 && !strings.ContainsRune(w, '/') {
 			found, err := exec.LookPath(w)
 			if err != nil {
@@ -167,14 +190,55 @@ func fileDigest(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// installLocal installs every client of the sweep that runs from the install cache (once per
-// recipe: later sweeps find it there) and returns the folders by client ID. A client that
-// cannot be installed is marked unavailable, with the reason; one the manifest defines is the
-// manifest's error instead (sc.InstallError), and nothing runs.
-func installLocal(ctx context.Context, sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (map[string]string, error) {
-	installed := map[string]string{}
-	var root string
-	var already []string
+// Installs are what a sweep's clients run from: on local their installs, on docker their cell
+// images. Each install's folder is named by its recipe's key, and each image by the hash of
+// its inputs (cellimage.Spec.Tag), both known without making anything: so are the clients'
+// fingerprints and their cells' keys, and the cell cache is looked up first. A client is
+// installed (or its install checked whole, install.Ensure), or its image built (or found),
+// only once a cell of it is to run: a sweep whose cells all come from the cache makes none,
+// but on docker the image the server's checks run in (ForChecks).
+type Installs struct {
+	sc      *scenario.Scenario
+	root    string // local: the install cache's folder
+	log     io.Writer
+	images  bool     // docker's cell images, not installs
+	clients []Client // in the manifest's order, those with something to make
+	dirs    map[string]string
+	// make makes client id's install or image, or checks it is there: fresh says it made it.
+	make map[string]func(ctx context.Context) (fresh bool, err error)
+
+	mu      sync.Mutex
+	done    map[string]error // the clients ensured, with what came of it
+	skipped map[string]bool  // the clients Install left out, every cell of each in the cache
+}
+
+// Said are the clients the sweep installed (or found installed and checked), or whose image it
+// built (or found), and those it left out, every cell of each in the cell cache and none run
+// after all, in the manifest's order: what the results say of it (tally.Results.Installed).
+func (in *Installs) Said() (installed, notInstalled []string) {
+	if in == nil {
+		return nil, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, c := range in.clients {
+		err, done := in.done[c.ID()]
+		switch {
+		case done && err == nil:
+			installed = append(installed, c.ID())
+		case !done && in.skipped[c.ID()]:
+			notInstalled = append(notInstalled, c.ID())
+		}
+	}
+	return installed, notInstalled
+}
+
+// planInstalls makes the sweep's Installs: every client that runs from the install cache with
+// its recipe and folder, nothing installed. A client whose recipe cannot be read is marked
+// unavailable, with the reason; one the manifest defines is the manifest's error instead
+// (sc.InstallError), and nothing runs.
+func planInstalls(sc *scenario.Scenario, clients []Client, unavailable map[string]string, log io.Writer) (*Installs, error) {
+	in := newInstalls(sc, log)
 	for _, c := range clients {
 		if c.Descriptor.Local == nil {
 			continue
@@ -182,35 +246,172 @@ func installLocal(ctx context.Context, sc *scenario.Scenario, clients []Client, 
 		if _, out := unavailable[c.ID()]; out {
 			continue
 		}
-		if root == "" {
+		if in.root == "" {
 			var err error
-			if root, err = install.Root(); err != nil {
+			if in.root, err = install.Root(); err != nil {
 				return nil, err
 			}
 		}
 		r, err := LocalRecipe(c)
-		fresh := false
+		var key string
 		if err == nil {
-			installed[c.ID()], fresh, err = install.Ensure(ctx, root, c.ID(), r, log)
-		}
-		if err == nil && !fresh {
-			already = append(already, c.ID())
+			key, err = r.Key()
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
 			if c.Descriptor.Manifest {
 				return nil, sc.InstallError(c.Client, err)
 			}
 			unavailable[c.ID()] = err.Error()
 			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+			continue
+		}
+		id, dir := c.ID(), filepath.Join(in.root, key)
+		in.clients = append(in.clients, c)
+		in.dirs[id] = dir
+		in.make[id] = func(ctx context.Context) (bool, error) {
+			got, fresh, err := install.Ensure(ctx, in.root, id, r, log)
+			if err == nil && got != dir {
+				err = fmt.Errorf("installed into %s, not %s as its recipe's key said", got, dir)
+			}
+			return fresh, err
 		}
 	}
-	if len(already) > 0 {
-		fmt.Fprintf(log, "installed already, nothing to install: %s (in %s)\n", report.Plain(strings.Join(already, ", ")), root)
+	return in, nil
+}
+
+func newInstalls(sc *scenario.Scenario, log io.Writer) *Installs {
+	return &Installs{sc: sc, log: log, dirs: map[string]string{}, make: map[string]func(context.Context) (bool, error){},
+		done: map[string]error{}, skipped: map[string]bool{}}
+}
+
+// ensure installs client id, or checks its install whole, once for the sweep (install.Ensure,
+// which also keeps its state for the check before each run), or builds its cell image; later
+// calls return what came of the first. fresh says whether this call made it.
+func (in *Installs) ensure(ctx context.Context, id string) (fresh bool, err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err, done := in.done[id]; done {
+		return false, err
 	}
-	return installed, nil
+	fresh, err = in.make[id](ctx)
+	if ctx.Err() == nil {
+		in.done[id] = err
+	}
+	return fresh, err
+}
+
+// Ready makes sure the install client id runs from is there and whole, or its cell image
+// built, before a run of it starts: a client the sweep's first pass (Install) left out, every
+// cell of it in the cell cache, is installed now that one of its cells runs after all (its
+// entry damaged, or the server answering otherwise). A client with no install has nothing to do.
+func (in *Installs) Ready(ctx context.Context, id string) error {
+	if in == nil || in.make[id] == nil {
+		return nil
+	}
+	_, err := in.ensure(ctx, id)
+	return err
+}
+
+// ForChecks makes sure the server's checks (its start, the preflight, the cell cache's replay)
+// can run in client id's cell: on docker they run in its image, which is built for them; on
+// local they run on the host and need no install.
+func (in *Installs) ForChecks(ctx context.Context, id string) error {
+	if in == nil || !in.images {
+		return nil
+	}
+	return in.Ready(ctx, id)
+}
+
+// Made says whether a check of the server may run in client id's cell: on docker, whether its
+// image was built (or found) this sweep; on local, where the checks run on the host, always.
+func (in *Installs) Made(id string) bool {
+	if in == nil || !in.images || in.make[id] == nil {
+		return true
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	err, done := in.done[id]
+	return done && err == nil
+}
+
+// Install installs the clients of the sweep that run from the install cache, or builds the
+// cell images of those on docker, that need says have a cell to run (Options.ClientsToRun; nil
+// needs every one), and says on the log which were installed already, and which it left out
+// because none of their cells is to run. A client that cannot be installed, or whose image
+// cannot be built, is marked unavailable, with the reason, and loses its fingerprint; one the
+// manifest defines is the manifest's error instead (sc.InstallError), and nothing runs.
+func (c Choice) Install(ctx context.Context, need map[string]bool) error {
+	in := c.Installs
+	if in == nil {
+		return nil
+	}
+	var already, skipped []string
+	for _, cl := range in.clients {
+		id := cl.ID()
+		if _, out := c.Unavailable[id]; out {
+			continue
+		}
+		if run, has := need[id]; need != nil && !run {
+			in.mu.Lock()
+			_, made := in.done[id] // for the server's checks (ReadyForChecks): not left out
+			if has && !made {
+				skipped = append(skipped, id)
+				in.skipped[id] = true
+			}
+			in.mu.Unlock()
+			continue
+		}
+		fresh, err := in.ensure(ctx, id)
+		if err == nil && !fresh {
+			already = append(already, id)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if _, step := errors.AsType[*install.StepError](err); cl.Descriptor.Manifest && (step || !in.images) {
+				// A manifest's own client that does not install is the manifest's error.
+				return in.sc.InstallError(cl.Client, err)
+			}
+			c.Unavailable[id] = err.Error()
+			delete(c.Fingerprints, id)
+			fmt.Fprintf(in.log, "client %s is unavailable: %s\n", report.Plain(id), report.Plain(err.Error()))
+		}
+	}
+	if len(already) > 0 && !in.images {
+		fmt.Fprintf(in.log, "installed already, nothing to install: %s (in %s)\n", report.Plain(strings.Join(already, ", ")), in.root)
+	}
+	if len(skipped) > 0 {
+		what := "not installed"
+		if in.images {
+			what = "no cell image built"
+		}
+		fmt.Fprintf(in.log, "%s, every cell of it is in the cell cache: %s\n", what, report.Plain(strings.Join(skipped, ", ")))
+	}
+	return nil
+}
+
+// ReadyForChecks makes the cell image of the first client that can run, on docker, where the
+// server's checks (its start, the preflight, the cell cache's replay) run in it: before the
+// cell cache is looked up, which needs the preflight's plan. A client whose image cannot be
+// built is unavailable, and the next one's is made. Nothing on local.
+func (c Choice) ReadyForChecks(ctx context.Context, sc *scenario.Scenario) error {
+	if c.Installs == nil || !c.Installs.images {
+		return nil
+	}
+	for _, cl := range sc.Clients {
+		id := cl.ID()
+		if _, out := c.Unavailable[id]; out {
+			continue
+		}
+		if err := c.Install(ctx, map[string]bool{id: true}); err != nil {
+			return err
+		}
+		if _, out := c.Unavailable[id]; !out {
+			return nil
+		}
+	}
+	return nil
 }
 
 // LocalRecipe is what installs the client on this machine: its recipe at the manifest's version
@@ -284,20 +485,23 @@ func goAdapter(ctx context.Context, c Client, unavailable map[string]string, log
 	return path, true
 }
 
-// dockerBackend connects, sweeps what dead sweeps left, and makes sure the cell image of every
-// client of the scenario (clients, resolved) is built; done sweeps again and says if this sweep
-// left anything behind.
-func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*docker.Backend, map[string]string, map[string]string, func(), error) {
+// dockerBackend connects, sweeps what dead sweeps left, and plans the cell image of every
+// client of the scenario (clients, resolved): its tag, the hash of its inputs, is known without
+// building it, and the images (Installs) build it only for a client with a cell to run
+// (Choice.Install, Installs.Ready), or whose cell the server's checks run in (ReadyForChecks).
+// A ready image the manifest names is pulled now, as its ID is one of the inputs. done sweeps
+// again and says if this sweep left anything behind.
+func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clients []Client, log io.Writer) (*docker.Backend, *Installs, map[string]string, map[string]string, func(), error) {
 	bin, err := cellimage.StaticBinary(self)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	d, err := docker.New(ctx)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	if n, err := d.Sweep(ctx, false); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	} else if n > 0 {
 		fmt.Fprintf(log, "removed %d container(s) and volume(s) left by sweeps that are over\n", n)
 	}
@@ -305,17 +509,19 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 	unavailable := DockerUnavailable(sc)
 	if sc.Server.Image != "" {
 		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 	}
-	// Clients that share an image (the built-in ones, two versions of none) look it up once:
-	// each lookup hashes the whole binary.
+	// Clients that share an image (the built-in ones, two versions of none) plan it once: each
+	// plan hashes the whole binary.
 	type made struct {
-		tag string
-		err error
+		layers []layer
+		err    error
 	}
-	images := map[string]made{}
+	planned := map[string]made{}
 	adapters := map[string]string{}
+	images := newInstalls(sc, log)
+	images.images = true
 	for _, c := range clients {
 		adapter, isGo := goAdapter(ctx, c, unavailable, log)
 		if _, out := unavailable[c.ID()]; out {
@@ -325,26 +531,23 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 		if c.Descriptor.Manifest {
 			key = "defined|" + c.Name
 		}
-		m, ok := images[key]
+		m, ok := planned[key]
 		if !ok {
-			m.tag, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter, log)
-			images[key] = m
+			m.layers, m.err = cellImage(ctx, d, c, sc.Server.Install, bin, adapter)
+			planned[key] = m
 		}
 		if isGo {
 			adapters[c.ID()] = cellimage.GoAdapterPath
 		}
-		tag, err := m.tag, m.err
-		if _, step := errors.AsType[*install.StepError](err); step && c.Descriptor.Manifest {
-			// A manifest's own client that does not install is the manifest's error.
-			return nil, nil, nil, nil, sc.InstallError(c.Client, err)
-		}
-		if err != nil {
-			// A client whose image cannot be built is reported as unavailable, with the reason.
-			unavailable[c.ID()] = err.Error()
-			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(err.Error()))
+		if m.err != nil {
+			// A client whose image cannot be planned is reported as unavailable, with the reason.
+			unavailable[c.ID()] = m.err.Error()
+			fmt.Fprintf(log, "client %s is unavailable: %s\n", report.Plain(c.ID()), report.Plain(m.err.Error()))
 			continue
 		}
-		d.Images[c.ID()] = tag
+		d.Images[c.ID()] = m.layers[len(m.layers)-1].tag
+		images.clients = append(images.clients, c)
+		images.make[c.ID()] = func(ctx context.Context) (bool, error) { return buildImage(ctx, d, c, m.layers, log) }
 	}
 	done := func() {
 		d.Close() // the cells' held containers, before any leftover is counted
@@ -355,90 +558,105 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 		}
 		_, _ = d.Sweep(cctx, false)
 	}
-	return d, unavailable, adapters, done, nil
+	return d, images, unavailable, adapters, done, nil
 }
 
-// cellImage makes sure the image a client's cells run in is built, and returns its tag: the
-// client's own image (the one toolscore builds, or the ready one the manifest names, with the
-// binary layered on; for a Go client at a version pin, the built-in image with the adapter at
-// path goAdapter layered on), with the command server's install step layered on when there is
-// one.
-func cellImage(ctx context.Context, d *docker.Backend, c Client, install string, bin []byte, goAdapter string, log io.Writer) (string, error) {
+// layer is one image of the stack a client's cell image is built as, each FROM the one before.
+type layer struct {
+	spec cellimage.Spec
+	tag  string
+	what string // recipe, server, or "" for the client's own image
+}
+
+// cellImage plans the image a client's cells run in, and returns its layers, the last one the
+// cell image: the client's own image (the one toolscore builds, or the ready one the manifest
+// names, with the binary layered on; for a Go client at a version pin, the built-in image with
+// the adapter at path goAdapter layered on; for a client the manifest defines, its recipe's),
+// with the command server's install step layered on when there is one. Nothing is built.
+func cellImage(ctx context.Context, d *docker.Backend, c Client, serverInstall string, bin []byte, goAdapter string) ([]layer, error) {
+	var layers []layer
+	add := func(s cellimage.Spec, what string) error {
+		tag, err := s.Tag()
+		if err == nil {
+			layers = append(layers, layer{s, tag, what})
+		}
+		return err
+	}
 	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
 	switch cd := c.Descriptor; {
 	case cd.Manifest:
-		tag, err := recipeImage(ctx, d, c, bin, log)
-		if err != nil {
-			return "", err
+		// The manifest's image, when it names one, is the base the client's folder and steps go on.
+		recipe, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
+		if err == nil {
+			err = add(recipe, "recipe")
 		}
-		return withInstall(ctx, d, c, tag, install, log)
+		if err != nil {
+			return nil, err
+		}
 	case c.Image != "":
 		id, err := d.ImageID(ctx, c.Image)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		spec = cellimage.Ready(c.Image, id, bin)
 	case cd.Contained():
 		var err error
 		if spec, err = cellimage.Client(cd.Image, bin, c.Version); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	start := time.Now()
-	tag, built, err := d.EnsureImage(ctx, spec, nil)
-	if err == nil && goAdapter != "" {
-		var adapter []byte
-		if adapter, err = os.ReadFile(goAdapter); err == nil {
-			tag, built, err = d.EnsureImage(ctx, cellimage.GoAdapter(tag, adapter), nil)
+	if len(layers) == 0 {
+		if err := add(spec, ""); err != nil {
+			return nil, err
+		}
+		if goAdapter != "" {
+			adapter, err := os.ReadFile(goAdapter)
+			if err == nil {
+				err = add(cellimage.GoAdapter(layers[0].tag, adapter), "")
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	if err != nil {
-		return "", err
+	if serverInstall != "" {
+		if err := add(cellimage.Install(layers[len(layers)-1].tag, serverInstall), "server"); err != nil {
+			return nil, err
+		}
 	}
-	if built {
-		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
-	}
-	return withInstall(ctx, d, c, tag, install, log)
+	return layers, nil
 }
 
-// recipeImage builds the cell image of a client the manifest defines (cellimage.Recipe); an
-// install step that fails is the manifest's error, at the client's install, with the step's
-// last lines of output.
-func recipeImage(ctx context.Context, d *docker.Backend, c Client, bin []byte, log io.Writer) (string, error) {
-	// The manifest's image, when it names one, is the base the client's folder and steps go on.
-	spec, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
-	if err != nil {
-		return "", err
-	}
-	start := time.Now()
-	var build bytes.Buffer
-	tag, built, err := d.EnsureImage(ctx, spec, &build)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
+// buildImage builds the layers of client c's cell image (cellImage) that are not there yet,
+// and says which it built on log; fresh says it built any. An install step of a manifest's
+// client that fails is the manifest's error, at the client's install, with the step's last
+// lines of output.
+func buildImage(ctx context.Context, d *docker.Backend, c Client, layers []layer, log io.Writer) (fresh bool, err error) {
+	for _, l := range layers {
+		start := time.Now()
+		var build bytes.Buffer
+		var out io.Writer
+		if l.what == "recipe" {
+			out = &build
 		}
-		return "", cellimage.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
+		_, built, err := d.EnsureImage(ctx, l.spec, out)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return fresh, ctx.Err()
+		case err != nil && l.what == "recipe":
+			return fresh, cellimage.RecipeStepError(c.Descriptor.Local.Recipe, build.String(), err)
+		case err != nil && l.what == "server":
+			return fresh, fmt.Errorf("installing the server on %s (server.install): %w", l.spec.Args["BASE_IMAGE"], err)
+		case err != nil:
+			return fresh, err
+		case built && l.what == "server":
+			fmt.Fprintf(log, "installed the server on %s for %s in %s\n", l.tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
+		case built:
+			fmt.Fprintf(log, "built %s for %s in %s\n", l.tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
+		}
+		fresh = fresh || built
 	}
-	if built {
-		fmt.Fprintf(log, "built %s for %s in %s\n", tag, report.Plain(c.ID()), time.Since(start).Round(time.Second))
-	}
-	return tag, nil
-}
-
-// withInstall layers the command server's install step, if any, on the client's cell image tag.
-func withInstall(ctx context.Context, d *docker.Backend, c Client, tag, install string, log io.Writer) (string, error) {
-	if install == "" {
-		return tag, nil
-	}
-	start := time.Now()
-	with, built, err := d.EnsureImage(ctx, cellimage.Install(tag, install), nil)
-	if err != nil {
-		return "", fmt.Errorf("installing the server on %s (server.install): %w", tag, err)
-	}
-	if built {
-		fmt.Fprintf(log, "installed the server on %s for %s in %s\n", with, report.Plain(c.ID()), time.Since(start).Round(time.Second))
-	}
-	return with, nil
+	return fresh, nil
 }
 
 // MissingKeys lists the clients whose real model has no key in this environment: they cannot
@@ -467,7 +685,7 @@ func sandbox(sc *scenario.Scenario) docker.Sandbox {
 // caller adds where the output goes and how the server is given.
 func (c Choice) Options(p Plan) Options {
 	p.Unavailable = c.Unavailable
-	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed}
+	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed, Installs: c.Installs}
 }
 
 // Image is the cell image client id's runs start from, "" on a backend that runs no images.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	_ "github.com/toolscore/toolscore/internal/agent" // the agents, linked as in the toolscore binary
+	"github.com/toolscore/toolscore/internal/client"
+	"github.com/toolscore/toolscore/internal/install"
 	"github.com/toolscore/toolscore/scenario"
 )
 
@@ -92,5 +94,42 @@ func TestMissingKeys(t *testing.T) {
 	}
 	if got := MissingKeys(sc); !reflect.DeepEqual(got, want) {
 		t.Errorf("MissingKeys = %v, want %v", got, want)
+	}
+}
+
+// TestFingerprintBeforeInstall (issue 55): a client's fingerprint, and so its cells' keys and
+// a resume's check, is the same before its install is made as after. A sweep makes the keys
+// before installing anything (it installs only the clients with a cell to run): a python3 the
+// venv holds once installed must not take the place of PATH's in the fingerprint then.
+func TestFingerprintBeforeInstall(t *testing.T) {
+	bin := t.TempDir()
+	writeExec := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeExec(filepath.Join(bin, "python3"), "#!/bin/sh\necho one\n")
+	t.Setenv("PATH", bin)
+	c := Client{Client: scenario.Client{Name: "mine"}}
+	c.Descriptor.Name, c.Descriptor.Manifest = "mine", true
+	c.Descriptor.Local = &client.Local{Recipe: install.Recipe{Runtime: install.Python}, Command: []string{"python3", "./client.py"}}
+	dir := filepath.Join(t.TempDir(), "0123456789abcdef")
+	print := func() string {
+		return fingerprints([]Client{c}, nil, nil, map[string]string{c.ID(): dir}, nil)[c.ID()]
+	}
+	before := print()
+	writeExec(filepath.Join(dir, install.VenvDir, "bin", "python3"), "#!/bin/sh\necho venv\n")
+	writeExec(filepath.Join(dir, "client.py"), "print('hello')\n")
+	if after := print(); after != before || !strings.Contains(before, filepath.Join(bin, "python3")+" sha256:") {
+		t.Errorf("fingerprint before the install %q, after %q; want the same, naming PATH's python3", before, after)
+	}
+	// PATH's python3 is still part of it: an edit to it is seen.
+	writeExec(filepath.Join(bin, "python3"), "#!/bin/sh\necho two\n")
+	if edited := print(); edited == before {
+		t.Errorf("PATH's python3 edited, the fingerprint is still %q", edited)
 	}
 }

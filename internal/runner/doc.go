@@ -9,11 +9,16 @@
 //	defer choice.Done()
 //	o := choice.Options(runner.Plan{Scenario: sc}) // the backend, its adapters and installs
 //	o.Out, o.Parallel = dir, 4
+//	err = choice.Install(ctx, o.ClientsToRun()) // the clients with a cell to run
 //	res, err := runner.Run(ctx, o)
 //	// res holds the counts per cell; runs.jsonl in dir holds every run's record
 //
-// [ChooseBackend] picks where runs execute and, on docker, builds each client's cell image
-// first; a client that cannot run there is listed as unavailable, with the reason, never given
+// [ChooseBackend] picks where runs execute; it installs nothing and builds no cell image: each
+// install's folder is named by its recipe's key, and each image by the hash of its inputs, so
+// the cells' keys are known first, and [Choice.Install] installs, or builds the images of,
+// only the clients with a cell the cell cache does not hold (a cell it then fails to give has
+// its client made before it runs: [Installs.Ready]; on docker the first client's image is
+// built for the server's checks, [Choice.ReadyForChecks]); a client that cannot run there is listed as unavailable, with the reason, never given
 // made-up outcomes. [Run] takes [Options]: it writes the plan ([Options.Results]: every cell
 // with its planned runs), then yields each run of its [Plan] as a [Job] ([Plan.Jobs]), writes
 // the run's input files into its directory, has package execute run it on the [Backend] (the

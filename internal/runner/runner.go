@@ -84,6 +84,10 @@ type Options struct {
 	// Installed are the install cache's folders clients run from on the local backend, by
 	// client ID (Choice.Installed); a client there starts as its client.Local says.
 	Installed map[string]string
+	// Installs, when set, installs a client of Installed, or on docker builds its cell image,
+	// before its first run (Installs.Ready): without it, Installed must have been installed
+	// and the images built (Choice.Install).
+	Installs *Installs
 	// Record is what sweep.json says of how the sweep was asked for (its manifest and the
 	// command's flags); Run adds the plan and writes it into Out before the first run.
 	Record outdir.Sweep
@@ -233,7 +237,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 				continue
 			}
 		}
-		if cells != nil {
+		// The cell's held container starts from its client's image: built first, when the sweep
+		// found no cell of it to run before the cache turned this one down (runOne says why not).
+		if cells != nil && o.Installs.Ready(ctx, c.First.Client.ID()) == nil {
 			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
 			cells.PrepareCell(ctx, spec)
 		}
@@ -334,6 +340,14 @@ func aloneRuns(suspect map[int]Job, res *tally.Results) []Job {
 func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	rel := j.Dir()
 	dir := filepath.Join(o.Out, rel)
+	// The client's install is made (or checked whole) before its first run, whether or not the
+	// sweep's first pass found it needed: a cell the cell cache was to give may run after all.
+	if err := o.Installs.Ready(ctx, j.Client.ID()); err != nil {
+		if ctx.Err() != nil {
+			return record.Run{}, false, nil
+		}
+		return record.Run{}, false, fmt.Errorf("client %s: installing it for a cell of it that runs: %w", j.Client.ID(), err)
+	}
 	// A run before this one may have written into the client's install, as the user it runs as
 	// can: then this run would not run what was installed, nor would any after it.
 	if err := install.Unchanged(o.Installed[j.Client.ID()]); err != nil {
