@@ -14,27 +14,49 @@ import (
 )
 
 func init() {
-	// Its name, package, pin, image and docs are its folder's (internal/client/clients/claude-agent-sdk).
+	// Their names, packages, pins, images and docs are their folders' (internal/client/clients/
+	// claude-agent-sdk and claude-agent-sdk-py).
 	client.Register(client.AgentFolder("claude-agent-sdk", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
-		return ClaudeAgentSDK(ctx, r)
+		return ClaudeAgentSDK(ctx, r, claudeSDKTypeScript)
+	}))
+	client.Register(client.AgentFolder("claude-agent-sdk-py", func(ctx context.Context, r client.Request, _ string) (*record.Observation, error) {
+		return ClaudeAgentSDK(ctx, r, claudeSDKPython)
 	}))
 }
 
-// ClaudeAgentSDK runs the Claude Agent SDK for TypeScript as an application does: node runs
-// the folder's query.mjs, which calls query() with the scenario's MCP server in its options,
-// the tool allowed, no built-in tools and no settings from disk. The SDK starts the Claude Code
-// executable its package bundles, which connects to the server and talks to the scripted
-// Anthropic model on 127.0.0.1 (the same environment as claude-code's). The program is
-// TOOLSCORE_CLAUDE_AGENT_SDK (default: /opt/claude-agent-sdk/query.mjs, the image's). Its files
-// land in ./claude-agent-sdk/ of the run's directory: model-requests.jsonl, messages.jsonl (every
-// message query() yielded), stderr.txt, options.json, and the home it ran with.
-func ClaudeAgentSDK(ctx context.Context, r client.Request) (*record.Observation, error) {
-	a, err := prepare(r, "claude-agent-sdk", "TOOLSCORE_CLAUDE_AGENT_SDK", "/opt/claude-agent-sdk/query.mjs", model.Anthropic, "home/.claude")
+// ClaudeSDK is one language's Claude Agent SDK: the agent's name, the package it reports, the
+// variable naming its program (the folder's query.mjs or query.py, installed beside the SDK)
+// and the program's place in the image, and the command that runs the program.
+type ClaudeSDK struct {
+	Agent, Package, ProgramEnv, Program string
+	Argv                                func(program string) []string
+}
+
+var (
+	claudeSDKTypeScript = ClaudeSDK{Agent: "claude-agent-sdk", Package: "@anthropic-ai/claude-agent-sdk",
+		ProgramEnv: "TOOLSCORE_CLAUDE_AGENT_SDK", Program: "/opt/claude-agent-sdk/query.mjs",
+		Argv: func(p string) []string { return []string{"node", p} }}
+	// The Python program runs on the interpreter of the virtual environment beside it, where the
+	// SDK is installed (in the image and in a local install alike).
+	claudeSDKPython = ClaudeSDK{Agent: "claude-agent-sdk-py", Package: "claude-agent-sdk",
+		ProgramEnv: "TOOLSCORE_CLAUDE_AGENT_SDK_PY", Program: "/opt/claude-agent-sdk-py/query.py",
+		Argv: func(p string) []string { return []string{filepath.Join(filepath.Dir(p), "venv", "bin", "python"), p} }}
+)
+
+// ClaudeAgentSDK runs a Claude Agent SDK as an application does: its program (query.mjs,
+// query.py) calls query() with the scenario's MCP server in its options, the tool allowed, no
+// built-in tools and no settings from disk. The SDK starts the Claude Code executable its
+// package bundles, which connects to the server and talks to the scripted Anthropic model on
+// 127.0.0.1 (the same environment as claude-code's). Its files land in ./AGENT/ of the run's
+// directory: model-requests.jsonl, messages.jsonl (every message query() yielded, as
+// stream-json), stderr.txt, options.json, and the home it ran with.
+func ClaudeAgentSDK(ctx context.Context, r client.Request, sdk ClaudeSDK) (*record.Observation, error) {
+	a, err := prepare(r, sdk.Agent, sdk.ProgramEnv, sdk.Program, model.Anthropic, "home/.claude")
 	if err != nil {
 		return nil, err
 	}
 	defer a.close()
-	script, dir, home, m := a.bin, a.dir, a.home, a.model
+	program, dir, home, m := a.bin, a.dir, a.home, a.model
 
 	exposed := model.SanitizedName("mcp__"+ServerName+"__", r.Tool)
 	prompt := r.Prompt
@@ -48,17 +70,21 @@ func ClaudeAgentSDK(ctx context.Context, r client.Request) (*record.Observation,
 	if err := writeJSON(filepath.Join(dir, "options.json"), opts); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "node", script, filepath.Join(dir, "options.json"))
+	argv := append(sdk.Argv(program), filepath.Join(dir, "options.json"))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = claudeEnv(home, m.URL)
 	run, err := runCLI(ctx, cmd, dir, "messages.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	obs := claudeObservation("claude-agent-sdk", run, m.Requests(), exposed,
-		[]string{"claude-agent-sdk/model-requests.jsonl", "claude-agent-sdk/messages.jsonl", "claude-agent-sdk/stderr.txt", "claude-agent-sdk/options.json"},
-		func(claudeStream) string { return "@anthropic-ai/claude-agent-sdk " + sdkVersion(run.stdout) })
-	run.report("claude-agent-sdk", len(m.Requests()), true)
+	files := []string{"model-requests.jsonl", "messages.jsonl", "stderr.txt", "options.json"}
+	for i, f := range files {
+		files[i] = sdk.Agent + "/" + f
+	}
+	obs := claudeObservation(sdk.Agent, run, m.Requests(), exposed, files,
+		func(claudeStream) string { return sdk.Package + " " + sdkVersion(run.stdout) })
+	run.report(sdk.Agent, len(m.Requests()), true)
 	return obs, nil
 }
 
