@@ -33,6 +33,7 @@ func TestVersion(t *testing.T) {
 		{"copilot-cli", "npm @github/copilot", images + "copilot-cli/Dockerfile", `ARG COPILOT_VERSION=(\S+)`},
 		{"claude-agent-sdk", "npm @anthropic-ai/claude-agent-sdk", images + "claude-agent-sdk/Dockerfile", `ARG CLAUDE_AGENT_SDK_VERSION=(\S+)`},
 		{"claude-agent-sdk-py", "PyPI claude-agent-sdk", images + "claude-agent-sdk-py/Dockerfile", `ARG CLAUDE_AGENT_SDK_PY_VERSION=(\S+)`},
+		{"kilo-cli", "npm @kilocode/cli", images + "kilo-cli/Dockerfile", `ARG KILO_VERSION=(\S+)`},
 	}
 	folders := 0
 	for _, d := range client.Descriptors() {

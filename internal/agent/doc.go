@@ -25,7 +25,8 @@
 // after it, listed in the observation.
 //
 // Files: one per agent (claude.go, claudesdk.go (the Claude Agent SDK, driven through its
-// folder's query.mjs), codex.go, copilot.go, gemini.go, opencode.go, qwen.go),
+// folder's query.mjs), codex.go, copilot.go, gemini.go, opencode.go (opencode and its fork Kilo
+// Code's CLI), qwen.go),
 // cli.go (running a CLI and its environment), model.go (starting the scripted model or the
 // gateway), view.go ([Classify]).
 //
