@@ -10,11 +10,12 @@ import (
 
 // clientTable renders the table of docs/clients.md: a row per client and agent of ds, its names,
 // the library it runs at its default version (as toolscore version reads it), what its adapter
-// does (the descriptor's Does) and where it lives.
+// does (the descriptor's Does), where it lives, and how often its registry says it is downloaded
+// (Downloads, where a figure was found).
 func clientTable(t *testing.T, ds []client.Descriptor) string {
 	deps := builtDeps()
 	var b strings.Builder
-	b.WriteString("| name | library | what the adapter does | where it lives |\n|---|---|---|---|\n")
+	b.WriteString("| name | library | what the adapter does | where it lives | downloads |\n|---|---|---|---|---|\n")
 	for _, d := range ds {
 		var names []string
 		for _, p := range d.Paths {
@@ -52,7 +53,7 @@ func clientTable(t *testing.T, ds []client.Descriptor) string {
 		if d.Does == "" {
 			t.Fatalf("client %s says nothing about what its adapter does (Descriptor.Does)", d.Name)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, lib, cell(d.Does), where)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, lib, cell(d.Does), where, cell(d.Downloads))
 	}
 	return b.String()
 }

@@ -59,7 +59,7 @@ does: 'the throwaway adapter of TestClientFolder'
 	ds := slices.DeleteFunc(client.Descriptors(), func(d client.Descriptor) bool { return d.Image.Folder != nil })
 	ds = append(ds, folders...)
 	slices.SortFunc(ds, func(a, b client.Descriptor) int { return strings.Compare(a.Name, b.Name) })
-	row := "| `" + name + "/list-then-call` | `@modelcontextprotocol/sdk` 1.32.2 (npm) | the throwaway adapter of TestClientFolder | `internal/client/clients/" + name + "` |\n"
+	row := "| `" + name + "/list-then-call` | `@modelcontextprotocol/sdk` 1.32.2 (npm) | the throwaway adapter of TestClientFolder | `internal/client/clients/" + name + "` |  |\n"
 	if table := clientTable(t, ds); !strings.Contains(table, row) {
 		t.Errorf("the table of docs/clients.md lacks the row\n%s\nrendered:\n%s", row, table)
 	}

@@ -31,6 +31,9 @@ func TestVersion(t *testing.T) {
 		{"qwen-code", "npm @qwen-code/qwen-code", images + "qwen-code/Dockerfile", `ARG QWEN_CODE_VERSION=(\S+)`},
 		{"opencode", "npm opencode-ai", images + "opencode/Dockerfile", `ARG OPENCODE_VERSION=(\S+)`},
 		{"copilot-cli", "npm @github/copilot", images + "copilot-cli/Dockerfile", `ARG COPILOT_VERSION=(\S+)`},
+		{"claude-agent-sdk", "npm @anthropic-ai/claude-agent-sdk", images + "claude-agent-sdk/Dockerfile", `ARG CLAUDE_AGENT_SDK_VERSION=(\S+)`},
+		{"claude-agent-sdk-py", "PyPI claude-agent-sdk", images + "claude-agent-sdk-py/Dockerfile", `ARG CLAUDE_AGENT_SDK_PY_VERSION=(\S+)`},
+		{"kilo-cli", "npm @kilocode/cli", images + "kilo-cli/Dockerfile", `ARG KILO_VERSION=(\S+)`},
 	}
 	folders := 0
 	for _, d := range client.Descriptors() {

@@ -48,11 +48,7 @@ func ClaudeCode(ctx context.Context, r client.Request) (*record.Observation, err
 
 	// The name Claude Code gives the tool: a dot in it is "_" (model.SanitizedName).
 	exposed := model.SanitizedName("mcp__"+ServerName+"__", r.Tool)
-	server := map[string]any{"type": "http", "url": r.URL}
-	if r.URL == "" {
-		server = map[string]any{"type": "stdio", "command": r.Server[0], "args": r.Server[1:]}
-	}
-	mcp := map[string]any{"mcpServers": map[string]any{ServerName: server}}
+	mcp := map[string]any{"mcpServers": claudeServers(r)}
 	// Only the scenario's tool, allowed without a prompt; nothing else the CLI ships.
 	settings := map[string]any{
 		"permissions":                map[string]any{"allow": []string{exposed}},
@@ -79,32 +75,35 @@ func ClaudeCode(ctx context.Context, r client.Request) (*record.Observation, err
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(cliEnv("ANTHROPIC_", "CLAUDE_"), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY="+placeholderKey,
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		// With no built-in tools there is no ToolSearch, so MCP tools are listed to the model
-		// directly; this keeps it so if that changes. (The scripted model also copes with the
-		// search step: with --tools ToolSearch, 2.1.332 defers the tool, the model selects it,
-		// and the tool result reaches the model the same way.)
-		"ENABLE_TOOL_SEARCH=false")
+	cmd.Env = claudeEnv(home, m.URL)
 	run, err := runCLI(ctx, cmd, dir, "stream.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	exit := run.exit
+	obs := claudeObservation("claude-code", run, m.Requests(), exposed,
+		[]string{"claude-code/model-requests.jsonl", "claude-code/stream.jsonl", "claude-code/stderr.txt", "claude-code/mcp.json"},
+		func(s claudeStream) string {
+			if s.version == "" {
+				s.version = claudeVersion(ctx, bin)
+			}
+			return "@anthropic-ai/claude-code " + s.version
+		})
+	run.report("claude-code", len(m.Requests()), true)
+	return obs, nil
+}
 
+// claudeObservation is the observation of a run of Claude Code, as the CLI (claude-code) or
+// under the Agent SDK (claude-agent-sdk), whose records have the same shape: the model's view
+// from the model's requests, the answer, model and version from the record (stream-json, or the
+// messages query() yielded). library names the package and version the run ran, given the record.
+func claudeObservation(agent string, run cliRun, reqs []model.Request, exposed string, files []string, library func(claudeStream) string) *record.Observation {
 	stream := parseClaudeStream(run.stdout)
-	obs := &record.Observation{Client: "claude-code", Library: "@anthropic-ai/claude-code " + stream.version, Listed: true}
-	if stream.version == "" {
-		obs.Library = "@anthropic-ai/claude-code " + claudeVersion(ctx, bin)
-	}
-	view := anthropicView(m.Requests(), exposed)
+	obs := &record.Observation{Client: agent, Library: library(stream), Listed: true}
+	view := anthropicView(reqs, exposed)
 	if view.Block != nil {
 		view.Called = exposed
 	}
-	av := &record.AgentView{ModelView: view, Answer: stream.result, Model: stream.model, ModelRequests: len(m.Requests()), Exit: exit,
-		Files: []string{"claude-code/model-requests.jsonl", "claude-code/stream.jsonl", "claude-code/stderr.txt", "claude-code/mcp.json"}}
+	av := &record.AgentView{ModelView: view, Answer: stream.result, Model: stream.model, ModelRequests: len(reqs), Exit: run.exit, Files: files}
 	if stream.toolResult != nil {
 		av.Stream = excerpt(string(stream.toolResult), 2000)
 		agrees := view.Block != nil && sameResult(view.Block, stream.toolResult)
@@ -114,8 +113,32 @@ func ClaudeCode(ctx context.Context, r client.Request) (*record.Observation, err
 		av.Stream = strings.TrimSpace(av.Stream + "\nresult: " + stream.errText)
 	}
 	obs.Agent = av
-	run.report("claude-code", len(m.Requests()), true)
-	return obs, nil
+	return obs
+}
+
+// claudeServers is the mcpServers of Claude Code's config (and of the Agent SDK's options): the
+// scenario's server alone, over stdio or streamable HTTP.
+func claudeServers(r client.Request) map[string]any {
+	server := map[string]any{"type": "http", "url": r.URL}
+	if r.URL == "" {
+		server = map[string]any{"type": "stdio", "command": r.Server[0], "args": r.Server[1:]}
+	}
+	return map[string]any{ServerName: server}
+}
+
+// claudeEnv is the environment Claude Code runs with (under the Agent SDK too, which hands the
+// executable its own): the home given, the model at url with a placeholder key, and nothing
+// sent anywhere else.
+func claudeEnv(home, url string) []string {
+	return append(cliEnv("ANTHROPIC_", "CLAUDE_"), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY="+placeholderKey,
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		// With no built-in tools there is no ToolSearch, so MCP tools are listed to the model
+		// directly; this keeps it so if that changes. (The scripted model also copes with the
+		// search step: with --tools ToolSearch, 2.1.332 defers the tool, the model selects it,
+		// and the tool result reaches the model the same way.)
+		"ENABLE_TOOL_SEARCH=false")
 }
 
 // anthropicView finds the tool result the model got: in the first Messages request that

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -84,5 +85,22 @@ not json
 	}
 	if sameResult(s.toolResult, json.RawMessage(`{"type":"tool_result","content":"{\"balance_minor\":4071877}","is_error":true}`)) {
 		t.Error("an error flag made no difference")
+	}
+}
+
+// The Agent SDK's version is the one query.mjs printed first; the executable's, in the init
+// message, is not it.
+func TestSDKVersion(t *testing.T) {
+	rec := []byte(`{"type":"toolscore","sdk_version":"0.3.337"}
+{"type":"system","subtype":"init","claude_code_version":"2.1.337","model":"claude-opus-5-5"}
+`)
+	if got := sdkVersion(rec); got != "0.3.337" {
+		t.Errorf("sdkVersion = %q, want 0.3.337", got)
+	}
+	if got := sdkVersion(rec[bytes.IndexByte(rec, '\n')+1:]); got != "unknown" {
+		t.Errorf("sdkVersion without query.mjs's line = %q, want unknown", got)
+	}
+	if s := parseClaudeStream(rec); s.version != "2.1.337" || s.model != "claude-opus-5-5" {
+		t.Errorf("the init message read as version %q, model %q", s.version, s.model)
 	}
 }

@@ -9,7 +9,7 @@
 // its CLI, its docs; client.AgentFolder) with the adapter here as its Run. A run of an agent goes:
 //
 //  1. toolscore agent NAME reads the adapter contract (client.RequestFromEnv) and calls the
-//     agent's function: [ClaudeCode], [Codex] or [GeminiCLI].
+//     agent's function: [ClaudeCode], [ClaudeAgentSDK], [Codex], [GeminiCLI] and the rest.
 //  2. It starts the model on 127.0.0.1 (package model): the scripted model playing the
 //     scenario's call, or, when the manifest names a real model, the gateway to the vendor
 //     that alone holds the key; the CLI only ever gets a placeholder key.
@@ -24,7 +24,9 @@
 // requests, the CLI's record and stderr, its config) land in a directory of the run named
 // after it, listed in the observation.
 //
-// Files: one per agent (claude.go, codex.go, copilot.go, gemini.go, opencode.go, qwen.go),
+// Files: one per agent (claude.go, claudesdk.go (the Claude Agent SDK, driven through its
+// folder's query.mjs), codex.go, copilot.go, gemini.go, opencode.go (opencode and its fork Kilo
+// Code's CLI), qwen.go),
 // cli.go (running a CLI and its environment), model.go (starting the scripted model or the
 // gateway), view.go ([Classify]).
 //

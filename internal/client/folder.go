@@ -118,6 +118,8 @@ type FolderSpec struct {
 	VersionArg string `yaml:"version_arg"`
 	// Does says in one line what the adapter does, for the table of docs/clients.md.
 	Does string `yaml:"does"`
+	// Downloads is the registry's figure of its downloads and when, for that table.
+	Downloads string `yaml:"downloads"`
 	// Borrow names files of other folders the client takes too, as FOLDER/FILE.
 	Borrow []string `yaml:"borrow"`
 	// Command starts the adapter in the image, the path appended; node and python have one.
@@ -210,7 +212,7 @@ func ReadFolder(root fs.FS, name string) (Descriptor, error) {
 	if f.Requirement == "" {
 		f.Requirement = f.Package
 	}
-	d := Descriptor{Name: name, Paths: s.Paths, Does: s.Does, Doc: string(bytes.TrimSpace(doc)) + "\n",
+	d := Descriptor{Name: name, Paths: s.Paths, Does: s.Does, Downloads: s.Downloads, Doc: string(bytes.TrimSpace(doc)) + "\n",
 		Image:   Image{Dir: name, BaseEnv: s.BaseEnv, ArgEnv: s.ArgEnv, VersionArg: FolderVersionArg, Folder: f},
 		Command: s.Command}
 	if s.Agent {

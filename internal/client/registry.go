@@ -49,6 +49,9 @@ type Descriptor struct {
 	Manifest bool
 	// Does says in one line what the adapter does, for the table of docs/clients.md.
 	Does string
+	// Downloads is how often its registry says the package is downloaded, with the month it
+	// counted, for the table of docs/clients.md ("" when no figure was found).
+	Downloads string
 	// Doc is the client's section of docs/clients.md (Markdown, from its heading on), "" for
 	// a client the page describes in its hand-written prose.
 	Doc string

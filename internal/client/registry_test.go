@@ -53,6 +53,9 @@ func TestRegistry(t *testing.T) {
 		{name: "qwen-code", image: "qwen-code", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("qwen-code")},
 		{name: "opencode", image: "opencode", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("opencode")},
 		{name: "copilot-cli", image: "copilot-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("copilot-cli")},
+		{name: "claude-agent-sdk", image: "claude-agent-sdk", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-agent-sdk")},
+		{name: "claude-agent-sdk-py", image: "claude-agent-sdk-py", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-agent-sdk-py")},
+		{name: "kilo-cli", image: "kilo-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("kilo-cli")},
 		{name: "rmcp", image: "rmcp", argv: []string{"/opt/adapter/toolscore-rmcp"}},
 	}
 	for _, w := range table {
