@@ -113,8 +113,26 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 	if !maps.Equal(np.Spec.PodSelector.MatchLabels, job.Spec.Template.Labels) || len(np.Spec.PolicyTypes) != 2 || np.Spec.Egress != nil || np.Spec.Ingress != nil {
 		t.Errorf("the NetworkPolicy does not cut the pods off: %+v", np.Spec)
 	}
-	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.AccessModes[0] != corev1.ReadWriteMany {
+	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.AccessModes[0] != corev1.ReadWriteMany || pvc.Spec.StorageClassName != nil {
 		t.Errorf("the claim: %+v", pvc.Spec)
+	}
+	// A pod asks for 1 CPU unless told (2 made a 2-CPU node run one shard at a time), and runs
+	// an image loaded into the node whatever its tag; a shard's verdict fails its index at once.
+	if c.ImagePullPolicy != corev1.PullIfNotPresent || c.Resources.Requests.Cpu().String() != "1" || c.Resources.Requests.Memory().String() != "2Gi" ||
+		s.PodFailurePolicy == nil || s.PodFailurePolicy.Rules[0].Action != batchv1.PodFailurePolicyActionFailIndex {
+		t.Errorf("the pod's pull policy %s, requests %v; the Job's failure policy %+v", c.ImagePullPolicy, c.Resources.Requests, s.PodFailurePolicy)
+	}
+	stdout, stderr, code = toolscore(t, tmp, "kube", "job", "sweep.yaml", "--shards", "3", "--image", "x:1", "--storage-class", "", "--cpu", "250m", "--memory", "1Gi", "--pull", "Never", "--resume")
+	if code != 0 {
+		t.Fatalf("kube job with a cluster's settings: exit %d\n%s", code, stderr)
+	}
+	objs = kubeObjects(t, stdout)
+	c = objs["Job"].(*batchv1.Job).Spec.Template.Spec.Containers[0]
+	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != "" ||
+		c.ImagePullPolicy != corev1.PullNever || c.Resources.Requests.Cpu().String() != "250m" || c.Resources.Limits.Memory().String() != "2Gi" ||
+		strings.Contains(strings.Join(c.Command, " "), "toolscore-sweep") {
+		t.Errorf("--storage-class \"\" --cpu 250m --memory 1Gi --pull Never --resume: class %v, pull %s, resources %v, command %s",
+			pvc.Spec.StorageClassName, c.ImagePullPolicy, c.Resources, c.Command)
 	}
 
 	stdout, stderr, code = toolscore(t, tmp, "kube", "merge", "sweep.yaml", "--shards", "3", "--image", "registry.example/toolscore-pod:1")
@@ -130,6 +148,7 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 		{"kube", "job", "--shards", "0", "--image", "x"},
 		{"kube", "job", "--shards", "2"},
 		{"kube", "merge", "--shards", "2", "--image", "x", "--", "--runs", "1"},
+		{"kube", "merge", "--shards", "2", "--image", "x", "--resume"},
 		{"kube", "pods"},
 	} {
 		if _, stderr, code := toolscore(t, tmp, bad...); code != 2 || stderr == "" {
