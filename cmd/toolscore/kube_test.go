@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // kubeManifest is the sweep the Kubernetes tests write as a Job: outcomes that differ by client
@@ -173,23 +174,7 @@ func TestKubeJobOnDocker(t *testing.T) {
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
 	ctx := context.Background()
-	// Debian's python and this machine's node (HOST_NODE): the runtimes of every client here.
-	mk := exec.Command("../../scripts/base-image.sh", "toolscore/base-pod:bookworm", "python3,python3-venv,ca-certificates,libstdc++6")
-	mk.Env = append(os.Environ(), "HOST_NODE=1")
-	base, err := mk.Output()
-	if err != nil {
-		t.Fatalf("making the pod's base image: %v", err)
-	}
-	goImage, err := exec.Command("../../scripts/go-image.sh", "toolscore/go:local").Output()
-	if err != nil {
-		t.Fatalf("making the Go toolchain image: %v", err)
-	}
-	proxyURL, _ := exec.Command("go", "env", "GOPROXY").Output()
-	tag := "toolscore/pod:test"
-	buildImageFile(t, api, "../..", "kube/Dockerfile", tag, map[string]string{
-		"GO_IMAGE": strings.TrimSpace(string(goImage)), "BASE_IMAGE": strings.TrimSpace(string(base)),
-		"GOPROXY": strings.TrimSpace(string(proxyURL)), "CLIENTS": "raw,go-sdk/call,python-sdk/call,ts-sdk/call",
-	})
+	tag := buildPodImage(t, api)
 
 	tmp := t.TempDir()
 	writeFile(t, filepath.Join(tmp, "sweep.yaml"), kubeManifest)
@@ -256,23 +241,7 @@ func TestKubeJobOnDocker(t *testing.T) {
 	whole.Containers[0].Command = []string{"/bin/sh", "-c", "exec toolscore run /scenario/sweep.yaml --backend local --fail-on never --out /out/whole"}
 	pod("unsharded", *whole)
 
-	want, err := outdir.ReadResults(filepath.Join(claim, "whole", "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := outdir.ReadResults(filepath.Join(claim, "merged", "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want.Cells) != 12 || len(got.Cells) != len(want.Cells) || len(want.Unavailable) > 0 {
-		t.Fatalf("merged %d cells, unsharded %d (unavailable %v); want 12 each", len(got.Cells), len(want.Cells), want.Unavailable)
-	}
-	for i, w := range want.Cells {
-		g := got.Cells[i]
-		if g.Key() != w.Key() || g.Runs != 1 || !maps.Equal(g.Outcome, w.Outcome) {
-			t.Errorf("cell %d: merged %s %v, unsharded %s %v", i, g.Key(), g.Outcome, w.Key(), w.Outcome)
-		}
-	}
+	got := sameCells(t, filepath.Join(claim, "merged"), filepath.Join(claim, "whole"))
 	// The outcomes are the clients' own, as docs/ledger-results.json records them on docker:
 	// with the schema published, type-swap makes the Python SDK throw and passes the rest.
 	for _, c := range got.Cells {
@@ -287,6 +256,53 @@ func TestKubeJobOnDocker(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.Key(), c.Outcome, want)
 		}
 	}
+}
+
+// sameCells reads the results of two sweeps of kubeManifest, got and want, and fails unless
+// both have its 12 cells, each run once, none unavailable, with the same outcomes cell for cell.
+func sameCells(t *testing.T, got, want string) *tally.Results {
+	t.Helper()
+	var res [2]*tally.Results
+	for i, dir := range []string{got, want} {
+		r, err := outdir.ReadResults(filepath.Join(dir, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Cells) != 12 || len(r.Unavailable) > 0 {
+			t.Fatalf("%s: %d cells (unavailable %v); want 12", dir, len(r.Cells), r.Unavailable)
+		}
+		res[i] = r
+	}
+	for i, w := range res[1].Cells {
+		g := res[0].Cells[i]
+		if g.Key() != w.Key() || g.Runs != 1 || w.Runs != 1 || !maps.Equal(g.Outcome, w.Outcome) {
+			t.Errorf("cell %d: %s %s %v, %s %s %v", i, got, g.Key(), g.Outcome, want, w.Key(), w.Outcome)
+		}
+	}
+	return res[0]
+}
+
+// buildPodImage builds toolscore's pod image (kube/Dockerfile) with the clients of kubeManifest,
+// on Debian's python and this machine's node (HOST_NODE), the runtimes of every client here.
+func buildPodImage(t *testing.T, api *client.Client) string {
+	t.Helper()
+	mk := exec.Command("../../scripts/base-image.sh", "toolscore/base-pod:bookworm", "python3,python3-venv,ca-certificates,libstdc++6")
+	mk.Env = append(os.Environ(), "HOST_NODE=1")
+	base, err := mk.Output()
+	if err != nil {
+		t.Fatalf("making the pod's base image: %v", err)
+	}
+	goImage, err := exec.Command("../../scripts/go-image.sh", "toolscore/go:local").Output()
+	if err != nil {
+		t.Fatalf("making the Go toolchain image: %v", err)
+	}
+	proxyURL, _ := exec.Command("go", "env", "GOPROXY").Output()
+	tag := "toolscore/pod:test"
+	buildImageFile(t, api, "../..", "kube/Dockerfile", tag, map[string]string{
+		"GO_IMAGE": strings.TrimSpace(string(goImage)), "BASE_IMAGE": strings.TrimSpace(string(base)),
+		"GOPROXY": strings.TrimSpace(string(proxyURL)), "CLIENTS": "raw,go-sdk/call,python-sdk/call,ts-sdk/call",
+	})
+	return tag
 }
 
 // waitPod waits for a simulated pod to exit 0, failing with its log.
