@@ -130,8 +130,14 @@ flags:
 	if err != nil {
 		return err
 	}
-	_, err = os.Stdout.Write(b)
-	return err
+	if _, err := os.Stdout.Write(b); err != nil {
+		return err
+	}
+	if what == "job" {
+		// toolscore never sees the cluster, so it cannot tell whether the policy holds there.
+		fmt.Fprintf(os.Stderr, "toolscore kube: the NetworkPolicy %s-no-network cuts the pods off only where the cluster's network plugin enforces policies (Calico, Cilium, ...; a plain bridge, and kind's default, do not): there, a run reaches what the node reaches\n", s.Name)
+	}
+	return nil
 }
 
 // passRunFlags are the toolscore run flags that may follow -- : they narrow or size the sweep,

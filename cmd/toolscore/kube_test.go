@@ -81,6 +81,9 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 	objs := kubeObjects(t, stdout)
 	job := objs["Job"].(*batchv1.Job)
 	s := job.Spec
+	if !strings.Contains(stderr, "toolscore kube: the NetworkPolicy toolscore-no-network cuts the pods off only where the cluster's network plugin enforces policies") {
+		t.Errorf("kube job does not say what the NetworkPolicy needs of the cluster:\n%s", stderr)
+	}
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 3 || *s.Parallelism != 2 ||
 		s.BackoffLimitPerIndex == nil || *s.BackoffLimitPerIndex != 1 || s.MaxFailedIndexes == nil || *s.MaxFailedIndexes != 3 {
 		t.Errorf("the Job's spec: %+v", s)
