@@ -150,7 +150,8 @@ EOC
     --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" --client-ca-file "$p/ca.crt" \
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --service-account-issuer https://kubernetes.default.svc --service-cluster-ip-range 10.0.0.0/24 \
-    --authorization-mode Node,RBAC --kubelet-client-certificate "$p/admin.crt" --kubelet-client-key "$p/admin.key"
+    --authorization-mode Node,RBAC --kubelet-client-certificate "$p/admin.crt" --kubelet-client-key "$p/admin.key" \
+    --kubelet-preferred-address-types InternalIP  # the host name may resolve to 127.0.0.1
   wait_for "the apiserver" 120 "${kctl[@]}" get --raw /readyz
   start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$kc" --leader-elect=false \
     --bind-address 127.0.0.1 --service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt"
