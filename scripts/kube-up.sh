@@ -209,7 +209,7 @@ down() {
   stop kube-scheduler; stop kube-controller-manager; stop kube-apiserver; stop etcd; stop containerd
   # A shim outlives its containerd; these are the ones started for this socket.
   for p in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- "-address $dir/containerd.sock"; then kill -9 "${p#/proc/}" 2>/dev/null || true; fi
+    if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "-address $dir/containerd.sock"; then kill -9 "${p#/proc/}" 2>/dev/null || true; fi
   done
   for n in $(ls /var/run/netns 2>/dev/null); do
     grep -qx "$n" "$dir/netns-before" 2>/dev/null || { umount "/var/run/netns/$n" 2>/dev/null; rm -f "/var/run/netns/$n"; }

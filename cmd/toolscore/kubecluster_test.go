@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolscore/toolscore/internal/outdir"
 )
 
 // TestKubeJobOnCluster applies what toolscore kube writes to a real cluster: a single node of
@@ -88,22 +90,28 @@ func TestKubeJobOnCluster(t *testing.T) {
 		}
 		return string(out)
 	}
-	// The claim's volume: a directory of the node that the pods' user, uid 1000, can write
+	// A claim's volume: a directory of the node that the pods' user, uid 1000, can write
 	// (fsGroup does not apply to a hostPath), offered as ReadWriteMany, with no class.
-	volume := filepath.Join(dir, "volume")
-	os.MkdirAll(volume, 0o777)
-	os.Chmod(volume, 0o777)
 	tmp := t.TempDir()
-	writeFile(t, filepath.Join(tmp, "pv.yaml"), fmt.Sprintf(`apiVersion: v1
+	volumeFor := func(claim string) string {
+		t.Helper()
+		volume := filepath.Join(dir, claim)
+		os.MkdirAll(volume, 0o777)
+		os.Chmod(volume, 0o777)
+		writeFile(t, filepath.Join(tmp, "pv.yaml"), fmt.Sprintf(`apiVersion: v1
 kind: PersistentVolume
-metadata: {name: toolscore-out}
+metadata: {name: %[1]s}
 spec:
   capacity: {storage: 10Gi}
   accessModes: [ReadWriteMany]
   storageClassName: ""
-  hostPath: {path: %s, type: Directory}
-`, volume))
-	kubectl("apply", "-f", filepath.Join(tmp, "pv.yaml"))
+  claimRef: {namespace: default, name: %[1]s}
+  hostPath: {path: %[2]s, type: Directory}
+`, claim, volume))
+		kubectl("apply", "-f", filepath.Join(tmp, "pv.yaml"))
+		return volume
+	}
+	volume := volumeFor("toolscore-out")
 
 	writeFile(t, filepath.Join(tmp, "sweep.yaml"), kubeManifest)
 	const shards = 2
@@ -127,6 +135,48 @@ spec:
 		t.Fatalf("the local sweep: exit %d\n%s", code, stderr)
 	}
 	sameCells(t, filepath.Join(volume, "merged"), filepath.Join(tmp, "local"))
+	local, err := outdir.ReadResults(filepath.Join(tmp, "local", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A pod killed midway: its index is retried, and the new pod resumes the shard from the
+	// runs the first wrote, to the counts of a whole sweep.
+	killed := volumeFor("killed-out")
+	stdout, stderr, code := toolscore(t, tmp, "kube", "job", "sweep.yaml", "--name", "killed", "--shards", "1", "--image", tag, "--storage-class", "", "--", "--runs", "5")
+	if code != 0 {
+		t.Fatalf("kube job: exit %d\n%s", code, stderr)
+	}
+	writeFile(t, filepath.Join(tmp, "killed.yaml"), stdout)
+	kubectl("apply", "-f", filepath.Join(tmp, "killed.yaml"))
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(time.Second) {
+		b, _ := os.ReadFile(filepath.Join(killed, "shard-0", "runs.jsonl"))
+		if n := strings.Count(string(b), "\n"); n >= 10 && n < 50 {
+			break
+		} else if n >= 50 || time.Now().After(deadline) {
+			t.Fatalf("the shard wrote %d of its 60 runs before it could be killed midway", n)
+		}
+	}
+	kubectl("delete", "pod", "-l", "job-name=killed", "--wait=false")
+	kubectl("wait", "--for=condition=complete", "--timeout=10m", "job/killed")
+	if failed := kubectl("get", "job", "killed", "-o", "jsonpath={.status.failed}"); failed != "1" {
+		t.Errorf("the killed Job's failed pods: %q, want 1", failed)
+	}
+	resumed, err := outdir.ReadResults(filepath.Join(killed, "shard-0", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resumed.Cells) != len(local.Cells) {
+		t.Fatalf("the resumed shard has %d cells, the local sweep %d", len(resumed.Cells), len(local.Cells))
+	}
+	for i, c := range local.Cells {
+		r := resumed.Cells[i]
+		for outcome := range c.Outcome {
+			if r.Key() != c.Key() || r.Runs != 5 || r.Outcome[outcome] != 5 {
+				t.Errorf("the resumed shard's %s: %d runs, %v; want 5 runs, each %s", r.Key(), r.Runs, r.Outcome, outcome)
+			}
+		}
+	}
 
 	// Another sweep on the same claim: its pods refuse it, each index fails at once.
 	kubectl("delete", "job", "toolscore", "toolscore-merge")
