@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/cli"
 	"github.com/toolscore/toolscore/internal/client"
@@ -40,7 +42,9 @@ objects: a batch/v1 Indexed Job whose pod i runs toolscore run --shard i+1/N on 
 backend in IMAGE (toolscore's pod image, kube/Dockerfile: every client's runtime and install
 cache; no Docker socket, the pod is the sandbox), writing /out/shard-i on a ReadWriteMany claim,
 with the manifest in a ConfigMap and a NetworkPolicy that cuts the pods off. A failed index is
-retried once without stopping the others, and a pod killed midway resumes its shard. A
+retried once without stopping the others (not one that exits 1 or 2, which would fail again),
+and a pod killed midway resumes its shard. A claim holds one sweep: a pod of another (other
+manifest, run flags or shard count) refuses it, exit 2, unless the Job has --resume. A
 manifest that defines a client ships its folder in the ConfigMap (at most 1 MiB). RUN FLAGS
 (--runs, --clients, ...) go to every shard; those the Job sets (--shard, --out, --backend,
 --fail-on, --resume) and those reading this machine's files (--shard-by, --replay) are refused.
@@ -57,6 +61,15 @@ flags:
 	namespace := fs.String("namespace", "", "the objects' namespace (default: kubectl's current one)")
 	parallelism := fs.Int("parallelism", 0, "pods at once (default: every shard at once)")
 	claim := fs.String("claim", "", "an existing ReadWriteMany PersistentVolumeClaim for the outputs (default: one is written, NAME-out)")
+	var storageClass *string
+	fs.Func("storage-class", "the written claim's storage class, one that provides ReadWriteMany (default: the cluster's default class; \"\" for a volume of no class, made by hand)", func(v string) error {
+		storageClass = &v
+		return nil
+	})
+	cpu := fs.String("cpu", kube.DefaultCPU, "the CPUs each pod requests, as a Kubernetes quantity (500m, 1, 2)")
+	memory := fs.String("memory", kube.DefaultMemory, "the memory each pod requests, as a Kubernetes quantity; its limit is twice that")
+	pull := fs.String("pull", string(corev1.PullIfNotPresent), "the pods' image pull policy: IfNotPresent runs an image loaded into the nodes (kind load, ctr import) whatever its tag; Never, Always")
+	resume := fs.Bool("resume", false, "continue the sweep the claim holds even if it is not this one (another manifest, run flags or shard count): each shard resumes as it was recorded")
 	own, runArgs := args, []string(nil)
 	if i := slices.Index(own, "--"); i >= 0 {
 		own, runArgs = own[:i], own[i+1:]
@@ -79,7 +92,14 @@ flags:
 	} else {
 		err = errors.Join(err, checkRunArgs(runArgs))
 	}
-	s := kube.Sweep{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, Parallelism: *parallelism, Args: runArgs, Claim: *claim}
+	if what == "merge" && *resume {
+		err = errors.Join(err, errors.New("--resume is for toolscore kube job: the merge resumes nothing"))
+	}
+	if *claim != "" && storageClass != nil {
+		err = errors.Join(err, errors.New("--storage-class is the class of the claim toolscore writes; --claim names one you made, with its own class"))
+	}
+	s := kube.Sweep{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, Parallelism: *parallelism, Args: runArgs, Claim: *claim,
+		StorageClass: storageClass, CPU: *cpu, Memory: *memory, PullPolicy: corev1.PullPolicy(*pull), Resume: *resume}
 	if len(positional) == 1 && err == nil {
 		// The manifest goes into the ConfigMap as it is: load it first, so a bad one fails here
 		// with its file and line, not in every pod.
@@ -110,8 +130,14 @@ flags:
 	if err != nil {
 		return err
 	}
-	_, err = os.Stdout.Write(b)
-	return err
+	if _, err := os.Stdout.Write(b); err != nil {
+		return err
+	}
+	if what == "job" {
+		// toolscore never sees the cluster, so it cannot tell whether the policy holds there.
+		fmt.Fprintf(os.Stderr, "toolscore kube: the NetworkPolicy %s-no-network cuts the pods off only where the cluster's network plugin enforces policies (Calico, Cilium, ...; a plain bridge, and kind's default, do not): there, a run reaches what the node reaches\n", s.Name)
+	}
+	return nil
 }
 
 // passRunFlags are the toolscore run flags that may follow -- : they narrow or size the sweep,

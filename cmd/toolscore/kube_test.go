@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/backend/docker"
 	"github.com/toolscore/toolscore/internal/outdir"
+	"github.com/toolscore/toolscore/tally"
 )
 
 // kubeManifest is the sweep the Kubernetes tests write as a Job: outcomes that differ by client
@@ -80,6 +81,9 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 	objs := kubeObjects(t, stdout)
 	job := objs["Job"].(*batchv1.Job)
 	s := job.Spec
+	if !strings.Contains(stderr, "toolscore kube: the NetworkPolicy toolscore-no-network cuts the pods off only where the cluster's network plugin enforces policies") {
+		t.Errorf("kube job does not say what the NetworkPolicy needs of the cluster:\n%s", stderr)
+	}
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 3 || *s.Parallelism != 2 ||
 		s.BackoffLimitPerIndex == nil || *s.BackoffLimitPerIndex != 1 || s.MaxFailedIndexes == nil || *s.MaxFailedIndexes != 3 {
 		t.Errorf("the Job's spec: %+v", s)
@@ -113,8 +117,26 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 	if !maps.Equal(np.Spec.PodSelector.MatchLabels, job.Spec.Template.Labels) || len(np.Spec.PolicyTypes) != 2 || np.Spec.Egress != nil || np.Spec.Ingress != nil {
 		t.Errorf("the NetworkPolicy does not cut the pods off: %+v", np.Spec)
 	}
-	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.AccessModes[0] != corev1.ReadWriteMany {
+	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.AccessModes[0] != corev1.ReadWriteMany || pvc.Spec.StorageClassName != nil {
 		t.Errorf("the claim: %+v", pvc.Spec)
+	}
+	// A pod asks for 1 CPU unless told (2 made a 2-CPU node run one shard at a time), and runs
+	// an image loaded into the node whatever its tag; a shard's verdict fails its index at once.
+	if c.ImagePullPolicy != corev1.PullIfNotPresent || c.Resources.Requests.Cpu().String() != "1" || c.Resources.Requests.Memory().String() != "2Gi" ||
+		s.PodFailurePolicy == nil || s.PodFailurePolicy.Rules[0].Action != batchv1.PodFailurePolicyActionFailIndex {
+		t.Errorf("the pod's pull policy %s, requests %v; the Job's failure policy %+v", c.ImagePullPolicy, c.Resources.Requests, s.PodFailurePolicy)
+	}
+	stdout, stderr, code = toolscore(t, tmp, "kube", "job", "sweep.yaml", "--shards", "3", "--image", "x:1", "--storage-class", "", "--cpu", "250m", "--memory", "1Gi", "--pull", "Never", "--resume")
+	if code != 0 {
+		t.Fatalf("kube job with a cluster's settings: exit %d\n%s", code, stderr)
+	}
+	objs = kubeObjects(t, stdout)
+	c = objs["Job"].(*batchv1.Job).Spec.Template.Spec.Containers[0]
+	if pvc := objs["PersistentVolumeClaim"].(*corev1.PersistentVolumeClaim); pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != "" ||
+		c.ImagePullPolicy != corev1.PullNever || c.Resources.Requests.Cpu().String() != "250m" || c.Resources.Limits.Memory().String() != "2Gi" ||
+		strings.Contains(strings.Join(c.Command, " "), "toolscore-sweep") {
+		t.Errorf("--storage-class \"\" --cpu 250m --memory 1Gi --pull Never --resume: class %v, pull %s, resources %v, command %s",
+			pvc.Spec.StorageClassName, c.ImagePullPolicy, c.Resources, c.Command)
 	}
 
 	stdout, stderr, code = toolscore(t, tmp, "kube", "merge", "sweep.yaml", "--shards", "3", "--image", "registry.example/toolscore-pod:1")
@@ -130,6 +152,7 @@ func TestKubeJobDecodesStrictly(t *testing.T) {
 		{"kube", "job", "--shards", "0", "--image", "x"},
 		{"kube", "job", "--shards", "2"},
 		{"kube", "merge", "--shards", "2", "--image", "x", "--", "--runs", "1"},
+		{"kube", "merge", "--shards", "2", "--image", "x", "--resume"},
 		{"kube", "pods"},
 	} {
 		if _, stderr, code := toolscore(t, tmp, bad...); code != 2 || stderr == "" {
@@ -148,23 +171,7 @@ func TestKubeJobOnDocker(t *testing.T) {
 	// Mostly image builds and package installs, which leave the CPU idle: it runs beside
 	// other tests, its leftovers told apart by the sweeps it started.
 	ctx := context.Background()
-	// Debian's python and this machine's node (HOST_NODE): the runtimes of every client here.
-	mk := exec.Command("../../scripts/base-image.sh", "toolscore/base-pod:bookworm", "python3,python3-venv,ca-certificates,libstdc++6")
-	mk.Env = append(os.Environ(), "HOST_NODE=1")
-	base, err := mk.Output()
-	if err != nil {
-		t.Fatalf("making the pod's base image: %v", err)
-	}
-	goImage, err := exec.Command("../../scripts/go-image.sh", "toolscore/go:local").Output()
-	if err != nil {
-		t.Fatalf("making the Go toolchain image: %v", err)
-	}
-	proxyURL, _ := exec.Command("go", "env", "GOPROXY").Output()
-	tag := "toolscore/pod:test"
-	buildImageFile(t, api, "../..", "kube/Dockerfile", tag, map[string]string{
-		"GO_IMAGE": strings.TrimSpace(string(goImage)), "BASE_IMAGE": strings.TrimSpace(string(base)),
-		"GOPROXY": strings.TrimSpace(string(proxyURL)), "CLIENTS": "raw,go-sdk/call,python-sdk/call,ts-sdk/call",
-	})
+	tag := buildPodImage(t, api)
 
 	tmp := t.TempDir()
 	writeFile(t, filepath.Join(tmp, "sweep.yaml"), kubeManifest)
@@ -231,23 +238,7 @@ func TestKubeJobOnDocker(t *testing.T) {
 	whole.Containers[0].Command = []string{"/bin/sh", "-c", "exec toolscore run /scenario/sweep.yaml --backend local --fail-on never --out /out/whole"}
 	pod("unsharded", *whole)
 
-	want, err := outdir.ReadResults(filepath.Join(claim, "whole", "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := outdir.ReadResults(filepath.Join(claim, "merged", "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want.Cells) != 12 || len(got.Cells) != len(want.Cells) || len(want.Unavailable) > 0 {
-		t.Fatalf("merged %d cells, unsharded %d (unavailable %v); want 12 each", len(got.Cells), len(want.Cells), want.Unavailable)
-	}
-	for i, w := range want.Cells {
-		g := got.Cells[i]
-		if g.Key() != w.Key() || g.Runs != 1 || !maps.Equal(g.Outcome, w.Outcome) {
-			t.Errorf("cell %d: merged %s %v, unsharded %s %v", i, g.Key(), g.Outcome, w.Key(), w.Outcome)
-		}
-	}
+	got := sameCells(t, filepath.Join(claim, "merged"), filepath.Join(claim, "whole"))
 	// The outcomes are the clients' own, as docs/ledger-results.json records them on docker:
 	// with the schema published, type-swap makes the Python SDK throw and passes the rest.
 	for _, c := range got.Cells {
@@ -262,6 +253,53 @@ func TestKubeJobOnDocker(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.Key(), c.Outcome, want)
 		}
 	}
+}
+
+// sameCells reads the results of two sweeps of kubeManifest, got and want, and fails unless
+// both have its 12 cells, each run once, none unavailable, with the same outcomes cell for cell.
+func sameCells(t *testing.T, got, want string) *tally.Results {
+	t.Helper()
+	var res [2]*tally.Results
+	for i, dir := range []string{got, want} {
+		r, err := outdir.ReadResults(filepath.Join(dir, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Cells) != 12 || len(r.Unavailable) > 0 {
+			t.Fatalf("%s: %d cells (unavailable %v); want 12", dir, len(r.Cells), r.Unavailable)
+		}
+		res[i] = r
+	}
+	for i, w := range res[1].Cells {
+		g := res[0].Cells[i]
+		if g.Key() != w.Key() || g.Runs != 1 || w.Runs != 1 || !maps.Equal(g.Outcome, w.Outcome) {
+			t.Errorf("cell %d: %s %s %v, %s %s %v", i, got, g.Key(), g.Outcome, want, w.Key(), w.Outcome)
+		}
+	}
+	return res[0]
+}
+
+// buildPodImage builds toolscore's pod image (kube/Dockerfile) with the clients of kubeManifest,
+// on Debian's python and this machine's node (HOST_NODE), the runtimes of every client here.
+func buildPodImage(t *testing.T, api *client.Client) string {
+	t.Helper()
+	mk := exec.Command("../../scripts/base-image.sh", "toolscore/base-pod:bookworm", "python3,python3-venv,ca-certificates,libstdc++6")
+	mk.Env = append(os.Environ(), "HOST_NODE=1")
+	base, err := mk.Output()
+	if err != nil {
+		t.Fatalf("making the pod's base image: %v", err)
+	}
+	goImage, err := exec.Command("../../scripts/go-image.sh", "toolscore/go:local").Output()
+	if err != nil {
+		t.Fatalf("making the Go toolchain image: %v", err)
+	}
+	proxyURL, _ := exec.Command("go", "env", "GOPROXY").Output()
+	tag := "toolscore/pod:test"
+	buildImageFile(t, api, "../..", "kube/Dockerfile", tag, map[string]string{
+		"GO_IMAGE": strings.TrimSpace(string(goImage)), "BASE_IMAGE": strings.TrimSpace(string(base)),
+		"GOPROXY": strings.TrimSpace(string(proxyURL)), "CLIENTS": "raw,go-sdk/call,python-sdk/call,ts-sdk/call",
+	})
+	return tag
 }
 
 // waitPod waits for a simulated pod to exit 0, failing with its log.

@@ -39,6 +39,11 @@ func TestKubeJobRefuses(t *testing.T) {
 		{[]string{"--shards", "2", "--name", strings.Repeat("a", 60)}, `toolscore kube: --name: the merge Job's name "` + strings.Repeat("a", 60) + `-merge" is not a valid Kubernetes name: must be no more than 63 characters` + "\n"},
 		{[]string{"--shards", "2", "--namespace", "team.a"}, `toolscore kube: --namespace "team.a" is not a valid Kubernetes name: must not contain dots` + "\n"},
 		{[]string{"--shards", "2", "--claim", "Out Claim"}, `toolscore kube: --claim "Out Claim" is not a valid Kubernetes name: a lowercase RFC 1123 subdomain`},
+		{[]string{"--shards", "2", "--cpu", "2 cores"}, `toolscore kube: --cpu "2 cores": want a Kubernetes quantity above 0`},
+		{[]string{"--shards", "2", "--memory", "-1Gi"}, `toolscore kube: --memory "-1Gi": want a Kubernetes quantity above 0`},
+		{[]string{"--shards", "2", "--pull", "never"}, `toolscore kube: --pull "never": want IfNotPresent`},
+		{[]string{"--shards", "2", "--storage-class", "NFS"}, `toolscore kube: --storage-class "NFS" is not a valid Kubernetes name`},
+		{[]string{"--shards", "2", "--claim", "mine", "--storage-class", "nfs"}, "toolscore kube: --storage-class is the class of the claim toolscore writes; --claim names one you made, with its own class\n"},
 	} {
 		stdout, stderr, code := toolscore(t, tmp, append(job, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" {

@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -19,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/install"
 )
 
@@ -60,7 +64,29 @@ type Sweep struct {
 	Args []string
 	// Claim is an existing ReadWriteMany PersistentVolumeClaim for the outputs; "" makes one.
 	Claim string
+	// StorageClass is the written claim's class; nil leaves it to the cluster's default class,
+	// "" asks for a volume of no class (one made by hand, as a hostPath on a single node).
+	StorageClass *string
+	// CPU and Memory are what each pod requests ("" is DefaultCPU, DefaultMemory); its memory
+	// limit is twice the request.
+	CPU, Memory string
+	// PullPolicy is the pods' image pull policy; "" is IfNotPresent, which also runs an image
+	// loaded into the nodes (kind load, ctr import) whatever its tag.
+	PullPolicy corev1.PullPolicy
+	// Resume lets the pods continue the sweep their claim holds even when it is not this one
+	// (another manifest, run flags or shard count): each shard resumes as it was recorded.
+	Resume bool
 }
+
+// What a pod requests unless told: a shard runs one cell at a time per CPU it is given.
+const (
+	DefaultCPU    = "1"
+	DefaultMemory = "2Gi"
+)
+
+// ExitRefused is a pod's exit when its claim holds another sweep: a usage error, which the
+// pod failure policy does not retry.
+const ExitRefused = 2
 
 // Objects are the sweep's Kubernetes objects, in the order to apply them.
 func (s Sweep) Objects() []any {
@@ -91,8 +117,8 @@ func (s Sweep) Job() *batchv1.Job {
 	run = append(run, quoteAll(s.Args)...)
 	// --resume continues a shard whose pod was killed, from the runs it wrote; a new shard starts.
 	script := fmt.Sprintf(`set -eu
-%[3]sif [ -f %[1]s/shard-$JOB_COMPLETION_INDEX/sweep.json ]; then exec toolscore run --resume %[1]s/shard-$JOB_COMPLETION_INDEX --fail-on never; fi
-exec %[2]s`, OutDir, strings.Join(run, " "), s.copyFolder())
+%[4]s%[3]sif [ -f %[1]s/shard-$JOB_COMPLETION_INDEX/sweep.json ]; then exec toolscore run --resume %[1]s/shard-$JOB_COMPLETION_INDEX --fail-on never; fi
+exec %[2]s`, OutDir, strings.Join(run, " "), s.copyFolder(), s.claimGuard())
 	parallelism := int32(s.Shards)
 	if s.Parallelism > 0 {
 		parallelism = int32(min(s.Parallelism, s.Shards))
@@ -108,9 +134,72 @@ exec %[2]s`, OutDir, strings.Join(run, " "), s.copyFolder())
 			Parallelism:          &parallelism,
 			BackoffLimitPerIndex: &retries,
 			MaxFailedIndexes:     &failed,
+			PodFailurePolicy:     failurePolicy(),
 			Template:             s.pod(script),
 		},
 	}
+}
+
+// failurePolicy retries what a retry can mend and nothing else: a shard that exits 1 (a
+// verdict: what it checked did not hold) or 2 (a bad flag or manifest, a setup that failed, a
+// claim that holds another sweep) fails the same way again, so its index fails at once; a pod
+// evicted or preempted is run again without counting against the index's retry.
+func failurePolicy() *batchv1.PodFailurePolicy {
+	container := "toolscore"
+	return &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+		{Action: batchv1.PodFailurePolicyActionFailIndex, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+			ContainerName: &container, Operator: batchv1.PodFailurePolicyOnExitCodesOpIn,
+			Values: []int32{exitcode.Unmet, exitcode.Usage},
+		}},
+		{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{
+			{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue},
+		}},
+	}}
+}
+
+// sweepFile is where a claim records the sweep it holds, so that a Job of another sweep applied
+// on it (the default --name gives the same claim) does not resume the old shards as its own.
+const sweepFile = OutDir + "/toolscore-sweep"
+
+// ID names the sweep a claim holds: its manifest (and folder), run flags and shard count, the
+// things that decide which runs a shard makes. The Job's name, image and resources do not.
+func (s Sweep) ID() string {
+	h := sha256.New()
+	b, _ := json.Marshal(struct {
+		Manifest []byte
+		Name     string
+		Folder   map[string]install.File
+		Args     []string
+		Shards   int
+	}{s.Manifest, s.manifestFile(), s.Folder, s.Args, s.Shards})
+	h.Write(b)
+	return fmt.Sprintf("%x (%d shards)", h.Sum(nil)[:8], s.Shards)
+}
+
+// claimGuard is a shard's check that the claim holds this sweep: the first pod records the
+// sweep's ID (a link, so that two pods starting at once cannot both write it), and a pod of
+// another sweep stops there, saying so, with ExitRefused. A claim with shards but no record
+// (written by an older toolscore) is refused the same way. With Resume there is no check.
+// The merge Job has none: toolscore kube merge takes no run flags to name the sweep by, and it
+// runs after the shards, which refused a claim not theirs.
+func (s Sweep) claimGuard() string {
+	if s.Resume {
+		return ""
+	}
+	refuse := func(holds string) string {
+		return fmt.Sprintf(`echo "toolscore: the claim %s holds %s, not this one (%s): its shards would be resumed as this sweep's. Write the Job with another --name or --claim, empty the claim, or write it with toolscore kube job --resume to continue the sweep the claim holds." >&2; exit %d`,
+			s.claimName(), holds, s.ID(), ExitRefused)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "sweep=%s\n", quoteAll([]string{s.ID()})[0])
+	fmt.Fprintf(&b, `if [ ! -e %[1]s ]; then
+  if [ -n "$(ls -d %[2]s/shard-* 2>/dev/null)" ]; then %[3]s; fi
+  echo "$sweep" > %[1]s.$JOB_COMPLETION_INDEX && { ln %[1]s.$JOB_COMPLETION_INDEX %[1]s 2>/dev/null || true; }; rm -f %[1]s.$JOB_COMPLETION_INDEX
+fi
+`, sweepFile, OutDir, refuse("shards of a sweep with no record of what it is"))
+	fmt.Fprintf(&b, `if [ "$(cat %[1]s)" != "$sweep" ]; then %[2]s; fi
+`, sweepFile, refuse(`another sweep ($(cat `+sweepFile+`))`))
+	return b.String()
 }
 
 // MergeJob merges the shards' outputs into OutDir/merged: toolscore merge, once the Job is done.
@@ -150,19 +239,17 @@ func (s Sweep) pod(script string) corev1.PodTemplateSpec {
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
-				Name:    "toolscore",
-				Image:   s.Image,
-				Command: []string{"/bin/sh", "-c", script},
+				Name:            "toolscore",
+				Image:           s.Image,
+				ImagePullPolicy: cmp.Or(s.PullPolicy, corev1.PullIfNotPresent),
+				Command:         []string{"/bin/sh", "-c", script},
 				Env: []corev1.EnvVar{
 					{Name: "HOME", Value: workDir},
 					{Name: "TMPDIR", Value: workDir},
 				},
 				WorkingDir:   workDir,
 				VolumeMounts: mounts,
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
-					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")},
-				},
+				Resources:    s.resources(),
 				SecurityContext: &corev1.SecurityContext{
 					AllowPrivilegeEscalation: &no,
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -186,13 +273,27 @@ func (s Sweep) networkPolicy() *networkingv1.NetworkPolicy {
 	}
 }
 
+// resources are the pod's requests, and a memory limit of twice the request. Check has parsed
+// them, so MustParse cannot panic on what a flag gave.
+func (s Sweep) resources() corev1.ResourceRequirements {
+	cpu := resource.MustParse(cmp.Or(s.CPU, DefaultCPU))
+	mem := resource.MustParse(cmp.Or(s.Memory, DefaultMemory))
+	limit := mem.DeepCopy()
+	limit.Add(mem)
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: limit},
+	}
+}
+
 func (s Sweep) claim() *corev1.PersistentVolumeClaim {
 	return &corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
 		ObjectMeta: s.meta(s.claimName()),
 		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			StorageClassName: s.StorageClass,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
 		},
 	}
 }
@@ -275,6 +376,22 @@ func (s Sweep) Check() error {
 	}
 	if s.Claim != "" {
 		bad("--claim", s.Claim, validation.IsDNS1123Subdomain(s.Claim))
+	}
+	if s.StorageClass != nil && *s.StorageClass != "" {
+		bad("--storage-class", *s.StorageClass, validation.IsDNS1123Subdomain(*s.StorageClass))
+	}
+	for _, q := range []struct{ flag, value string }{{"--cpu", s.CPU}, {"--memory", s.Memory}} {
+		if q.value == "" {
+			continue
+		}
+		if v, err := resource.ParseQuantity(q.value); err != nil || v.Sign() <= 0 {
+			errs = append(errs, fmt.Errorf("%s %q: want a Kubernetes quantity above 0 (%s 500m, 1, 2; --memory 512Mi, 2Gi)", q.flag, q.value, "--cpu"))
+		}
+	}
+	switch s.PullPolicy {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		errs = append(errs, fmt.Errorf("--pull %q: want IfNotPresent (the default: an image loaded into the nodes runs as it is), Never or Always", s.PullPolicy))
 	}
 	if s.Namespace != "" {
 		bad("--namespace", s.Namespace, validation.IsDNS1123Label(s.Namespace))
