@@ -36,7 +36,7 @@ var pyfwCLibraries = map[string]string{
 //     hands the model {"error": ...} (google/adk/tools/mcp_tool/mcp_tool.py:612-627), Strands an
 //     error result "Tool execution failed: ..." (strands/tools/mcp/mcp_client.py:1146-1148,
 //     1385-1424), an error where the wire had a result: rejected. With the schema hidden nothing
-//     is validated and those pass. An isError result keeps its flag (ADK hands the dumped
+//     is validated and those pass (ADK's wrong-container aside, below). An isError result keeps its flag (ADK hands the dumped
 //     result, mcp_tool.py:741; Strands sets status error, mcp_client.py:1448-1449): passed; a
 //     JSON-RPC error is handed on as an error: rpc-error. Every other fault passes as the wire had
 //     it: ADK hands the model the result whole, structuredContent included (_caller.py:291-298),
@@ -46,9 +46,19 @@ func pyfwCWant(client, fault, schema string) string {
 		return "altered"
 	}
 	switch fault {
+	case "wrong-container":
+		// ADK opens its session with initialize, the legacy handshake (the modern protocol is an
+		// experimental feature, off by default: google/adk/tools/mcp_tool/session_context.py:61-62,
+		// features/_feature_registry.py:220-222), so it speaks 2025-11-25 whatever the axis says,
+		// and mcp 2.3.0's CallToolResult of that revision types structuredContent as an object
+		// (mcp_types/_v2025_11_25/__init__.py:3123): an array fails pydantic's validation under any
+		// schema mode, and ADK hands the model {"error": ...}, rejected.
+		if client == "google-adk" || schema == "published" {
+			return "rejected"
+		}
 	case "rpc-error":
 		return "rpc-error"
-	case "type-swap", "drop-required", "wrong-container", "empty", "truncate":
+	case "type-swap", "drop-required", "empty", "truncate":
 		if schema == "published" {
 			return "rejected"
 		}
