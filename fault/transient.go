@@ -8,8 +8,8 @@ import (
 
 // Transient fails the first target call of a run with its inner fault and lets every later one
 // through as the server answered it: a failure that a retry clears, which tells a client that
-// retries from one that does not. The proxy spares the later calls (see Spared), so their
-// records say they were not faulted. The inner fault is one of the result's (a fault of the HTTP
+// retries from one that does not. The proxy spares the later calls, so their records say
+// they were not faulted. The inner fault is one of the result's (a fault of the HTTP
 // exchange or one that reads the tool's schema is refused), with its own options. It follows
 // whatever its inner fault follows.
 type Transient struct {

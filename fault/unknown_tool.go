@@ -8,8 +8,9 @@ import (
 // UnknownTool answers the call as a server that does not know the tool, either way servers do:
 // as "error", the JSON-RPC error -32602 (invalid params) "Unknown tool: NAME", which the final
 // revision 2025-11-25 (server/tools, Error Handling) gives as its example of a protocol error;
-// as "result", an isError result whose text says "unknown tool", the way SEP-2145 (a draft, open
-// on 2026-12-07) would have a server report it so that the model sees it.
+// as "result", an isError result whose text says "unknown tool", the way SEP-2145 (standardize
+// tools/call failure reporting, a draft: its pull request open on 2026-12-07) would have a server
+// report it so that the model sees it. The default, "error", follows the final revision.
 type UnknownTool struct {
 	As string `json:"as"`
 }
