@@ -64,6 +64,8 @@ type Effect struct {
 type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data is the error's data member, left out when nil.
+	Data any `json:"data,omitempty"`
 }
 
 // Introduced is one value a fault put on the wire, where it put it, and what stood there before:

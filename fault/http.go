@@ -14,10 +14,14 @@ type HTTPFault interface {
 
 // HTTPEffect is what the proxy does to the HTTP exchange of one target tools/call.
 type HTTPEffect struct {
-	// Status, when set, is answered instead of forwarding the request, with Header and a plain
-	// text body.
-	Status int
-	Header http.Header
+	// Status, when set, is answered instead of forwarding the request, with Header and Body of
+	// ContentType, or a plain text body naming the status when Body is nil.
+	Status      int
+	Header      http.Header
+	Body        []byte
+	ContentType string
+	// RequestID puts the JSON-RPC id of the request in place of the body's "id":null.
+	RequestID bool
 	// ExpireSession answers Status to every later request of the same session too: the session
 	// is gone for good, as on a server that forgot it.
 	ExpireSession bool

@@ -455,8 +455,16 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchang
 		}
 		w.Header()[name] = out
 	}
-	body := http.StatusText(ex.fault.Status) + "\n"
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	body, ctype := []byte(http.StatusText(ex.fault.Status)+"\n"), "text/plain; charset=utf-8"
+	if ex.fault.Body != nil {
+		body, ctype = ex.fault.Body, ex.fault.ContentType
+	}
+	if env, ok := jsonrpc.ParseMessage(ex.body); ok && ex.fault.RequestID && env.ID != nil {
+		if b, ok := jsonrpc.WithID(body, env.ID); ok {
+			body = b
+		}
+	}
+	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	rec := &transcript.Record{Time: time.Now(), Dir: transcript.Event, Event: "http-fault", HTTP: &transcript.HTTPFacts{Method: ex.method, Path: ex.path, Status: ex.fault.Status, Header: p.maskHeader(w.Header())}}
 	if fired {
@@ -468,7 +476,7 @@ func (p *Proxy) answerStatus(w http.ResponseWriter, r *http.Request, ex *exchang
 	}
 	p.record(rec)
 	w.WriteHeader(ex.fault.Status)
-	_, _ = io.WriteString(w, body)
+	_, _ = w.Write(body)
 }
 
 // sentBody is an answer's body that says when the client has been given all of it: the reverse

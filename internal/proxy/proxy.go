@@ -273,16 +273,15 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *transcript.Record) 
 		p.matched++
 		c := &call{method: env.Method, tool: name, args: args, n: p.matched, asked: metaString(env.Params)}
 		roll := p.decide.Float64()
-		why := ""
+		spare, why := fault.Spared(p.cfg.Fault, c.n)
 		switch {
-		case spared(p.cfg.Fault, c.n):
-			why = fmt.Sprintf("the fault lets the first %d calls through", p.cfg.Fault.(fault.HTTPFault).HTTP().After)
+		case spare:
 		case p.cfg.Nth > 0 && c.n != p.cfg.Nth:
 			why = fmt.Sprintf("only call %d is faulted", p.cfg.Nth)
 		case p.cfg.Probability < 1 && roll >= p.cfg.Probability:
 			why = fmt.Sprintf("drew %.4f, not below probability %g", roll, p.cfg.Probability)
 		default:
-			c.fires = true
+			why, c.fires = "", true
 		}
 		p.pending[key] = c
 		p.mu.Unlock()
@@ -290,13 +289,6 @@ func (p *Proxy) noteRequest(scope string, frame []byte, rec *transcript.Record) 
 		p.startDrift(c)
 	}
 	return frame, nil, nil
-}
-
-// spared says the n-th target call goes through as it is because a transport fault starts only
-// after it (a token that expires after some good calls).
-func spared(f fault.Fault, n int) bool {
-	hf, ok := f.(fault.HTTPFault)
-	return ok && n <= hf.HTTP().After
 }
 
 // ServerToClient relays the server's frames to the client until the server's end closes,
