@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
@@ -23,6 +24,28 @@ func TestProgressLinesInALog(t *testing.T) {
 	}
 	p.finish()
 	want := regexp.MustCompile(`^\[1/2, 0:00 elapsed, ETA 0:00\] raw × clean × hidden[^\n]*: passed 1/1\n\[2/2, 0:00 elapsed, ETA 0:00\] raw × type-swap × hidden[^\n]*: passed 1/1\n$`)
+	if !want.MatchString(b.String()) {
+		t.Errorf("the log's lines:\n%s", b.String())
+	}
+}
+
+// TestProgressOfRunsAlone: the runs run again alone once the sweep's are over (each up to the
+// timeout, minutes of silence before) are announced, and each says how far they are (issue
+// 52, item 5).
+func TestProgressOfRunsAlone(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, 2)
+	p.Started(2, 0)
+	p.AloneStarted(2, 30*time.Second)
+	for _, f := range []string{"clean", "error"} {
+		c := &tally.Cell{Cell: record.Cell{Client: "raw", Fault: f, Schema: "hidden", Protocol: "as-is", Transport: "stdio"}, Planned: 1, Runs: 1,
+			Outcome: map[string]int{"hung": 1}, Alone: map[string]int{"passed": 1}}
+		p.AloneDone(c, record.Outcome("passed"))
+	}
+	p.finish()
+	want := regexp.MustCompile(`^2 runs run again alone, one after the other \(each up to 30s\): their outcomes are ones the machine's load may have made\n` +
+		`\[alone 1/2, 0:00 elapsed, ETA 0:00\] raw × clean × hidden[^\n]*: hung 1/1, alone: passed\n` +
+		`\[alone 2/2, 0:00 elapsed, ETA 0:00\] raw × error × hidden[^\n]*: hung 1/1, alone: passed\n$`)
 	if !want.MatchString(b.String()) {
 		t.Errorf("the log's lines:\n%s", b.String())
 	}

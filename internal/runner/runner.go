@@ -106,6 +106,10 @@ type Progress interface {
 	Started(total, cellsDone int)
 	RunStarted(cell scenario.Cell, run int)
 	RunDone(cell scenario.Cell, run int, outcome record.Outcome, cellDone bool, c *tally.Cell)
+	// AloneStarted says how many runs run again alone, one after the other, once the sweep's
+	// are over, each bounded by timeout; AloneDone that one of them ended, c its cell.
+	AloneStarted(runs int, timeout time.Duration)
+	AloneDone(c *tally.Cell, outcome record.Outcome)
 }
 
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
@@ -197,6 +201,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		c := res.Cells[j.Index]
 		c.AddRun(&rec)
 		if j.Alone {
+			if o.Progress != nil {
+				o.Progress.AloneDone(c, rec.Outcome)
+			}
 			return
 		}
 		if s, seen := suspect[j.Index]; loadMayMake(rec.Outcome) && (!seen || j.Run < s.Run) {
@@ -269,7 +276,11 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		})
 	}
 	p.Wait()
-	for _, j := range aloneRuns(suspect, res) {
+	alone := aloneRuns(suspect, res)
+	if o.Progress != nil && len(alone) > 0 && ctx.Err() == nil && stopErr == nil {
+		o.Progress.AloneStarted(len(alone), o.Scenario.Timeout.Std())
+	}
+	for _, j := range alone {
 		if ctx.Err() != nil || stopErr != nil || werr != nil {
 			break
 		}
