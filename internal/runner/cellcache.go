@@ -239,7 +239,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	if len(hits) == 0 {
 		return
 	}
-	live, err := o.replaySessions(ctx, sessions)
+	live, err := o.checkServer(ctx, len(hits), sessions)
 	if err != nil {
 		fmt.Fprintf(cc.Log, "cell cache: the server could not be checked against the cached cells (%s): every cell runs\n", report.Plain(err.Error()))
 		for i := range hits {
@@ -271,9 +271,52 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	cc.hits, cc.Verified = hits, len(hits) > 0
 }
 
-// replaySessions plays each session to a fresh server where the runs execute, through toolscore
-// cache-replay and a clean proxy, and returns the live answers by session key.
-func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session) (map[string]cache.Live, error) {
+// checkBatches is how many parts the cache check plays its sessions in, when it has at least
+// checkBatchMin sessions a part: one replay of them all took minutes of silence on a big
+// matrix; a part each is a line of progress, for the price of one more process (or container)
+// start a part.
+const (
+	checkBatches  = 10
+	checkBatchMin = 8
+)
+
+// checkServer plays the recorded sessions of the cells cached to the live server (replaySessions),
+// in parts, and says on the log how far it is, with the elapsed time and an ETA, so that a
+// check of minutes is not silent. It returns the live answers by session key.
+func (o Options) checkServer(ctx context.Context, cells int, sessions map[string]cache.Session) (map[string]cache.Live, error) {
+	log := o.Cache.Log
+	keys := slices.Sorted(maps.Keys(sessions))
+	fmt.Fprintf(log, "cell cache: checking the live server against %d cached %s: %d recorded %s to play, one after the other\n",
+		cells, report.Plural(cells, "cell", "cells"), len(keys), report.Plural(len(keys), "session", "sessions"))
+	start := time.Now()
+	step := max(checkBatchMin, (len(keys)+checkBatches-1)/checkBatches)
+	live := map[string]cache.Live{}
+	for from := 0; from < len(keys); from += step {
+		part := keys[from:min(from+step, len(keys))]
+		got, err := o.replaySessions(ctx, sessions, part)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(live, got)
+		done, took := from+len(part), time.Since(start)
+		if done < len(keys) {
+			fmt.Fprintf(log, "cell cache: [%d/%d sessions, %s elapsed, ETA %s] checking the server\n",
+				done, len(keys), clock(took), clock(took/time.Duration(done)*time.Duration(len(keys)-done)))
+		}
+	}
+	fmt.Fprintf(log, "cell cache: the server checked in %s\n", clock(time.Since(start)))
+	return live, nil
+}
+
+// clock writes d as minutes and seconds, as the sweep's progress does.
+func clock(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// replaySessions plays the sessions of keys to a fresh server each where the runs execute,
+// through toolscore cache-replay and a clean proxy, and returns the live answers by session key.
+func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session, keys []string) (map[string]cache.Live, error) {
 	dir, err := os.MkdirTemp(o.Out, ".cache-check-")
 	if err == nil {
 		dir, err = filepath.Abs(dir)
@@ -288,7 +331,7 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
-	for _, k := range slices.Sorted(maps.Keys(sessions)) {
+	for _, k := range keys {
 		_ = enc.Encode(sessions[k])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sessions.jsonl"), []byte(b.String()), 0o644); err != nil {
@@ -309,8 +352,8 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	// A replay waits up to the timeout before each message and once more for the answers at its
 	// end: this bounds a server that is slow at every step.
 	var steps time.Duration
-	for _, s := range sessions {
-		steps += time.Duration(len(s.Sent)+1) * timeout
+	for _, k := range keys {
+		steps += time.Duration(len(sessions[k].Sent)+1) * timeout
 	}
 	// On docker the replay runs in the client's cell image: built for the checks already
 	// (Choice.ReadyForChecks), unless the sweep did not check the server (a replay's).
