@@ -28,8 +28,8 @@ type progress struct {
 	// of them ended, since aloneStart.
 	alone, aloneDone int
 	aloneStart       time.Time
-	stop        chan struct{}
-	stopped     sync.WaitGroup
+	stop             chan struct{}
+	stopped          sync.WaitGroup
 }
 
 func newProgress(w io.Writer, cells int) *progress {

@@ -24,7 +24,7 @@ func TestCellCacheCheckProgress(t *testing.T) {
 	if head == nil {
 		t.Fatalf("no line says what the cache check does:\n%s", stderr)
 	}
-	parts := regexp.MustCompile(`cell cache: \[\d+/` + head[1] + ` sessions, \d+:\d\d elapsed, ETA \d+:\d\d\] checking the server\n`).FindAllString(stderr, -1)
+	parts := regexp.MustCompile(`cell cache: \[\d+/`+head[1]+` sessions, \d+:\d\d elapsed, ETA \d+:\d\d\] checking the server\n`).FindAllString(stderr, -1)
 	if len(parts) == 0 || !regexp.MustCompile(`cell cache: the server checked in \d+:\d\d\n`).MatchString(stderr) {
 		t.Errorf("%s sessions checked with %d lines of progress, want some, and the time it took:\n%s", head[1], len(parts), stderr)
 	}
