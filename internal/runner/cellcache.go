@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -177,6 +178,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	hits := map[int]*cacheHit{}
 	sessions := map[string]cache.Session{}
 	unreadable := 0
+	var misses []missed // the cells the cache holds no entry of under their key
 	for c := range o.cellJobs() {
 		i := c.First.Index
 		if res.Cells[i].Runs > 0 {
@@ -185,9 +187,10 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		if c.First.Cell.Client.Model != nil && c.First.Cell.Client.Cache != "reuse" {
 			continue // a real model answers differently every run
 		}
-		key, _ := o.cellKey(c.First, o.sliceOf(c))
+		key, inputs := o.cellKey(c.First, o.sliceOf(c))
 		e, err := cc.Store.Get(key)
 		if damaged, ok := errors.AsType[*cache.DamagedError](err); ok {
+			res.AddCacheMiss(tally.MissEntry, "their entries are damaged, and were discarded", res.Cells[i].Coordinates())
 			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), report.Plain(damaged.Error()))
 			if derr := cc.Store.Discard(ctx, key); derr != nil {
 				fmt.Fprintf(cc.Log, "cell cache: discarding it: %v\n", derr)
@@ -196,7 +199,10 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		}
 		if err != nil {
 			if !errors.Is(err, cache.ErrMiss) {
+				res.AddCacheMiss(tally.MissEntry, "their entries could not be read", res.Cells[i].Coordinates())
 				unreadable++
+			} else {
+				misses = append(misses, missed{i, c.First.Cell.Key(), inputs})
 			}
 			continue
 		}
@@ -209,6 +215,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		for j := range c.Runs {
 			r, have := byNumber[j.Run]
 			if !have {
+				res.AddCacheMiss(tally.MissEntry, "their entries lack some of the runs", res.Cells[i].Coordinates())
 				ok = false
 				break
 			}
@@ -218,6 +225,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 				// run in every sweep (an entry of a toolscore that did not record the proxy's own
 				// sessions, a message too large to replay).
 				fmt.Fprintf(cc.Log, "cell cache: %s: %s; the cell runs, and its new runs replace the entry\n", report.Plain(c.First.Cell.Key()), report.Plain(err.Error()))
+				res.AddCacheMiss(tally.MissEntry, "their entries' recorded sessions cannot be played to the server", res.Cells[i].Coordinates())
 				cc.stale[i] = true
 				ok = false
 				break
@@ -236,14 +244,16 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	if unreadable > 0 {
 		fmt.Fprintf(cc.Log, "cell cache: %d entries could not be read in %s; their cells run\n", unreadable, cc.Store.Dir)
 	}
+	o.whyNotCached(res, misses)
 	if len(hits) == 0 {
 		return
 	}
 	live, err := o.checkServer(ctx, len(hits), sessions)
 	if err != nil {
 		fmt.Fprintf(cc.Log, "cell cache: the server could not be checked against the cached cells (%s): every cell runs\n", report.Plain(err.Error()))
-		for i := range hits {
+		for _, i := range slices.Sorted(maps.Keys(hits)) {
 			cc.stale[i] = true
+			res.AddCacheMiss(tally.MissUnchecked, "the server could not be checked against their entries: "+err.Error(), res.Cells[i].Coordinates())
 		}
 		return
 	}
@@ -256,8 +266,9 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		for _, s := range hits[i].sessions {
 			if why := s.Differs(live[s.Key()], volatile, o.Scenario.Timeout.Std()); why != "" {
 				if first == "" {
-					first = res.Cells[i].Key() + ": " + why
+					first = res.Cells[i].Coordinates() + ": " + why
 				}
+				res.AddCacheMiss(tally.MissServer, "the server answers differently", res.Cells[i].Coordinates()+": "+why)
 				changed++
 				cc.stale[i] = true
 				delete(hits, i)
@@ -312,6 +323,89 @@ func (o Options) checkServer(ctx context.Context, cells int, sessions map[string
 func clock(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// missed is a cell the cache holds no entry of under its key: its index, its cell key, and
+// what its key is made of.
+type missed struct {
+	index  int
+	cell   string
+	inputs json.RawMessage
+}
+
+// keyWords say, for each input of a cell's key (keyInputs, by its JSON name), what changed when
+// it differs from the cell's last entry.
+var keyWords = []struct{ field, words string }{
+	{"build", "toolscore is another build"},
+	{"format", "the cell cache's format changed"},
+	{"grader", "toolscore grades runs differently (another grader version)"},
+	{"fingerprint", "what the client runs changed (its files, its image or its built adapter)"},
+	{"client", "the manifest's entry of the client changed"},
+	{"tool", "the manifest's entry of the tool changed"},
+	{"fault", "the fault or its options changed"},
+	{"runs", "the runs per cell changed"},
+	{"timeout", "the timeout changed"},
+	{"sandbox", "the sandbox changed"},
+	{"backend", "another backend runs them"},
+	{"transport", "the transport changed"},
+	{"slice", "the shard's slice of their runs changed"},
+}
+
+// whyNotCached counts the cells the cache holds no entry of under their key into res, by why:
+// what differs between their inputs and those of the cell's last entry in the cache (the same
+// cell of the matrix stored under another key), or that it holds none. It says so on the log.
+func (o Options) whyNotCached(res *tally.Results, misses []missed) {
+	if len(misses) == 0 {
+		return
+	}
+	metas, _ := o.Cache.Store.List() // oldest first: the last of a cell's is its latest
+	last := map[string]cache.Meta{}
+	for _, m := range metas {
+		last[m.Cell] = m
+	}
+	before := len(res.CacheMisses)
+	for _, m := range misses {
+		kind, why := tally.MissNew, "the cell cache holds no entry of them"
+		if prev, ok := last[m.cell]; ok {
+			kind, why = tally.MissInputs, inputsChanged(prev.Inputs, m.inputs)
+		}
+		res.AddCacheMiss(kind, why, res.Cells[m.index].Coordinates())
+	}
+	for _, cm := range res.CacheMisses[before:] {
+		if cm.Kind == tally.MissInputs {
+			fmt.Fprintf(o.Cache.Log, "cell cache: %d %s run again: %s since %s last entry (first: %s)\n",
+				cm.Cells, report.Plural(cm.Cells, "cell is", "cells are"), report.Plain(cm.Why), report.Plural(cm.Cells, "its", "their"), report.Plain(cm.First))
+		}
+	}
+}
+
+// inputsChanged says which inputs of a cell's key differ between an entry's (was) and now.
+func inputsChanged(was, now json.RawMessage) string {
+	var a, b map[string]json.RawMessage
+	_ = json.Unmarshal(was, &a)
+	_ = json.Unmarshal(now, &b)
+	var what []string
+	for _, k := range keyWords {
+		if !sameJSON(a[k.field], b[k.field]) {
+			what = append(what, k.words)
+		}
+	}
+	if len(what) == 0 {
+		return "what their keys are made of changed"
+	}
+	return strings.Join(what, "; ")
+}
+
+// sameJSON says whether two JSON values are the same text once compacted (absent is null).
+func sameJSON(a, b json.RawMessage) bool {
+	compact := func(r json.RawMessage) string {
+		var buf bytes.Buffer
+		if len(r) == 0 || json.Compact(&buf, r) != nil {
+			return string(r)
+		}
+		return buf.String()
+	}
+	return compact(a) == compact(b)
 }
 
 // replaySessions plays the sessions of keys to a fresh server each where the runs execute,
