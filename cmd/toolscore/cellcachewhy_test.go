@@ -68,3 +68,34 @@ func TestCellCacheSaysWhyCellsRan(t *testing.T) {
 		t.Errorf("the log does not say why the cells ran:\n%s", stderr)
 	}
 }
+
+// TestCellCacheSaysWhichClientFileChanged (issue 52, item 2): a file added to or edited in the
+// folder of a client the manifest defines (its install's inputs) runs its cells again, and the
+// sweep says which file, on the log and in summary.md.
+func TestCellCacheSaysWhichClientFileChanged(t *testing.T) {
+	f := newCacheFixture(t, "counter")
+	f.manifest(1, "  - name: counter\n    runtime: binary\n    command: [./count-counter.sh]\n")
+	cache := filepath.Join(t.TempDir(), "cells")
+	f.sweep(cache)
+	writeFile(t, filepath.Join(f.dir, "notes.log"), "a log beside the manifest\n")
+	res, stderr := f.sweep(cache)
+	want := "the client's files changed (notes.log added)"
+	if len(res.CacheMisses) != 1 || res.CacheMisses[0].Kind != tally.MissInputs || res.CacheMisses[0].Why != want || res.CacheMisses[0].Cells != 4 {
+		t.Fatalf("notes.log added: cache misses %+v; want the 4 cells' %q\n%s", res.CacheMisses, want, stderr)
+	}
+	if !strings.Contains(stderr, "cell cache: 4 cells are run again: "+want) {
+		t.Errorf("the log does not name the file:\n%s", stderr)
+	}
+	script := filepath.Join(f.dir, "count-counter.sh")
+	b, _ := os.ReadFile(script)
+	writeFile(t, script, string(b)+"# edited\n")
+	if err := os.Remove(filepath.Join(f.dir, "notes.log")); err != nil {
+		t.Fatal(err)
+	}
+	res, stderr = f.sweep(cache)
+	md, _ := os.ReadFile(filepath.Join(f.logs+"-out", fmt.Sprint(f.n), "summary.md"))
+	want = "the client's files changed (count-counter.sh changed, notes.log removed)"
+	if len(res.CacheMisses) != 1 || res.CacheMisses[0].Why != want || !strings.Contains(string(md), "- 4 cells: "+want) {
+		t.Errorf("the adapter edited, the log removed: cache misses %+v; want %q, in summary.md too:\n%s\n%s", res.CacheMisses, want, md, stderr)
+	}
+}

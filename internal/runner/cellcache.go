@@ -75,6 +75,9 @@ type keyInputs struct {
 	// (Choice.Fingerprints: its install's key, its image, its built adapter).
 	Client      scenario.Client `json:"client"`
 	Fingerprint string          `json:"fingerprint"`
+	// ClientFiles are the SHA-256 of each file of a client the manifest defines: its install's
+	// key above hashes them all already; each apart says which one changed.
+	ClientFiles map[string]string `json:"client_files,omitempty"`
 	// Build is toolscore's own build (sweep.Build: the SHA-256 of its binary, and of the one
 	// its runs start), for every client: toolscore reads and grades every adapter's
 	// observation, starts every run's proxy, and writes every record, whatever client ran.
@@ -108,7 +111,7 @@ func (o Options) cellKey(j Job, slice []int) (string, json.RawMessage) {
 		Client: j.Cell.Client, Fingerprint: fp, Cell: j.Cell.Coordinates(),
 		Fault: j.Cell.Fault, Options: j.Cell.Fault.Options, Tool: tool,
 		Runs: o.Scenario.Runs, Timeout: o.Scenario.Timeout.Std().String(), Sandbox: o.Scenario.Sandbox,
-		Transport: string(j.Cell.Transport), Slice: slice, Build: o.Record.Build,
+		Transport: string(j.Cell.Transport), Slice: slice, Build: o.Record.Build, ClientFiles: o.ClientFiles[j.Client.ID()],
 	}
 	b, _ := json.Marshal(in)
 	return cache.Key(in), b
@@ -385,8 +388,13 @@ func inputsChanged(was, now json.RawMessage) string {
 	_ = json.Unmarshal(was, &a)
 	_ = json.Unmarshal(now, &b)
 	var what []string
+	files := filesChanged(a["client_files"], b["client_files"])
+	if files != "" {
+		what = append(what, files)
+	}
 	for _, k := range keyWords {
-		if !sameJSON(a[k.field], b[k.field]) {
+		// Changed files change the install's key: the files say more.
+		if !sameJSON(a[k.field], b[k.field]) && (k.field != "fingerprint" || files == "") {
 			what = append(what, k.words)
 		}
 	}
@@ -394,6 +402,38 @@ func inputsChanged(was, now json.RawMessage) string {
 		return "what their keys are made of changed"
 	}
 	return strings.Join(what, "; ")
+}
+
+// filesChanged says which of a defined client's files changed between an entry's key (was) and
+// now, at most three by name: "the client's files changed (notes.log added)"; "" when none did,
+// or the entry's key did not list them (an older toolscore's).
+func filesChanged(was, now json.RawMessage) string {
+	var a, b map[string]string
+	if json.Unmarshal(was, &a) != nil || a == nil {
+		return ""
+	}
+	_ = json.Unmarshal(now, &b)
+	var what []string
+	for _, f := range slices.Sorted(maps.Keys(b)) {
+		switch old, had := a[f]; {
+		case !had:
+			what = append(what, f+" added")
+		case old != b[f]:
+			what = append(what, f+" changed")
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(a)) {
+		if _, has := b[f]; !has {
+			what = append(what, f+" removed")
+		}
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	if len(what) > 3 {
+		what = append(what[:3], fmt.Sprintf("%d more", len(what)-3))
+	}
+	return "the client's files changed (" + strings.Join(what, ", ") + ")"
 }
 
 // sameJSON says whether two JSON values are the same text once compacted (absent is null).

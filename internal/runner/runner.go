@@ -94,6 +94,9 @@ type Options struct {
 	// Resume continues the sweep in Out that its sweep.json and runs.jsonl describe: the runs
 	// recorded are counted, not run again; a record cut short is dropped and its run run.
 	Resume bool
+	// ClientFiles are the files of each client the manifest defines, with their SHA-256, by
+	// client ID (Choice.ClientFiles): in its cells' keys, so a cell run again says which changed.
+	ClientFiles map[string]map[string]string
 	// Cache, when set, takes the cells it holds (the server checked) instead of running them,
 	// and keeps the cells run (CellCache).
 	Cache *CellCache
