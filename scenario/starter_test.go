@@ -77,7 +77,9 @@ func TestStarterOwnClientLoads(t *testing.T) {
 // for, the key commented out; uncommented, it loads as the tool's volatile list, in the
 // single-tool form and under tools:.
 func TestStarterMentionsVolatile(t *testing.T) {
-	tool := func(name string) StarterTool { return StarterTool{Name: name, InputSchema: map[string]any{"type": "object"}} }
+	tool := func(name string) StarterTool {
+		return StarterTool{Name: name, InputSchema: map[string]any{"type": "object"}}
+	}
 	for _, tools := range [][]StarterTool{{tool("one")}, {tool("one"), tool("two")}} {
 		b, err := Starter{Name: "v", Server: Server{Command: []string{"srv"}}, Tools: tools}.Write()
 		if err != nil {

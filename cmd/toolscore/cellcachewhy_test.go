@@ -99,3 +99,33 @@ func TestCellCacheSaysWhichClientFileChanged(t *testing.T) {
 		t.Errorf("the adapter edited, the log removed: cache misses %+v; want %q, in summary.md too:\n%s\n%s", res.CacheMisses, want, md, stderr)
 	}
 }
+
+// TestDefinedClientFiles (issue 52, item 2): a defined client's files: are its inputs, with
+// the file its command names: a log written beside the manifest neither installs it afresh nor
+// runs its cells again, and an edit to a file it lists does, named.
+func TestDefinedClientFiles(t *testing.T) {
+	f := newCacheFixture(t, "counter")
+	writeFile(t, filepath.Join(f.dir, "lib", "helper.txt"), "v1\n")
+	f.manifest(1, "  - name: counter\n    runtime: binary\n    command: [./count-counter.sh]\n    files: [lib/]\n")
+	cache := filepath.Join(t.TempDir(), "cells")
+	f.sweep(cache)
+	writeFile(t, filepath.Join(f.dir, "notes.log"), "a log beside the manifest\n")
+	res, stderr := f.sweep(cache)
+	if res.RunsReused != 4 || len(res.CacheMisses) != 0 {
+		t.Errorf("notes.log, not among the client's files, added: %d runs reused, cache misses %+v; want all 4 reused\n%s", res.RunsReused, res.CacheMisses, stderr)
+	}
+	writeFile(t, filepath.Join(f.dir, "lib", "helper.txt"), "v2\n")
+	res, stderr = f.sweep(cache)
+	want := "the client's files changed (lib/helper.txt changed)"
+	if res.RunsReused != 0 || len(res.CacheMisses) != 1 || res.CacheMisses[0].Why != want {
+		t.Errorf("lib/helper.txt edited: %d runs reused, cache misses %+v; want none reused, %q\n%s", res.RunsReused, res.CacheMisses, want, stderr)
+	}
+	script := filepath.Join(f.dir, "count-counter.sh")
+	b, _ := os.ReadFile(script)
+	writeFile(t, script, string(b)+"# edited\n")
+	res, stderr = f.sweep(cache)
+	want = "the client's files changed (count-counter.sh changed)"
+	if res.RunsReused != 0 || len(res.CacheMisses) != 1 || res.CacheMisses[0].Why != want {
+		t.Errorf("the command's own file edited: %d runs reused, cache misses %+v; want none reused, %q\n%s", res.RunsReused, res.CacheMisses, want, stderr)
+	}
+}
