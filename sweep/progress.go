@@ -109,6 +109,19 @@ func (p *progress) aloneETA() string {
 	return clock(time.Duration(float64(time.Since(p.aloneStart)) / float64(p.aloneDone) * float64(max(p.alone-p.aloneDone, 0))))
 }
 
+// Write writes lines of the sweep's log while the progress shows (the cell cache's): on a
+// terminal above the live line, which would otherwise run into them, drawn again below them.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.live {
+		return p.w.Write(b)
+	}
+	n, err := fmt.Fprintf(p.w, "\r\033[K%s", b)
+	p.draw()
+	return max(n-len("\r\033[K"), 0), err
+}
+
 // line writes a line of its own: on a terminal above the live line, drawn again below it.
 func (p *progress) line(s string) {
 	if !p.live {

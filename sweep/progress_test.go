@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -48,5 +49,19 @@ func TestProgressOfRunsAlone(t *testing.T) {
 		`\[alone 2/2, 0:00 elapsed, ETA 0:00\] raw × error × hidden[^\n]*: hung 1/1, alone: passed\n$`)
 	if !want.MatchString(b.String()) {
 		t.Errorf("the log's lines:\n%s", b.String())
+	}
+}
+
+// TestProgressLogAboveTheLiveLine: on a terminal, a line of the sweep's log written while the
+// live line shows (the cell cache's check) clears it first and has it drawn again below, never
+// running into it.
+func TestProgressLogAboveTheLiveLine(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, live: true, cells: 2, start: time.Now(), stop: make(chan struct{})}
+	p.draw()
+	fmt.Fprintln(p, "cell cache: checking the live server")
+	want := regexp.MustCompile(`^\r\033\[K  cells 0/2 [^\n]*\r\033\[Kcell cache: checking the live server\n\r\033\[K  cells 0/2 [^\n]*$`)
+	if !want.MatchString(b.String()) {
+		t.Errorf("the terminal got %q", b.String())
 	}
 }
