@@ -65,3 +65,36 @@ func reusedRuns(c *tally.Cell) string {
 	}
 	return fmt.Sprintf("%d of %d runs ", c.Reused(), c.Runs)
 }
+
+// VolatileHint points a user whose server answers differently at what to do when its answers
+// change by design.
+const VolatileHint = "A tool whose answers change by design (a timestamp, an id it makes up) names those fields in its volatile: list (docs/manifest.md), and its cells are reused again."
+
+// cacheMiss is one reason cells ran although the sweep had a cell cache, as the reports say it:
+// how many cells and why, with the first; Volatile when the server answered differently.
+type cacheMiss struct {
+	Text     string
+	Volatile bool
+}
+
+// cacheMisses say why cells ran although the sweep had a cell cache, one line a reason, esc
+// escaping the text for the format; none when the sweep reused nothing and met only cells the
+// cache never held (a first sweep with it: every cell runs, as it would without).
+func cacheMisses(r *tally.Results, esc func(string) string) []cacheMiss {
+	show := r.RunsReused > 0
+	for _, m := range r.CacheMisses {
+		show = show || m.Kind != tally.MissNew
+	}
+	if !show {
+		return nil
+	}
+	var out []cacheMiss
+	for _, m := range r.CacheMisses {
+		text := fmt.Sprintf("%d %s: %s", m.Cells, Plural(m.Cells, "cell", "cells"), m.Why)
+		if m.First != "" {
+			text += " (first: " + m.First + ")"
+		}
+		out = append(out, cacheMiss{esc(text), m.Kind == tally.MissServer})
+	}
+	return out
+}

@@ -71,7 +71,9 @@ func HTMLPage(w io.Writer, r *tally.Results, ev Evidence, cmp *Comparison) error
 
 type page struct {
 	Title, Facts, Interrupted string
-	Cache                     string // what ran and what the cell cache gave, when it gave any
+	Cache                     string      // what ran and what the cell cache gave, when it gave any
+	CacheMisses               []cacheMiss // why cells ran although the sweep had a cell cache
+	Reused                    bool        // some cell came from the cell cache
 	MixedHead                 string
 	Mixed                     []string // the cells whose runs disagree, with their counts
 	Clients, Faults           []string
@@ -167,7 +169,8 @@ func buildPage(r *tally.Results, ev Evidence, cmp *Comparison) page {
 		facts = append(facts, "took "+t)
 	}
 	p.Facts = strings.Join(facts, " · ")
-	if reusedAny(r) {
+	p.CacheMisses, p.Reused = cacheMisses(r, line), reusedAny(r)
+	if p.Reused || len(p.CacheMisses) > 0 {
 		p.Cache = line(cacheLine(r, Plain))
 	}
 	if r.Interrupted {

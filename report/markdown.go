@@ -30,8 +30,20 @@ const zwj = "\u200d"
 func Markdown(w io.Writer, r *tally.Results) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# toolscore: %s\n\n", EscapeMarkdown(r.Scenario))
-	if r.RunsReused > 0 {
+	misses := cacheMisses(r, EscapeMarkdown)
+	if r.RunsReused > 0 || len(misses) > 0 {
 		b.WriteString(cacheLine(r, EscapeMarkdown) + "\n\n")
+	}
+	if len(misses) > 0 {
+		b.WriteString("Run rather than taken from the cell cache:\n\n")
+		for _, m := range misses {
+			b.WriteString("- " + m.Text)
+			if m.Volatile {
+				b.WriteString(". " + strings.Replace(VolatileHint, "volatile:", "`volatile:`", 1))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
 	}
 	runs, planned, cells := runCounts(r)
 	facts := []string{fmt.Sprintf("**%d of %d runs** in %d cells", runs, planned, cells)}

@@ -246,7 +246,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "misspelt-client-field.yaml",
-			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model, cache, runtime, command, install, agent)",
+			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model, cache, runtime, command, install, files, agent)",
 		},
 		{
 			file: "model-on-an-sdk-client.yaml",
@@ -279,7 +279,7 @@ func TestLoadRejects(t *testing.T) {
 			file: "unknown-fields-everywhere.yaml",
 			want: "bad.yaml:2:1: sever: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, volatile, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)\n" +
 				"bad.yaml:3:27: server.instal: unknown field (known: builtin, command, http, url, auth_env, network, env, image, install)\n" +
-				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, cache, runtime, command, install, agent)\n" +
+				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, cache, runtime, command, install, files, agent)\n" +
 				"bad.yaml:10:49: clients[1].model.keyenv: unknown field (known: name, url, key_env, network)\n" +
 				"bad.yaml:11:11: sandbox.memory: unknown field (known: network, memory_mb, cpus, pids, nofile, user, keep_capabilities)\n" +
 				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome, stable)",
@@ -370,7 +370,10 @@ func TestLoadRejects(t *testing.T) {
 			want: "bad.yaml:9:24: clients[0].command[1]: harness/nope.py does not exist in the manifest's folder (a path in command is from there)\n" +
 				`bad.yaml:9:41: clients[0].command[2]: "../outside.py" leaves the manifest's folder: a command's files are the folder's own, which is what the client's install copies` + "\n" +
 				"bad.yaml:9:56: clients[0].command[3]: ./testdata is a folder; command names a file of the manifest's folder\n" +
-				"bad.yaml:10:32: clients[0].install[1]: must not be empty",
+				"bad.yaml:10:32: clients[0].install[1]: must not be empty\n" +
+				"bad.yaml:11:13: clients[0].files[0]: nope/ does not exist in the manifest's folder (a path in files is from there)\n" +
+				`bad.yaml:11:20: clients[0].files[1]: "../up.txt" leaves the manifest's folder: the client's files are the folder's own, which is what its install copies` + "\n" +
+				"bad.yaml:11:31: clients[0].files[2]: must not be empty",
 		},
 		{
 			file: "defined-client-without-a-command-and-with-a-built-ins-settings.yaml",

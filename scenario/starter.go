@@ -144,6 +144,7 @@ func (st Starter) Write() ([]byte, error) {
 		}
 		line("prompt: %s", quote(prompt(pick)))
 		comment("", "truth: the values a right answer contains, so agents' answers can be graded, e.g. [\"40718.77\"].")
+		writeVolatile(&b, "")
 		if !anySchema {
 			comment("", fmt.Sprintf("%s publishes no output schema: the schema faults (%s) and the published mode need one.", pick.Name, strings.Join(schemaFaults, ", ")))
 			comment("", "Write the shape of its structuredContent here to publish it, then uncomment them:")
@@ -164,6 +165,7 @@ func (st Starter) Write() ([]byte, error) {
 			}
 			line("    prompt: %s", quote(prompt(t)))
 			comment("    ", "truth: [...] the values a right answer contains, so agents' answers can be graded")
+			writeVolatile(&b, "    ")
 		}
 	}
 	line("faults:")
@@ -190,6 +192,18 @@ func (st Starter) Write() ([]byte, error) {
 	line("runs: 3")
 	line("timeout: 30s")
 	return b.Bytes(), nil
+}
+
+// VolatileExample is the commented volatile key a starter writes by each tool: the cell cache
+// reruns every cell of a tool whose answers differ from those it recorded, which a timestamp
+// does at every call.
+const VolatileExample = "# volatile: [/structuredContent/as_of]"
+
+// writeVolatile writes the commented volatile key at indent, with what it is for.
+func writeVolatile(b *bytes.Buffer, indent string) {
+	fmt.Fprintf(b, "%s# Fields of its answer that change on every call (a timestamp, an id it makes up): without them\n", indent)
+	fmt.Fprintf(b, "%s# here the cell cache finds the server answering differently and runs its cells again each sweep.\n", indent)
+	fmt.Fprintf(b, "%s%s\n", indent, VolatileExample)
 }
 
 // writeArguments writes a tool's arguments key at indent, filled from its input schema.

@@ -72,3 +72,31 @@ func TestStarterOwnClientLoads(t *testing.T) {
 		t.Errorf("the example read back as %+v", c)
 	}
 }
+
+// TestStarterMentionsVolatile (issue 52, item 5): a starter says by each tool what volatile is
+// for, the key commented out; uncommented, it loads as the tool's volatile list, in the
+// single-tool form and under tools:.
+func TestStarterMentionsVolatile(t *testing.T) {
+	tool := func(name string) StarterTool {
+		return StarterTool{Name: name, InputSchema: map[string]any{"type": "object"}}
+	}
+	for _, tools := range [][]StarterTool{{tool("one")}, {tool("one"), tool("two")}} {
+		b, err := Starter{Name: "v", Server: Server{Command: []string{"srv"}}, Tools: tools}.Write()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), VolatileExample); n != len(tools) {
+			t.Fatalf("%d tools, %d commented volatile keys:\n%s", len(tools), n, b)
+		}
+		filled := strings.ReplaceAll(string(b), VolatileExample, strings.TrimPrefix(VolatileExample, "# "))
+		sc, err := Load("starter.yaml", []byte(filled), Known{})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, filled)
+		}
+		for _, c := range sc.Calls() {
+			if len(c.Volatile) != 1 || c.Volatile[0] != "/structuredContent/as_of" {
+				t.Errorf("tool %s: volatile %v", c.Name, c.Volatile)
+			}
+		}
+	}
+}

@@ -540,7 +540,7 @@ func (l *loader) checkClients(clients []Client) {
 }
 
 // definingFields are the fields of a client entry that define a client of the manifest's own.
-var definingFields = []string{"runtime", "command", "install", "agent"}
+var definingFields = []string{"runtime", "command", "install", "files", "agent"}
 
 // defines says whether the client entry at p defines a client rather than naming a built-in.
 func (l *loader) defines(p string) bool {
@@ -604,6 +604,22 @@ func (l *loader) checkDefined(p string, c *Client) {
 			l.errorf(wp, "%s does not exist in the manifest's folder (a path in command is from there)", w)
 		case info.IsDir():
 			l.errorf(wp, "%s is a folder; command names a file of the manifest's folder", w)
+		default:
+			if why := linkedOut(dir, rel); why != "" {
+				l.errorf(wp, "%s %s: the client's install copies the folder's own files, and links to files in it; copy the file in", w, why)
+			}
+		}
+	}
+	for j, w := range c.Files {
+		wp := fmt.Sprintf("%s.files[%d]", p, j)
+		rel := filepath.FromSlash(strings.TrimSuffix(strings.TrimPrefix(w, "./"), "/"))
+		switch _, err := os.Stat(filepath.Join(dir, rel)); {
+		case strings.TrimSpace(w) == "":
+			l.errorf(wp, "must not be empty")
+		case !filepath.IsLocal(rel):
+			l.errorf(wp, "%q leaves the manifest's folder: the client's files are the folder's own, which is what its install copies", w)
+		case err != nil:
+			l.errorf(wp, "%s does not exist in the manifest's folder (a path in files is from there)", w)
 		default:
 			if why := linkedOut(dir, rel); why != "" {
 				l.errorf(wp, "%s %s: the client's install copies the folder's own files, and links to files in it; copy the file in", w, why)

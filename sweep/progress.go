@@ -24,8 +24,12 @@ type progress struct {
 	running     int
 	cells       int
 	cellsDone   int
-	stop        chan struct{}
-	stopped     sync.WaitGroup
+	// alone is how many runs run again alone once the sweep's are over, aloneDone how many
+	// of them ended, since aloneStart.
+	alone, aloneDone int
+	aloneStart       time.Time
+	stop             chan struct{}
+	stopped          sync.WaitGroup
 }
 
 func newProgress(w io.Writer, cells int) *progress {
@@ -78,7 +82,61 @@ func (p *progress) RunDone(cell scenario.Cell, run int, outcome record.Outcome, 
 	}
 }
 
+// AloneStarted says, before the runs run again alone (one after the other, each up to a
+// timeout: minutes for a client that hangs), how many there are and why.
+func (p *progress) AloneStarted(runs int, timeout time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.alone, p.aloneStart = runs, time.Now()
+	p.line(fmt.Sprintf("%d %s again alone, one after the other (each up to %s): %s the machine's load may have made",
+		runs, report.Plural(runs, "run runs", "runs run"), timeout, report.Plural(runs, "its outcome is one", "their outcomes are ones")))
+}
+
+// AloneDone says a run alone ended: its cell, with the counts and what it had alone.
+func (p *progress) AloneDone(c *tally.Cell, outcome record.Outcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.aloneDone++
+	p.line(fmt.Sprintf("[alone %d/%d, %s elapsed, ETA %s] %s: %s", p.aloneDone, p.alone, clock(time.Since(p.start)), p.aloneETA(),
+		report.Plain(c.Coordinates()), report.Plain(c.Shown())))
+}
+
+// aloneETA is how long the runs alone left will take at the pace of those done so far.
+func (p *progress) aloneETA() string {
+	if p.aloneDone == 0 {
+		return "?"
+	}
+	return clock(time.Duration(float64(time.Since(p.aloneStart)) / float64(p.aloneDone) * float64(max(p.alone-p.aloneDone, 0))))
+}
+
+// Write writes lines of the sweep's log while the progress shows (the cell cache's): on a
+// terminal above the live line, which would otherwise run into them, drawn again below them.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.live {
+		return p.w.Write(b)
+	}
+	n, err := fmt.Fprintf(p.w, "\r\033[K%s", b)
+	p.draw()
+	return max(n-len("\r\033[K"), 0), err
+}
+
+// line writes a line of its own: on a terminal above the live line, drawn again below it.
+func (p *progress) line(s string) {
+	if !p.live {
+		fmt.Fprintln(p.w, s)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s\n", s)
+	p.draw()
+}
+
 func (p *progress) draw() {
+	if p.alone > 0 {
+		fmt.Fprintf(p.w, "\r\033[K  runs alone %d/%d · %s elapsed · ETA %s", p.aloneDone, p.alone, clock(time.Since(p.start)), p.aloneETA())
+		return
+	}
 	fmt.Fprintf(p.w, "\r\033[K  cells %d/%d · runs %d/%d · %d running · %s elapsed · ETA %s",
 		p.cellsDone, p.cells, p.done, p.total, p.running, clock(time.Since(p.start)), p.eta())
 }

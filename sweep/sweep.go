@@ -293,6 +293,9 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	}
 	prog := newProgress(stderr, progCells)
 	o.Progress = prog
+	if o.Cache != nil {
+		o.Cache.Log = prog // its lines during the sweep go above a terminal's live line
+	}
 	res, err = runner.Run(ctx, o)
 	prog.finish()
 	if res != nil && a.Cache != "" {

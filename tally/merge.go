@@ -55,6 +55,14 @@ func Merge(rs ...*Results) (*Results, error) {
 		for _, c := range r.NotInstalled {
 			m.NotInstalled = appendDistinct(m.NotInstalled, c)
 		}
+		for _, cm := range r.CacheMisses {
+			i := slices.IndexFunc(m.CacheMisses, func(o CacheMiss) bool { return o.Kind == cm.Kind && o.Why == cm.Why })
+			if i < 0 {
+				m.CacheMisses = append(m.CacheMisses, cm)
+				continue
+			}
+			m.CacheMisses[i].Cells += cm.Cells
+		}
 
 		for _, c := range r.Cells {
 			if c == nil {

@@ -39,6 +39,49 @@ type Results struct {
 	// NotApplicable lists the tools whose cells of some faults were left out of the matrix: the
 	// faults break the result against an outputSchema, and the tool has none.
 	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
+	// CacheMisses say why cells of a sweep with a cell cache ran rather than came from it, one
+	// entry a reason, in the order the matrix first met them.
+	CacheMisses []CacheMiss `json:"cache_misses,omitempty"`
+}
+
+// CacheMiss is one reason cells of a sweep ran although it had a cell cache, and how many.
+type CacheMiss struct {
+	// Kind is what kept the cells from the cache: MissServer, MissInputs, MissNew, MissEntry or
+	// MissUnchecked.
+	Kind string `json:"kind"`
+	// Why says it in words: what differs in the server's answers, or of the inputs the cells'
+	// keys are made of, what changed since their last entries were stored.
+	Why   string `json:"why"`
+	Cells int    `json:"cells"`
+	// First is the first such cell, and for MissServer what its answers differ in.
+	First string `json:"first,omitempty"`
+}
+
+// The kinds of CacheMiss.
+const (
+	// MissServer: the live server answers differently from the sessions the entry recorded
+	// (a tool whose answers change by design names those fields in its volatile list).
+	MissServer = "server"
+	// MissInputs: an input of the cell's key changed since its last entry (a file of the
+	// client, toolscore's build, the manifest's entry of the tool...), so the key is another.
+	MissInputs = "inputs"
+	// MissNew: the cache holds no entry of the cell at all.
+	MissNew = "new"
+	// MissEntry: the entry is damaged, unreadable, or its sessions cannot be replayed.
+	MissEntry = "entry"
+	// MissUnchecked: the live server could not be checked against the entry.
+	MissUnchecked = "unchecked"
+)
+
+// AddCacheMiss counts cell under the reason kind, why: the reason's first cell, or one more.
+func (r *Results) AddCacheMiss(kind, why, cell string) {
+	for i := range r.CacheMisses {
+		if m := &r.CacheMisses[i]; m.Kind == kind && m.Why == why {
+			m.Cells++
+			return
+		}
+	}
+	r.CacheMisses = append(r.CacheMisses, CacheMiss{Kind: kind, Why: why, Cells: 1, First: cell})
 }
 
 // Cell is one client × fault × schema mode × protocol × transport, with its outcome counts.

@@ -208,7 +208,7 @@ func definedFolder(sc *scenario.Scenario, manifest string) (map[string]install.F
 		if !c.Defined() {
 			continue
 		}
-		d := client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, manifest)
+		d := client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Files, c.Agent, manifest)
 		files, err := install.Files(d.Local.Recipe)
 		if err != nil {
 			return nil, fmt.Errorf("reading the folder of %s, which its defined client %s runs from: %w", manifest, c.Name, err)

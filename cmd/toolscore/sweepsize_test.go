@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/outdir"
@@ -95,3 +96,5 @@ type cancelAfterFirst struct{ cancel context.CancelFunc }
 func (cancelAfterFirst) Started(int, int)                                                {}
 func (cancelAfterFirst) RunStarted(scenario.Cell, int)                                   {}
 func (p cancelAfterFirst) RunDone(scenario.Cell, int, record.Outcome, bool, *tally.Cell) { p.cancel() }
+func (cancelAfterFirst) AloneStarted(int, time.Duration)                                 {}
+func (cancelAfterFirst) AloneDone(*tally.Cell, record.Outcome)                           {}

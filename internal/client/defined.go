@@ -17,15 +17,24 @@ import (
 
 // Defined is the descriptor of a client a manifest defines (scenario.Client.Defined): the
 // manifest's folder, less the manifest itself, is installed with the manifest's steps, and its
-// command runs from the install. It is not registered: it is the manifest's, not toolscore's.
-func Defined(name, runtime string, command, steps []string, agent bool, manifest string) Descriptor {
+// command runs from the install. files, when given, are the only files and folders of it the
+// install copies (and its key hashes), with those command names. It is not registered: it is
+// the manifest's, not toolscore's.
+func Defined(name, runtime string, command, steps, files []string, agent bool, manifest string) Descriptor {
 	dir := filepath.Dir(manifest)
 	argv := slices.Clone(command)
+	var only []string
+	for _, f := range files {
+		only = append(only, path.Clean(strings.TrimPrefix(filepath.ToSlash(f), "./")))
+	}
 	for i, w := range argv {
 		// A file of the manifest's folder is one of the install's, which Local.Argv resolves
 		// by its "./".
 		if scenario.IsManifestFile(w) && !strings.HasPrefix(w, "./") {
 			argv[i] = "./" + w
+		}
+		if scenario.IsManifestFile(w) && only != nil {
+			only = append(only, path.Clean(strings.TrimPrefix(filepath.ToSlash(w), "./")))
 		}
 	}
 	return Descriptor{
@@ -33,7 +42,7 @@ func Defined(name, runtime string, command, steps []string, agent bool, manifest
 		Agent:    agent,
 		Manifest: true,
 		Local: &Local{
-			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir), dir, filepath.Base(manifest), caches()}, Steps: slices.Clone(steps)},
+			Recipe:  install.Recipe{Runtime: runtime, Files: manifestFS{os.DirFS(dir), dir, filepath.Base(manifest), caches(), only}, Steps: slices.Clone(steps)},
 			Command: argv,
 		},
 	}
@@ -59,6 +68,19 @@ type manifestFS struct {
 	// holds them; any other folder holding entries of a cell cache or an install cache (a
 	// sweep's --cache) is left out too (cache). Neither is of the client's files.
 	caches []string
+	// only, when not nil, are the files and folders kept (the client's files:), by slash
+	// path: every other entry of the folder is left out.
+	only []string
+}
+
+// kept says whether rel is one of only, in one of its folders, or a folder holding one of them.
+func (m manifestFS) kept(rel string) bool {
+	if m.only == nil {
+		return true
+	}
+	return slices.ContainsFunc(m.only, func(f string) bool {
+		return f == "." || rel == f || strings.HasPrefix(f, rel+"/") || strings.HasPrefix(rel, f+"/")
+	})
 }
 
 // caches are the absolute paths of the cache folders toolscore uses unless told otherwise:
@@ -93,7 +115,7 @@ func (m manifestFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	for _, e := range entries {
 		rel := path.Join(name, e.Name())
 		switch {
-		case rel == m.manifest && !e.IsDir():
+		case rel == m.manifest && !e.IsDir() || !m.kept(rel):
 			continue
 		case e.IsDir():
 			if m.output(rel) || m.cache(rel) {

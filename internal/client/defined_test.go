@@ -21,7 +21,7 @@ func TestDefined(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "harness", "acme.py"), []byte("print()\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := Defined("acme", install.Python, []string{"python3", "harness/acme.py", "./run", "--url=x", "/usr/bin/env"}, []string{"pip install nothing"}, true, filepath.Join(dir, "m.yaml"))
+	d := Defined("acme", install.Python, []string{"python3", "harness/acme.py", "./run", "--url=x", "/usr/bin/env"}, []string{"pip install nothing"}, nil, true, filepath.Join(dir, "m.yaml"))
 	if d.Name != "acme" || !d.Agent || !d.Manifest || d.Local == nil || d.Contained() {
 		t.Fatalf("descriptor %+v", d)
 	}
@@ -57,7 +57,7 @@ func TestDefinedSkipsOutput(t *testing.T) {
 	}
 	write("acme.py")
 	write("data/x.json")
-	d := Defined("acme", install.Python, []string{"python3", "./acme.py"}, nil, false, filepath.Join(dir, "m.yaml"))
+	d := Defined("acme", install.Python, []string{"python3", "./acme.py"}, nil, nil, false, filepath.Join(dir, "m.yaml"))
 	key, err := d.Local.Key()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestDefinedInstallsWhatItUses(t *testing.T) {
 	// The install cache in the folder is not the client's: the install would copy it into itself.
 	t.Setenv("TOOLSCORE_CACHE", filepath.Join(dir, "cache"))
 	write(filepath.Join(dir, "cache", "clients", "0123", "x"), "an install\n")
-	d := Defined("acme", install.Python, []string{"python3", "harness/acme.py"}, nil, false, filepath.Join(dir, "scenario.yaml"))
+	d := Defined("acme", install.Python, []string{"python3", "harness/acme.py"}, nil, nil, false, filepath.Join(dir, "scenario.yaml"))
 	key := func() string {
 		t.Helper()
 		k, err := d.Local.Key()

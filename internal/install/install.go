@@ -92,6 +92,36 @@ func (r Recipe) Key() (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
+// Digests are the SHA-256 of each file the recipe copies, by its slash path, with " x" after
+// an executable one: what Key hashes of them, kept apart so that a changed key can say which
+// file changed.
+func (r Recipe) Digests() (map[string]string, error) {
+	out := map[string]string{}
+	err := r.walk(func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		f, err := r.Files.Open(rel)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		out[rel] = hex.EncodeToString(h.Sum(nil))
+		if isExec(d) {
+			out[rel] += " x"
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the client's files: %w", err)
+	}
+	return out, nil
+}
+
 // walk visits the recipe's folders and regular files, skipping what is never copied: the
 // folders in skip, and links, named pipes, sockets and devices (a pipe would block the read for
 // ever). A manifest's folder shows a link that stays inside it as the file it names

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -74,6 +75,9 @@ type keyInputs struct {
 	// (Choice.Fingerprints: its install's key, its image, its built adapter).
 	Client      scenario.Client `json:"client"`
 	Fingerprint string          `json:"fingerprint"`
+	// ClientFiles are the SHA-256 of each file of a client the manifest defines: its install's
+	// key above hashes them all already; each apart says which one changed.
+	ClientFiles map[string]string `json:"client_files,omitempty"`
 	// Build is toolscore's own build (sweep.Build: the SHA-256 of its binary, and of the one
 	// its runs start), for every client: toolscore reads and grades every adapter's
 	// observation, starts every run's proxy, and writes every record, whatever client ran.
@@ -107,7 +111,7 @@ func (o Options) cellKey(j Job, slice []int) (string, json.RawMessage) {
 		Client: j.Cell.Client, Fingerprint: fp, Cell: j.Cell.Coordinates(),
 		Fault: j.Cell.Fault, Options: j.Cell.Fault.Options, Tool: tool,
 		Runs: o.Scenario.Runs, Timeout: o.Scenario.Timeout.Std().String(), Sandbox: o.Scenario.Sandbox,
-		Transport: string(j.Cell.Transport), Slice: slice, Build: o.Record.Build,
+		Transport: string(j.Cell.Transport), Slice: slice, Build: o.Record.Build, ClientFiles: o.ClientFiles[j.Client.ID()],
 	}
 	b, _ := json.Marshal(in)
 	return cache.Key(in), b
@@ -177,6 +181,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	hits := map[int]*cacheHit{}
 	sessions := map[string]cache.Session{}
 	unreadable := 0
+	var misses []missed // the cells the cache holds no entry of under their key
 	for c := range o.cellJobs() {
 		i := c.First.Index
 		if res.Cells[i].Runs > 0 {
@@ -185,9 +190,10 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		if c.First.Cell.Client.Model != nil && c.First.Cell.Client.Cache != "reuse" {
 			continue // a real model answers differently every run
 		}
-		key, _ := o.cellKey(c.First, o.sliceOf(c))
+		key, inputs := o.cellKey(c.First, o.sliceOf(c))
 		e, err := cc.Store.Get(key)
 		if damaged, ok := errors.AsType[*cache.DamagedError](err); ok {
+			res.AddCacheMiss(tally.MissEntry, "their entries are damaged, and were discarded", res.Cells[i].Coordinates())
 			fmt.Fprintf(cc.Log, "cell cache: %s: %s; it is discarded and the cell runs\n", report.Plain(c.First.Cell.Key()), report.Plain(damaged.Error()))
 			if derr := cc.Store.Discard(ctx, key); derr != nil {
 				fmt.Fprintf(cc.Log, "cell cache: discarding it: %v\n", derr)
@@ -196,7 +202,10 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		}
 		if err != nil {
 			if !errors.Is(err, cache.ErrMiss) {
+				res.AddCacheMiss(tally.MissEntry, "their entries could not be read", res.Cells[i].Coordinates())
 				unreadable++
+			} else {
+				misses = append(misses, missed{i, c.First.Cell.Key(), inputs})
 			}
 			continue
 		}
@@ -209,6 +218,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		for j := range c.Runs {
 			r, have := byNumber[j.Run]
 			if !have {
+				res.AddCacheMiss(tally.MissEntry, "their entries lack some of the runs", res.Cells[i].Coordinates())
 				ok = false
 				break
 			}
@@ -218,6 +228,7 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 				// run in every sweep (an entry of a toolscore that did not record the proxy's own
 				// sessions, a message too large to replay).
 				fmt.Fprintf(cc.Log, "cell cache: %s: %s; the cell runs, and its new runs replace the entry\n", report.Plain(c.First.Cell.Key()), report.Plain(err.Error()))
+				res.AddCacheMiss(tally.MissEntry, "their entries' recorded sessions cannot be played to the server", res.Cells[i].Coordinates())
 				cc.stale[i] = true
 				ok = false
 				break
@@ -236,14 +247,16 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	if unreadable > 0 {
 		fmt.Fprintf(cc.Log, "cell cache: %d entries could not be read in %s; their cells run\n", unreadable, cc.Store.Dir)
 	}
+	o.whyNotCached(res, misses)
 	if len(hits) == 0 {
 		return
 	}
-	live, err := o.replaySessions(ctx, sessions)
+	live, err := o.checkServer(ctx, len(hits), sessions)
 	if err != nil {
 		fmt.Fprintf(cc.Log, "cell cache: the server could not be checked against the cached cells (%s): every cell runs\n", report.Plain(err.Error()))
-		for i := range hits {
+		for _, i := range slices.Sorted(maps.Keys(hits)) {
 			cc.stale[i] = true
+			res.AddCacheMiss(tally.MissUnchecked, "the server could not be checked against their entries: "+err.Error(), res.Cells[i].Coordinates())
 		}
 		return
 	}
@@ -256,8 +269,9 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 		for _, s := range hits[i].sessions {
 			if why := s.Differs(live[s.Key()], volatile, o.Scenario.Timeout.Std()); why != "" {
 				if first == "" {
-					first = res.Cells[i].Key() + ": " + why
+					first = res.Cells[i].Coordinates() + ": " + why
 				}
+				res.AddCacheMiss(tally.MissServer, "the server answers differently", res.Cells[i].Coordinates()+": "+why)
 				changed++
 				cc.stale[i] = true
 				delete(hits, i)
@@ -271,9 +285,172 @@ func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	cc.hits, cc.Verified = hits, len(hits) > 0
 }
 
-// replaySessions plays each session to a fresh server where the runs execute, through toolscore
-// cache-replay and a clean proxy, and returns the live answers by session key.
-func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session) (map[string]cache.Live, error) {
+// checkBatches is how many parts the cache check plays its sessions in, when it has at least
+// checkBatchMin sessions a part: one replay of them all took minutes of silence on a big
+// matrix; a part each is a line of progress, for the price of one more process (or container)
+// start a part.
+const (
+	checkBatches  = 10
+	checkBatchMin = 8
+)
+
+// checkServer plays the recorded sessions of the cells cached to the live server (replaySessions),
+// in parts, and says on the log how far it is, with the elapsed time and an ETA, so that a
+// check of minutes is not silent. It returns the live answers by session key.
+func (o Options) checkServer(ctx context.Context, cells int, sessions map[string]cache.Session) (map[string]cache.Live, error) {
+	log := o.Cache.Log
+	keys := slices.Sorted(maps.Keys(sessions))
+	fmt.Fprintf(log, "cell cache: checking the live server against %d cached %s: %d recorded %s to play, one after the other\n",
+		cells, report.Plural(cells, "cell", "cells"), len(keys), report.Plural(len(keys), "session", "sessions"))
+	start := time.Now()
+	step := max(checkBatchMin, (len(keys)+checkBatches-1)/checkBatches)
+	live := map[string]cache.Live{}
+	for from := 0; from < len(keys); from += step {
+		part := keys[from:min(from+step, len(keys))]
+		got, err := o.replaySessions(ctx, sessions, part)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(live, got)
+		done, took := from+len(part), time.Since(start)
+		if done < len(keys) {
+			fmt.Fprintf(log, "cell cache: [%d/%d sessions, %s elapsed, ETA %s] checking the server\n",
+				done, len(keys), clock(took), clock(took/time.Duration(done)*time.Duration(len(keys)-done)))
+		}
+	}
+	fmt.Fprintf(log, "cell cache: the server checked in %s\n", clock(time.Since(start)))
+	return live, nil
+}
+
+// clock writes d as minutes and seconds, as the sweep's progress does.
+func clock(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// missed is a cell the cache holds no entry of under its key: its index, its cell key, and
+// what its key is made of.
+type missed struct {
+	index  int
+	cell   string
+	inputs json.RawMessage
+}
+
+// keyWords say, for each input of a cell's key (keyInputs, by its JSON name), what changed when
+// it differs from the cell's last entry.
+var keyWords = []struct{ field, words string }{
+	{"build", "toolscore is another build"},
+	{"format", "the cell cache's format changed"},
+	{"grader", "toolscore grades runs differently (another grader version)"},
+	{"fingerprint", "what the client runs changed (its files, its image or its built adapter)"},
+	{"client", "the manifest's entry of the client changed"},
+	{"tool", "the manifest's entry of the tool changed"},
+	{"fault", "the fault or its options changed"},
+	{"runs", "the runs per cell changed"},
+	{"timeout", "the timeout changed"},
+	{"sandbox", "the sandbox changed"},
+	{"backend", "another backend runs them"},
+	{"transport", "the transport changed"},
+	{"slice", "the shard's slice of their runs changed"},
+}
+
+// whyNotCached counts the cells the cache holds no entry of under their key into res, by why:
+// what differs between their inputs and those of the cell's last entry in the cache (the same
+// cell of the matrix stored under another key), or that it holds none. It says so on the log.
+func (o Options) whyNotCached(res *tally.Results, misses []missed) {
+	if len(misses) == 0 {
+		return
+	}
+	metas, _ := o.Cache.Store.List() // oldest first: the last of a cell's is its latest
+	last := map[string]cache.Meta{}
+	for _, m := range metas {
+		last[m.Cell] = m
+	}
+	before := len(res.CacheMisses)
+	for _, m := range misses {
+		kind, why := tally.MissNew, "the cell cache holds no entry of them"
+		if prev, ok := last[m.cell]; ok {
+			kind, why = tally.MissInputs, inputsChanged(prev.Inputs, m.inputs)
+		}
+		res.AddCacheMiss(kind, why, res.Cells[m.index].Coordinates())
+	}
+	for _, cm := range res.CacheMisses[before:] {
+		if cm.Kind == tally.MissInputs {
+			fmt.Fprintf(o.Cache.Log, "cell cache: %d %s run again: %s since %s last entry (first: %s)\n",
+				cm.Cells, report.Plural(cm.Cells, "cell is", "cells are"), report.Plain(cm.Why), report.Plural(cm.Cells, "its", "their"), report.Plain(cm.First))
+		}
+	}
+}
+
+// inputsChanged says which inputs of a cell's key differ between an entry's (was) and now.
+func inputsChanged(was, now json.RawMessage) string {
+	var a, b map[string]json.RawMessage
+	_ = json.Unmarshal(was, &a)
+	_ = json.Unmarshal(now, &b)
+	var what []string
+	files := filesChanged(a["client_files"], b["client_files"])
+	if files != "" {
+		what = append(what, files)
+	}
+	for _, k := range keyWords {
+		// Changed files change the install's key: the files say more.
+		if !sameJSON(a[k.field], b[k.field]) && (k.field != "fingerprint" || files == "") {
+			what = append(what, k.words)
+		}
+	}
+	if len(what) == 0 {
+		return "what their keys are made of changed"
+	}
+	return strings.Join(what, "; ")
+}
+
+// filesChanged says which of a defined client's files changed between an entry's key (was) and
+// now, at most three by name: "the client's files changed (notes.log added)"; "" when none did,
+// or the entry's key did not list them (an older toolscore's).
+func filesChanged(was, now json.RawMessage) string {
+	var a, b map[string]string
+	if json.Unmarshal(was, &a) != nil || a == nil {
+		return ""
+	}
+	_ = json.Unmarshal(now, &b)
+	var what []string
+	for _, f := range slices.Sorted(maps.Keys(b)) {
+		switch old, had := a[f]; {
+		case !had:
+			what = append(what, f+" added")
+		case old != b[f]:
+			what = append(what, f+" changed")
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(a)) {
+		if _, has := b[f]; !has {
+			what = append(what, f+" removed")
+		}
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	if len(what) > 3 {
+		what = append(what[:3], fmt.Sprintf("%d more", len(what)-3))
+	}
+	return "the client's files changed (" + strings.Join(what, ", ") + ")"
+}
+
+// sameJSON says whether two JSON values are the same text once compacted (absent is null).
+func sameJSON(a, b json.RawMessage) bool {
+	compact := func(r json.RawMessage) string {
+		var buf bytes.Buffer
+		if len(r) == 0 || json.Compact(&buf, r) != nil {
+			return string(r)
+		}
+		return buf.String()
+	}
+	return compact(a) == compact(b)
+}
+
+// replaySessions plays the sessions of keys to a fresh server each where the runs execute,
+// through toolscore cache-replay and a clean proxy, and returns the live answers by session key.
+func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.Session, keys []string) (map[string]cache.Live, error) {
 	dir, err := os.MkdirTemp(o.Out, ".cache-check-")
 	if err == nil {
 		dir, err = filepath.Abs(dir)
@@ -288,7 +465,7 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
-	for _, k := range slices.Sorted(maps.Keys(sessions)) {
+	for _, k := range keys {
 		_ = enc.Encode(sessions[k])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sessions.jsonl"), []byte(b.String()), 0o644); err != nil {
@@ -309,8 +486,8 @@ func (o Options) replaySessions(ctx context.Context, sessions map[string]cache.S
 	// A replay waits up to the timeout before each message and once more for the answers at its
 	// end: this bounds a server that is slow at every step.
 	var steps time.Duration
-	for _, s := range sessions {
-		steps += time.Duration(len(s.Sent)+1) * timeout
+	for _, k := range keys {
+		steps += time.Duration(len(sessions[k].Sent)+1) * timeout
 	}
 	// On docker the replay runs in the client's cell image: built for the checks already
 	// (Choice.ReadyForChecks), unless the sweep did not check the server (a replay's).

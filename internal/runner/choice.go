@@ -49,6 +49,10 @@ type Choice struct {
 	// image (a tag made from its inputs), its install (a key made from its files' bytes), its
 	// built Go adapter's SHA-256, or toolscore's own adapter. A resume compares them.
 	Fingerprints map[string]string
+	// ClientFiles are, for each client the manifest defines, the SHA-256 of each file its
+	// install copies (install.Recipe.Digests), by client ID: the cells' keys hold them beside
+	// the install's key, so a cell run again can say which file changed.
+	ClientFiles map[string]map[string]string
 }
 
 // ChooseBackend picks where runs execute: the named backend; for "" docker when a daemon
@@ -83,7 +87,7 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 			return Choice{}, err
 		}
 		return Choice{Backend: onHost, Why: why, Unavailable: localOnly, Adapters: adapters, Installed: installs.dirs, Installs: installs, Done: func() {},
-			Fingerprints: fingerprints(clients, localOnly, nil, installs.dirs, adapters)}, nil
+			Fingerprints: fingerprints(clients, localOnly, nil, installs.dirs, adapters), ClientFiles: clientFiles(clients, localOnly)}, nil
 	}
 	switch name {
 	case "local":
@@ -98,12 +102,29 @@ func ChooseBackend(ctx context.Context, name, self string, sc *scenario.Scenario
 		if name != "docker" {
 			why = "a Docker daemon answered"
 		}
-		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Installs: images, Done: done, Fingerprints: fingerprints(clients, unavailable, d.Images, nil, adapters)}, nil
+		return Choice{Backend: d, Why: why, Unavailable: unavailable, Adapters: adapters, Installs: images, Done: done, Fingerprints: fingerprints(clients, unavailable, d.Images, nil, adapters),
+			ClientFiles: clientFiles(clients, unavailable)}, nil
 	}
 	if _, manifest := errors.AsType[*scenario.Error](err); name != "" || manifest {
 		return Choice{}, err
 	}
 	return localChoice("no Docker backend: " + err.Error())
+}
+
+// clientFiles is Choice.ClientFiles of clients, less the unavailable ones. A client whose files
+// cannot be read has none: its install's key, in its fingerprint, still keys its cells.
+func clientFiles(clients []Client, unavailable map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, c := range clients {
+		l := c.Descriptor.Local
+		if _, skip := unavailable[c.ID()]; skip || !c.Descriptor.Manifest || l == nil || l.Recipe.Files == nil {
+			continue
+		}
+		if d, err := l.Recipe.Digests(); err == nil {
+			out[c.ID()] = d
+		}
+	}
+	return out
 }
 
 // fingerprints is Choice.Fingerprints of clients, less the unavailable ones: on docker images
@@ -685,7 +706,7 @@ func sandbox(sc *scenario.Scenario) docker.Sandbox {
 // caller adds where the output goes and how the server is given.
 func (c Choice) Options(p Plan) Options {
 	p.Unavailable = c.Unavailable
-	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed, Installs: c.Installs}
+	return Options{Plan: p, Backend: c.Backend, BackendWhy: c.Why, Adapters: c.Adapters, Installed: c.Installed, Installs: c.Installs, ClientFiles: c.ClientFiles}
 }
 
 // Image is the cell image client id's runs start from, "" on a backend that runs no images.

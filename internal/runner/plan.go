@@ -149,7 +149,7 @@ func Clients(sc *scenario.Scenario) []Client {
 // the manifest defines, made from its entry: installed from the folder of manifest.
 func resolve(c scenario.Client, manifest string) Client {
 	if c.Defined() {
-		return Client{Client: c, Descriptor: client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Agent, manifest)}
+		return Client{Client: c, Descriptor: client.Defined(c.Name, c.Runtime, c.Command, c.Install, c.Files, c.Agent, manifest)}
 	}
 	d, path, _ := client.Lookup(c.Name)
 	return Client{Client: c, Descriptor: d, Path: path}

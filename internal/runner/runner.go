@@ -94,6 +94,9 @@ type Options struct {
 	// Resume continues the sweep in Out that its sweep.json and runs.jsonl describe: the runs
 	// recorded are counted, not run again; a record cut short is dropped and its run run.
 	Resume bool
+	// ClientFiles are the files of each client the manifest defines, with their SHA-256, by
+	// client ID (Choice.ClientFiles): in its cells' keys, so a cell run again says which changed.
+	ClientFiles map[string]map[string]string
 	// Cache, when set, takes the cells it holds (the server checked) instead of running them,
 	// and keeps the cells run (CellCache).
 	Cache *CellCache
@@ -106,6 +109,10 @@ type Progress interface {
 	Started(total, cellsDone int)
 	RunStarted(cell scenario.Cell, run int)
 	RunDone(cell scenario.Cell, run int, outcome record.Outcome, cellDone bool, c *tally.Cell)
+	// AloneStarted says how many runs run again alone, one after the other, once the sweep's
+	// are over, each bounded by timeout; AloneDone that one of them ended, c its cell.
+	AloneStarted(runs int, timeout time.Duration)
+	AloneDone(c *tally.Cell, outcome record.Outcome)
 }
 
 // Run executes the sweep. It returns the counts of every run that finished, also when ctx was
@@ -197,6 +204,9 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		c := res.Cells[j.Index]
 		c.AddRun(&rec)
 		if j.Alone {
+			if o.Progress != nil {
+				o.Progress.AloneDone(c, rec.Outcome)
+			}
 			return
 		}
 		if s, seen := suspect[j.Index]; loadMayMake(rec.Outcome) && (!seen || j.Run < s.Run) {
@@ -269,7 +279,11 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 		})
 	}
 	p.Wait()
-	for _, j := range aloneRuns(suspect, res) {
+	alone := aloneRuns(suspect, res)
+	if o.Progress != nil && len(alone) > 0 && ctx.Err() == nil && stopErr == nil {
+		o.Progress.AloneStarted(len(alone), o.Scenario.Timeout.Std())
+	}
+	for _, j := range alone {
 		if ctx.Err() != nil || stopErr != nil || werr != nil {
 			break
 		}
