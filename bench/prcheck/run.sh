@@ -20,14 +20,14 @@
 # Usage: bench/prcheck/run.sh
 # Env: DOCKER_HOST (else scripts/dockerd.sh's), ACT (an act binary; else go install v0.2.89),
 #      SCRATCH (the scratch clone; else a new temporary folder), REPS (timed pairs, default 2),
-#      CLIENTS, FAULTS, RUNS (the embedded study's subset; default raw,go-sdk/call,ts-sdk/call,
-#      clean,rpc-error,type-swap, 1), CHANGED=0 skips the changed pull request.
+#      CLIENTS, FAULTS, RUNS (the embedded study's subset; default its 11 SDK clients, no agent;
+#      clean,error,rpc-error,type-swap,corrupt; 1 run a cell), CHANGED=0 skips the changed pull request.
 # The scratch clone is of this repository's HEAD: commit what you want measured.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 reps=${REPS:-2}
-clients=${CLIENTS:-raw,go-sdk/call,ts-sdk/call}
-faults=${FAULTS:-clean,rpc-error,type-swap}
+clients=${CLIENTS:-raw,go-sdk/call,go-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call,ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call}
+faults=${FAULTS:-clean,error,rpc-error,type-swap,corrupt}
 runs=${RUNS:-1}
 export DOCKER_HOST=${DOCKER_HOST:-$("$repo/scripts/dockerd.sh")}
 command -v jq >/dev/null || { echo "prcheck: needs jq" >&2; exit 2; }
@@ -105,7 +105,7 @@ EOF
 }
 echo '{"pull_request": {"number": 1, "head": {"ref": "prcheck"}, "base": {"ref": "main"}}}' >event.json
 
-# job NAME: one act run of the job; prints its wall time, the sweep's and what ran.
+# job NAME CELLS: one act run of the job; prints its wall time, the sweep's and what ran.
 job() {
   rm -rf toolscore-out
   local t0 t1
@@ -114,11 +114,21 @@ job() {
     --pull=false --rebuild=false --bind --network none -W .github/workflows/prcheck.yml \
     --container-daemon-socket "$DOCKER_HOST" -s GITHUB_TOKEN=fake --no-cache-server \
     --env CLIENTS="$jobclients" --env FAULTS="$jobfaults" --env RUNS="$runs" \
+    --env TOOLSCORE_NODE_IMAGE="${TOOLSCORE_NODE_IMAGE:-toolscore/base-node:bookworm}" \
+    --env TOOLSCORE_PYTHON_IMAGE="${TOOLSCORE_PYTHON_IMAGE:-toolscore/base-python:bookworm}" \
     >"act-$1.log" 2>&1 || { echo "act $1 failed: $scratch/act-$1.log" >&2; tail -30 "act-$1.log" >&2; exit 1; }
   t1=$(now)
   jobsecs=$(secs "$t0" "$t1")
   sweepsecs=$(secs "$(date -d "$(jq -r .started toolscore-out/results.json)" +%s.%N)" \
     "$(date -d "$(jq -r .finished toolscore-out/results.json)" +%s.%N)")
+  local n
+  n=$(jq '.cells | length' toolscore-out/results.json)
+  if grep -q ': building toolscore/cell-' "act-$1.log" || { [ "$2" != - ] && [ "$n" -ne "$2" ]; }; then
+    echo "prcheck: $1 has $n cells, want $2, or a client's image failed: $scratch/act-$1.log" >&2
+    grep -i 'error\|fail' "act-$1.log" | tail -5 >&2
+    exit 1
+  fi
+  cellsrun=$n
   what=$(jq -r '"cells \(.cells | length), runs executed \(.runs_executed), reused \(.runs_reused); images built or found: \(.installed // [] | join(",") | if . == "" then "none" else . end); not: \(.not_installed // [] | join(",") | if . == "" then "none" else . end)"' toolscore-out/results.json)
 }
 
@@ -126,8 +136,8 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "prcheck: embedded study, clients $clients, faults $faults, runs $runs; load $(load)"
 jobclients=$clients jobfaults=$faults
-workflow "$pinned" ""
-job first
+job first -
+cells=$cellsrun # every later run has the first's cells
 echo "first run (fills the cache): job ${jobsecs}s, sweep ${sweepsecs}s; $what"
 rm -rf cache.saved && cp -a .toolscore-cache cache.saved
 
@@ -145,7 +155,7 @@ for r in $(seq "$reps"); do
     else
       workflow "$pinned" ""
     fi
-    job "$route-$r"
+    job "$route-$r" "$cells"
     total=$(awk -v a="$buildsecs" -v b="$jobsecs" 'BEGIN { printf "%.1f", a + b }')
     setup=$(awk -v a="$total" -v b="$sweepsecs" 'BEGIN { printf "%.1f", a - b }')
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$r" "$route" "$total" "$buildsecs" "$sweepsecs" "$setup" "$l" >>table.md
@@ -159,13 +169,14 @@ if [ "${CHANGED:-1}" != 0 ]; then
   rm -rf .toolscore-cache
   jobclients="" jobfaults=""
   workflow "$pinned" toolscore/two-tools.yaml
-  job two-first
+  job two-first -
+  twocells=$cellsrun
   echo "first run: job ${jobsecs}s, sweep ${sweepsecs}s; $what"
-  job two-unchanged
+  job two-unchanged "$twocells"
   echo "unchanged: job ${jobsecs}s, sweep ${sweepsecs}s; $what"
   sed -i 's/account_id: ACC-4471}/account_id: ACC-4476}/; s/truth: \["40718.77", "4071877"\]/truth: ["39582.04", "3958204"]/' toolscore/two-tools.yaml
   grep -q ACC-4476 toolscore/two-tools.yaml || { echo "prcheck: the variant did not apply" >&2; exit 1; }
-  job two-changed
+  job two-changed "$twocells"
   echo "get_account_balance's answer changed: job ${jobsecs}s, sweep ${sweepsecs}s; $what"
   # cells per tool and client, ran or reused
   jq -r '.cells[] | select(.runs > 0) | "\(.tool) \(.client) \(if .reused_from then "reused" else "ran" end)"' \
