@@ -44,10 +44,11 @@ scratch=${SCRATCH:-$(mktemp -d /tmp/prcheck.XXXXXX)}
 rm -rf "$scratch"
 git clone -q "$repo" "$scratch"
 cd "$scratch"
-tag=prcheck-$$ # images of this run only: the engine is shared
-pinned=toolscore-bench/action:$tag-pinned
-built=toolscore-bench/action:$tag-built
-trap 'docker rmi -f "$pinned" "$built" >/dev/null 2>&1 || true' EXIT
+# The pinned image is kept for the next run of the same tree (docker rmi it when done); the built
+# one is this run's only: the engine is shared.
+pinned=toolscore-bench/action:prcheck-$(git rev-parse --short HEAD^{tree})
+built=toolscore-bench/action:prcheck-$$-built
+trap 'docker rmi -f "$built" >/dev/null 2>&1 || true' EXIT
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -57,7 +58,7 @@ build() { # build TAG [--no-cache]: the Dockerfile as GitHub builds it at a job'
 }
 
 # The pinned image: built once, ahead, as the release workflow publishes it.
-build "$pinned"
+docker image inspect "$pinned" >/dev/null 2>&1 || build "$pinned"
 
 mkdir -p toolscore .github/workflows
 cat >toolscore/two-tools.yaml <<'EOF'
@@ -136,6 +137,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "prcheck: embedded study, clients $clients, faults $faults, runs $runs; load $(load)"
 jobclients=$clients jobfaults=$faults
+workflow "$pinned" ""
 job first -
 cells=$cellsrun # every later run has the first's cells
 echo "first run (fills the cache): job ${jobsecs}s, sweep ${sweepsecs}s; $what"
