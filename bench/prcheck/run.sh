@@ -9,7 +9,7 @@
 # list_accounts), a first run, the same unchanged, then one tool's answer changed (its account
 # id and truth): which cells ran and which clients' images were built or found.
 #
-# How it stands in for GitHub (scripts/act-sharded's way, /work/shared/notes/act.md): `uses: ./`,
+# How it stands in for GitHub (scripts/act-sharded's way): `uses: ./`,
 # no remote action; the cache folder .toolscore-cache is copied back from the first run before
 # each timed run, as actions/cache/restore would; act's own image build has no network here, so
 # "built" builds the Dockerfile (no layer cache, module proxy reachable) just before act and adds
