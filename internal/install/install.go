@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,30 +65,18 @@ const VenvDir = "venv"
 // checkout's own installs, which the steps make afresh.
 var skip = []string{".git", "node_modules", VenvDir}
 
-// Key is a hash of every input of the recipe: an entry is installed once per key. Each file is
-// streamed into the hash, so a large one costs time, not memory.
+// Key is a hash of every input of the recipe: an entry is installed once per key. It hashes
+// the recipe's steps and each file's digest (Digests), each file streamed, so a large one costs
+// time, not memory.
 func (r Recipe) Key() (string, error) {
+	files, err := r.Digests()
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "runtime %q\nsteps %q\n", r.Runtime, r.Steps)
-	err := r.walk(func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			return nil
-		}
-		f, err := r.Files.Open(rel)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		fmt.Fprintf(h, "file %q %v\n", rel, isExec(d))
-		n, err := io.Copy(h, f)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "\nsize %d\n", n)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("reading the client's files: %w", err)
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "file %q %s\n", rel, files[rel])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
