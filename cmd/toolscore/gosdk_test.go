@@ -45,22 +45,27 @@ func TestGoSDKSeesEveryFault(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if name == "rpc-error" {
-						if obs.Raised == nil || obs.Raised.Code == nil || *obs.Raised.Code != -32603 {
-							t.Fatalf("want a raised JSON-RPC error -32603, got %+v returned %s", obs.Raised, obs.Returned)
+					var onWire struct {
+						Result payload `json:"result"`
+						Error  *struct {
+							Code int64 `json:"code"`
+						} `json:"error"`
+					}
+					if err := json.Unmarshal(wire, &onWire); err != nil {
+						t.Fatal(err)
+					}
+					// rpc-error, rate-limited and unknown-tool answer with a JSON-RPC error:
+					// go-sdk raises it as a jsonrpc.Error carrying the wire's own code.
+					if onWire.Error != nil {
+						if obs.Raised == nil || obs.Raised.Code == nil || *obs.Raised.Code != onWire.Error.Code {
+							t.Fatalf("want a raised JSON-RPC error %d, got %+v returned %s", onWire.Error.Code, obs.Raised, obs.Returned)
 						}
 						return
 					}
 					if obs.Raised != nil {
 						t.Fatalf("go-sdk raised %+v", *obs.Raised)
 					}
-					var onWire struct {
-						Result payload `json:"result"`
-					}
 					var returned payload
-					if err := json.Unmarshal(wire, &onWire); err != nil {
-						t.Fatal(err)
-					}
 					if err := json.Unmarshal(obs.Returned, &returned); err != nil {
 						t.Fatal(err)
 					}
