@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 // each client's outcome is its outcome on stdio, every http run has a transcript whose records
 // the graders read as on stdio, and the keys tell the transports apart.
 func TestHTTPTransportLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 cells of real processes (about 2 minutes under load): not with -short")
+	}
 	self, _ := os.Executable()
 	sc, err := scenario.Load("http.yaml", []byte(`name: http
 server: {builtin: ledger}
