@@ -125,7 +125,6 @@ func TestJVMClientsOnDocker(t *testing.T) {
 			t.Skipf("the local half needs a JDK and Maven on this machine: %s not found", p)
 		}
 	}
-	t.Setenv("TOOLSCORE_CACHE", t.TempDir())
 	for k, v := range jvmSweep(t, "local", stdio, 2*5) {
 		if docker[k] != v {
 			t.Errorf("%s: local %s, docker %s", k, v, docker[k])
