@@ -48,6 +48,8 @@ func TestRegistry(t *testing.T) {
 		{name: "mcp-use", image: "mcp-use", argv: python},
 		{name: "java-sdk", image: "java-sdk", argv: java},
 		{name: "java-sdk/validating", image: "java-sdk", argv: append(slices.Clone(java), "validating")},
+		{name: "kotlin-sdk", image: "kotlin-sdk", argv: java},
+		{name: "langchain4j", image: "langchain4j", argv: java},
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
 		{name: "codex", image: "codex", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("codex")},
 		{name: "gemini-cli", image: "gemini-cli", keyEnv: "GEMINI_API_KEY", agent: true, inProcess: true, argv: agent("gemini-cli")},
