@@ -66,7 +66,7 @@ async def main() -> None:
             name = os.environ["TOOLSCORE_TOOL"]
             functions = [f.name for f in kernel.get_full_list_of_function_metadata()]
             # The plugin registers a tool under its name made safe for a function name
-            # (mcp.py:228-237); the ledger's tool names are already.
+            # (mcp.py:228-233); the ledger's tool names are already.
             if name not in functions:
                 # The model is never offered a tool the listing lacks: the agent cannot call it.
                 raise LookupError(f"tool {name!r} is not among the listed tools {functions}")
