@@ -61,7 +61,7 @@ func pyfwDWant(client, fault, schema string) string {
 
 // pyfwDManifest is the embedded ledger scenario narrowed to these faults, schema modes and
 // transport, the given clients, protocol 2026-07-28, one run a cell. Its timeout is generous:
-// importing Semantic Kernel takes long on a loaded machine.
+// importing Semantic Kernel took near three minutes on a loaded machine here.
 func pyfwDManifest(t *testing.T, transport string, schemas []string, clients string, faults ...string) string {
 	t.Helper()
 	text := string(scenarios.Ledger)
@@ -71,7 +71,7 @@ func pyfwDManifest(t *testing.T, transport string, schemas []string, clients str
 	}
 	manifest := filepath.Join(t.TempDir(), "pyfw-d.yaml")
 	writeFile(t, manifest, text[:i+1]+"faults: ["+strings.Join(faults, ", ")+"]\nschema_modes: ["+strings.Join(schemas, ", ")+
-		"]\nprotocols: [2026-07-28]\ntransports: ["+transport+"]\nclients: ["+clients+"]\nruns: 1\ntimeout: 300s\n")
+		"]\nprotocols: [2026-07-28]\ntransports: ["+transport+"]\nclients: ["+clients+"]\nruns: 1\ntimeout: 600s\n")
 	return manifest
 }
 
