@@ -48,6 +48,7 @@ func TestRegistry(t *testing.T) {
 		{name: "google-adk", image: "google-adk", argv: python},
 		{name: "strands-agents", image: "strands-agents", argv: python},
 		{name: "llama-index", image: "llama-index", argv: python},
+		{name: "mcp-use", image: "mcp-use", argv: python},
 		{name: "java-sdk", image: "java-sdk", argv: java},
 		{name: "java-sdk/validating", image: "java-sdk", argv: append(slices.Clone(java), "validating")},
 		{name: "claude-code", image: "claude-code", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-code")},
