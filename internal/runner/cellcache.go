@@ -133,17 +133,7 @@ func (o Options) sliceOf(c cellRuns) []int {
 // cacheUnusable says why the sweep's cells cannot be checked against the live server, and so
 // are never taken from the cache; "" when they can.
 func (o Options) cacheUnusable() string {
-	switch src := o.Source(); {
-	case o.Replay != nil || src == SourceRecording:
-		return "a replayed sweep plays recordings, not the server"
-	case src == SourceURL:
-		return "a url server cannot be started afresh for each recorded session, so its answers cannot be checked"
-	case src == SourceImage:
-		return "an image server's answers are not checked yet"
-	case src == SourceCommand && o.Scenario.Server.HTTP != nil:
-		return "a server that serves HTTP itself is not checked yet"
-	}
-	return ""
+	return o.source().uncacheable()
 }
 
 // ClientsToRun says of each client with a cell in this sweep whether one of its cells is to
