@@ -603,26 +603,13 @@ func cellImage(ctx context.Context, d *docker.Backend, c Client, serverInstall s
 		}
 		return err
 	}
-	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-	switch cd := c.Descriptor; {
-	case cd.Manifest:
+	spec, recipe, err := cellimage.ImageFor(ctx, c.Descriptor, c.Image, c.Version, bin, d.ImageID)
+	if err != nil {
+		return nil, err
+	}
+	if recipe {
 		// The manifest's image, when it names one, is the base the client's folder and steps go on.
-		recipe, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
-		if err == nil {
-			err = add(recipe, "recipe")
-		}
-		if err != nil {
-			return nil, err
-		}
-	case c.Image != "":
-		id, err := d.ImageID(ctx, c.Image)
-		if err != nil {
-			return nil, err
-		}
-		spec = cellimage.Ready(c.Image, id, bin)
-	case cd.Contained():
-		var err error
-		if spec, err = cellimage.Client(cd.Image, bin, c.Version); err != nil {
+		if err := add(spec, "recipe"); err != nil {
 			return nil, err
 		}
 	}
