@@ -99,10 +99,10 @@ func (st Starter) Write() ([]byte, error) {
 	line("# The manifest's JSON Schema, for an editor: schema/scenario.schema.json in toolscore's repository.")
 	line("name: %s", quote(cmp.Or(st.Name, pick.Name)))
 	line("server:")
-	switch {
-	case st.Server.Builtin != "":
+	switch st.Server.Kind() {
+	case ServerBuiltin:
 		line("  builtin: %s", quote(st.Server.Builtin))
-	case st.Server.URL != "":
+	case ServerURL:
 		line("  url: %s", quote(st.Server.URL))
 		comment("  ", "The Docker network its cells reach it on: host for a server on this machine's loopback, else bridge or a network's name.")
 		line("  network: %s", quote(st.Server.Network))
@@ -110,7 +110,7 @@ func (st Starter) Write() ([]byte, error) {
 			comment("  ", "The runner's variable whose value is sent as the Authorization header, by the proxy alone.")
 			line("  auth_env: %s", quote(st.Server.AuthEnv))
 		}
-	case st.Server.Image != "":
+	case ServerImage:
 		line("  image: %s", quote(st.Server.Image))
 		line("  command: %s", flow(st.Server.Command))
 	default:

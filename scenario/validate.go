@@ -433,11 +433,11 @@ func (l *loader) checkTransports(s *Scenario) {
 		}
 		p := fmt.Sprintf("transports[%d]", i)
 		switch {
-		case t == TransportHTTP && s.Server.Builtin != "":
+		case t == TransportHTTP && s.Server.Kind() == ServerBuiltin:
 			l.errorf(p, "the built-in server %s serves stdio alone", s.Server.Builtin)
 		case t == TransportHTTP:
 			l.errorf(p, "the command server serves stdio; to run it on http, give server.http (e.g. http: {path: /mcp}) and %s in the argument naming its port", PortPlaceholder)
-		case s.Server.URL != "":
+		case s.Server.Kind() == ServerURL:
 			l.errorf(p, "a url server is reached over http alone")
 		default:
 			l.errorf(p, "the command server serves HTTP (server.http), so its cells run on http alone")

@@ -225,10 +225,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	}
 	checked := map[string]bool{}
 	if recordings == nil {
-		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
-			return fail(err)
-		}
-		if _, err := checkURLServer(ctx, be, sc, auth, unavailable); err != nil {
+		if _, err := o.PrecheckServer(ctx, choice.ServerCheck(sc, auth, checked)); err != nil {
 			return fail(err)
 		}
 		// It fills the server's package cache, which the runs then share.
@@ -270,7 +267,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 	}
 	if recordings == nil {
 		// The server starts in the images just built too.
-		if _, err := checkServer(ctx, choice, sc, checked); err != nil {
+		if _, err := o.PrecheckServer(ctx, choice.ServerCheck(sc, auth, checked)); err != nil {
 			return fail(err)
 		}
 	}

@@ -213,27 +213,12 @@ func (e *dockerEngine) status(ctx context.Context, c runner.Client, install stri
 	if e.binErr != nil {
 		return "", "not: " + e.binErr.Error()
 	}
-	// The image a sweep builds for c (runner.cellImage), before a server's install step.
-	spec := cellimage.Builtin(e.bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-	switch d := c.Descriptor; {
-	case d.Manifest:
-		var err error
-		if spec, err = cellimage.Recipe(d.Local.Recipe, c.Image, e.bin); err != nil {
-			return "", "not: " + err.Error()
-		}
-	case c.Image != "":
-		id, err := e.d.ImageID(ctx, c.Image)
-		if err != nil {
-			return "", "not: " + err.Error()
-		}
-		spec = cellimage.Ready(c.Image, id, e.bin)
-	case d.Contained():
-		var err error
-		if spec, err = cellimage.Client(d.Image, e.bin, c.Version); err != nil {
-			return "", "not: " + err.Error()
-		}
+	// The image a sweep builds for c, before a server's install step (cellimage.ImageFor).
+	spec, _, err := cellimage.ImageFor(ctx, c.Descriptor, c.Image, c.Version, e.bin, e.d.ImageID)
+	if err != nil {
+		return "", "not: " + err.Error()
 	}
-	tag, err := spec.Tag()
+	tag, err = spec.Tag()
 	if err != nil {
 		return "", "not: " + err.Error()
 	}

@@ -133,17 +133,7 @@ func (o Options) sliceOf(c cellRuns) []int {
 // cacheUnusable says why the sweep's cells cannot be checked against the live server, and so
 // are never taken from the cache; "" when they can.
 func (o Options) cacheUnusable() string {
-	switch src := o.Source(); {
-	case o.Replay != nil || src == SourceRecording:
-		return "a replayed sweep plays recordings, not the server"
-	case src == SourceURL:
-		return "a url server cannot be started afresh for each recorded session, so its answers cannot be checked"
-	case src == SourceImage:
-		return "an image server's answers are not checked yet"
-	case src == SourceCommand && o.Scenario.Server.HTTP != nil:
-		return "a server that serves HTTP itself is not checked yet"
-	}
-	return ""
+	return o.source().uncacheable()
 }
 
 // ClientsToRun says of each client with a cell in this sweep whether one of its cells is to
@@ -168,11 +158,14 @@ func (o Options) ClientsToRun() map[string]bool {
 	return need
 }
 
-// cacheHits finds the cells of this sweep the cache holds, checks the live server against
+// cacheHits finds, when the sweep has a cell cache, the cells of this sweep the cache holds, checks the live server against
 // their recorded sessions (one fresh session each distinct one), and keeps those whose answers
 // are all the same. It says on the log what it could not use, and why.
 func (o Options) cacheHits(ctx context.Context, res *tally.Results) {
 	cc := o.Cache
+	if cc == nil {
+		return
+	}
 	cc.hits, cc.stale, cc.ran = map[int]*cacheHit{}, map[int]bool{}, map[int][]cache.Run{}
 	if why := o.cacheUnusable(); why != "" {
 		fmt.Fprintf(cc.Log, "cell cache: every cell runs: %s\n", why)
@@ -531,14 +524,14 @@ func lastLine(b []byte) string {
 }
 
 // reuseCell puts the runs of a cell the cache holds into the output as if they had run: their
-// directories copied, their records written to runs.jsonl (through write) and counted into c.
+// directories copied, their records given to take (the sink, which writes and counts them).
 // false: the entry could not be copied (removed or edited since it was checked), and the cell
 // runs.
-func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool, error) {
-	h := o.Cache.hits[i]
-	if h == nil {
+func (o Options) reuseCell(i int, c *tally.Cell, take func(*record.Run) error) (bool, error) {
+	if !o.cachedCell(i) {
 		return false, nil
 	}
+	h := o.Cache.hits[i]
 	from := h.entry.Meta.Sweep
 	var recs []*record.Run
 	for _, r := range h.runs {
@@ -554,12 +547,16 @@ func (o Options) reuseCell(i int, c *tally.Cell, write func([]byte) error) (bool
 		recs = append(recs, &rec)
 	}
 	for _, rec := range recs {
-		if err := write(runLine(*rec)); err != nil {
+		if err := take(rec); err != nil {
 			return true, err
 		}
-		c.AddRun(rec)
 	}
 	return true, nil
+}
+
+// cachedCell says whether the cache gives cell i (cacheHits found it).
+func (o Options) cachedCell(i int) bool {
+	return o.Cache != nil && o.Cache.hits[i] != nil
 }
 
 func (o Options) cannotReuse(c *tally.Cell, err error) bool {

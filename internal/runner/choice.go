@@ -528,7 +528,7 @@ func dockerBackend(ctx context.Context, self string, sc *scenario.Scenario, clie
 	}
 	d.Sandbox = sandbox(sc)
 	unavailable := DockerUnavailable(sc)
-	if sc.Server.Image != "" {
+	if sc.Server.Kind() == scenario.ServerImage {
 		if d.ServerImage, err = serverImage(ctx, d, sc.Server.Image, bin, log); err != nil {
 			return nil, nil, nil, nil, nil, err
 		}
@@ -603,26 +603,13 @@ func cellImage(ctx context.Context, d *docker.Backend, c Client, serverInstall s
 		}
 		return err
 	}
-	spec := cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))
-	switch cd := c.Descriptor; {
-	case cd.Manifest:
+	spec, recipe, err := cellimage.ImageFor(ctx, c.Descriptor, c.Image, c.Version, bin, d.ImageID)
+	if err != nil {
+		return nil, err
+	}
+	if recipe {
 		// The manifest's image, when it names one, is the base the client's folder and steps go on.
-		recipe, err := cellimage.Recipe(c.Descriptor.Local.Recipe, c.Image, bin)
-		if err == nil {
-			err = add(recipe, "recipe")
-		}
-		if err != nil {
-			return nil, err
-		}
-	case c.Image != "":
-		id, err := d.ImageID(ctx, c.Image)
-		if err != nil {
-			return nil, err
-		}
-		spec = cellimage.Ready(c.Image, id, bin)
-	case cd.Contained():
-		var err error
-		if spec, err = cellimage.Client(cd.Image, bin, c.Version); err != nil {
+		if err := add(spec, "recipe"); err != nil {
 			return nil, err
 		}
 	}
@@ -718,12 +705,31 @@ func (c Choice) Image(id string) string {
 }
 
 // CheckImageServer starts sc's server.image once as its runs will, with env its variables; a
-// backend that runs no images has nothing to check. A server that exits before it listens is a
-// *docker.StartFailure.
-func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env []string) error {
+// backend that runs no images has nothing to check. A server that exits before it listens is
+// setup, its error naming the image, its exit status and its last output with secrets masked
+// (the server's output is hostile text).
+func (c Choice) CheckImageServer(ctx context.Context, sc *scenario.Scenario, env, secrets []string) (setup bool, err error) {
 	d, ok := c.Backend.(*docker.Backend)
 	if !ok {
-		return nil
+		return false, nil
 	}
-	return d.CheckServer(ctx, sc.Server.Image, ImageServer(sc, env), sc.Timeout.Std())
+	err = d.CheckServer(ctx, sc.Server.Image, ImageServer(sc, env), sc.Timeout.Std())
+	if failed, ok := errors.AsType[*docker.StartFailure](err); ok {
+		for _, s := range secrets {
+			if s != "" {
+				failed.Output = strings.ReplaceAll(failed.Output, s, "[masked]")
+			}
+		}
+		return true, errors.New(report.Plain(failed.Error()))
+	}
+	return false, err
+}
+
+// ServerCheck is what the pre-run checks of sc's server are given on this backend, with auth a
+// url server's Authorization and checked the checks done so far.
+func (c Choice) ServerCheck(sc *scenario.Scenario, auth string, checked map[string]bool) ServerCheck {
+	return ServerCheck{Backend: c.Backend, Scenario: sc, Auth: auth, Unavailable: c.Unavailable, Made: c.Installs.Made, Image: c.Image,
+		CheckImage: func(ctx context.Context, env, secrets []string) (bool, error) {
+			return c.CheckImageServer(ctx, sc, env, secrets)
+		}, Checked: checked}
 }

@@ -11,9 +11,7 @@ import (
 // for a source no stdio proxy of a cell starts (a recording, an image, a url, a command serving
 // HTTP): the preflight leaves those to the runs.
 func (o Options) PreflightServer(dir string) (proxy, env []string, ok bool) {
-	srv := o.Scenario.Server
-	switch src := o.Source(); {
-	case src != SourceBuiltin && src != SourceCommand, src == SourceCommand && srv.HTTP != nil:
+	if !o.source().preflighted() {
 		return nil, nil, false
 	}
 	calls := o.Scenario.Calls()

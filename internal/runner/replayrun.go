@@ -146,7 +146,7 @@ func (o Options) writeRecording(j Job, dir string) error {
 }
 
 // replayFlags are the flags of the proxy a replayed run wraps around `toolscore replay` of its
-// recording (see SourceRecording): the clean fault, the schema and protocol as they are, so the recorded bytes reach
+// recording (see the recording source, source_recording.go): the clean fault, the schema and protocol as they are, so the recorded bytes reach
 // the client untouched and the run still gets a transcript of its own.
 func (o Options) replayFlags(work string) proxy.Flags {
 	pf := proxy.DefaultFlags()

@@ -71,9 +71,9 @@ func (o Options) start(res *tally.Results) (*os.File, error) {
 }
 
 // resume continues the sweep in o.Out, whose plan is res: the runs runs.jsonl records are
-// counted into res and marked done, a record cut short is cut off, and runs.jsonl is returned
+// given to add and marked done, a record cut short is cut off, and runs.jsonl is returned
 // open for the runs still to come.
-func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, error) {
+func (o Options) resume(res *tally.Results, done map[doneRun]bool, add func(i int, r *record.Run)) (*os.File, error) {
 	s, err := o.CheckResume()
 	if err != nil {
 		return nil, err
@@ -110,12 +110,7 @@ func (o Options) resume(res *tally.Results, done map[doneRun]bool) (*os.File, er
 			return fmt.Errorf("%s:%d: run %d of %s is recorded twice", path, line, r.Run, r.Key())
 		}
 		done[doneRun{i, r.Run}] = true
-		c.AddRun(r)
-		if r.ReusedFrom != nil {
-			res.RunsReused++
-		} else {
-			res.RunsExecuted++
-		}
+		add(i, r)
 		return nil
 	})
 	if err == nil {

@@ -1,17 +1,12 @@
 package runner
 
 import (
-	"bufio"
-	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
-
-	"github.com/sourcegraph/conc/pool"
 
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/cellimage"
@@ -33,13 +28,6 @@ type Backend interface {
 	Self() string
 	WorkDir(hostDir string) string
 	Run(ctx context.Context, s backend.Spec) backend.Result
-}
-
-// failed says whether err, guarded by mu, is set.
-func failed(mu *sync.Mutex, err *error) bool {
-	mu.Lock()
-	defer mu.Unlock()
-	return *err != nil
 }
 
 // cellBackend runs each cell's runs in a place of the cell's own (docker's held container): told
@@ -129,189 +117,34 @@ func Run(ctx context.Context, o Options) (*tally.Results, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("making the output directory: %w", err)
 	}
+	// A cell's runs come from one of three sources: the runs.jsonl of the sweep resumed (taken
+	// as the sink opens), a cell cache entry the live server still answers as recorded, or
+	// execution. Each run, whatever its source, goes to the one sink.
 	res := o.Results()
-	done := map[doneRun]bool{}
-	var runsFile *os.File
-	if o.Resume {
-		runsFile, err = o.resume(res, done)
-	} else {
-		runsFile, err = o.start(res)
-	}
+	s, err := o.openSink(res)
 	if err != nil {
 		return nil, err
 	}
-	defer runsFile.Close()
-	if o.Cache != nil {
-		o.cacheHits(ctx, res)
-	}
-	if o.Progress != nil {
-		total, complete := 0, 0
-		for i, c := range res.Cells {
-			if o.Cache != nil && o.Cache.hits[i] != nil {
-				complete++
-				continue
-			}
-			total += c.Planned - c.Runs
-			if c.Planned > 0 && c.Runs == c.Planned {
-				complete++
-			}
-		}
-		o.Progress.Started(total, complete)
-	}
-
-	var mu sync.Mutex
-	w := bufio.NewWriter(runsFile)
-	// stopErr stops the sweep: a run to run again whose directory could not be cleared, or a run
-	// whose output found no room.
-	var werr, stopErr error
-	p := pool.New().WithMaxGoroutines(max(o.Parallel, 1))
-	// suspect holds, per cell, the first run of this sweep whose outcome the machine's load may
-	// have made: it runs again alone once the sweep is over.
-	suspect := map[int]Job{}
-	var aloneW *bufio.Writer // alone.jsonl, opened when the first run alone starts
-	run := func(j Job) {
-		if o.Progress != nil && !j.Alone {
-			mu.Lock()
-			o.Progress.RunStarted(j.Cell, j.Run)
-			mu.Unlock()
-		}
-		rec, ok, err := runOne(ctx, o, j)
-		if err != nil {
-			mu.Lock()
-			stopErr = cmp.Or(stopErr, err)
-			mu.Unlock()
-			return
-		}
-		if !ok {
-			return // cancelled midway: not a finished run
-		}
-		rec.Alone = j.Alone
-		line := runLine(rec)
-		o.ranRun(j, line)
-		if j.Alone {
-			o.aloneRan(j, rec.Outcome)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		res.RunsExecuted++
-		if to := w; werr == nil {
-			if j.Alone {
-				to = aloneW
-			}
-			to.Write(line)
-			werr = to.Flush() // each run is on disk as it ends, so an interrupt loses none
-		}
-		c := res.Cells[j.Index]
-		c.AddRun(&rec)
-		if j.Alone {
-			if o.Progress != nil {
-				o.Progress.AloneDone(c, rec.Outcome)
-			}
-			return
-		}
-		if s, seen := suspect[j.Index]; loadMayMake(rec.Outcome) && (!seen || j.Run < s.Run) {
-			suspect[j.Index] = j
-		}
-		if o.Progress != nil {
-			o.Progress.RunDone(j.Cell, j.Run, rec.Outcome, c.Runs == c.Planned, c)
-		}
-	}
-	// A cell's runs go to one worker, one after the other: on docker they share the cell's
-	// container. The backend hears of a cell before a worker is free for it, so it can start the
-	// cell's container while the cells before it run. Cells and their runs are made as workers
-	// free up (p.Go waits for one), never listed: memory stays the same whatever the number of
-	// runs planned.
-	cells, _ := o.Backend.(cellBackend)
+	defer s.close()
+	o.cacheHits(ctx, res)
+	s.started()
+	x := o.execution(ctx, s)
 	for c := range o.cellJobs() {
-		if ctx.Err() != nil || failed(&mu, &stopErr) {
+		if ctx.Err() != nil || s.stopped() {
 			break
 		}
 		if cl := res.Cells[c.First.Index]; cl.Planned > 0 && cl.Runs >= cl.Planned {
 			continue // every run of it is in the sweep resumed: no worker, no container
 		}
-		if o.Cache != nil {
-			mu.Lock()
-			cl := res.Cells[c.First.Index]
-			reused, err := o.reuseCell(c.First.Index, cl, func(line []byte) error {
-				if werr == nil {
-					w.Write(line)
-					werr = w.Flush()
-				}
-				return werr
-			})
-			if reused {
-				res.RunsReused += cl.Runs
-			}
-			mu.Unlock()
-			if err != nil || reused {
-				continue
-			}
+		if reused, err := s.takeCached(c.First.Index); err != nil || reused {
+			continue
 		}
-		// The cell's held container starts from its client's image: built first, when the sweep
-		// found no cell of it to run before the cache turned this one down (runOne says why not).
-		if cells != nil && o.Installs.Ready(ctx, c.First.Client.ID()) == nil {
-			spec, _ := o.Spec(c.First, filepath.Join(o.Out, c.First.Dir()))
-			cells.PrepareCell(ctx, spec)
-		}
-		p.Go(func() {
-			if cells != nil {
-				defer cells.EndCell(c.First.Cell.Key())
-			}
-			for j := range c.Runs {
-				if ctx.Err() != nil || failed(&mu, &stopErr) {
-					return
-				}
-				if done[doneRun{j.Index, j.Run}] {
-					continue
-				}
-				if o.Resume {
-					// A run the kill cut short may have left files: it starts afresh.
-					if err := os.RemoveAll(filepath.Join(o.Out, j.Dir())); err != nil {
-						mu.Lock()
-						stopErr = fmt.Errorf("clearing the directory of a run to run again: %w", err)
-						mu.Unlock()
-						return
-					}
-				}
-				run(j)
-			}
-			o.keepCell(ctx, c, res.Started)
-		})
+		x.cell(c)
 	}
-	p.Wait()
-	alone := aloneRuns(suspect, res)
-	if o.Progress != nil && len(alone) > 0 && ctx.Err() == nil && stopErr == nil {
-		o.Progress.AloneStarted(len(alone), o.Scenario.Timeout.Std())
-	}
-	for _, j := range alone {
-		if ctx.Err() != nil || stopErr != nil || werr != nil {
-			break
-		}
-		if aloneW == nil {
-			f, err := os.OpenFile(filepath.Join(o.Out, record.AloneFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-			if err != nil {
-				werr = err
-				break
-			}
-			defer f.Close()
-			aloneW = bufio.NewWriter(f)
-		}
-		if cells != nil {
-			spec, _ := o.Spec(j, filepath.Join(o.Out, j.Dir()))
-			cells.PrepareCell(ctx, spec)
-		}
-		run(j)
-		if cells != nil {
-			cells.EndCell(j.Cell.Key())
-		}
-	}
+	x.p.Wait()
+	x.alone()
 	o.keepConfirmed(ctx, res.Started)
-	res.Finished = time.Now().UTC()
-	res.Interrupted = ctx.Err() != nil
-	if werr != nil {
-		return res, fmt.Errorf("writing %s: %w", record.RunsFile, werr)
-	}
-	return res, stopErr
+	return s.finish(ctx)
 }
 
 // maxAlone bounds the runs run again alone after a sweep: one after the other, a client that
@@ -380,7 +213,7 @@ func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	spec, req := o.Spec(j, dir)
 	x := execute.Job{Spec: spec, Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Dir: rel,
 		Agent: j.Client.Descriptor.Agent, Truth: j.Cell.Tool.Truth, SideEffects: j.Cell.Tool.SideEffects, Secrets: append([]string{req.ModelKey}, o.Secrets...)}
-	if o.Source() == SourceRecording {
+	if o.replaying() {
 		x.Recording = filepath.Join(dir, recordingFile)
 	}
 	ran, err := execute.Run(ctx, o.Backend, x)

@@ -16,14 +16,15 @@ import (
 // its command and install, so a server under test never reads or fills another's. "" when the
 // scenario's server is not a command, or there is no user cache directory.
 func ServerCache(sc *scenario.Scenario) string {
-	if len(sc.Server.Command) == 0 || sc.Server.Image != "" {
+	fp := sources[Source(sc.Server.Kind())].fingerprint(sc.Server)
+	if fp == nil {
 		return ""
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	b, _ := json.Marshal([]any{sc.Server.Command, sc.Server.Install})
+	b, _ := json.Marshal(fp)
 	sum := sha256.Sum256(b)
 	return filepath.Join(base, "toolscore", "server", hex.EncodeToString(sum[:8]))
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/backend"
@@ -14,62 +12,7 @@ import (
 	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/report"
-	"github.com/toolscore/toolscore/scenario"
 )
-
-// imageServer is how a run reaches an image server (server.image): the command the proxy in the
-// cell starts in the server's place, a bridge client to the server container's loopback port, and
-// that container's spec. Its variables go to the server container, never through the cell.
-func imageServer(self string, sc *scenario.Scenario, env []string) ([]string, *backend.ServerSpec) {
-	return []string{self, "connect", backend.ServerAddr}, &backend.ServerSpec{Command: sc.Server.Command, Env: env}
-}
-
-// ImageServerHTTPUpstream is, for an image server on the streamable HTTP transport, the URL the
-// proxy in the cell relays to with --upstream: the server container serves HTTP on the loopback
-// it shares with the cell.
-func ImageServerHTTPUpstream(path string) string {
-	return "http://" + backend.ServerAddr + path
-}
-
-// imageHTTPServer is the container of an image server on streamable HTTP: its command with
-// {port} written as ServerAddr's port, run as it is (no bridge), with its variables.
-func imageHTTPServer(sc *scenario.Scenario, env []string) *backend.ServerSpec {
-	_, port, _ := net.SplitHostPort(backend.ServerAddr)
-	cmd := make([]string, len(sc.Server.Command))
-	for i, a := range sc.Server.Command {
-		cmd[i] = strings.ReplaceAll(a, scenario.PortPlaceholder, port)
-	}
-	return &backend.ServerSpec{Command: cmd, Env: env, HTTP: true}
-}
-
-// ImageServer is the server container of the scenario's image server (server.image) as its runs
-// start it, over stdio or streamable HTTP, with env its variables (Scenario.ServerEnv).
-func ImageServer(sc *scenario.Scenario, env []string) backend.ServerSpec {
-	if sc.Server.HTTP != nil {
-		return *imageHTTPServer(sc, env)
-	}
-	return backend.ServerSpec{Command: sc.Server.Command, Env: env}
-}
-
-// imageServerUnavailable marks the clients that cannot run against an image server on this
-// backend: every one on the local backend, and on docker those whose real model needs a network
-// (the cell shares the server container's loopback, and nothing else).
-func imageServerUnavailable(sc *scenario.Scenario, docker bool, out map[string]string) {
-	if sc.Server.Image == "" {
-		return
-	}
-	for _, c := range sc.Clients {
-		if _, ok := out[c.ID()]; ok {
-			continue
-		}
-		switch {
-		case !docker:
-			out[c.ID()] = "needs the docker backend: the server runs in a container from its image (server.image)"
-		case c.Model != nil:
-			out[c.ID()] = "its real model needs a network, and a cell beside an image server (server.image) has none"
-		}
-	}
-}
 
 // serverImage builds the image server's image: the manifest's image with the static binary
 // layered on (as a ready client image is), cached by its inputs.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -9,48 +10,59 @@ import (
 	"github.com/toolscore/toolscore/internal/backend"
 	"github.com/toolscore/toolscore/internal/backend/incell"
 	"github.com/toolscore/toolscore/internal/proxy"
-	"github.com/toolscore/toolscore/internal/replay"
 	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/scenario"
 )
 
-// Source is where a sweep's server comes from. Each yields, in serve, what a job's cell starts:
-// the proxy's command line (around the server's command, or relaying to its URL), the server
-// container beside the cell, and the variables and network they are given.
+// Source is where a sweep's server comes from: a kind of the manifest's server
+// (scenario.ServerKind), or the recording of a previous sweep. Each is a serverSource of its
+// own, in a file of its own (source_*.go), registered under its name as faults are.
 type Source string
 
-// The sources: the four a manifest's server may be, and the recording of a previous sweep.
-const (
-	// SourceBuiltin is a server built into toolscore (server.builtin), the proxy starts it.
-	SourceBuiltin Source = "builtin"
-	// SourceCommand is a program the proxy starts (server.command).
-	SourceCommand Source = "command"
-	// SourceImage is a container beside the cell (server.image), reached over the loopback
-	// they share.
-	SourceImage Source = "image"
-	// SourceURL is a streamable HTTP endpoint the proxy relays to (server.url).
-	SourceURL Source = "url"
-	// SourceRecording is each run's recording in a previous sweep (toolscore run --replay),
-	// played by toolscore replay behind a clean proxy, whatever the server was.
-	SourceRecording Source = "recording"
-)
+// serverSource is one kind of server: what a cell starts of it, how the sweep checks it before
+// any run, what of it keys the folder its package managers keep, and whether a cell of it can be
+// taken from the cell cache.
+type serverSource interface {
+	// serve sets in s what job j's cell starts of the server, after the proxy's flags are set
+	// (on s.proxy), with self the toolscore binary and work the run's directory where it runs.
+	serve(o Options, j Job, self, work string, s *served)
+	// check makes sure, before any run, that the server can be reached where the runs will
+	// reach it: setup says it cannot (a setup error, exit 2); otherwise err means the check
+	// itself could not run.
+	check(ctx context.Context, c ServerCheck) (setup bool, err error)
+	// fingerprint is what of the manifest's server keys the folder its package managers share
+	// across runs and sweeps (ServerCache); nil for a server that keeps none.
+	fingerprint(srv scenario.Server) []any
+	// uncacheable says why a cell of this server is never taken from the cell cache (its
+	// answers cannot be checked against the live server); "" when it can be.
+	uncacheable() string
+	// preflighted says whether the preflight's clean stdio proxy can start the server to list
+	// its tools; the runs find out about those it cannot.
+	preflighted() bool
+}
+
+// sources are the server sources by name, each registered by its file.
+var sources = map[Source]serverSource{}
+
+// registerSource adds src under name; a name registered twice is a programming error.
+func registerSource(name Source, src serverSource) {
+	if _, dup := sources[name]; dup {
+		panic("runner: server source registered twice: " + string(name))
+	}
+	sources[name] = src
+}
 
 // Source is where the sweep's servers come from: the recording when it replays one, else the
-// manifest's server.
+// kind of the manifest's server.
 func (o Options) Source() Source {
-	srv := o.Scenario.Server
-	switch {
-	case o.Replay != nil:
+	if o.Replay != nil {
 		return SourceRecording
-	case srv.URL != "":
-		return SourceURL
-	case srv.Image != "":
-		return SourceImage
-	case srv.Builtin != "":
-		return SourceBuiltin
 	}
-	return SourceCommand
+	return Source(o.Scenario.Server.Kind())
 }
+
+// source is the serverSource the sweep's servers come from.
+func (o Options) source() serverSource { return sources[o.Source()] }
 
 // served is what a job's server source yields for its cell to start.
 type served struct {
@@ -69,82 +81,34 @@ type served struct {
 	network       string
 }
 
+// pass has the proxy pass the variables env on to the server it starts or relays to: they are
+// carried in the adapter's environment, and the proxy passes on only those it is told.
+func (s *served) pass(env []string) {
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		s.proxy.Env = append(s.proxy.Env, name)
+		s.env = append(s.env, kv)
+		s.proxyEnv = append(s.proxyEnv, name)
+	}
+}
+
 // serve is what job j's server source yields, on the cell's transport, with self the toolscore
-// binary and work the run's directory where it runs: the one place that says how each source is
-// started. The built-in ledger on http serves as a server of the cell's protocol generation
-// does: sessionless under 2026-07-28 (the go-sdk serves that revision only so), with
-// Mcp-Session-Id sessions otherwise, as 2025-era servers keep them.
+// binary and work the run's directory where it runs: the proxy's flags for the cell, then what
+// the source adds (serverSource.serve), then on http where the proxy listens and the url
+// server's Authorization.
 func (o Options) serve(j Job, self, work string) served {
-	srv := o.Scenario.Server
-	http := j.Cell.Transport == scenario.TransportHTTP
 	var s served
 	if m := j.Cell.Client.Model; m != nil {
 		s.network = cmp.Or(m.Network, "bridge")
 	}
-	src := o.Source()
-	if src == SourceRecording {
-		// The recording stands in for the server, whatever it was: no server container, none
-		// of its variables, and on http none of its network.
-		s.proxy = o.replayFlags(work)
-		recording := filepath.Join(work, recordingFile)
-		s.proxy.Command = []string{self, "replay", recording}
-		if http {
-			s.proxy.Listen, s.proxy.Path, s.network = "127.0.0.1:0", replay.HTTPPath, ""
-			s.proxy.Command = []string{self, "replay", "--listen", "127.0.0.1:" + scenario.PortPlaceholder, recording}
-		}
-		return s
-	}
-	s.proxy = proxyFlags(j, filepath.Join(work, record.TeeFile))
-	if tool := j.Cell.Tool; len(tool.OutputSchema) > 0 {
-		s.proxy.OutputSchema = filepath.Join(work, outputSchemaFile(tool))
-	}
-	if src != SourceImage {
-		// An image server's variables go to its container; every other server is given them
-		// by the proxy, which passes on only the variables named.
-		for _, kv := range o.ServerEnv {
-			name, _, _ := strings.Cut(kv, "=")
-			s.proxy.Env = append(s.proxy.Env, name)
-			s.env = append(s.env, kv)
-			s.proxyEnv = append(s.proxyEnv, name)
+	if o.Replay == nil {
+		s.proxy = proxyFlags(j, filepath.Join(work, record.TeeFile))
+		if tool := j.Cell.Tool; len(tool.OutputSchema) > 0 {
+			s.proxy.OutputSchema = filepath.Join(work, outputSchemaFile(tool))
 		}
 	}
-	switch src {
-	case SourceBuiltin:
-		s.proxy.Command = []string{self, srv.Builtin}
-		if http {
-			if j.Cell.Protocol == "2026-07-28" {
-				s.proxy.Command = append(s.proxy.Command, "--stateless")
-			}
-			s.proxy.Command = append(s.proxy.Command, "--http", "127.0.0.1:"+scenario.PortPlaceholder)
-		}
-	case SourceCommand:
-		s.proxy.Command = srv.Command
-		if o.ServerCache != "" {
-			for _, kv := range ServerCacheEnv(o.ServerCache) {
-				name, _, _ := strings.Cut(kv, "=")
-				s.proxy.Env = append(s.proxy.Env, name)
-				s.env = append(s.env, kv)
-				s.proxyEnv = append(s.proxyEnv, name)
-			}
-		}
-		if http {
-			s.proxy.Path = srv.HTTPPath()
-		}
-	case SourceImage:
-		if http {
-			// The server serves HTTP itself, in its container, on the loopback the cell shares.
-			s.proxy.Upstream = ImageServerHTTPUpstream(srv.HTTPPath())
-			s.server, s.await = imageHTTPServer(o.Scenario, o.ServerEnv), backend.ServerAddr
-		} else {
-			s.proxy.Command, s.server = imageServer(self, o.Scenario, o.ServerEnv)
-		}
-	case SourceURL:
-		s.proxy.Upstream, s.network = srv.URL, srv.Network
-		if srv.AuthEnv != "" {
-			s.proxy.Header = []string{"Authorization=" + AuthEnv}
-		}
-	}
-	if http {
+	o.source().serve(o, j, self, work, &s)
+	if o.Replay == nil && j.Cell.Transport == scenario.TransportHTTP {
 		s.proxy.Listen = "127.0.0.1:0"
 		if o.Auth != "" {
 			s.env = append(s.env, AuthEnv+"="+o.Auth)
@@ -152,6 +116,31 @@ func (o Options) serve(j Job, self, work string) served {
 		}
 	}
 	return s
+}
+
+// ServerCheck is what a server source's pre-run check is given: the chosen backend and what it
+// provisioned, and the checks made so far (each image is checked once whatever the calls).
+type ServerCheck struct {
+	Backend  Backend
+	Scenario *scenario.Scenario
+	// Auth is a url server's Authorization value.
+	Auth string
+	// Unavailable are the clients that cannot run here, with why.
+	Unavailable map[string]string
+	// Made says whether a client's install (on docker its cell image) is made; Image is its
+	// cell image, "" on a backend that runs none.
+	Made  func(id string) bool
+	Image func(id string) string
+	// CheckImage starts an image server once as its runs will, with env its variables and
+	// secrets its values to mask: setup when it exits before it listens.
+	CheckImage func(ctx context.Context, env, secrets []string) (setup bool, err error)
+	// Checked holds the checks done, by image (or the source's own name).
+	Checked map[string]bool
+}
+
+// PrecheckServer runs the pre-run check of the sweep's server source (serverSource.check).
+func (o Options) PrecheckServer(ctx context.Context, c ServerCheck) (setup bool, err error) {
+	return o.source().check(ctx, c)
 }
 
 // serveCommand is the command of an http cell: toolscore cell, which serves the proxy of s on

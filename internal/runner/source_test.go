@@ -74,7 +74,7 @@ clients: [raw]
 				t.Errorf("the proxy starts %q", pf.Command)
 			}
 		}},
-		{"command", load("testdata/plan-http.yaml", nil), false, SourceCommand, func(t *testing.T, http bool, pf proxy.Flags, s backend.Spec) {
+		{"command serving http", load("testdata/plan-http.yaml", nil), false, SourceHTTP, func(t *testing.T, http bool, pf proxy.Flags, s backend.Spec) {
 			if pf.Command[1] != "my-server" || pf.Path != "/v1/mcp" || !slices.Equal(pf.Env, []string{"TOKEN"}) || !slices.Contains(s.Env, "TOKEN=tok-123") {
 				t.Errorf("the proxy starts %q at %s with %q; env %q", pf.Command, pf.Path, pf.Env, s.Env)
 			}
@@ -140,5 +140,22 @@ clients: [raw]
 		if len(seen) == 0 {
 			t.Errorf("%s: no job", c.name)
 		}
+	}
+}
+
+// TestEveryServerKindHasASource: each kind of server a manifest may give is served by a source
+// registered under its name, so a new kind without its source file fails here, not in a sweep.
+func TestEveryServerKindHasASource(t *testing.T) {
+	kinds := []scenario.ServerKind{scenario.ServerBuiltin, scenario.ServerCommand, scenario.ServerHTTP, scenario.ServerImage, scenario.ServerURL}
+	for _, k := range kinds {
+		if sources[Source(k)] == nil {
+			t.Errorf("no server source is registered for the kind %s", k)
+		}
+	}
+	if sources[SourceRecording] == nil {
+		t.Error("no server source is registered for recordings")
+	}
+	if len(sources) != len(kinds)+1 {
+		t.Errorf("%d server sources registered, want %d: one per kind and the recording", len(sources), len(kinds)+1)
 	}
 }

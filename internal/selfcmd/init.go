@@ -147,7 +147,7 @@ func initCmd(ctx context.Context, args []string) error {
 	case *image != "":
 		st.Server.Image = *image
 		listed, err = listInImage(ctx, *image, command, passed(pass))
-	case st.Server.URL != "":
+	case st.Server.Kind() == scenario.ServerURL:
 		listed, err = listTools(lctx, &mcp.StreamableClientTransport{Endpoint: st.Server.URL, HTTPClient: &http.Client{Transport: initHeaders(header)}, MaxRetries: -1, DisableStandaloneSSE: true})
 		err = wrapIf(err, "the server at %s: %w", st.Server.URL)
 	default:

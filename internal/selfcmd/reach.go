@@ -22,7 +22,7 @@ import (
 )
 
 // Exit statuses of reach: no connection could be made (EX_UNAVAILABLE), or the server answered
-// something that is not MCP (EX_PROTOCOL). sweep's checkURLServer reads them.
+// something that is not MCP (EX_PROTOCOL). the url server source's check reads them (internal/runner/source_url.go).
 const (
 	reachUnreachable = 69
 	reachNotMCP      = 76
