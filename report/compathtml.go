@@ -11,6 +11,23 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
+// ShareFormat is the format of the page a sweep's last lines suggest sharing.
+const ShareFormat = "compat-html"
+
+// compatHTMLFormat is the compatibility page as HTML; for a history, with each client's
+// timeline.
+var compatHTMLFormat = Format{
+	Name: ShareFormat, Help: "the same page as HTML, each outcome's evidence a click away",
+	Results: func(w io.Writer, r *tally.Results, _ Inputs) error { return CompatHTML(w, r) },
+	History: func(w io.Writer, h *tally.History, in Inputs) error {
+		res, err := in.Newest()
+		if err != nil {
+			return err
+		}
+		return CompatHTMLSince(w, res, h)
+	},
+}
+
 //go:embed compat.tmpl
 var compatSource string
 

@@ -10,6 +10,20 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
+// compatFormat is the compatibility page as Markdown; for a history, that of every client's
+// newest release swept, saying since which release each outcome holds.
+var compatFormat = Format{
+	Name: "compat", Help: "the compatibility page, Markdown: per fault what each client did",
+	Results: func(w io.Writer, r *tally.Results, _ Inputs) error { return Compat(w, r) },
+	History: func(w io.Writer, h *tally.History, in Inputs) error {
+		res, err := in.Newest()
+		if err != nil {
+			return err
+		}
+		return CompatSince(w, res, h)
+	},
+}
+
 // The compatibility page answers, fault by fault, what each client did with the bad payload:
 // let it through (`passed`), threw, rejected, altered it, or another outcome, as counts of
 // runs. A client's outcome is given once where every schema mode, protocol, transport (and

@@ -5,8 +5,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
+
+// ctrfFormat is ctrf.json.
+var ctrfFormat = Format{
+	Name: "ctrf", Help: record.CTRFFile, File: record.CTRFFile, Output: "ctrf", Baseline: true,
+	Results: func(w io.Writer, r *tally.Results, in Inputs) error { return CTRFCompared(w, r, in.Baseline) },
+}
 
 // CTRFSpecVersion is the version of the Common Test Report Format (ctrf.io) that ctrf.json
 // follows, as the npm package ctrf 0.3.0 writes it.

@@ -28,6 +28,14 @@ var DiffFormats = map[string]func(io.Writer, Diff) error{
 	"json":     DiffJSON,
 }
 
+// DiffFormatNames are the names of DiffFormats as toolscore diff lists them, in order
+// (markdown, md's other name, is accepted and never listed), and DiffFormatHelp its --format
+// flag's help.
+var DiffFormatNames = []string{"text", "md", "json"}
+
+// DiffFormatHelp says what each of DiffFormatNames is, for toolscore diff's --format flag.
+const DiffFormatHelp = "text (a plain table), md (a Markdown table) or json"
+
 // beforeAfter words a change's two sides; a new or gone cell has only one.
 func beforeAfter(c tally.Change) (before, after string) {
 	before, after = c.Before, c.After

@@ -2,7 +2,10 @@
 // data flow: every renderer takes results.json's [tally.Results] (and, where a baseline was
 // given, a [Comparison]) and writes to an io.Writer; none runs anything or reads back upstream.
 //
-// The renderers, one file each:
+// The renderers, one file each, each declaring its [Format] (its --format name, the file a
+// sweep writes it to, what it reads beside the counts), registered in [Formats] (format.go):
+// toolscore report, the output directory's writer (outdir) and the Action go through that
+// list, so a new format is a file here and a line in it.
 //
 //   - [Text]: the table the terminal shows at the end of a sweep (text.go).
 //   - [Markdown]: summary.md (markdown.go); [Compat], the who-validates-what page (compat.go).

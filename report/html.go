@@ -14,6 +14,12 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
+// htmlFormat is report.html, with the example runs' evidence.
+var htmlFormat = Format{
+	Name: "html", Help: record.HTMLFile, File: record.HTMLFile, Output: "html", Baseline: true, Evidence: true,
+	Results: func(w io.Writer, r *tally.Results, in Inputs) error { return HTMLPage(w, r, in.Evidence, in.Baseline) },
+}
+
 // maxField is how many characters of one piece of outside text the HTML report keeps: a
 // server under test can't make the page as large as its answers.
 const maxField = 4000

@@ -1,14 +1,31 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
+
+// jsonFormat is results.json itself, and a history.json re-indented.
+var jsonFormat = Format{
+	Name: "json", Help: record.ResultsFile, File: record.ResultsFile,
+	Results: func(w io.Writer, r *tally.Results, _ Inputs) error { return JSON(w, r) },
+	History: func(w io.Writer, _ *tally.History, in Inputs) error {
+		var b bytes.Buffer
+		if err := json.Indent(&b, in.Raw, "", "  "); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+		_, err := w.Write(b.Bytes())
+		return err
+	},
+}
 
 // JSON writes results.json, indented so that a diff between two sweeps reads line by line.
 // Empty lists and counts are written as [] and {} rather than null, as the schema says, and

@@ -8,8 +8,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
+
+// junitFormat is junit.xml.
+var junitFormat = Format{
+	Name: "junit", Help: record.JUnitFile, File: record.JUnitFile, Output: "junit", Baseline: true,
+	Results: func(w io.Writer, r *tally.Results, in Inputs) error { return JUnitCompared(w, r, in.Baseline) },
+}
 
 // JUnit writes junit.xml from results.json alone: JUnitCompared with no baseline.
 func JUnit(w io.Writer, r *tally.Results) error { return JUnitCompared(w, r, nil) }

@@ -7,8 +7,15 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/toolscore/toolscore/record"
 	"github.com/toolscore/toolscore/tally"
 )
+
+// markdownFormat is summary.md.
+var markdownFormat = Format{
+	Name: "md", Also: []string{"markdown"}, Help: record.SummaryFile, File: record.SummaryFile,
+	Results: func(w io.Writer, r *tally.Results, _ Inputs) error { return Markdown(w, r) },
+}
 
 // MaxEscaped is how many characters of one piece of outside text EscapeMarkdown keeps, so a
 // server under test can't fill the job summary or a PR comment.

@@ -13,6 +13,13 @@ import (
 	"github.com/toolscore/toolscore/tally"
 )
 
+// textFormat is the table a sweep ends with, and a history's changes release by release.
+var textFormat = Format{
+	Name: "text", Help: "the terminal table", HistoryHelp: "what changed, release by release",
+	Results: func(w io.Writer, r *tally.Results, _ Inputs) error { return Text(w, r) },
+	History: func(w io.Writer, h *tally.History, _ Inputs) error { return HistoryText(w, h) },
+}
+
 const (
 	// textWidth is the terminal width tables aim for; a matrix with more clients than fit is
 	// split into several tables, each repeating the fault column.

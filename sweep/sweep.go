@@ -339,7 +339,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, a Config, resume bool) (r
 func nextSteps(w io.Writer, out string) {
 	fmt.Fprintf(w, "results: %s\n", report.Plain(outdir.Results(out)))
 	fmt.Fprintf(w, "report:  %s (every cell with its evidence; open it in a browser)\n", report.Plain(filepath.Join(out, record.HTMLFile)))
-	fmt.Fprintf(w, "share:   toolscore report %s --format compat-html > compat.html (a page of what each client did)\n", report.Plain(shellQuote(out)))
+	fmt.Fprintf(w, "share:   toolscore report %s --format %s > compat.html (a page of what each client did)\n", report.Plain(shellQuote(out)), report.ShareFormat)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it, so that a printed command can be

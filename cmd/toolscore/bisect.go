@@ -10,12 +10,9 @@ import (
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/bisect"
-	"github.com/toolscore/toolscore/internal/cellimage"
 	"github.com/toolscore/toolscore/internal/cli"
-	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/registry"
 	"github.com/toolscore/toolscore/report"
-	"github.com/toolscore/toolscore/scenario"
 	"github.com/toolscore/toolscore/sweep"
 )
 
@@ -55,42 +52,18 @@ func bisectCmd(ctx context.Context, args []string) error {
 	if len(cellParts) < 2 || len(cellParts) > 4 {
 		return usage("--cell %q: want FAULT/SCHEMA, FAULT/SCHEMA/PROTOCOL or FAULT/SCHEMA/PROTOCOL/TRANSPORT", *cellFlag)
 	}
-	d, _, ok := client.Lookup(*name)
-	var pin cellimage.Pin
-	switch {
-	case ok && d.Module != "":
-		// A Go client is built from its module at each version (cellimage.BuildGoAdapter).
-		pin = cellimage.Pin{Registry: "Go", Package: d.Module}
-		*good, *bad = bisect.GoVersion(*good), bisect.GoVersion(*bad)
-	case ok && d.Contained() && d.Image.VersionArg != "":
-		if pin, err = cellimage.PinOf(d.Image); err != nil {
-			return usage("--client %s: %v", *name, err)
-		}
-	default:
-		return usage("--client %q: bisect needs a client whose cell image installs a version from a registry, or a Go client (%v)", *name, client.Versioned())
+	pin, goodV, badV, err := bisect.Pin(*name, *good, *bad)
+	if err != nil {
+		return usage("%v", err)
 	}
+	*good, *bad = goodV, badV
 	sc, err := sweep.Load(manifest)
 	if err != nil {
 		cli.PrintLoadError(os.Stderr, err)
 		return exitcode.UsageError(err)
 	}
-	b := &bisect.Search{Manifest: manifest, Fault: cellParts[0], Schema: cellParts[1], Live: *live, Version: version, Stderr: os.Stderr}
-	if len(cellParts) >= 3 {
-		b.Protocol = cellParts[2]
-	} else if len(sc.Protocols) > 0 {
-		b.Protocol = string(sc.Protocols[0])
-	}
-	if len(cellParts) == 4 {
-		b.Transport = cellParts[3]
-	} else if len(sc.Transports) > 0 {
-		b.Transport = string(sc.Transports[0])
-	}
-	b.Client = scenario.Client{Name: *name}
-	for _, c := range sc.Clients {
-		if c.Name == *name {
-			b.Client = c
-		}
-	}
+	b := bisect.ForCell(sc, cellParts, *name)
+	b.Manifest, b.Live, b.Version, b.Stderr = manifest, *live, version, os.Stderr
 	releases, err := registry.Releases(ctx, pin.Registry, pin.Package)
 	if err != nil {
 		return usage("%v", err)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/toolscore/toolscore/exitcode"
 	"github.com/toolscore/toolscore/internal/outdir"
@@ -18,10 +19,10 @@ import (
 func diffCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: toolscore diff BASE NEW [--format text|md|json]\n\nLists the cells whose outcome counts differ between BASE and NEW. Each is a results.json, a\ndirectory holding one (the output of toolscore run or merge), or a baseline file written by\ntoolscore baseline. Exit 0 when no cell changed, 1 when some did, 2 on a usage or file error.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: toolscore diff BASE NEW [--format "+strings.Join(report.DiffFormatNames, "|")+"]\n\nLists the cells whose outcome counts differ between BASE and NEW. Each is a results.json, a\ndirectory holding one (the output of toolscore run or merge), or a baseline file written by\ntoolscore baseline. Exit 0 when no cell changed, 1 when some did, 2 on a usage or file error.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "text (a plain table), md (a Markdown table) or json")
+	format := fs.String("format", report.DefaultFormat, report.DiffFormatHelp)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func diffCmd(ctx context.Context, args []string) error {
 	}
 	render, ok := report.DiffFormats[*format]
 	if !ok {
-		return fail("unknown --format %q (want text, md or json)", *format)
+		return fail("unknown --format %q (want %s)", *format, report.OrList(report.DiffFormatNames))
 	}
 	basePath, newPath := positional[0], positional[1]
 	base, err := outdir.ReadCounts(basePath)

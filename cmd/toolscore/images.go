@@ -30,24 +30,6 @@ func imagesCmd(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "toolscore images:", err)
 		return exitcode.Failed(err)
 	}
-	// current lists the image of every client as this binary would build it, by image name.
-	current := func() (map[string]cellimage.Spec, error) {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		bin, err := cellimage.StaticBinary(self)
-		if err != nil {
-			return nil, err
-		}
-		specs := map[string]cellimage.Spec{"builtin": cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
-		for _, im := range client.Images() {
-			if specs[im.Dir], err = cellimage.Client(im, bin, ""); err != nil {
-				return nil, err
-			}
-		}
-		return specs, nil
-	}
 	switch sub {
 	case "list":
 		ims, err := d.ListImages(ctx)
@@ -59,7 +41,7 @@ func imagesCmd(ctx context.Context, args []string) error {
 			fmt.Printf("%-44s %s %6.1f MB  %s\n", im.Tag, im.ID[:min(len(im.ID), 19)], float64(im.Size)/1e6, im.Created.Format("2006-01-02 15:04"))
 		}
 	case "build":
-		specs, err := current()
+		specs, err := currentImages()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toolscore images:", err)
 			return exitcode.Failed(err)
@@ -84,7 +66,7 @@ func imagesCmd(ctx context.Context, args []string) error {
 		}
 	case "prune":
 		var keep []string
-		if specs, err := current(); err == nil {
+		if specs, err := currentImages(); err == nil {
 			for _, spec := range specs {
 				if tag, err := spec.Tag(); err == nil {
 					keep = append(keep, tag)
@@ -134,4 +116,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// currentImages are the images of every client as this binary would build them, by image name.
+func currentImages() (map[string]cellimage.Spec, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := cellimage.StaticBinary(self)
+	if err != nil {
+		return nil, err
+	}
+	specs := map[string]cellimage.Spec{"builtin": cellimage.Builtin(bin, os.Getenv("TOOLSCORE_BASE_IMAGE"))}
+	for _, im := range client.Images() {
+		if specs[im.Dir], err = cellimage.Client(im, bin, ""); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
 }

@@ -21,20 +21,8 @@ import (
 	"github.com/toolscore/toolscore/sweep"
 )
 
-// kubeCmd is toolscore kube job|merge: a sweep's Kubernetes objects on stdout, for kubectl apply.
-func kubeCmd(_ context.Context, args []string) error {
-	what := "job" // toolscore kube -h shows the usage of both
-	switch {
-	case len(args) > 0 && (args[0] == "job" || args[0] == "merge"):
-		what, args = args[0], args[1:]
-	case len(args) == 0 || !slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
-		err := errors.New("want toolscore kube job or toolscore kube merge")
-		fmt.Fprintln(os.Stderr, "toolscore kube:", err)
-		return exitcode.UsageError(err)
-	}
-	fs := flag.NewFlagSet("kube "+what, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `usage: toolscore kube job [SCENARIO] --shards N --image IMAGE [flags] [-- RUN FLAGS...]
+// kubeUsage is toolscore kube's usage, before its flags.
+const kubeUsage = `usage: toolscore kube job [SCENARIO] --shards N --image IMAGE [flags] [-- RUN FLAGS...]
        toolscore kube merge [SCENARIO] --shards N --image IMAGE [flags]
 
 job writes a sweep of SCENARIO (default: the embedded scenarios/ledger.yaml) as Kubernetes
@@ -52,7 +40,22 @@ Names are checked as Kubernetes checks them. merge writes the Job that merges th
 /out/merged; apply it once kubectl wait --for=condition=complete job/NAME says the sweep is done.
 
 flags:
-`)
+`
+
+// kubeCmd is toolscore kube job|merge: a sweep's Kubernetes objects on stdout, for kubectl apply.
+func kubeCmd(_ context.Context, args []string) error {
+	what := "job" // toolscore kube -h shows the usage of both
+	switch {
+	case len(args) > 0 && (args[0] == "job" || args[0] == "merge"):
+		what, args = args[0], args[1:]
+	case len(args) == 0 || !slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
+		err := errors.New("want toolscore kube job or toolscore kube merge")
+		fmt.Fprintln(os.Stderr, "toolscore kube:", err)
+		return exitcode.UsageError(err)
+	}
+	fs := flag.NewFlagSet("kube "+what, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), kubeUsage)
 		fs.PrintDefaults()
 	}
 	shards := fs.Int("shards", 0, "the number of shards, one pod each (1 to 100000, the most indexes an Indexed Job takes)")
@@ -78,44 +81,12 @@ flags:
 	if err != nil {
 		return err
 	}
-	if len(positional) > 1 {
-		err = fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " "))
-	}
-	if *image == "" {
-		err = errors.Join(err, errors.New("--image: name toolscore's pod image, as the cluster pulls it (build it from kube/Dockerfile)"))
-	}
-	if *parallelism < 0 {
-		err = errors.Join(err, fmt.Errorf("--parallelism %d: want 1 or more", *parallelism))
-	}
-	if what == "merge" && len(runArgs) > 0 {
-		err = errors.Join(err, errors.New("merge takes no run flags: the shards ran already"))
-	} else {
-		err = errors.Join(err, checkRunArgs(runArgs))
-	}
-	if what == "merge" && *resume {
-		err = errors.Join(err, errors.New("--resume is for toolscore kube job: the merge resumes nothing"))
-	}
-	if *claim != "" && storageClass != nil {
-		err = errors.Join(err, errors.New("--storage-class is the class of the claim toolscore writes; --claim names one you made, with its own class"))
-	}
 	s := kube.Sweep{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, Parallelism: *parallelism, Args: runArgs, Claim: *claim,
 		StorageClass: storageClass, CPU: *cpu, Memory: *memory, PullPolicy: corev1.PullPolicy(*pull), Resume: *resume}
+	err = kubeFlagErrors(what, positional, s)
 	if len(positional) == 1 && err == nil {
-		// The manifest goes into the ConfigMap as it is: load it first, so a bad one fails here
-		// with its file and line, not in every pod.
-		sc, err := sweep.Load(positional[0])
-		if err != nil {
-			cli.PrintLoadError(os.Stderr, err)
-			return exitcode.UsageError(err)
-		}
-		if s.Manifest, err = scenario.ReadFile(positional[0]); err != nil {
-			fmt.Fprintln(os.Stderr, "toolscore kube:", err)
-			return exitcode.UsageError(err)
-		}
-		s.ManifestName = positional[0]
-		if s.Folder, err = definedFolder(sc, positional[0]); err != nil {
-			fmt.Fprintln(os.Stderr, "toolscore kube:", err)
-			return exitcode.UsageError(err)
+		if err := kubeLoadManifest(&s, positional[0]); err != nil {
+			return err
 		}
 	}
 	if err := errors.Join(err, s.Check()); err != nil {
@@ -136,6 +107,55 @@ flags:
 	if what == "job" {
 		// toolscore never sees the cluster, so it cannot tell whether the policy holds there.
 		fmt.Fprintf(os.Stderr, "toolscore kube: the NetworkPolicy %s-no-network cuts the pods off only where the cluster's network plugin enforces policies (Calico, Cilium, ...; a plain bridge, and kind's default, do not): there, a run reaches what the node reaches\n", s.Name)
+	}
+	return nil
+}
+
+// kubeFlagErrors are the flags' errors that the Sweep's own Check leaves to the command: one
+// scenario, an image, run flags only for a job, --resume only for a job, and a claim either
+// named or written.
+func kubeFlagErrors(what string, positional []string, s kube.Sweep) error {
+	var err error
+	if len(positional) > 1 {
+		err = fmt.Errorf("one scenario at a time, got %d: %s", len(positional), strings.Join(positional, " "))
+	}
+	if s.Image == "" {
+		err = errors.Join(err, errors.New("--image: name toolscore's pod image, as the cluster pulls it (build it from kube/Dockerfile)"))
+	}
+	if s.Parallelism < 0 {
+		err = errors.Join(err, fmt.Errorf("--parallelism %d: want 1 or more", s.Parallelism))
+	}
+	if what == "merge" && len(s.Args) > 0 {
+		err = errors.Join(err, errors.New("merge takes no run flags: the shards ran already"))
+	} else {
+		err = errors.Join(err, checkRunArgs(s.Args))
+	}
+	if what == "merge" && s.Resume {
+		err = errors.Join(err, errors.New("--resume is for toolscore kube job: the merge resumes nothing"))
+	}
+	if s.Claim != "" && s.StorageClass != nil {
+		err = errors.Join(err, errors.New("--storage-class is the class of the claim toolscore writes; --claim names one you made, with its own class"))
+	}
+	return err
+}
+
+// kubeLoadManifest puts the manifest's file and its folder in s: the manifest goes into the
+// ConfigMap as it is, so it is loaded first, and a bad one fails here with its file and line,
+// not in every pod. Its error is printed, and carries the usage exit code.
+func kubeLoadManifest(s *kube.Sweep, manifest string) error {
+	sc, err := sweep.Load(manifest)
+	if err != nil {
+		cli.PrintLoadError(os.Stderr, err)
+		return exitcode.UsageError(err)
+	}
+	if s.Manifest, err = scenario.ReadFile(manifest); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore kube:", err)
+		return exitcode.UsageError(err)
+	}
+	s.ManifestName = manifest
+	if s.Folder, err = definedFolder(sc, manifest); err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore kube:", err)
+		return exitcode.UsageError(err)
 	}
 	return nil
 }

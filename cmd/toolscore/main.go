@@ -14,6 +14,7 @@ import (
 	"github.com/toolscore/toolscore/internal/client"
 	"github.com/toolscore/toolscore/internal/proc"
 	"github.com/toolscore/toolscore/internal/selfcmd"
+	"github.com/toolscore/toolscore/report"
 )
 
 // usage lists the commands; the agents come from the client registry.
@@ -32,7 +33,7 @@ usage:
   toolscore bisect --client NAME --good V1 --bad V2 --cell FAULT/SCHEMA[/PROTOCOL[/TRANSPORT]]
                                            the first version of a client whose outcome in a cell changed
   toolscore history [SCENARIO] --clients NAME,... [--from V] [--to V]  since which version each cell's outcome holds
-  toolscore report RESULTS [--format F]    re-render a results.json or an output directory (text, md, json, html, junit, ctrf, compat, compat-html)
+  toolscore report RESULTS [--format F]    re-render a results.json or an output directory (%s)
   toolscore merge [--out DIR] DIR...       merge several outputs of one scenario
   toolscore plan [SCENARIO] --shards N [--from RESULTS]  the GitHub Actions matrix of a sweep's shards, balanced by measured times
   toolscore kube job|merge [SCENARIO] --shards N --image IMAGE  a sweep as a Kubernetes Indexed Job, and the Job that merges it
@@ -54,7 +55,7 @@ usage:
   toolscore clients [SCENARIO] [--format F]  every client, its library and version, and where it can run here
 
 Run "toolscore COMMAND -h" for a command's flags.
-`, strings.Join(client.AgentNames(), ", "))
+`, strings.Join(report.FormatNames(false), ", "), strings.Join(client.AgentNames(), ", "))
 
 func main() { os.Exit(mainCode(os.Args[1:])) }
 

@@ -110,9 +110,12 @@ func (st *step) setOutputs(res *tally.Results, cmp *report.Comparison, out, summ
 	set("results", filepath.ToSlash(outdir.Results(out)))
 	set("dir", filepath.ToSlash(out))
 	set("summary", filepath.ToSlash(summary))
-	set("html", filepath.ToSlash(filepath.Join(out, record.HTMLFile)))
-	set("junit", filepath.ToSlash(filepath.Join(out, record.JUnitFile)))
-	set("ctrf", filepath.ToSlash(filepath.Join(out, record.CTRFFile)))
+	// The files of the report formats that name a step output, for the steps after this one.
+	for _, f := range report.Formats() {
+		if f.Output != "" {
+			set(f.Output, filepath.ToSlash(filepath.Join(out, f.File)))
+		}
+	}
 	set("runs", strconv.Itoa(runs))
 	_, missed, open := tally.Count(res.Expectations)
 	set("unmet", strconv.Itoa(missed))

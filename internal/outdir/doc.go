@@ -11,8 +11,9 @@
 //	// then one record a run appended to runs.jsonl, each run's files beside
 //	err = outdir.Write(dir, res) // results.json, summary.md and the reports
 //
-// [Write] renders results.json and summary.md, and [WriteReports] report.html, junit.xml and
-// ctrf.json (against a baseline when one is given), all through package report. Every file
+// [Write] writes the file of every report format that has one (report.Formats: results.json,
+// summary.md, ...), and [WriteReports] those that can name a baseline's changes (report.html,
+// junit.xml, ctrf.json) against a baseline when one is given. Every file
 // written whole goes through a temp file in the directory, synced and renamed, so a kill
 // leaves the file before or none, never a part of one.
 //

@@ -28,27 +28,52 @@ func Stamped(prefix string) string {
 	return filepath.Join(Root, prefix+time.Now().Format("20060102-150405"))
 }
 
-// Write writes results.json and summary.md into dir, beside runs.jsonl, and the reports of
-// WriteReports.
+// Write writes into dir, beside runs.jsonl, the file of each report format that has one
+// (report.Formats): results.json, summary.md and those of WriteReports.
 func Write(dir string, res *tally.Results) error {
-	return errors.Join(write(dir, record.ResultsFile, res, report.JSON), write(dir, record.SummaryFile, res, report.Markdown),
-		WriteReports(dir, res, nil))
+	var errs []error
+	for _, f := range report.Formats() {
+		if f.File != "" && !f.Baseline {
+			errs = append(errs, writeFormat(dir, f, res, report.Inputs{}))
+		}
+	}
+	return errors.Join(append(errs, WriteReports(dir, res, nil))...)
 }
 
-// WriteReports writes the reports that can name a baseline's changes, naming those of cmp
-// (nil: no baseline): report.html (with the evidence of runs.jsonl in dir), junit.xml and
-// ctrf.json.
+// WriteReports writes the files of the report formats that can name a baseline's changes,
+// naming those of cmp (nil: no baseline): report.html (with the evidence of runs.jsonl in
+// dir), junit.xml and ctrf.json.
 func WriteReports(dir string, res *tally.Results, cmp *report.Comparison) error {
 	ev, err := report.ReadEvidence(dir, res)
-	html := func(w io.Writer, r *tally.Results) error { return report.HTMLPage(w, r, ev, cmp) }
-	junit := func(w io.Writer, r *tally.Results) error { return report.JUnitCompared(w, r, cmp) }
-	ctrf := func(w io.Writer, r *tally.Results) error { return report.CTRFCompared(w, r, cmp) }
-	return errors.Join(err, write(dir, record.HTMLFile, res, html), write(dir, record.JUnitFile, res, junit), write(dir, record.CTRFFile, res, ctrf))
+	errs := []error{err}
+	for _, f := range report.Formats() {
+		if f.File != "" && f.Baseline {
+			errs = append(errs, writeFormat(dir, f, res, report.Inputs{Evidence: ev, Baseline: cmp}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Files are the files of an output directory made from a sweep's counts: results.json and
+// the other report formats' files.
+func Files() []string {
+	var names []string
+	for _, f := range report.Formats() {
+		if f.File != "" {
+			names = append(names, f.File)
+		}
+	}
+	return names
 }
 
 // write writes the file name in dir as render renders res (see writeAtomic).
 func write(dir, name string, res *tally.Results, render func(io.Writer, *tally.Results) error) error {
 	return writeAtomic(dir, name, func(w io.Writer) error { return render(w, res) })
+}
+
+// writeFormat writes the file of format f in dir, rendered from res and in.
+func writeFormat(dir string, f *report.Format, res *tally.Results, in report.Inputs) error {
+	return write(dir, f.File, res, func(w io.Writer, r *tally.Results) error { return f.Results(w, r, in) })
 }
 
 // tempPrefix starts the name of a file being written into an output directory: readers open

@@ -53,7 +53,7 @@ func WriteSweep(dir string, s *Sweep) error {
 // directory's counts are those of its runs.jsonl (Rebuild), never another sweep's.
 func ClearCounts(dir string) error {
 	// A merge's list of its inputs goes too: the runs a sweep writes there are its own.
-	for _, name := range []string{record.ResultsFile, record.SummaryFile, record.HTMLFile, record.JUnitFile, record.CTRFFile, MergedFile} {
+	for _, name := range append(Files(), MergedFile) {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the %s of the sweep before: %w", name, err)
 		}
