@@ -27,6 +27,9 @@ import (
 // isError): nothing is validated, so type-swap and wrong-container reach the model as they were
 // on the wire (passed, the fault carried), the view structured; an isError result keeps its
 // flag in that JSON: an error, passed.
+//
+// Measured: the two halves (8 cells each, parallel 2) took 16m54s together on a loaded 2-core
+// machine, the two cell images built (about 5 min each) and both CLIs installed first.
 var npmAgentsWant = map[string]map[string][3]string{
 	"continue-cli": {
 		"clean":           {"passed", "text", "truth"},
@@ -38,7 +41,9 @@ var npmAgentsWant = map[string]map[string][3]string{
 		"clean":           {"passed", "structured", "truth"},
 		"type-swap":       {"passed", "structured", "truth"},
 		"wrong-container": {"passed", "structured", "truth"},
-		"error":           {"passed", "error", "no-value"},
+		// The answer quotes the whole JSON of the failed result, and the grader reads a value
+		// stated in it (the server's "503"): other, flagged, on both backends.
+		"error": {"passed", "error", "other"},
 	},
 }
 
