@@ -3,6 +3,9 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 )
 
 // Grade is one run's outcome and the evidence for it, as the grader gives it.
@@ -28,6 +31,64 @@ type Grade struct {
 	// (returned, kept whole), absent where the grader cannot tell (an agent, a framework's
 	// handed value, a result too large to keep, a task's).
 	Reached []Reach `json:"reached,omitempty"`
+	// Calls is how the client sent the target call, from the transcript: set on every run
+	// whose transcript was read, absent in records of toolscores before it.
+	Calls *Calls `json:"calls,omitempty"`
+}
+
+// Calls is how many times a client sent the target call in a run, and how: the ids it used,
+// the target calls it cancelled, how long it waited before each try after the first, and
+// whether it repeated a call of a tool with side effects.
+type Calls struct {
+	// Sent counts the target tools/call requests the client sent in the run's session.
+	Sent int `json:"sent"`
+	// IDs are their JSON-RPC ids, as on the wire, the first MaxCallIDs of them.
+	IDs []string `json:"ids,omitempty"`
+	// Cancelled are the ids of target calls the client sent notifications/cancelled for.
+	Cancelled []string `json:"cancelled,omitempty"`
+	// WaitsMillis is, for each try after the first (up to MaxCallIDs), how long the client
+	// waited before it: from the previous try's answer when that came before it (a JSON-RPC
+	// answer, or an HTTP status the proxy answered with), else from the previous try's request.
+	WaitsMillis []int64 `json:"waits_ms,omitempty"`
+	// SideEffects says why the tool counts as one with side effects: the manifest's
+	// side_effects: true, or else its annotations in the tools/list answer the client read
+	// ("destructiveHint: true", "readOnlyHint: false"); empty when neither says so (the
+	// manifest's false, no annotations, readOnlyHint: true, or idempotentHint: true).
+	SideEffects string `json:"side_effects,omitempty"`
+	// Duplicate is true when a tool with side effects was called more than once in the run.
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+// MaxCallIDs bounds the ids and waits a run's Calls lists: a client in a loop sends many.
+const MaxCallIDs = 16
+
+// Said is the calls in words for a run's evidence, or "" when there is nothing past one call
+// sent and not cancelled.
+func (c *Calls) Said() string {
+	if c == nil || (c.Sent <= 1 && len(c.Cancelled) == 0) {
+		return ""
+	}
+	s := fmt.Sprintf("the client sent the call %d times (ids %s)", c.Sent, strings.Join(c.IDs, ", "))
+	if c.Sent == 1 {
+		s = "the client sent the call once (id " + strings.Join(c.IDs, ", ") + ")"
+	}
+	if c.Sent > len(c.IDs) {
+		s = strings.TrimSuffix(s, ")") + ", ...)"
+	}
+	if len(c.WaitsMillis) > 0 {
+		w := make([]string, len(c.WaitsMillis))
+		for i, ms := range c.WaitsMillis {
+			w[i] = (time.Duration(ms) * time.Millisecond).String()
+		}
+		s += ", waiting " + strings.Join(w, ", ") + " before the tries after the first"
+	}
+	if len(c.Cancelled) > 0 {
+		s += "; it cancelled id " + strings.Join(c.Cancelled, ", ")
+	}
+	if c.Duplicate {
+		s += "; duplicate: the tool has side effects (" + c.SideEffects + ")"
+	}
+	return s
 }
 
 // Reach is what became of one part of the result on the wire.

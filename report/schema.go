@@ -91,6 +91,10 @@ var resultsComments = map[string]string{
 	"Example.Run":      "The run's number, as runs.jsonl records it.",
 	"Example.Evidence": "Excerpt of what the client returned or threw.",
 	"Example.Tee":      "Path of the run's wire transcript.",
+	"Example.Calls":    "How the run's client sent the target call: how many times (sent), with which JSON-RPC ids, which it cancelled (notifications/cancelled), how long it waited before each try after the first (waits_ms, from the previous try's answer, or its request when it had none), whether the tool has side effects (side_effects: why) and whether it was called more than once (duplicate).",
+	"Cell.Calls":       "How many runs sent the target call how many times: {\"1\": 3} is three runs of one call each; \"0\" counts runs that never sent it.",
+	"Cell.Cancelled":   "How many runs cancelled a target call (notifications/cancelled).",
+	"Cell.Duplicate":   "How many runs called a tool with side effects more than once (the manifest's side_effects, or the tool's annotations).",
 
 	"Expectation":           "One expect entry of the manifest and how it came out.",
 	"Expectation.Line":      "Line of the entry in the manifest.",

@@ -57,7 +57,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-top-level-field.yaml",
-			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, volatile, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)",
+			want: "bad.yaml:7:1: runz: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, side_effects, volatile, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)",
 		},
 		{
 			file: "duplicate-key.yaml",
@@ -246,7 +246,7 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "misspelt-client-field.yaml",
-			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model, cache, runtime, command, install, files, agent)",
+			want: "bad.yaml:7:25: clients[0].versoin: unknown field (known: name, version, image, model, retries, cache, runtime, command, install, files, agent)",
 		},
 		{
 			file: "model-on-an-sdk-client.yaml",
@@ -277,9 +277,9 @@ func TestLoadRejects(t *testing.T) {
 		},
 		{
 			file: "unknown-fields-everywhere.yaml",
-			want: "bad.yaml:2:1: sever: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, volatile, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)\n" +
+			want: "bad.yaml:2:1: sever: unknown field (known: name, server, tool, tools, arguments, prompt, truth, output_schema, side_effects, volatile, faults, schema_modes, protocols, transports, clients, runs, timeout, parallel, expect, sandbox)\n" +
 				"bad.yaml:3:27: server.instal: unknown field (known: builtin, command, http, url, auth_env, network, env, image, install)\n" +
-				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, cache, runtime, command, install, files, agent)\n" +
+				"bad.yaml:8:17: clients[0].verison: unknown field (known: name, version, image, model, retries, cache, runtime, command, install, files, agent)\n" +
 				"bad.yaml:10:49: clients[1].model.keyenv: unknown field (known: name, url, key_env, network)\n" +
 				"bad.yaml:11:11: sandbox.memory: unknown field (known: network, memory_mb, cpus, pids, nofile, user, keep_capabilities)\n" +
 				"bad.yaml:13:33: expect[0].outcom: unknown field (known: client, fault, schema, protocol, transport, tool, outcome, stable)",

@@ -25,6 +25,7 @@ type Scenario struct {
 	Prompt       string         `yaml:"prompt,omitempty" json:"prompt,omitempty" jsonschema_description:"Prompt given to agent clients; SDK clients ignore it."`
 	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains, e.g. [\"40718.77\", \"4071877\"]; numbers are kept as written."`
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+	SideEffects  *bool          `yaml:"side_effects,omitempty" json:"side_effects,omitempty" jsonschema_description:"Whether calling the tool changes something (a payment, a write), so that a client that calls it more than once in a run is marked duplicate: true or false says so whatever the server lists; unset, the tool's MCP annotations in the tools/list answer decide (destructiveHint: true, or readOnlyHint: false, and idempotentHint not true)."`
 	Volatile     []string       `yaml:"volatile,omitempty" json:"volatile,omitempty" jsonschema_description:"JSON pointers into the tool's tools/call result of fields that change on every call (a timestamp, an id the server makes up), e.g. /structuredContent/as_of: masked when the cell cache checks the live server's answers against a cached cell's, and nowhere else."`
 	Faults       []Fault        `yaml:"faults" json:"faults" jsonschema:"required,minItems=1" jsonschema_description:"Faults to inject, each a name or a mapping with a name and options."`
 	SchemaModes  []SchemaMode   `yaml:"schema_modes" json:"schema_modes" jsonschema:"required,minItems=1" jsonschema_description:"How tools/list shows the tool's outputSchema."`
@@ -157,6 +158,7 @@ type Tool struct {
 	Truth        []string       `yaml:"truth,omitempty" json:"truth,omitempty" jsonschema_description:"Values a right answer contains."`
 	DecoyArgs    map[string]any `yaml:"decoy_args,omitempty" json:"decoy_args,omitempty" jsonschema_description:"Arguments of a neighbouring record, for the faults that take decoy_args (corrupt-plausible) where the fault's entry gives none."`
 	OutputSchema map[string]any `yaml:"output_schema,omitempty" json:"output_schema,omitempty" jsonschema_description:"outputSchema to publish in the published mode when the server declares none; must have type: object."`
+	SideEffects  *bool          `yaml:"side_effects,omitempty" json:"side_effects,omitempty" jsonschema_description:"Whether calling the tool changes something (a payment, a write), so that a client that calls it more than once in a run is marked duplicate: true or false says so whatever the server lists; unset, the tool's MCP annotations in the tools/list answer decide (destructiveHint: true, or readOnlyHint: false, and idempotentHint not true)."`
 	Volatile     []string       `yaml:"volatile,omitempty" json:"volatile,omitempty" jsonschema_description:"JSON pointers into this tool's tools/call result of fields that change on every call, masked when the cell cache checks the live server's answers (see the top-level volatile)."`
 
 	// Line is the manifest line of this entry, for annotations.
@@ -242,7 +244,7 @@ func (s *Scenario) Calls() []Tool {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, Volatile: s.Volatile, at: s.toolAt, argsAt: s.argsAt, noSchema: s.noSchema}}
+	return []Tool{{Name: s.Tool, Arguments: s.Arguments, Prompt: s.Prompt, Truth: s.Truth, OutputSchema: s.OutputSchema, SideEffects: s.SideEffects, Volatile: s.Volatile, at: s.toolAt, argsAt: s.argsAt, noSchema: s.noSchema}}
 }
 
 // Fault is one fault of the matrix: the settings every fault has, which decide when it fires,
@@ -304,6 +306,7 @@ type Client struct {
 	Version string `yaml:"version,omitempty" json:"version,omitempty" jsonschema_description:"Version of the client library or agent CLI to run (a Go client is built against it); unset uses toolscore's pin. raw takes none."`
 	Image   string `yaml:"image,omitempty" json:"image,omitempty" jsonschema_description:"A ready image to run this client's cells in instead of the one toolscore builds (docker backend); toolscore's binary is layered on it, so it must hold whatever the adapter runs (nothing more for the built-in clients). For a client you define (runtime set), the base its image is built on instead of the runtime's."`
 	Model   *Model `yaml:"model,omitempty" json:"model,omitempty" jsonschema_description:"A real model for an agent instead of the scripted one: its requests pass through a recording gateway in the cell, with the key from the runner's environment."`
+	Retries int    `yaml:"retries,omitempty" json:"retries,omitempty" jsonschema:"minimum=0" jsonschema_description:"For an agent on the scripted model: how many times the model calls the tool again after a result that failed (one the agent marks an error, or whose text starts with error), before it answers; unset or 0, it answers from the first result. The calls an agent then makes on the wire (calls in results.json) show its own retry policy beside the model's. Not with a real model (model set), which decides for itself."`
 	Cache   string `yaml:"cache,omitempty" json:"cache,omitempty" jsonschema:"enum=reuse" jsonschema_description:"reuse: this client's cells may be served from the cell cache although it talks to a real model (model set), whose answers differ from one run to the next; unset, such a client always runs. Every other client is reused whenever nothing it would see changed."`
 
 	// Runtime, Command, Install and Agent define a client of the manifest's own (Defined).
@@ -377,8 +380,8 @@ func (c Client) Defined() bool { return c.Runtime != "" }
 var Runtimes = []string{"node", "python", "binary"}
 
 // ID names the client in cell keys and reports: the name, with @version
-// when a version is pinned and :model when a real model is, so two versions
-// or models of one client stay apart.
+// when a version is pinned, :model when a real model is and +retriesN when the scripted model
+// tries again, so two versions or models of one client stay apart.
 func (c Client) ID() string {
 	id := c.Name
 	if c.Version != "" {
@@ -386,6 +389,10 @@ func (c Client) ID() string {
 	}
 	if c.Model != nil {
 		id += ":" + c.Model.Name
+	}
+	if c.Retries > 0 {
+		// The same agent with a model that tries again is another column.
+		id += fmt.Sprintf("+retries%d", c.Retries)
 	}
 	return id
 }

@@ -95,7 +95,7 @@ func TestToolsRejects(t *testing.T) {
 		{"tools:\n  - {arguments: {x: 1}}\n", "bad.yaml:4:5: tools[0].name: name the tool"},
 		{"tools:\n  - {name: a, decoy_args: {x: 1}}\n", "bad.yaml:4:15: tools[0].decoy_args: no fault of the scenario takes decoy_args (corrupt-plausible does)"},
 		{"tools:\n  - {name: a, output_schema: {type: array}}\n", `bad.yaml:4:37: tools[0].output_schema.type: must be "object" (MCP requires an object schema), got the string "array"`},
-		{"tools:\n  - {name: a, colour: red}\n", "bad.yaml:4:15: tools[0].colour: unknown field (known: name, arguments, prompt, truth, decoy_args, output_schema, volatile)"},
+		{"tools:\n  - {name: a, colour: red}\n", "bad.yaml:4:15: tools[0].colour: unknown field (known: name, arguments, prompt, truth, decoy_args, output_schema, side_effects, volatile)"},
 		{"tools:\n  - {name: a, volatile: [structuredContent/at]}\n", `bad.yaml:4:26: tools[0].volatile[0]: must be a JSON pointer into the tools/call result, starting with / (e.g. /structuredContent/as_of), got "structuredContent/at"`},
 		{"tools: [b]\nvolatile: [/x]\n", "bad.yaml:4:1: volatile: a scenario with tools: says this for each tool, under tools[]"},
 		{"tools: [a]\nexpect:\n  - {tool: b, outcome: passed}\n", `bad.yaml:8:12: expect[0].tool: "b" is not among the scenario's tools (a)`},

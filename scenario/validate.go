@@ -536,6 +536,14 @@ func (l *loader) checkClients(clients []Client) {
 		if c.Model != nil {
 			l.checkModel(p+".model", c)
 		}
+		switch {
+		case c.Retries < 0:
+			l.errorf(p+".retries", "must be 0 or more, got %d", c.Retries)
+		case c.Retries > 0 && c.Model != nil:
+			l.errorf(p+".retries", "retries is the scripted model's; a real model (model set) decides for itself whether to try again")
+		case c.Retries > 0 && l.known.Agents != nil && !slices.Contains(l.known.Agents, c.Name):
+			l.errorf(p+".retries", "only an agent has a model to try again; %q is not one (agents: %s)", c.Name, strings.Join(l.known.Agents, ", "))
+		}
 	}
 }
 

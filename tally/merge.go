@@ -159,6 +159,14 @@ func (mc *Cell) addCell(c *Cell) {
 		}
 		mc.Negotiated[v] += n
 	}
+	for k, n := range c.Calls {
+		if mc.Calls == nil {
+			mc.Calls = map[string]int{}
+		}
+		mc.Calls[k] += n
+	}
+	mc.Cancelled += c.Cancelled
+	mc.Duplicate += c.Duplicate
 	// An agent cell's model views and answers are counts too.
 	for v, n := range c.ModelView {
 		if mc.ModelView == nil {

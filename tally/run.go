@@ -1,6 +1,7 @@
 package tally
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/toolscore/toolscore/record"
@@ -33,6 +34,7 @@ func (c *Cell) AddRun(r *record.Run) {
 	c.firsts[r.Run] = string(r.Outcome)
 	c.Add(string(r.Outcome), r.Run, r.Evidence, r.Tee, time.Duration(r.Millis)*time.Millisecond)
 	c.AddNegotiated(r.Negotiated)
+	c.addCalls(r)
 	if r.ModelView != "" {
 		answers := []string{r.Answer}
 		if r.Flagged {
@@ -112,4 +114,26 @@ func (c *Cell) Reused() int {
 func (c *Cell) PartlyReused() bool {
 	n := c.Reused()
 	return n > 0 && n < c.Runs
+}
+
+// addCalls counts how the run's client sent the target call, and keeps it with the run's
+// example when the run is its outcome's example.
+func (c *Cell) addCalls(r *record.Run) {
+	if r.Calls == nil {
+		return // a record of a toolscore before the count
+	}
+	if c.Calls == nil {
+		c.Calls = map[string]int{}
+	}
+	c.Calls[strconv.Itoa(r.Calls.Sent)]++
+	if len(r.Calls.Cancelled) > 0 {
+		c.Cancelled++
+	}
+	if r.Calls.Duplicate {
+		c.Duplicate++
+	}
+	if ex, ok := c.Examples[string(r.Outcome)]; ok && ex.Run == r.Run && ex.Calls == nil {
+		ex.Calls = r.Calls
+		c.Examples[string(r.Outcome)] = ex
+	}
 }

@@ -107,6 +107,12 @@ type Cell struct {
 	// Negotiated counts the protocol versions the runs' handshakes settled on, as the proxy saw
 	// them ("none" when a run had no handshake), so a cap the client did not follow shows.
 	Negotiated map[string]int `json:"negotiated,omitempty"`
+	// Calls counts the runs by how many times the client sent the target call in each ("1",
+	// "2", ...; "0" for none), and Cancelled and Duplicate the runs in which it cancelled a
+	// target call, and repeated a call of a tool with side effects (record.Calls).
+	Calls     map[string]int `json:"calls,omitempty"`
+	Cancelled int            `json:"cancelled,omitempty"`
+	Duplicate int            `json:"duplicate,omitempty"`
 	// Alone counts the outcomes of the cell's runs run again alone after the sweep: one whose
 	// first run was hung, crashed, server-exited or no-call, which on a loaded machine may be
 	// the load's doing. They are beside the counts, never in them.
@@ -139,6 +145,8 @@ type Example struct {
 	Run      int    `json:"run"`
 	Evidence string `json:"evidence,omitempty"`
 	Tee      string `json:"tee,omitempty"`
+	// Calls is how the run's client sent the target call (absent in results before it).
+	Calls *record.Calls `json:"calls,omitempty"`
 }
 
 // Expectation is one `expect` entry of the manifest and whether it held.

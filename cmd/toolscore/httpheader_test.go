@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"sync"
@@ -71,3 +72,15 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 var headerBase = &http.Transport{DisableCompression: true}
+
+// relayTo is a reverse proxy to target's host, as a gateway in front of a server would be. It
+// runs full duplex: Go's HTTP/1 server closes a request's body once the answer's headers are
+// written, and when the server behind answers before the relay's transport has read that body
+// to its end, the transport fails the request and cuts the answer after its first event.
+func relayTo(target *url.URL) http.HandlerFunc {
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		rp.ServeHTTP(w, r)
+	}
+}

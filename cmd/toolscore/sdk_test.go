@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/tally"
 )
 
 // sdkWant is what the real SDK clients do with each fault on the wire, found by running them
@@ -49,19 +51,39 @@ func sdkWant(client, fault, schema string) string {
 
 const sdkClients = "ts-sdk/call,ts-sdk/list-then-call,ts-client-v2/call,ts-client-v2/list-then-call,python-sdk/call,python-sdk/list-then-call,mcp-go/call,mcp-go/list-then-call"
 
-// TestSDKClientsOnDocker runs every TypeScript, Python and mcp-go cell of the embedded ledger
+// TestSDKClientsOnDocker runs the TypeScript, Python and mcp-go cells of the embedded ledger
 // scenario on the docker backend, through the real proxy and the real libraries, and checks
-// every count against sdkWant.
+// every count against sdkWant. CI's sample proves each client and each fault once: every
+// client × every fault under the published schema and protocol 2026-07-28, then every client
+// under the hidden schema and protocol 2025-11-25 on the faults a published schema turns into
+// a throw (so both schema modes and both protocols are seen for each client); scripts/nightly
+// sweeps the full product (8 × 11 × 2 × 2 = 352 cells).
 func TestSDKClientsOnDocker(t *testing.T) {
 	api := engine(t)
-	out := t.TempDir()
-	code, _, stderr := runStatic(t, "--backend", "docker", "--clients", sdkClients, "--runs", "1", "--parallel", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("the sweep exited %d:\n%s", code, stderr)
+	sweeps := [][]string{{"--clients", sdkClients}}
+	want := 8 * 11 * 2 * 2
+	if !fullProduct() {
+		sweeps = [][]string{
+			{"--clients", sdkClients, "--schema", "published", "--protocols", "2026-07-28"},
+			{"--clients", sdkClients, "--schema", "hidden", "--protocols", "2025-11-25", "--faults", "type-swap,drop-required,empty,truncate"},
+		}
+		want = 8*11 + 8*4
 	}
-	res := readResultsDir(t, out)
-	if len(res.Unavailable) > 0 || len(res.Cells) != 8*11*2*2 {
-		t.Fatalf("%d cells, unavailable %v; want 352 and none", len(res.Cells), res.Unavailable)
+	res := &tally.Results{}
+	for _, args := range sweeps {
+		out := t.TempDir()
+		code, _, stderr := runStatic(t, append([]string{"--backend", "docker", "--runs", "1", "--parallel", "2", "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("the sweep %v exited %d:\n%s", args, code, stderr)
+		}
+		r := readResultsDir(t, out)
+		if len(r.Unavailable) > 0 {
+			t.Fatalf("the sweep %v: unavailable %v", args, r.Unavailable)
+		}
+		res.Cells = append(res.Cells, r.Cells...)
+	}
+	if len(res.Cells) != want {
+		t.Fatalf("%d cells; want %d", len(res.Cells), want)
 	}
 	for _, c := range res.Cells {
 		if want := sdkWant(c.Client, c.Fault, c.Schema); c.Outcome[want] != 1 {

@@ -1,20 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/toolscore/toolscore/internal/backend/local"
 	"github.com/toolscore/toolscore/internal/outdir"
-	"github.com/toolscore/toolscore/internal/runner"
-	"github.com/toolscore/toolscore/record"
-	"github.com/toolscore/toolscore/scenario"
-	"github.com/toolscore/toolscore/tally"
 )
 
 // TestSweepSizeChecked: a sweep over --max-runs (cells × runs, in this shard) stops before
@@ -56,45 +48,3 @@ func TestSweepSizeChecked(t *testing.T) {
 		t.Errorf("the shard planned %d runs and ran %d; want 2 (runs 3 and 500000003 of a billion)", c.Planned, c.Runs)
 	}
 }
-
-// TestJobsMadeLazily: a sweep of a billion runs, interrupted after its first, allocates no more
-// than a few runs' worth: the runs are made as workers free up, never listed up front (a list of
-// a billion jobs would take hundreds of GB).
-func TestJobsMadeLazily(t *testing.T) {
-	sc, err := scenario.Load("lazy.yaml", []byte("name: lazy\nserver: {builtin: ledger}\ntool: get_account_balance\narguments: {account_id: ACC-4471}\nfaults: [clean]\nschema_modes: [hidden]\nclients: [raw]\n"), scenario.Known{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Runs = 1_000_000_000
-	self, _ := os.Executable()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	res, err := runner.Run(ctx, runner.Options{
-		Plan:     runner.Plan{Scenario: sc},
-		Backend:  local.Backend{Binary: self},
-		Out:      t.TempDir(),
-		Parallel: 2,
-		Progress: cancelAfterFirst{cancel},
-	})
-	runtime.ReadMemStats(&after)
-	if err != nil || !res.Interrupted || res.Cells[0].Runs < 1 || res.Cells[0].Planned != sc.Runs {
-		t.Fatalf("err %v, interrupted %v, cell %+v", err, res.Interrupted, res.Cells[0])
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
-		t.Errorf("an interrupted sweep of %d planned runs (%d finished) allocated %d MiB", sc.Runs, res.Cells[0].Runs, alloc>>20)
-	} else {
-		t.Logf("%d runs finished, %d KiB allocated", res.Cells[0].Runs, alloc>>10)
-	}
-}
-
-// cancelAfterFirst interrupts the sweep as its first run ends.
-type cancelAfterFirst struct{ cancel context.CancelFunc }
-
-func (cancelAfterFirst) Started(int, int)                                                {}
-func (cancelAfterFirst) RunStarted(scenario.Cell, int)                                   {}
-func (p cancelAfterFirst) RunDone(scenario.Cell, int, record.Outcome, bool, *tally.Cell) { p.cancel() }
-func (cancelAfterFirst) AloneStarted(int, time.Duration)                                 {}
-func (cancelAfterFirst) AloneDone(*tally.Cell, record.Outcome)                           {}

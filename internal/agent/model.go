@@ -15,7 +15,7 @@ func startModel(r client.Request, v model.Vendor, rec io.Writer) (*model.Server,
 	if r.Model != "" {
 		return model.StartGateway(v, r.ModelURL, r.ModelKey, rec)
 	}
-	return model.Start(v, model.Script{Tool: r.Tool, Arguments: r.Arguments}, rec)
+	return model.Start(v, model.Script{Tool: r.Tool, Arguments: r.Arguments, Retries: r.ModelRetries}, rec)
 }
 
 // placeholderKey is the API key every agent CLI is given: the scripted model ignores it and the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,9 @@ const (
 	// EnvModelKey is the vendor API key for a real model. The adapter takes it out of its
 	// environment at once: only its gateway holds it, the agent CLI gets a placeholder.
 	EnvModelKey = "TOOLSCORE_MODEL_KEY"
+	// EnvModelRetries is how many times the scripted model calls the tool again after a result
+	// that failed (the manifest's retries); unset: none.
+	EnvModelRetries = "TOOLSCORE_MODEL_RETRIES"
 )
 
 // Request is what an adapter is asked to do.
@@ -51,6 +55,8 @@ type Request struct {
 	// Model, ModelURL and ModelKey name a real model for an agent (see EnvModel); Model empty
 	// means the scripted model.
 	Model, ModelURL, ModelKey string
+	// ModelRetries is how many times the scripted model tries the call again after a failure.
+	ModelRetries int
 }
 
 // RequestFromEnv reads the contract's variables.
@@ -74,6 +80,12 @@ func RequestFromEnv() (Request, error) {
 	}
 	r.Prompt = os.Getenv(EnvPrompt)
 	r.Model, r.ModelURL, r.ModelKey = os.Getenv(EnvModel), os.Getenv(EnvModelURL), os.Getenv(EnvModelKey)
+	if n := os.Getenv(EnvModelRetries); n != "" {
+		var err error
+		if r.ModelRetries, err = strconv.Atoi(n); err != nil || r.ModelRetries < 0 {
+			return r, fmt.Errorf("%s must be a count, got %q", EnvModelRetries, n)
+		}
+	}
 	// The key stays in this process's memory only: nothing it starts inherits it.
 	_ = os.Unsetenv(EnvModelKey)
 	return r, nil
@@ -97,6 +109,9 @@ func (r Request) Env() []string {
 		if kv[1] != "" {
 			env = append(env, kv[0]+"="+kv[1])
 		}
+	}
+	if r.ModelRetries > 0 {
+		env = append(env, EnvModelRetries+"="+strconv.Itoa(r.ModelRetries))
 	}
 	return env
 }

@@ -45,6 +45,9 @@ type Job struct {
 	// Agent says the client is an agent, whose final answer is graded against Truth.
 	Agent bool
 	Truth []string
+	// SideEffects is the manifest's side_effects of the run's tool (nil: unset, the server's
+	// annotations decide whether a repeated call is a duplicate).
+	SideEffects *bool
 	// Recording, for a run played against a recording (toolscore run --replay), is the path of
 	// the recorded transcript on this machine.
 	Recording string
@@ -93,11 +96,11 @@ func Run(ctx context.Context, be Backend, j Job) (Ran, error) {
 	}
 	// Read in one pass keeping only what grading reads: a flood of messages costs no memory. A
 	// missing transcript is a run whose proxy never started: nothing was on the wire.
-	entries, terr := transcript.ReadForGrading(tee)
+	entries, calls, terr := transcript.ReadForGradingCalls(tee)
 	if errors.Is(terr, fs.ErrNotExist) {
 		terr = nil
 	}
-	in := grade.Input{Run: gradeRun(res), Transcript: entries, Unread: terr, Agent: j.Agent, Truth: j.Truth, OtherCut: otherCut}
+	in := grade.Input{Run: gradeRun(res), Transcript: entries, Unread: terr, Calls: calls, SideEffects: j.SideEffects, Agent: j.Agent, Truth: j.Truth, OtherCut: otherCut}
 	if j.Recording != "" {
 		// A recording that cannot be read adds no negotiation and no fault's values: the run is
 		// graded on its own transcript.

@@ -13,6 +13,12 @@ type Input struct {
 	// set, says why it could not be read whole.
 	Transcript []transcript.Entry
 	Unread     error
+	// Calls is how the client sent the target call, counted over the whole transcript
+	// (transcript.ReadForGradingCalls); the grader adds the tool's side effects.
+	Calls record.Calls
+	// SideEffects is the manifest's word on whether the tool has side effects; nil: the tool's
+	// annotations in the tools/list answer decide.
+	SideEffects *bool
 	// OtherCut names another session's transcript of the run (a client that started the server
 	// more than once) that was cut short, when one was: it may have held the call.
 	OtherCut string
@@ -35,6 +41,11 @@ func (in Input) Grade() Grade {
 	g := unobserved(in.grade(), in.Transcript, in.OtherCut)
 	if in.Unread != nil {
 		g = Unread(g, in.Unread)
+	}
+	g.Calls = calls(in.Calls, in.Transcript, in.SideEffects)
+	if said := g.Calls.Said(); said != "" {
+		// The calls' line ends the evidence whole: what came before it is cut to make room.
+		g.Evidence = withNote(clip(g.Evidence, maxEvidence-len(said)-2), said)
 	}
 	return g
 }

@@ -6,4 +6,4 @@ package grade
 // bytes; TestGraderVersionBumped fails when their source changes without a new hash beside it.
 // It is a variable only so that cmd/toolscore's test binary, sweeping as toolscore, can play a
 // later grader and show that every cell then runs again; nothing else sets it.
-var GraderVersion = 4
+var GraderVersion = 5

@@ -163,9 +163,15 @@ func (r *MessagesRequest) FindToolResult(id string) *Block {
 // once the agent offers it (some agents add a tool the search loaded to tools, others only say
 // so); the ToolSearch call that selects it, when the agent defers it.
 func (r *MessagesRequest) seen(body []byte, tool string) seen {
-	if res := r.FindToolResult(CallID); res != nil {
-		text, _ := res.ToolResultText()
-		return seen{Result: &result{Text: text, IsError: res.IsError}}
+	last, tries := lastTry(CallID, func(id string) *result {
+		if b := r.FindToolResult(id); b != nil {
+			text, _ := b.ToolResultText()
+			return &result{Text: text, IsError: b.IsError}
+		}
+		return nil
+	})
+	if last != nil {
+		return seen{Result: last, Tries: tries, Tool: r.calledName(CallID)}
 	}
 	callable, deferred := r.ToolNames()
 	name := exposedName(callable, tool)
@@ -181,6 +187,18 @@ func (r *MessagesRequest) seen(body []byte, tool string) seen {
 		}
 	}
 	return seen{}
+}
+
+// calledName is the name the assistant's tool_use block with id called, or "".
+func (r *MessagesRequest) calledName(id string) string {
+	for _, m := range r.Messages {
+		for _, b := range m.Blocks() {
+			if b.Type == "tool_use" && b.ID == id {
+				return b.Name
+			}
+		}
+	}
+	return ""
 }
 
 // mentioned finds prefixed names of tool anywhere in the request's strings (a deferred-tools
@@ -222,7 +240,7 @@ func toolUseID(st step) string {
 	if st.Search {
 		return SearchID
 	}
-	return CallID
+	return TryID(CallID, st.Try)
 }
 
 func usage(in, out int) map[string]any {

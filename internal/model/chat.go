@@ -42,7 +42,7 @@ func (chat) handle(s *Server, w http.ResponseWriter, r *http.Request, body []byt
 			finish := "tool_calls"
 			if st.Tool != "" {
 				args, _ := json.Marshal(st.Input)
-				msg["tool_calls"] = []any{map[string]any{"id": ChatCallID, "type": "function",
+				msg["tool_calls"] = []any{map[string]any{"id": TryID(ChatCallID, st.Try), "type": "function",
 					"function": map[string]any{"name": st.Tool, "arguments": string(args)}}}
 			} else {
 				msg["content"], finish = st.Text, "stop"
@@ -90,7 +90,7 @@ func streamChat(w http.ResponseWriter, id, mdl string, st step, in, out int, usa
 	if st.Tool != "" {
 		finish = "tool_calls"
 		args, _ := json.Marshal(st.Input)
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": ChatCallID, "type": "function",
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": TryID(ChatCallID, st.Try), "type": "function",
 			"function": map[string]any{"name": st.Tool, "arguments": ""}}}}, nil)
 		for _, part := range halves(string(args)) {
 			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": part}}}}, nil)
@@ -227,8 +227,14 @@ func (r *ChatRequest) ToolDef(name string) json.RawMessage {
 // has no error flag on it; an agent that marks errors does so in the text, which is quoted with
 // the rest); else the tool, under the name the agent exposes it by.
 func (r *ChatRequest) seen(tool string) seen {
-	if m := r.FindToolMessage(ChatCallID); m != nil {
-		return seen{Result: &result{Text: strings.Join(m.Parts(), "\n")}}
+	last, tries := lastTry(ChatCallID, func(id string) *result {
+		if m := r.FindToolMessage(id); m != nil {
+			return &result{Text: strings.Join(m.Parts(), "\n")}
+		}
+		return nil
+	})
+	if last != nil {
+		return seen{Result: last, Tries: tries, Tool: r.CalledName(ChatCallID)}
 	}
 	if q := exposedName(r.ToolNames(), tool); q != "" {
 		return seen{Tool: q}

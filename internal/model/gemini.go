@@ -224,18 +224,36 @@ func (sc Script) geminiStep(req *GeminiRequest) step {
 // seen reads the request into the script's form: the functionResponse of the scripted call,
 // or the tool under the name the CLI declares it by.
 func (r *GeminiRequest) seen(tool string) seen {
-	if p := r.FindFunctionResponse(GeminiCallID); p != nil {
-		text, isError := p.FunctionResponse.Output()
-		return seen{Result: &result{Text: text, IsError: isError}}
+	last, tries := lastTry(GeminiCallID, func(id string) *result {
+		if p := r.FindFunctionResponse(id); p != nil {
+			text, isError := p.FunctionResponse.Output()
+			return &result{Text: text, IsError: isError}
+		}
+		return nil
+	})
+	if last != nil {
+		return seen{Result: last, Tries: tries, Tool: r.calledName(GeminiCallID)}
 	}
 	return seen{Tool: exposedName(r.ToolNames(), tool)}
+}
+
+// calledName is the name the model's functionCall with id called, or "".
+func (r *GeminiRequest) calledName(id string) string {
+	for _, c := range r.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil && p.FunctionCall.ID == id {
+				return p.FunctionCall.Name
+			}
+		}
+	}
+	return ""
 }
 
 // geminiCandidate is the step as a candidate's content: the functionCall, or the text.
 func geminiCandidate(st step) map[string]any {
 	if st.Tool != "" {
 		return map[string]any{"role": "model", "parts": []any{
-			map[string]any{"functionCall": map[string]any{"id": GeminiCallID, "name": st.Tool, "args": st.Input}}}}
+			map[string]any{"functionCall": map[string]any{"id": TryID(GeminiCallID, st.Try), "name": st.Tool, "args": st.Input}}}}
 	}
 	return map[string]any{"role": "model", "parts": []any{map[string]any{"text": st.Text}}}
 }

@@ -276,8 +276,18 @@ func walkTools(tools []json.RawMessage, namespace string, f func(namespace, name
 // with the rest); the tool, under the name the agent exposes it by; the tool search, when the
 // agent offers one and has not searched yet.
 func (r *ResponsesRequest) seen(tool string) seen {
-	if out := r.FindCallOutput(ResponsesCallID); out != nil {
-		return seen{Result: &result{Text: strings.Join(out.Body(), "\n")}}
+	last, tries := lastTry(ResponsesCallID, func(id string) *result {
+		if out := r.FindCallOutput(id); out != nil {
+			return &result{Text: strings.Join(out.Body(), "\n")}
+		}
+		return nil
+	})
+	if last != nil {
+		var name string
+		if c := r.FindCall(ResponsesCallID); c != nil {
+			name = Qualified(c.Namespace, c.Name)
+		}
+		return seen{Result: last, Tries: tries, Tool: name}
 	}
 	if q := exposedName(r.ToolNames(), tool); q != "" {
 		return seen{Tool: q}
@@ -298,7 +308,7 @@ func (r *ResponsesRequest) item(respID string, st step) map[string]any {
 	if st.Tool != "" {
 		ns, name := r.splitQualified(st.Tool)
 		args, _ := json.Marshal(st.Input)
-		it := map[string]any{"type": "function_call", "id": "fc_" + strings.TrimPrefix(respID, "resp_"), "call_id": ResponsesCallID,
+		it := map[string]any{"type": "function_call", "id": "fc_" + strings.TrimPrefix(respID, "resp_"), "call_id": TryID(ResponsesCallID, st.Try),
 			"name": name, "arguments": string(args), "status": "completed"}
 		if ns != "" {
 			it["namespace"] = ns

@@ -2,21 +2,63 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
 // Script is what the scripted model does: call Tool (the server's name for it; the agent may
 // expose it under a prefixed name such as mcp__<server>__<tool>) with Arguments, then answer.
+//
+// Retries is how many times it calls the tool again after a result that failed (see failed),
+// before it answers: 0, the default, answers from the first result, as a model that does not
+// retry. With it, what the agent does with a model that tries again is measured: the calls it
+// makes on the wire, and whether its own client layer adds tries of its own.
 type Script struct {
 	Tool      string
 	Arguments map[string]any
+	Retries   int
+}
+
+// TryID is the id of the scripted model's try n (from 1) of the call, base being its vendor's
+// fixed id: the first try has the fixed id itself (the one the agents' graders look for), each
+// try after it the id with its number ("toolu_toolscore_call_2").
+func TryID(base string, n int) string {
+	if n <= 1 {
+		return base
+	}
+	return fmt.Sprintf("%s_%d", base, n)
+}
+
+// lastTry finds the result of the last try the request carries, find being the vendor's
+// lookup of the result of a call by its id; tries is how many tries it carries results of.
+func lastTry(base string, find func(id string) *result) (last *result, tries int) {
+	for n := 1; ; n++ {
+		r := find(TryID(base, n))
+		if r == nil {
+			return last, n - 1
+		}
+		last = r
+	}
+}
+
+// failed says whether a result failed, for a script that tries again: the agent marked it an
+// error (an API with an error flag: Anthropic's is_error, Gemini's error response), or, on an
+// API without one (Chat Completions, Responses), its text says so: it starts with "error" in
+// any case, or carries the MCP result's "isError":true as the agent passed it on.
+func failed(r result) bool {
+	text := strings.TrimSpace(r.Text)
+	return r.IsError || strings.HasPrefix(strings.ToLower(text), "error") ||
+		strings.Contains(text, `"isError":true`) || strings.Contains(text, `"isError": true`)
 }
 
 // seen is a request in the form every vendor's decoder reads it into: all the script looks at.
 type seen struct {
-	// Result is the result of the scripted call, when the request carries it.
+	// Result is the result of the scripted call's last try, when the request carries it, and
+	// Tries how many tries it carries results of.
 	Result *result
-	// Tool is the name the agent exposes the scenario's tool under, when it offers it.
+	Tries  int
+	// Tool is the name the agent exposes the scenario's tool under, when it offers it (with a
+	// result: the name the first try called it by, which a try after it calls again).
 	Tool string
 	// Search is the vendor's call of its tool search that loads the tool, when the tool is
 	// deferred behind one and not loaded yet.
@@ -37,6 +79,8 @@ type step struct {
 	Tool   string
 	Input  any
 	Search bool
+	// Try is the try of the call this step is (see TryID); 0 and 1 are the first.
+	Try int
 }
 
 func (st step) String() string {
@@ -50,14 +94,16 @@ func (st step) String() string {
 // there; before that, call the tool with the scenario's arguments, searching for it first when
 // the agent defers it; without the tool, say so.
 func (sc Script) play(s seen) step {
+	args := sc.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
 	switch {
+	case s.Result != nil && s.Tool != "" && s.Tries <= sc.Retries && failed(*s.Result):
+		return step{Tool: s.Tool, Input: args, Try: s.Tries + 1}
 	case s.Result != nil:
 		return step{Text: answer(*s.Result)}
 	case s.Tool != "":
-		args := sc.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
 		return step{Tool: s.Tool, Input: args}
 	case s.Search != nil:
 		return *s.Search

@@ -214,6 +214,7 @@ func (o Options) Spec(j Job, dir string) (backend.Spec, client.Request) {
 	if m := j.Cell.Client.Model; m != nil {
 		req.Model, req.ModelURL, req.ModelKey = m.Name, m.URL, os.Getenv(j.Client.KeyEnv())
 	}
+	req.ModelRetries = j.Cell.Client.Retries
 	command := o.adapterCommand(self, j.Client)
 	if j.Cell.Transport == scenario.TransportHTTP {
 		command = serveCommand(self, s, command)

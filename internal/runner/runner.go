@@ -379,7 +379,7 @@ func runOne(ctx context.Context, o Options, j Job) (record.Run, bool, error) {
 	}
 	spec, req := o.Spec(j, dir)
 	x := execute.Job{Spec: spec, Cell: j.Cell.Coordinates(), Run: j.Run, Seed: j.Seed, Dir: rel,
-		Agent: j.Client.Descriptor.Agent, Truth: j.Cell.Tool.Truth, Secrets: append([]string{req.ModelKey}, o.Secrets...)}
+		Agent: j.Client.Descriptor.Agent, Truth: j.Cell.Tool.Truth, SideEffects: j.Cell.Tool.SideEffects, Secrets: append([]string{req.ModelKey}, o.Secrets...)}
 	if o.Source() == SourceRecording {
 		x.Recording = filepath.Join(dir, recordingFile)
 	}

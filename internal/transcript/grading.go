@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/toolscore/toolscore/internal/jsonrpc"
+	"github.com/toolscore/toolscore/record"
 )
 
 // What ReadForGrading keeps of the records a server (or a client) can repeat without end: the
@@ -27,6 +28,14 @@ var perMessage = map[string]bool{"http-request": true, "http-response": true, "s
 // the server's stderr, the first frames that are not JSON-RPC. Everything else (a flood of notifications, say) is read and passed over,
 // so the memory it takes does not grow with the number of messages; the file stays whole.
 func ReadForGrading(path string) ([]Entry, error) {
+	entries, _, err := ReadForGradingCalls(path)
+	return entries, err
+}
+
+// ReadForGradingCalls is ReadForGrading, with how the client sent the target call counted over
+// every record in the same pass (record.Calls, but for the side effects, which the grader judges
+// from the tools/list answer).
+func ReadForGradingCalls(path string) ([]Entry, record.Calls, error) {
 	t := &reading{path: path}
 	var g grading
 	g.asked = map[string]bool{}
@@ -39,7 +48,7 @@ func ReadForGrading(path string) ([]Entry, error) {
 		out = append(out, r...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	return out, bad
+	return out, g.calls.calls, bad
 }
 
 // grading is the state of ReadForGrading's pass.
@@ -55,6 +64,8 @@ type grading struct {
 	targets ring[[]Entry]
 	// target is the key of the last target call while it is unanswered.
 	target string
+	// calls counts the target calls over every record.
+	calls callTally
 	// tasks are the proxy's last answers to the tasks requests of a task it serves, and
 	// taskResults the last of them that gave the task's result, kept apart so that polls after
 	// it do not push it out.
@@ -64,6 +75,9 @@ type grading struct {
 func (g *grading) add(t *reading, e *Entry) {
 	switch e.Dir {
 	case Event:
+		if e.Event == "http-fault" && e.Fault != "" && e.HTTP != nil && e.HTTP.Status != 0 {
+			g.calls.httpFault(e.Time)
+		}
 		if !perMessage[e.Event] {
 			t.own(e)
 			g.kept = append(g.kept, *e)
@@ -82,11 +96,15 @@ func (g *grading) add(t *reading, e *Entry) {
 		if !ok {
 			g.addNoise(t, e)
 		}
+		if ok && key == "" && env.Method == "notifications/cancelled" {
+			g.calls.cancelled(env)
+		}
 		if !ok || key == "" || env.Method == "" {
 			return // a notification, an answer to the server, or noise
 		}
 		switch {
 		case e.Match != nil:
+			g.calls.request(e, env, key)
 			t.own(e)
 			if old, ok := g.targets.push([]Entry{*e}, keepTargets); ok {
 				for i := range old {
@@ -110,6 +128,7 @@ func (g *grading) add(t *reading, e *Entry) {
 		if !ok || key == "" || env.Method != "" {
 			return // a notification, the server's own request, or noise
 		}
+		g.calls.answer(key, e.Time)
 		t.own(e)
 		switch {
 		case key == g.target && g.asked[key]:

@@ -1,4 +1,4 @@
-package main
+package sweep_test
 
 import (
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 // TestExampleScenariosLoad loads every manifest in scenarios/ as toolscore run does, so an
 // example never drifts from what the loader takes.
 func TestExampleScenariosLoad(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "*.yaml"))
+	paths, err := filepath.Glob(filepath.Join("..", "scenarios", "*.yaml"))
 	if err != nil || len(paths) < 2 {
 		t.Fatalf("scenarios: %v %v", paths, err)
 	}

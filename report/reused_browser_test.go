@@ -1,7 +1,8 @@
-package main
+package report_test
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestReportInChromiumReused(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(fileURL(t, path)), chromedp.WaitReady("table.grid")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()), chromedp.WaitReady("table.grid")); err != nil {
 		t.Fatalf("opening report.html: %v", err)
 	}
 	// Each grid cell's client and whether a visible mark r is on it.
