@@ -34,6 +34,8 @@ func TestVersion(t *testing.T) {
 		{"claude-agent-sdk", "npm @anthropic-ai/claude-agent-sdk", images + "claude-agent-sdk/Dockerfile", `ARG CLAUDE_AGENT_SDK_VERSION=(\S+)`},
 		{"claude-agent-sdk-py", "PyPI claude-agent-sdk", images + "claude-agent-sdk-py/Dockerfile", `ARG CLAUDE_AGENT_SDK_PY_VERSION=(\S+)`},
 		{"kilo-cli", "npm @kilocode/cli", images + "kilo-cli/Dockerfile", `ARG KILO_VERSION=(\S+)`},
+		{"continue-cli", "npm @continuedev/cli", images + "continue-cli/Dockerfile", `ARG CONTINUE_CLI_VERSION=(\S+)`},
+		{"cline-cli", "npm cline", images + "cline-cli/Dockerfile", `ARG CLINE_VERSION=(\S+)`},
 	}
 	folders := 0
 	for _, d := range client.Descriptors() {

@@ -65,6 +65,8 @@ func TestRegistry(t *testing.T) {
 		{name: "claude-agent-sdk", image: "claude-agent-sdk", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-agent-sdk")},
 		{name: "claude-agent-sdk-py", image: "claude-agent-sdk-py", keyEnv: "ANTHROPIC_API_KEY", agent: true, inProcess: true, argv: agent("claude-agent-sdk-py")},
 		{name: "kilo-cli", image: "kilo-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("kilo-cli")},
+		{name: "continue-cli", image: "continue-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("continue-cli")},
+		{name: "cline-cli", image: "cline-cli", keyEnv: "OPENAI_API_KEY", agent: true, inProcess: true, argv: agent("cline-cli")},
 		{name: "rmcp", image: "rmcp", argv: []string{"/opt/adapter/toolscore-rmcp"}},
 	}
 	for _, w := range table {
