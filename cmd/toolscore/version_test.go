@@ -51,9 +51,14 @@ func TestVersion(t *testing.T) {
 		case install.Python:
 			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "PyPI " + f.Package, dir + "requirements.txt", `(?m)^` + pkg + `==(\S+)$`})
 		case install.Java:
-			// The pom pins the dependency by a property, <ARTIFACT.version>.
+			// The pom pins the dependency by a property (<mcp.version>, <sdk.version>): the
+			// one its <version>${...}</version> names.
 			_, artifact, _ := strings.Cut(f.Package, ":")
-			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "Maven " + f.Package, dir + "pom.xml", `<` + regexp.QuoteMeta(artifact) + `.version>(\S+)</`})
+			ref := regexp.MustCompile(`<artifactId>` + regexp.QuoteMeta(artifact) + `</artifactId>\s*<version>\$\{([^}]+)\}</version>`).FindStringSubmatch(readFile(t, dir+"pom.xml"))
+			if ref == nil {
+				t.Fatalf("%spom.xml names no version property for %s", dir, f.Package)
+			}
+			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "Maven " + f.Package, dir + "pom.xml", `<` + regexp.QuoteMeta(ref[1]) + `>(\S+)</`})
 		case install.Rust:
 			rows = append(rows, struct{ label, what, file, pin string }{d.Label(), "crates.io " + f.Package, dir + "Cargo.lock", `(?m)^name = "` + pkg + `"\nversion = "(\S+)"$`})
 		default:
